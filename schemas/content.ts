@@ -1,0 +1,225 @@
+/**
+ * Content schemas: the frontmatter of every file under content/. The build validates
+ * against these and nothing else; API response schemas (schemas/api.ts) reuse them.
+ */
+import { z } from 'zod';
+import { idPatterns } from './ids.ts';
+import {
+  ANNOTATION_STATUSES,
+  CONCEPT_TYPES,
+  EVIDENCE,
+  LAYERS,
+  RINGS,
+  TENSION_STATUSES,
+  TIERS,
+} from './vocab.ts';
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function isRealDate(value: string): boolean {
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  if (!y || !m || !d) return false;
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
+/** YAML turns unquoted 2025-01-02 into a Date; accept it and normalise to the calendar string. */
+const dateInput = z.preprocess(
+  (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString().slice(0, 10) : value),
+  z.string(),
+);
+
+export const CalendarDateSchema = dateInput.pipe(
+  z
+    .string()
+    .regex(ISO_DATE, 'must be an ISO 8601 calendar date (YYYY-MM-DD)')
+    .refine(isRealDate, 'is not a real calendar date'),
+);
+
+export const DateOrDateTimeSchema = z.preprocess(
+  (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : value),
+  z
+    .string()
+    .regex(ISO_DATE_TIME, 'must be an ISO 8601 date or date-time')
+    .refine(isRealDate, 'is not a real calendar date'),
+);
+
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+const slug = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a lower-case slug (a-z, 0-9, -)');
+
+export const RingSchema = z.enum(RINGS);
+export const LayerSchema = z.enum(LAYERS);
+export const EvidenceSchema = z.enum(EVIDENCE);
+export const TierSchema = z.enum(TIERS);
+export const TensionStatusSchema = z.enum(TENSION_STATUSES);
+
+export const SiteConfigSchema = z.object({
+  name: nonEmpty.describe('Display name of the deployment'),
+  slug: slug.describe('Short name; the context document is served at /<slug>.context.md'),
+  id_prefix: z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'must be 2-12 upper-case letters or digits'),
+  description: nonEmpty,
+  demo: z.boolean().default(false).describe('True when the content is demonstration content, not real data'),
+  base_url: z.string().url().optional(),
+  license: z.object({ corpus: nonEmpty, code: nonEmpty }),
+  attribution: z.string().optional(),
+  store_updated_at: DateOrDateTimeSchema.optional(),
+});
+export type SiteConfig = z.infer<typeof SiteConfigSchema>;
+
+export const ModelFamilySchema = z.object({
+  name: nonEmpty.describe('Canonical family label, as used in answers[].model'),
+  lab: nonEmpty,
+  aliases: z.array(nonEmpty).default([]).describe('Other names a caller may declare (lower-case match)'),
+  fictional: z.boolean().default(false),
+});
+
+export const ModelVersionSchema = z.object({
+  model_id: nonEmpty,
+  family: nonEmpty,
+  retired: z.boolean().default(false),
+  superseded_by: z.string().optional(),
+  released: CalendarDateSchema.optional(),
+});
+
+export const ModelRegistrySchema = z.object({
+  families: z.array(ModelFamilySchema).min(1),
+  models: z.array(ModelVersionSchema),
+});
+export type ModelRegistry = z.infer<typeof ModelRegistrySchema>;
+
+export function createWorkSchema(prefix: string) {
+  const ids = idPatterns(prefix);
+  return z.object({
+    id: z.string().regex(ids.work, `must match ${ids.describeWork}`),
+    title: nonEmpty,
+    ring: RingSchema,
+    type: nonEmpty.describe('Free-form kind, e.g. philosophy, research, synthesis'),
+    layer: LayerSchema.exclude(['divergence']),
+    evidence: EvidenceSchema,
+    contributors: z.array(nonEmpty).min(1, 'needs at least one contributor'),
+    date: CalendarDateSchema,
+    lineage: z.array(slug).default([]).describe('Concept ids this work belongs to'),
+    source_url: z.string().url().optional(),
+    excerpt: z.string().optional(),
+    media: z
+      .object({ url: z.string().url().optional(), duration_seconds: z.number().int().nonnegative().optional() })
+      .optional(),
+    provenance: z
+      .object({
+        identity: nonEmpty,
+        justification: z.string().optional(),
+        submitted_at: DateOrDateTimeSchema,
+        approved_at: DateOrDateTimeSchema.optional(),
+        approved_by: z.string().optional(),
+      })
+      .optional()
+      .describe('Set on works that entered through a reviewed contribution'),
+  });
+}
+export type WorkFrontmatter = z.infer<ReturnType<typeof createWorkSchema>>;
+
+export const AnswerSchema = z.object({
+  model: nonEmpty.describe('Family label of the voice'),
+  model_id: z.string({ error: 'every answer needs a model_id' }).trim().min(1, 'every answer needs a model_id'),
+  lab: z.string().optional(),
+  date: DateOrDateTimeSchema,
+  text: z.string().min(1, 'answer text must not be empty').describe('Verbatim answer'),
+  contributed: z
+    .object({ identity: nonEmpty, justification: nonEmpty, approved_at: DateOrDateTimeSchema.optional() })
+    .optional()
+    .describe('Present when the answer came through POST /api/contribute and was approved'),
+});
+
+export const TensionSchema = z.object({
+  topic: nonEmpty,
+  voice_a: nonEmpty,
+  claim_a: nonEmpty,
+  voice_b: nonEmpty,
+  claim_b: nonEmpty,
+  status: TensionStatusSchema,
+});
+
+export const AnnotationSchema = z.object({
+  date: DateOrDateTimeSchema,
+  author: nonEmpty,
+  status: z.enum(ANNOTATION_STATUSES),
+  note: nonEmpty,
+});
+
+export const CertificationSchema = z.object({
+  tier: TierSchema,
+  dri: z.number().nonnegative().optional(),
+  split_persistence: z.number().min(0).max(1).optional(),
+});
+
+export function createDivergenceSchema(prefix: string) {
+  const ids = idPatterns(prefix);
+  return z
+    .object({
+      id: z.string().regex(ids.divergence, `must match ${ids.describeDivergence}`),
+      date: CalendarDateSchema,
+      question: nonEmpty,
+      cluster: z.string().optional(),
+      method: nonEmpty,
+      certification: CertificationSchema.default({ tier: 'C0' }),
+      re_elicits: z.string().regex(ids.divergence, `must match ${ids.describeDivergence}`).optional(),
+      answers: z.array(AnswerSchema).min(2, 'a divergence record needs at least two answers'),
+      tensions: z.array(TensionSchema).default([]),
+      annotations: z.array(AnnotationSchema).default([]),
+      divergence_score: z.number().nullable().optional(),
+      deliberation_card: z.record(z.string(), z.unknown()).nullable().optional(),
+      provenance: z
+        .object({ source: nonEmpty, persisted_at: DateOrDateTimeSchema.optional() })
+        .optional()
+        .describe('Where the record came from (import, live council)'),
+    })
+    .superRefine((record, context) => {
+      const voices = new Set(record.answers.map((answer) => answer.model));
+      record.tensions.forEach((tension, index) => {
+        for (const key of ['voice_a', 'voice_b'] as const) {
+          if (!voices.has(tension[key])) {
+            context.addIssue({
+              code: 'custom',
+              path: ['tensions', index, key],
+              message: `voice "${tension[key]}" did not answer this question; voices that answered: ${[...voices].join(', ')}`,
+            });
+          }
+        }
+      });
+    });
+}
+export type DivergenceFrontmatter = z.infer<ReturnType<typeof createDivergenceSchema>>;
+
+export const ConceptSchema = z.object({
+  id: slug,
+  label: nonEmpty,
+  ring: RingSchema,
+  type: z.enum(CONCEPT_TYPES),
+  weight: z.number().int().nonnegative().optional(),
+  category: z.string().optional(),
+  definition: z.string().optional(),
+  related: z.array(slug).default([]).describe('Edges to other concept ids'),
+});
+export type ConceptFrontmatter = z.infer<typeof ConceptSchema>;
+
+export const AudioTrackSchema = z.object({
+  slug,
+  title: nonEmpty,
+  duration_seconds: z.number().int().positive(),
+  date: CalendarDateSchema,
+  contributors: z.array(nonEmpty).min(1),
+  stream_url: z.string().optional().describe('Absolute URL, or a file name beside the transcript under content/audio/'),
+  description: z.string().optional(),
+});
+export type AudioTrack = z.infer<typeof AudioTrackSchema>;
+
+export const ClaimSchema = z.object({
+  id: slug,
+  claim: nonEmpty,
+  status: z.enum(['measured', 'supported', 'preliminary', 'retracted']),
+  evidence: nonEmpty,
+  measured_at: CalendarDateSchema.optional(),
+  source: z.string().optional(),
+});
+export const ClaimsFileSchema = z.object({ claims: z.array(ClaimSchema) });
