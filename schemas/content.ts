@@ -54,7 +54,7 @@ export const EvidenceSchema = z.enum(EVIDENCE);
 export const TierSchema = z.enum(TIERS);
 export const TensionStatusSchema = z.enum(TENSION_STATUSES);
 
-export const SiteConfigSchema = z.object({
+export const SiteConfigSchema = z.strictObject({
   name: nonEmpty.describe('Display name of the deployment'),
   slug: slug.describe('Short name; the context document is served at /<slug>.context.md'),
   id_prefix: z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'must be 2-12 upper-case letters or digits'),
@@ -63,7 +63,6 @@ export const SiteConfigSchema = z.object({
   base_url: z.string().url().optional(),
   license: z.object({ corpus: nonEmpty, code: nonEmpty }),
   attribution: z.string().optional(),
-  store_updated_at: DateOrDateTimeSchema.optional(),
 });
 export type SiteConfig = z.infer<typeof SiteConfigSchema>;
 
@@ -82,7 +81,7 @@ export const ModelVersionSchema = z.object({
   released: CalendarDateSchema.optional(),
 });
 
-export const ModelRegistrySchema = z.object({
+export const ModelRegistrySchema = z.strictObject({
   families: z.array(ModelFamilySchema).min(1),
   models: z.array(ModelVersionSchema),
 });
@@ -90,7 +89,7 @@ export type ModelRegistry = z.infer<typeof ModelRegistrySchema>;
 
 export function createWorkSchema(prefix: string) {
   const ids = idPatterns(prefix);
-  return z.object({
+  return z.strictObject({
     id: z.string().regex(ids.work, `must match ${ids.describeWork}`),
     title: nonEmpty,
     ring: RingSchema,
@@ -156,7 +155,7 @@ export const CertificationSchema = z.object({
 export function createDivergenceSchema(prefix: string) {
   const ids = idPatterns(prefix);
   return z
-    .object({
+    .strictObject({
       id: z.string().regex(ids.divergence, `must match ${ids.describeDivergence}`),
       date: CalendarDateSchema,
       question: nonEmpty,
@@ -191,7 +190,7 @@ export function createDivergenceSchema(prefix: string) {
 }
 export type DivergenceFrontmatter = z.infer<ReturnType<typeof createDivergenceSchema>>;
 
-export const ConceptSchema = z.object({
+export const ConceptSchema = z.strictObject({
   id: slug,
   label: nonEmpty,
   ring: RingSchema,
@@ -203,7 +202,7 @@ export const ConceptSchema = z.object({
 });
 export type ConceptFrontmatter = z.infer<typeof ConceptSchema>;
 
-export const AudioTrackSchema = z.object({
+export const AudioTrackSchema = z.strictObject({
   slug,
   title: nonEmpty,
   duration_seconds: z.number().int().positive(),
@@ -223,3 +222,11 @@ export const ClaimSchema = z.object({
   source: z.string().optional(),
 });
 export const ClaimsFileSchema = z.object({ claims: z.array(ClaimSchema) });
+
+export const PageSchema = z.strictObject({
+  title: nonEmpty,
+  description: nonEmpty,
+});
+
+/** The static documents of spec §4.9 that live in content/pages/. */
+export const REQUIRED_PAGES = ['limitations', 'evidence-status', 'for-future-models', 'context'] as const;
