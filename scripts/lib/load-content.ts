@@ -250,7 +250,8 @@ function checkCrossReferences(input: CrossReferenceInput, issues: ContentIssue[]
         issues.push({ file: entry.file, field: 're_elicits', message: 'a record cannot re-elicit itself' });
       }
     }
-    if (!input.registry) continue;
+    const registry = input.registry;
+    if (!registry) continue;
     entry.data.answers.forEach((answer, index) => {
       const model = models.get(answer.model_id);
       if (!model) {
@@ -259,7 +260,7 @@ function checkCrossReferences(input: CrossReferenceInput, issues: ContentIssue[]
           field: `answers.${index}.model_id`,
           message: `"${answer.model_id}" is not in models.yaml; add it there with its family`,
         });
-      } else if (!voiceBelongsToFamily(answer.model, model.family, input.registry)) {
+      } else if (!voiceBelongsToFamily(answer.model, model.family, registry)) {
         issues.push({
           file: entry.file,
           field: `answers.${index}.model`,
