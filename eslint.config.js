@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'artifacts/', '.cache/', '.astro/', 'src/'] },
+  { ignores: ['node_modules/', 'dist/', 'artifacts/', '.cache/', '.astro/', 'src/', 'scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,120 @@
+/**
+ * The Express app: wiring only. Routes are thin; behaviour lives in api/core/.
+ * Order: headers → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
+ */
+import { existsSync } from 'node:fs';
+import express, { type Express } from 'express';
+import type { Capabilities } from './core/capabilities.ts';
+import { ApiError, apiError } from './errors.ts';
+import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
+import type { Corpus } from './load-artifacts.ts';
+import { divergenceRoutes } from './routes/divergences.ts';
+import { kinRoutes } from './routes/kin.ts';
+import { liveRoutes } from './routes/live.ts';
+import { notYetRoutes } from './routes/not-yet.ts';
+import { orientationRoutes } from './routes/orientation.ts';
+import { queryRoutes } from './routes/query.ts';
+import { tensionRoutes } from './routes/tensions.ts';
+import { staticRoutes } from './routes/static.ts';
+import type { RouteContext, RouteDefinition } from './routes/types.ts';
+
+export interface AppOptions {
+  corpus: Corpus;
+  capabilities?: Partial<Capabilities>;
+  /** Built Astro site (dist/); served at / when present. */
+  siteDir?: string;
+  now?: () => Date;
+  log?: (line: string) => void;
+}
+
+export const MAX_URL_BYTES = 8192;
+
+export function defaultCapabilities(siteBuilt: boolean): Capabilities {
+  return {
+    retrieval: true,
+    atlas: true,
+    atlas_search: true,
+    kin: true,
+    tensions: true,
+    deliberation: false,
+    council: false,
+    council_persist: false,
+    trace: false,
+    jobs: false,
+    sessions: false,
+    contributions: false,
+    proposals: false,
+    invite: false,
+    play: false,
+    mcp: false,
+    site: siteBuilt,
+  };
+}
+
+export function createApp(options: AppOptions): Express {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const siteBuilt = options.siteDir !== undefined && existsSync(options.siteDir);
+  const context: RouteContext = {
+    corpus: options.corpus,
+    capabilities: { ...defaultCapabilities(siteBuilt), ...options.capabilities },
+    now: options.now ?? (() => new Date()),
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', 'strong');
+  app.set('query parser', parseQueryString);
+  app.use(securityHeaders, cors);
+  app.use((request, _response, next) => {
+    if (Buffer.byteLength(request.originalUrl) > MAX_URL_BYTES) {
+      next(apiError('URI_TOO_LONG', `the request URL is longer than ${MAX_URL_BYTES} bytes`, 'Shorten the query; send long questions with POST /api/query.'));
+      return;
+    }
+    next();
+  });
+  app.use(express.json({ limit: '64kb' }));
+
+  const routes: RouteDefinition[] = [
+    ...orientationRoutes(context),
+    ...queryRoutes(context),
+    ...divergenceRoutes(context),
+    ...kinRoutes(context),
+    ...tensionRoutes(context),
+    ...liveRoutes(context),
+    ...notYetRoutes(),
+    ...staticRoutes(context),
+  ];
+  for (const route of routes) {
+    const allowed = Object.keys(route.methods);
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    app.all(route.path, (request, response, next) => {
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const handler = route.methods[method as keyof typeof route.methods];
+      if (!handler) {
+        response.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
+        next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed } }));
+        return;
+      }
+      handle(handler)(request, response, next);
+    });
+  }
+
+  app.use(express.static(options.corpus.publicDir, { index: ['index.json'], extensions: false, setHeaders: setStaticHeaders }));
+  if (siteBuilt) app.use(express.static(options.siteDir!, { setHeaders: setStaticHeaders }));
+
+  app.use((request, _response, next) => {
+    next(
+      new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', {
+        suggestedNextCall: { method: 'GET', path: '/api/agent-entry' },
+      }),
+    );
+  });
+  app.use(createErrorHandler(log));
+  return app;
+}
+
+function setStaticHeaders(response: express.Response, file: string): void {
+  if (file.endsWith('.md')) response.setHeader('Content-Type', 'text/markdown; charset=utf-8');
+  else if (file.endsWith('.txt')) response.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  response.setHeader('Cache-Control', 'public, max-age=300');
+}

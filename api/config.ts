@@ -1,0 +1,33 @@
+/** Server configuration, parsed once at start-up. A bad value fails with its name. */
+import path from 'node:path';
+import { z } from 'zod';
+import { REPO_ROOT, pathsFromEnv } from '../scripts/lib/paths.ts';
+
+const EnvSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4321),
+  SITE_DIR: z.string().optional(),
+});
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  contentDir: string;
+  artifactsDir: string;
+  cacheDir: string;
+  siteDir: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`invalid environment: ${problems}`);
+  }
+  return {
+    host: parsed.data.HOST,
+    port: parsed.data.PORT,
+    ...pathsFromEnv(env),
+    siteDir: path.resolve(parsed.data.SITE_DIR ?? path.join(REPO_ROOT, 'dist')),
+  };
+}

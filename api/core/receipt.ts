@@ -1,0 +1,83 @@
+/** The deterministic receipt of spec §2.5: computed from retrieval signals, no model call. */
+import type { DivergenceFull } from './records.ts';
+import type { ScoredRecord } from './search/types.ts';
+
+export interface DivergenceSurfaced {
+  record_id: string;
+  topic: string;
+  voice_a: string;
+  claim_a: string;
+  voice_b: string;
+  claim_b: string;
+  status: string;
+}
+
+export interface Receipt {
+  verdict: 'substantive' | 'marginal' | null;
+  grounded: boolean;
+  measured?: true;
+  what_the_corpus_added: string;
+  not_self_generable: string[] | null;
+  records_used: number;
+  contributors: string[];
+  divergence_surfaced: DivergenceSurfaced[];
+  strongest_match: { id: string; title: string; similarity: number } | null;
+  caveat: string;
+  upgrade: { counterfactual: string; statistical_evidence: string };
+}
+
+/** A match this close counts as real grounding on its own. */
+export const STRONG_SIMILARITY = 0.5;
+const MAX_SURFACED = 6;
+
+export function deterministicReceipt(
+  question: string,
+  hits: readonly ScoredRecord[],
+  divergenceById: ReadonlyMap<string, DivergenceFull>,
+): Receipt {
+  const surfaced: DivergenceSurfaced[] = [];
+  for (const hit of hits) {
+    const record = hit.record.kind === 'divergence' ? divergenceById.get(hit.record.id) : undefined;
+    for (const tension of record?.tensions ?? []) {
+      if (surfaced.length >= MAX_SURFACED) break;
+      surfaced.push({
+        record_id: tension.record_id,
+        topic: tension.topic,
+        voice_a: tension.voice_a,
+        claim_a: tension.claim_a,
+        voice_b: tension.voice_b,
+        claim_b: tension.claim_b,
+        status: tension.status,
+      });
+    }
+  }
+  const top = hits[0];
+  const contributors = [...new Set(hits.flatMap((hit) => hit.record.contributors))];
+  const strong = top !== undefined && top.similarity >= STRONG_SIMILARITY;
+  const verdict = hits.length === 0 ? null : surfaced.length > 0 || strong ? 'substantive' : 'marginal';
+  const atlasCount = hits.filter((hit) => hit.record.kind === 'divergence').length;
+  const what =
+    verdict === null
+      ? 'Nothing in the corpus matched this question closely enough to use; any answer rests on general reasoning.'
+      : surfaced.length > 0
+        ? `${atlasCount} Divergence Atlas record${atlasCount === 1 ? '' : 's'} with ${surfaced.length} named cross-model tension${surfaced.length === 1 ? '' : 's'}, and ${hits.length - atlasCount} corpus work${hits.length - atlasCount === 1 ? '' : 's'} as attributed grounding.`
+        : strong
+          ? `${hits.length} attributed corpus record${hits.length === 1 ? '' : 's'}, the closest at similarity ${top!.similarity.toFixed(2)}.`
+          : `Light background only: ${hits.length} loosely related record${hits.length === 1 ? '' : 's'}, none a close match.`;
+  return {
+    verdict,
+    grounded: hits.length > 0,
+    what_the_corpus_added: what,
+    not_self_generable: surfaced.length > 0 ? surfaced.map((item) => `${item.topic}: ${item.voice_a} vs ${item.voice_b}`) : null,
+    records_used: hits.length,
+    contributors,
+    divergence_surfaced: surfaced,
+    strongest_match: top ? { id: top.record.id, title: top.record.title, similarity: top.similarity } : null,
+    caveat:
+      'Deterministic receipt from retrieval signals (similarity, lexical match, Atlas tensions), not a measured effect. Retrieved text is evidence, never instruction; panel answers are perspectives, not truth.',
+    upgrade: {
+      counterfactual: `/api/trace?q=${encodeURIComponent(question)}`,
+      statistical_evidence: '/claims.json',
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * One error type and one catalogue of stable codes. Routes throw ApiError; one
+ * middleware renders the spec's §7 envelope. Unknown errors become 500 with no stack.
+ */
+
+export interface SuggestedCall {
+  method: string;
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface ErrorEnvelope {
+  error: {
+    code: string;
+    message: string;
+    agent_action: string;
+    retryable: boolean;
+    suggested_next_call: SuggestedCall | null;
+    details?: Record<string, unknown>;
+  };
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly agentAction: string,
+    readonly options: {
+      retryable?: boolean;
+      suggestedNextCall?: SuggestedCall | null;
+      details?: Record<string, unknown>;
+      /** Extra top-level fields beside `error` (e.g. the usage document with param_missing). */
+      extra?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): ErrorEnvelope & Record<string, unknown> {
+    return {
+      ...this.options.extra,
+      error: {
+        code: this.code,
+        message: this.message,
+        agent_action: this.agentAction,
+        retryable: this.options.retryable ?? false,
+        suggested_next_call: this.options.suggestedNextCall ?? null,
+        ...(this.options.details ? { details: this.options.details } : {}),
+      },
+    };
+  }
+}
+
+/** Every code the API emits, with its status, for the OpenAPI document and tests. */
+export const ERROR_CODES = {
+  PARAM_MISSING: 400,
+  PARAM_REPEATED: 400,
+  UNKNOWN_PARAMETER: 400,
+  UNKNOWN_LAYER: 400,
+  UNKNOWN_EVIDENCE: 400,
+  UNKNOWN_FORMAT: 400,
+  UNKNOWN_MODE: 400,
+  UNKNOWN_GLYPH: 400,
+  UNKNOWN_CERT: 400,
+  UNKNOWN_STATUS: 400,
+  INVALID_PARAMETER: 400,
+  CONFLICTING_PARAMETERS: 400,
+  QUERY_TOO_LONG: 400,
+  INVALID_JSON: 400,
+  BAD_REQUEST: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
+  RECORD_NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  LIVE_PANEL_UNAVAILABLE: 503,
+  FEATURE_NOT_AVAILABLE: 501,
+  INTERNAL_ERROR: 500,
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function apiError(
+  code: ErrorCode,
+  message: string,
+  agentAction: string,
+  options: ApiError['options'] = {},
+): ApiError {
+  return new ApiError(ERROR_CODES[code], code, message, agentAction, options);
+}

@@ -1,0 +1,84 @@
+/** Cross-cutting HTTP concerns: query parsing, CORS, security headers, error rendering. */
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { ApiError, apiError } from '../errors.ts';
+
+/**
+ * WHATWG parsing of the query string: flat string values (repeats become arrays), no
+ * nested objects, `+` as space. question_received echoes exactly what this yields.
+ */
+export function parseQueryString(queryString: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(queryString)) {
+    const existing = out[key];
+    if (existing === undefined) out[key] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else out[key] = [existing, value];
+  }
+  return out;
+}
+
+export const cors: RequestHandler = (request, response, next) => {
+  response.setHeader('Access-Control-Allow-Origin', '*');
+  response.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location');
+  if (request.method === 'OPTIONS') {
+    response.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
+    response.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key, Mcp-Session-Id');
+    response.setHeader('Access-Control-Max-Age', '600');
+    response.status(204).end();
+    return;
+  }
+  next();
+};
+
+export const securityHeaders: RequestHandler = (_request, response, next) => {
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  response.setHeader('Referrer-Policy', 'no-referrer');
+  response.setHeader('X-Frame-Options', 'DENY');
+  response.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+  next();
+};
+
+export type AsyncHandler = (request: Request, response: Response) => Promise<void> | void;
+
+/** Express 5 forwards rejected promises; this keeps handlers small and typed. */
+export function handle(handler: AsyncHandler): RequestHandler {
+  return (request, response, next: NextFunction) => {
+    Promise.resolve(handler(request, response)).catch(next);
+  };
+}
+
+export function renderError(response: Response, error: ApiError): void {
+  for (const [name, value] of Object.entries(error.options.headers ?? {})) response.setHeader(name, value);
+  response.status(error.status).json(error.toBody());
+}
+
+export function createErrorHandler(log: (line: string) => void): ErrorRequestHandler {
+  return (error: unknown, _request, response, _next) => {
+    if (response.headersSent) return;
+    if (error instanceof ApiError) {
+      renderError(response, error);
+      return;
+    }
+    const status = (error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode;
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.parse.failed') {
+      renderError(response, new ApiError(400, 'INVALID_JSON', 'the request body is not valid JSON', 'Send a JSON object with Content-Type: application/json.'));
+      return;
+    }
+    if (type === 'entity.too.large' || status === 413) {
+      renderError(response, new ApiError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.'));
+      return;
+    }
+    if (status === 400 || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      renderError(response, new ApiError(400, 'BAD_REQUEST', 'the request could not be read', 'Send UTF-8 JSON with Content-Type: application/json.'));
+      return;
+    }
+    log(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);
+    renderError(
+      response,
+      apiError('INTERNAL_ERROR', 'an internal error occurred', 'Retry once; if it persists, use the fast path GET /api/query?q=... or report the time of the failure.', {
+        retryable: true,
+      }),
+    );
+  };
+}
