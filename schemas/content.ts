@@ -172,20 +172,6 @@ export function createDivergenceSchema(prefix: string) {
         .object({ source: nonEmpty, persisted_at: DateOrDateTimeSchema.optional() })
         .optional()
         .describe('Where the record came from (import, live council)'),
-    })
-    .superRefine((record, context) => {
-      const voices = new Set(record.answers.map((answer) => answer.model));
-      record.tensions.forEach((tension, index) => {
-        for (const key of ['voice_a', 'voice_b'] as const) {
-          if (!voices.has(tension[key])) {
-            context.addIssue({
-              code: 'custom',
-              path: ['tensions', index, key],
-              message: `voice "${tension[key]}" did not answer this question; voices that answered: ${[...voices].join(', ')}`,
-            });
-          }
-        }
-      });
     });
 }
 export type DivergenceFrontmatter = z.infer<ReturnType<typeof createDivergenceSchema>>;

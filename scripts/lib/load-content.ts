@@ -99,21 +99,24 @@ export function loadContent(contentDir: string): LoadedContent {
     }
   }
 
+  const raw: RawEntry[] = [];
+
   function readMarkdownFolder<S extends z.ZodType>(folder: string, schema: S): MarkdownEntry<z.infer<S>>[] {
     const entries: MarkdownEntry<z.infer<S>>[] = [];
     for (const name of listMarkdown(path.join(dir, folder))) {
       const relative = `${folder}/${name}`;
-      const raw = readText(relative);
-      if (raw === undefined) continue;
+      const text = readText(relative);
+      if (text === undefined) continue;
       let parsed;
       try {
-        parsed = parseMarkdown(raw);
+        parsed = parseMarkdown(text);
       } catch (error) {
         issues.push({ file: relative, field: '(frontmatter)', message: `is not valid YAML: ${(error as Error).message}` });
         continue;
       }
+      raw.push({ folder, file: relative, data: parsed.data });
       const data = parseWith(relative, schema, parsed.data);
-      if (data !== undefined) entries.push({ file: relative, data, body: parsed.body, raw });
+      if (data !== undefined) entries.push({ file: relative, data, body: parsed.body, raw: text });
     }
     return entries;
   }
@@ -149,7 +152,7 @@ export function loadContent(contentDir: string): LoadedContent {
   const claims = readYamlFile('claims.yaml', ClaimsFileSchema)?.claims ?? [];
 
   if (registry) checkRegistry(registry, issues);
-  checkCrossReferences({ works, proposals, divergences, concepts, registry, audio }, issues);
+  checkCrossReferences(raw, registry, issues);
 
   if (issues.length > 0 || !registry) throw new ContentError(issues);
   files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
@@ -183,88 +186,107 @@ function checkRegistry(registry: ModelRegistry, issues: ContentIssue[]): void {
   });
 }
 
-interface CrossReferenceInput {
-  works: MarkdownEntry<WorkFrontmatter>[];
-  proposals: MarkdownEntry<WorkFrontmatter>[];
-  divergences: MarkdownEntry<DivergenceFrontmatter>[];
-  concepts: MarkdownEntry<ConceptFrontmatter>[];
-  audio: MarkdownEntry<AudioTrack>[];
-  registry: ModelRegistry | undefined;
+interface RawEntry {
+  folder: string;
+  file: string;
+  data: Record<string, unknown>;
 }
 
-function checkCrossReferences(input: CrossReferenceInput, issues: ContentIssue[]): void {
+const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const asRecord = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+/**
+ * Rules that span files. They read the raw frontmatter, so a file that also fails its
+ * schema still gets every cross-file problem reported in the same run.
+ */
+function checkCrossReferences(entries: readonly RawEntry[], registry: ModelRegistry | undefined, issues: ContentIssue[]): void {
+  const inFolder = (...folders: string[]) => entries.filter((entry) => folders.includes(entry.folder));
+  const records = inFolder('works', 'proposals', 'divergences');
+  const concepts = inFolder('concepts');
+
   const seen = new Map<string, string>();
-  const claimId = (id: string, file: string) => {
+  for (const entry of records) {
+    const id = asString(entry.data.id);
+    if (id === undefined) continue;
     const previous = seen.get(id);
-    if (previous) issues.push({ file, field: 'id', message: `duplicate id "${id}", also used by ${previous}` });
-    else seen.set(id, file);
-  };
-  const expectFileName = (entry: MarkdownEntry<{ id: string }>) => {
-    const expected = `${entry.data.id}.md`;
-    if (path.posix.basename(entry.file) !== expected) {
-      issues.push({ file: entry.file, field: 'id', message: `file must be named ${expected} after its id` });
-    }
-  };
-  for (const entry of [...input.works, ...input.proposals, ...input.divergences]) {
-    claimId(entry.data.id, entry.file);
-    expectFileName(entry);
-  }
-  const conceptIds = new Set<string>();
-  for (const entry of input.concepts) {
-    if (conceptIds.has(entry.data.id)) issues.push({ file: entry.file, field: 'id', message: `duplicate concept id "${entry.data.id}"` });
-    conceptIds.add(entry.data.id);
-    expectFileName(entry);
-  }
-  for (const entry of input.concepts) {
-    entry.data.related.forEach((related, index) => {
-      if (!conceptIds.has(related)) {
-        issues.push({ file: entry.file, field: `related.${index}`, message: `"${related}" is not a concept id in content/concepts/` });
-      }
-    });
-  }
-  for (const entry of [...input.works, ...input.proposals]) {
-    entry.data.lineage.forEach((concept, index) => {
-      if (!conceptIds.has(concept)) {
-        issues.push({ file: entry.file, field: `lineage.${index}`, message: `"${concept}" is not a concept id in content/concepts/` });
-      }
-    });
-  }
-  const slugs = new Set<string>();
-  for (const entry of input.audio) {
-    if (slugs.has(entry.data.slug)) issues.push({ file: entry.file, field: 'slug', message: `duplicate audio slug "${entry.data.slug}"` });
-    slugs.add(entry.data.slug);
-    if (path.posix.basename(entry.file) !== `${entry.data.slug}.md`) {
-      issues.push({ file: entry.file, field: 'slug', message: `file must be named ${entry.data.slug}.md after its slug` });
+    if (previous) issues.push({ file: entry.file, field: 'id', message: `duplicate id "${id}", also used by ${previous}` });
+    else seen.set(id, entry.file);
+    if (path.posix.basename(entry.file) !== `${id}.md`) {
+      issues.push({ file: entry.file, field: 'id', message: `file must be named ${id}.md after its id` });
     }
   }
 
-  const divergenceById = new Map(input.divergences.map((entry) => [entry.data.id, entry]));
-  const models = new Map((input.registry?.models ?? []).map((model) => [model.model_id, model]));
-  for (const entry of input.divergences) {
-    const { re_elicits: original } = entry.data;
+  const conceptIds = new Set<string>();
+  for (const entry of concepts) {
+    const id = asString(entry.data.id);
+    if (id === undefined) continue;
+    if (conceptIds.has(id)) issues.push({ file: entry.file, field: 'id', message: `duplicate concept id "${id}"` });
+    conceptIds.add(id);
+    if (path.posix.basename(entry.file) !== `${id}.md`) {
+      issues.push({ file: entry.file, field: 'id', message: `file must be named ${id}.md after its id` });
+    }
+  }
+  const checkConceptList = (entry: RawEntry, field: string) => {
+    asArray(entry.data[field]).forEach((value, index) => {
+      if (typeof value === 'string' && !conceptIds.has(value)) {
+        issues.push({ file: entry.file, field: `${field}.${index}`, message: `"${value}" is not a concept id in content/concepts/` });
+      }
+    });
+  };
+  for (const entry of concepts) checkConceptList(entry, 'related');
+  for (const entry of inFolder('works', 'proposals')) checkConceptList(entry, 'lineage');
+
+  const slugs = new Set<string>();
+  for (const entry of inFolder('audio')) {
+    const slug = asString(entry.data.slug);
+    if (slug === undefined) continue;
+    if (slugs.has(slug)) issues.push({ file: entry.file, field: 'slug', message: `duplicate audio slug "${slug}"` });
+    slugs.add(slug);
+    if (path.posix.basename(entry.file) !== `${slug}.md`) {
+      issues.push({ file: entry.file, field: 'slug', message: `file must be named ${slug}.md after its slug` });
+    }
+  }
+
+  const divergenceIds = new Set(inFolder('divergences').map((entry) => asString(entry.data.id)).filter(Boolean));
+  const models = new Map((registry?.models ?? []).map((model) => [model.model_id, model]));
+  for (const entry of inFolder('divergences')) {
+    const original = asString(entry.data.re_elicits);
     if (original !== undefined) {
-      const target = divergenceById.get(original);
-      if (!target) {
+      if (!divergenceIds.has(original)) {
         issues.push({ file: entry.file, field: 're_elicits', message: `points to "${original}", which is not a divergence record` });
       } else if (original === entry.data.id) {
         issues.push({ file: entry.file, field: 're_elicits', message: 'a record cannot re-elicit itself' });
       }
     }
-    const registry = input.registry;
+    const answers = asArray(entry.data.answers).map(asRecord);
+    const voices = new Set(answers.map((answer) => asString(answer.model)).filter(Boolean));
+    asArray(entry.data.tensions).map(asRecord).forEach((tension, index) => {
+      for (const key of ['voice_a', 'voice_b']) {
+        const voice = asString(tension[key]);
+        if (voice !== undefined && !voices.has(voice)) {
+          issues.push({
+            file: entry.file,
+            field: `tensions.${index}.${key}`,
+            message: `voice "${voice}" did not answer this question; voices that answered: ${[...voices].join(', ')}`,
+          });
+        }
+      }
+    });
     if (!registry) continue;
-    entry.data.answers.forEach((answer, index) => {
-      const model = models.get(answer.model_id);
+    answers.forEach((answer, index) => {
+      const modelId = asString(answer.model_id);
+      const voice = asString(answer.model);
+      if (modelId === undefined || voice === undefined) return;
+      const model = models.get(modelId);
       if (!model) {
-        issues.push({
-          file: entry.file,
-          field: `answers.${index}.model_id`,
-          message: `"${answer.model_id}" is not in models.yaml; add it there with its family`,
-        });
-      } else if (!voiceBelongsToFamily(answer.model, model.family, registry)) {
+        issues.push({ file: entry.file, field: `answers.${index}.model_id`, message: `"${modelId}" is not in models.yaml; add it there with its family` });
+      } else if (!voiceBelongsToFamily(voice, model.family, registry)) {
         issues.push({
           file: entry.file,
           field: `answers.${index}.model`,
-          message: `"${answer.model}" is neither the family of ${answer.model_id} in models.yaml ("${model.family}") nor one of its aliases`,
+          message: `"${voice}" is neither the family of ${modelId} in models.yaml ("${model.family}") nor one of its aliases`,
         });
       }
     });
