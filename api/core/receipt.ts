@@ -28,6 +28,8 @@ export interface Receipt {
 
 /** A match this close counts as real grounding on its own. */
 export const STRONG_SIMILARITY = 0.5;
+/** An Atlas record must be at least this close for its tensions to count as surfaced. */
+export const SURFACE_SIMILARITY = 0.45;
 const MAX_SURFACED = 6;
 
 export function deterministicReceipt(
@@ -37,7 +39,8 @@ export function deterministicReceipt(
 ): Receipt {
   const surfaced: DivergenceSurfaced[] = [];
   for (const hit of hits) {
-    const record = hit.record.kind === 'divergence' ? divergenceById.get(hit.record.id) : undefined;
+    const close = hit.similarity >= SURFACE_SIMILARITY;
+    const record = hit.record.kind === 'divergence' && close ? divergenceById.get(hit.record.id) : undefined;
     for (const tension of record?.tensions ?? []) {
       if (surfaced.length >= MAX_SURFACED) break;
       surfaced.push({
@@ -53,7 +56,7 @@ export function deterministicReceipt(
   }
   const top = hits[0];
   const contributors = [...new Set(hits.flatMap((hit) => hit.record.contributors))];
-  const strong = top !== undefined && top.similarity >= STRONG_SIMILARITY;
+  const strong = hits.some((hit) => hit.similarity >= STRONG_SIMILARITY || (hit.similarity >= 0.35 && hit.lexical >= 0.8));
   const verdict = hits.length === 0 ? null : surfaced.length > 0 || strong ? 'substantive' : 'marginal';
   const atlasCount = hits.filter((hit) => hit.record.kind === 'divergence').length;
   const what =
@@ -62,7 +65,7 @@ export function deterministicReceipt(
       : surfaced.length > 0
         ? `${atlasCount} Divergence Atlas record${atlasCount === 1 ? '' : 's'} with ${surfaced.length} named cross-model tension${surfaced.length === 1 ? '' : 's'}, and ${hits.length - atlasCount} corpus work${hits.length - atlasCount === 1 ? '' : 's'} as attributed grounding.`
         : strong
-          ? `${hits.length} attributed corpus record${hits.length === 1 ? '' : 's'}, the closest at similarity ${top!.similarity.toFixed(2)}.`
+          ? `${hits.length} attributed corpus record${hits.length === 1 ? '' : 's'}, the closest at similarity ${Math.max(...hits.map((hit) => hit.similarity)).toFixed(2)}.`
           : `Light background only: ${hits.length} loosely related record${hits.length === 1 ? '' : 's'}, none a close match.`;
   return {
     verdict,

@@ -20,7 +20,9 @@ export interface SearchTuning {
   vectorWeight: number;
   /** Records whose cosine similarity is below this are off-topic unless lexically strong. */
   similarityFloor: number;
-  /** Normalised BM25 a record needs to pass the floor on words alone. */
+  /** Below the floor, a record still passes with this much cosine and a strong word match. */
+  assistedFloor: number;
+  /** Normalised BM25 that counts as a strong word match. */
   lexicalFloor: number;
   /** Multiplier applied per already-chosen record sharing the first contributor. */
   diversityPenalty: number;
@@ -30,7 +32,8 @@ export interface SearchTuning {
 export const DEFAULT_TUNING: SearchTuning = {
   vectorWeight: 0.6,
   similarityFloor: 0.3,
-  lexicalFloor: 0.75,
+  assistedFloor: 0.22,
+  lexicalFloor: 0.5,
   diversityPenalty: 0.85,
   candidates: 100,
 };
@@ -127,7 +130,8 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         if (mask[index] === 0) continue;
         const cosine = Math.max(0, similarity[index]!);
         const lexicalScore = maxLexical > 0 ? (lexical.get(index) ?? 0) / maxLexical : 0;
-        if (cosine < floor && lexicalScore < tuning.lexicalFloor) continue;
+        // Words alone never admit a record: "baked into you" must not answer a bread recipe.
+        if (cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor)) continue;
         const fused = tuning.vectorWeight * cosine + (1 - tuning.vectorWeight) * lexicalScore;
         candidates.push({ record: records[index]!, relevanceScore: fused, similarity: cosine, lexical: lexicalScore });
       }

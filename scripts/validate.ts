@@ -1,0 +1,19 @@
+/** `npm run validate`: checks a content folder and lists every problem, for contributors and CI. */
+import { ContentError } from './lib/issues.ts';
+import { loadContent } from './lib/load-content.ts';
+import { pathsFromEnv } from './lib/paths.ts';
+
+const contentDir = process.argv[2] ?? pathsFromEnv().contentDir;
+try {
+  const content = loadContent(contentDir);
+  console.log(
+    `content is valid: ${content.works.length} works, ${content.proposals.length} approved proposals, ` +
+      `${content.divergences.length} divergence records, ${content.concepts.length} concepts, ${content.audio.length} audio tracks (${contentDir})`,
+  );
+} catch (error) {
+  if (error instanceof ContentError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
