@@ -8,6 +8,7 @@ import type { Capabilities } from './core/capabilities.ts';
 import { ApiError, apiError } from './errors.ts';
 import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
 import type { Corpus } from './load-artifacts.ts';
+import type { LiveService } from './live/service.ts';
 import { divergenceRoutes } from './routes/divergences.ts';
 import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
@@ -25,23 +26,26 @@ export interface AppOptions {
   siteDir?: string;
   now?: () => Date;
   log?: (line: string) => void;
+  /** The live panel service; live paths answer 503 without it. */
+  live?: LiveService;
+  ingestSecret?: string;
 }
 
 export const MAX_URL_BYTES = 8192;
 
-export function defaultCapabilities(siteBuilt: boolean): Capabilities {
+export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: boolean): Capabilities {
   return {
     retrieval: true,
     atlas: true,
     atlas_search: true,
     kin: true,
     tensions: true,
-    deliberation: false,
-    council: false,
-    council_persist: false,
-    trace: false,
-    jobs: false,
-    sessions: false,
+    deliberation: live,
+    council: live,
+    council_persist: live && persist,
+    trace: live,
+    jobs: live,
+    sessions: live,
     contributions: false,
     proposals: false,
     invite: false,
@@ -56,8 +60,10 @@ export function createApp(options: AppOptions): Express {
   const siteBuilt = options.siteDir !== undefined && existsSync(options.siteDir);
   const context: RouteContext = {
     corpus: options.corpus,
-    capabilities: { ...defaultCapabilities(siteBuilt), ...options.capabilities },
+    capabilities: { ...defaultCapabilities(siteBuilt, options.live !== undefined, Boolean(options.ingestSecret)), ...options.capabilities },
     now: options.now ?? (() => new Date()),
+    ...(options.live ? { live: options.live } : {}),
+    ...(options.ingestSecret ? { ingestSecret: options.ingestSecret } : {}),
   };
 
   const app = express();

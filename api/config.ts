@@ -7,6 +7,10 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4321),
   SITE_DIR: z.string().optional(),
+  STORE_PATH: z.string().min(1).optional(),
+  PANEL_CONFIG: z.string().min(1).optional(),
+  INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
 });
 
 export interface ServerConfig {
@@ -16,6 +20,10 @@ export interface ServerConfig {
   artifactsDir: string;
   cacheDir: string;
   siteDir: string;
+  storePath: string;
+  panelConfig: string | undefined;
+  ingestSecret: string | undefined;
+  jobConcurrency: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -29,5 +37,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     port: parsed.data.PORT,
     ...pathsFromEnv(env),
     siteDir: path.resolve(parsed.data.SITE_DIR ?? path.join(REPO_ROOT, 'dist')),
+    storePath: parsed.data.STORE_PATH ?? path.join(REPO_ROOT, '.data', 'polyphony.db'),
+    panelConfig: parsed.data.PANEL_CONFIG,
+    ingestSecret: parsed.data.INGEST_SECRET,
+    jobConcurrency: parsed.data.JOB_CONCURRENCY,
   };
 }

@@ -1,11 +1,13 @@
 /** Loads the build's artifacts into memory: the read model every route serves from. */
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { RawData } from '@orama/orama';
-import type { ModelRegistry, SiteConfig } from '../schemas/content.ts';
+import { createDivergenceSchema, type ModelRegistry, type SiteConfig } from '../schemas/content.ts';
 import { artifactPaths } from '../scripts/lib/artifacts.ts';
 import type { AudioManifest } from '../scripts/build.ts';
-import type { Manifest } from './core/build-manifest.ts';
-import type { ConceptGraph, DivergenceFull, TensionEntry, WorkRecord } from './core/records.ts';
+import { buildManifest, type Manifest } from './core/build-manifest.ts';
+import { deriveDivergence, type ConceptGraph, type DivergenceFull, type TensionEntry, type WorkRecord } from './core/records.ts';
+import type { PersistedRecord } from './storage/store.ts';
 import { loadFullTextIndex } from './core/search/orama-index.ts';
 import { createSearchIndex, type SearchIndex, type SearchTuning } from './core/search/search-index.ts';
 import type { SearchMeta } from './core/search/types.ts';
@@ -27,6 +29,8 @@ export interface Corpus {
   search: SearchIndex;
   publicDir: string;
   builtAt: string;
+  /** Full text of a work, read lazily from its record twin. */
+  textOf(id: string): string | undefined;
 }
 
 function readJson<T>(file: string): T {
@@ -64,5 +68,55 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     search: createSearchIndex({ meta, vectors, fullText, embedder, ...(tuning ? { tuning } : {}) }),
     publicDir: paths.public,
     builtAt: meta.built_at,
+    textOf: createTextReader(paths.public),
   };
+}
+
+const TEXT_CACHE = 512;
+
+function createTextReader(publicDir: string): (id: string) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (id) => {
+    if (cache.has(id)) return cache.get(id);
+    const file = path.join(publicDir, 'records', `${id}.json`);
+    // Ids come from the index, never from a request; the check keeps it that way.
+    const text = path.dirname(file) === path.join(publicDir, 'records') && existsSync(file) ? (readJson<{ text?: string }>(file).text ?? undefined) : undefined;
+    if (cache.size >= TEXT_CACHE) cache.delete(cache.keys().next().value as string);
+    cache.set(id, text);
+    return text;
+  };
+}
+
+/**
+ * Adds Atlas records persisted at run time (live councils) to the read model: served by
+ * /api/divergences and counted by the manifest at once. Records already present are skipped.
+ */
+export function applyPersistedRecords(corpus: Corpus, records: readonly PersistedRecord[], now: Date): number {
+  const schema = createDivergenceSchema(corpus.site.id_prefix);
+  let added = 0;
+  for (const record of records) {
+    if (corpus.divergenceById.has(record.id)) continue;
+    const parsed = schema.safeParse(record.frontmatter);
+    if (!parsed.success) continue;
+    const full = deriveDivergence(parsed.data, record.body, corpus.registry);
+    corpus.divergences.unshift(full);
+    corpus.divergenceById.set(full.id, full);
+    corpus.tensions.unshift(...full.tensions);
+    added++;
+  }
+  if (added > 0) {
+    corpus.divergences.sort((a, b) => b.date.localeCompare(a.date) || a.id.localeCompare(b.id, 'en', { numeric: true }));
+    corpus.manifest = buildManifest({
+      works: corpus.works,
+      divergences: corpus.divergences,
+      graph: corpus.graph,
+      audioTracks: corpus.audio.tracks.length,
+      registry: corpus.registry,
+      seedFiles: [],
+      corpusSeed: corpus.manifest.hashes.corpus_seed,
+      corpusRev: corpus.manifest.published_releases.corpus_rev,
+      generatedAt: now.toISOString(),
+    });
+  }
+  return added;
 }

@@ -1,24 +1,48 @@
 /** Entry point of `npm start` / `npm run serve`: load the artifacts, serve API and site. */
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
-import { ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
+import { createLiveService, type LiveService } from './live/service.ts';
+import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
+import { createPanel } from './providers/chat.ts';
 import { createUseLiteEmbedder, withQueryCache } from './providers/embedder.ts';
+import { loadPanelConfig } from './providers/panel-config.ts';
+import { createSqliteStore } from './storage/sqlite-store.ts';
 
 async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
+  const log = (line: string) => console.error(`[server] ${line}`);
   const embedder = withQueryCache(await createUseLiteEmbedder());
   let corpus;
   try {
     corpus = await loadCorpus(config.artifactsDir, embedder);
   } catch (error) {
     if (error instanceof ArtifactsMissingError) {
-      console.error(`[server] ${error.message}`);
+      log(error.message);
       process.exit(1);
     }
     throw error;
   }
-  const app = createApp({ corpus, siteDir: config.siteDir });
+  const store = createSqliteStore(config.storePath);
+  const restored = applyPersistedRecords(corpus, await store.listRecords(), new Date());
+  if (restored > 0) log(`${restored} Atlas records persisted from live councils restored from the store`);
+
+  let live: LiveService | undefined;
+  const panelConfig = loadPanelConfig(config.panelConfig);
+  if (panelConfig) {
+    const { panel, missing } = createPanel(panelConfig, process.env);
+    for (const problem of missing) log(`panel: ${problem}`);
+    if (panel) {
+      live = createLiveService({ corpus, panel, store, log, concurrency: config.jobConcurrency });
+      const resumed = await live.runner.resume();
+      if (resumed.resumed + resumed.failed > 0) log(`jobs: ${resumed.resumed} resumed, ${resumed.failed} failed after interruption`);
+      log(`live panel: ${panel.members.map((member) => member.name).join(', ')}; chair ${panel.chair.map((member) => member.name).join(' → ')}`);
+    } else {
+      log('live panel not wired: it needs at least two members and a chair with keys; live paths answer 503');
+    }
+  }
+
+  const app = createApp({ corpus, siteDir: config.siteDir, log, ...(live ? { live } : {}), ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}) });
   const server = app.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -27,7 +51,7 @@ async function main(): Promise<void> {
         `listening on http://${config.host}:${port} (ready in ${Date.now() - started} ms)`,
     );
   });
-  const shutdown = () => server.close(() => process.exit(0));
+  const shutdown = () => server.close(() => void store.close().then(() => process.exit(0)));
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
 }

@@ -159,8 +159,13 @@ async function writeRecordTwins(
       ...(record.synthesis ? { synthesis_html: await renderMarkdown(record.synthesis) } : {}),
     });
   }
-  writeJson(path.join(publicDir, 'divergences', 'index.json'), divergences.map(toSummary));
-  writeJson(path.join(publicDir, 'works', 'index.json'), works);
+  // One static index for agents that read files rather than the API. People's pages
+  // (/works/, /atlas/) are Astro's, so agent files stay under /records/.
+  writeJson(path.join(publicDir, 'records', 'index.json'), {
+    works,
+    divergences: divergences.map(toSummary),
+    note: 'Each record is also at /records/<id>.json and, as its source markdown, /records/<id>.md. Counts: /api/manifest.',
+  });
 }
 
 async function writeConcepts(

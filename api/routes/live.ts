@@ -1,5 +1,15 @@
-/** Paths that call live models. Until a panel is configured they answer 503 and point at what works. */
+/**
+ * Paths that call live models: council, trace, and the deliberation forms of /api/query.
+ * Without a configured panel they answer 503 and point at what works.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { GLYPHS } from '../../schemas/vocab.ts';
+import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
+import type { LiveService } from '../live/service.ts';
+import type { JobRecord } from '../storage/store.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
 export function livePanelUnavailable(question: string | undefined) {
@@ -7,20 +17,160 @@ export function livePanelUnavailable(question: string | undefined) {
     'LIVE_PANEL_UNAVAILABLE',
     'this deployment has no live model panel configured, so deliberation, trace and council are unavailable',
     'Use the fast path instead: GET /api/query?q=<question> (retrieval with a receipt, no model call), and GET /api/divergences/search?q=<question> for existing Atlas records. /api/health lists what is wired.',
-    {
-      retryable: false,
-      suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: question ?? '<your question>' } },
-    },
+    { retryable: false, suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: question ?? '<your question>' } } },
   );
 }
 
-export function liveRoutes(_context: RouteContext): RouteDefinition[] {
-  const unavailable = (request: { query: unknown }) => {
-    const q = (request.query as Record<string, unknown>).q;
-    throw livePanelUnavailable(typeof q === 'string' ? q : undefined);
-  };
+export function requireLive(context: RouteContext, question: string | undefined): LiveService {
+  if (!context.live) throw livePanelUnavailable(question);
+  return context.live;
+}
+
+export const POLL_INTERVAL_SECONDS = 3;
+
+export function accepted(response: Response, job: JobRecord): void {
+  const pollUrl = `/api/query?job=${encodeURIComponent(job.id)}`;
+  response.status(202).setHeader('Location', pollUrl).json({
+    job_id: job.id,
+    poll_url: pollUrl,
+    status: job.status,
+    kind: job.kind,
+    poll_after_seconds: POLL_INTERVAL_SECONDS,
+    note: `Poll GET ${pollUrl} about every ${POLL_INTERVAL_SECONDS} s; a deliberation takes about 25 s. The full result is returned once status is done.`,
+  });
+}
+
+export function jobState(job: JobRecord) {
+  const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeURIComponent(job.id)}` };
+  if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
+  if (job.status === 'failed') return { ...base, error: job.error };
+  return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
+}
+
+function questionOf(raw: RawQuery, path: string): string {
+  const q = single(raw, 'q');
+  if (q === undefined || q.trim() === '') {
+    throw apiError('PARAM_MISSING', 'q is missing or empty', `Resend with q set to your question, e.g. GET ${path}?q=...`, { extra: { param_missing: true }, suggestedNextCall: { method: 'GET', path, query: { q: '<your question>' } } });
+  }
+  if (q.length > MAX_QUERY_CHARS) throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question.');
+  return q;
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  // Hash first so the comparison does not leak the secret's length.
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+function assertIngestSecret(request: Request, context: RouteContext): void {
+  if (!context.ingestSecret) {
+    throw apiError('PERSISTENCE_UNAVAILABLE', 'persisting council records is not enabled on this deployment (no INGEST_SECRET configured)', 'Run the council without persist; an operator can enable persistence by setting INGEST_SECRET.');
+  }
+  const header = request.get('authorization') ?? '';
+  const match = header.match(/^Bearer\s+(.+)$/i);
+  if (!match) {
+    throw apiError('AUTH_REQUIRED', 'persisting needs Authorization: Bearer <INGEST_SECRET>', 'Send the ingestion secret as a bearer token, or call without persist.', { headers: { 'WWW-Authenticate': 'Bearer realm="polyphony-ingest"' } });
+  }
+  if (!constantTimeEqual(match[1]!.trim(), context.ingestSecret)) {
+    throw apiError('AUTH_INVALID', 'the bearer token is not the ingestion secret', 'Check the secret with the operator; the council can still be run without persist.');
+  }
+}
+
+const CouncilBodySchema = z.strictObject({
+  q: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional(),
+  question: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional(),
+  persist: z.boolean().optional(),
+});
+
+export const QueryBodySchema = z.strictObject({
+  query: z.string().max(MAX_QUERY_CHARS).describe('The question.'),
+  async: z.boolean().optional().describe('Submit as a background job (202 with job_id, poll_url).'),
+  glyph: z.enum(GLYPHS).optional().describe('Retrieval and decoding mode operator.'),
+  session_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('Threads prior exchanges: a rolling buffer of 5 exchanges with a 24 h TTL.'),
+  syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
+});
+
+export function invalidBody(error: z.ZodError) {
+  const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
+  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', { details: { issues } });
+}
+
+/** The deliberation forms of GET /api/query: async, sync, job and mode=trace. */
+export async function handleLiveQuery(context: RouteContext, query: FastQuery, response: Response): Promise<boolean> {
+  if (query.job !== undefined) {
+    const live = requireLive(context, undefined);
+    const job = await live.poll(query.job);
+    if (!job) {
+      throw apiError('JOB_NOT_FOUND', `no job has id "${query.job}"`, 'Submit the question again with async=1 and poll the job_id you receive.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: '<your question>', async: '1' } } });
+    }
+    response.json(jobState(job));
+    return true;
+  }
+  if (query.async) {
+    accepted(response, await requireLive(context, query.q).submit('deliberation', { query }));
+    return true;
+  }
+  if (query.sync) {
+    response.json(await requireLive(context, query.q).deliberateNow({ query }));
+    return true;
+  }
+  if (query.mode === 'trace') {
+    response.json(await requireLive(context, query.q).traceNow(query));
+    return true;
+  }
+  return false;
+}
+
+export function liveRoutes(context: RouteContext): RouteDefinition[] {
   return [
-    { path: '/api/council', methods: { GET: unavailable, POST: unavailable } },
-    { path: '/api/trace', methods: { GET: unavailable } },
+    {
+      path: '/api/council',
+      methods: {
+        GET: async (request, response) => {
+          const raw = request.query as RawQuery;
+          rejectUnknownParameters(raw, ['q', 'async'], '/api/council');
+          const question = questionOf(raw, '/api/council');
+          const live = requireLive(context, question);
+          const asyncFlag = single(raw, 'async');
+          if (asyncFlag === '1' || asyncFlag === 'true') {
+            accepted(response, await live.submit('council', { question }));
+            return;
+          }
+          response.json(await live.councilNow(question));
+        },
+        POST: async (request, response) => {
+          const parsed = CouncilBodySchema.safeParse(request.body ?? {});
+          if (!parsed.success) throw invalidBody(parsed.error);
+          const question = parsed.data.q ?? parsed.data.question;
+          if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question)', 'Send {"q": "<question>", "persist": true}.', { extra: { param_missing: true } });
+          if (parsed.data.persist) assertIngestSecret(request, context);
+          const live = requireLive(context, question);
+          const result = await live.councilNow(question);
+          if (!parsed.data.persist) {
+            response.json(result);
+            return;
+          }
+          const persisted = await live.persistCouncil(result);
+          response.status(201).setHeader('Location', persisted.href).json({ ...result, persisted });
+        },
+      },
+    },
+    {
+      path: '/api/trace',
+      methods: {
+        GET: async (request, response) => {
+          const raw = request.query as RawQuery;
+          rejectUnknownParameters(raw, ['q', 'async'], '/api/trace');
+          const q = questionOf(raw, '/api/trace');
+          const asyncFlag = single(raw, 'async');
+          const query = parseQueryParameters({ q });
+          const live = requireLive(context, q);
+          if (asyncFlag === '1' || asyncFlag === 'true') {
+            accepted(response, await live.submit('trace', { query }));
+            return;
+          }
+          response.json(await live.traceNow(query));
+        },
+      },
+    },
   ];
 }

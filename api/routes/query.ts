@@ -1,7 +1,8 @@
 import { runFastPath } from '../core/fast-path.ts';
 import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
-import { livePanelUnavailable } from './live.ts';
+import { accepted, handleLiveQuery, invalidBody, QueryBodySchema, requireLive } from './live.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
+import { apiError } from '../errors.ts';
 
 export function queryRoutes(context: RouteContext): RouteDefinition[] {
   return [
@@ -10,18 +11,32 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response) => {
           const query = parseQueryParameters(request.query as RawQuery);
-          if (query.mode === 'trace' || query.async || query.sync || query.job !== undefined) {
-            // Full deliberation, trace and jobs need the live panel.
-            if (!context.capabilities.deliberation) throw livePanelUnavailable(query.q || undefined);
-          }
+          if (await handleLiveQuery(context, query, response)) return;
           const body = await runFastPath(context.corpus, query, {
             includeDeliberation: query.mode === undefined,
             livePanel: context.capabilities.deliberation,
           });
           response.json(body);
         },
-        POST: () => {
-          if (!context.capabilities.deliberation) throw livePanelUnavailable(undefined);
+        POST: async (request, response) => {
+          const parsed = QueryBodySchema.safeParse(request.body ?? {});
+          if (!parsed.success) throw invalidBody(parsed.error);
+          const body = parsed.data;
+          if (body.query.trim() === '') {
+            throw apiError('PARAM_MISSING', 'query is empty: the service never answers a question that was not asked', 'Send {"query": "<your question>"}.', { extra: { param_missing: true } });
+          }
+          const query = parseQueryParameters({
+            q: body.query,
+            ...(body.glyph ? { glyph: body.glyph } : {}),
+            ...(body.syntheticIdentity ? { si: body.syntheticIdentity } : {}),
+          });
+          const live = requireLive(context, body.query);
+          const input = { query, ...(body.session_id ? { session_id: body.session_id } : {}) };
+          if (body.async) {
+            accepted(response, await live.submit('deliberation', input));
+            return;
+          }
+          response.json(await live.deliberateNow(input));
         },
       },
     },

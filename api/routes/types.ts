@@ -1,11 +1,16 @@
 import type { Capabilities } from '../core/capabilities.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { AsyncHandler } from '../http/middleware.ts';
+import type { LiveService } from '../live/service.ts';
 
 export interface RouteContext {
   corpus: Corpus;
   capabilities: Capabilities;
   now: () => Date;
+  /** Present when a live panel is configured. */
+  live?: LiveService;
+  /** Bearer secret for persisting council records; persistence is off without it. */
+  ingestSecret?: string;
 }
 
 export type Method = 'GET' | 'POST';

@@ -1,0 +1,65 @@
+/**
+ * The live council (spec §4.6): the question verbatim to every panel model in parallel,
+ * no system prompt and no corpus, then the chair names the tensions. The result can be
+ * turned into a divergence record (persist) in the content format.
+ */
+import type { Panel } from '../../providers/chat.ts';
+import { askPanel, synthesize, type Meter } from './panel-run.ts';
+import { councilMessages, createMarker } from './prompts.ts';
+
+export const COUNCIL_METHOD = 'One question sent verbatim to each panel model through its OpenAI-compatible API, no system prompt, no steering. Answers captured raw and unedited; the chair model named the tensions.';
+
+export interface CouncilDeps {
+  panel: Panel;
+  meter: Meter;
+  now: () => Date;
+  randomHex: () => string;
+}
+
+export async function runCouncil(deps: CouncilDeps, question: string) {
+  const started = performance.now();
+  const voices = await askPanel(deps.panel.members, () => councilMessages(question), deps.meter, 'council', deps.now);
+  const answered = voices.filter((voice) => voice.status === 'answered');
+  const outcome =
+    answered.length >= 2
+      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: [], marker: createMarker(deps.randomHex) }, deps.meter)
+      : { synthesis: null, chair: null, attempts: [] };
+  return {
+    question_received: question,
+    question,
+    method: COUNCIL_METHOD,
+    date: deps.now().toISOString().slice(0, 10),
+    n_models: answered.length,
+    panel: voices.map((voice) =>
+      voice.status === 'answered'
+        ? { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, date: voice.date, status: 'answered' as const, text: voice.text, latency_ms: voice.latency_ms }
+        : { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, status: 'failed' as const, failure: voice.failure, message: voice.message },
+    ),
+    failed_voices: voices.filter((voice) => voice.status === 'failed').map((voice) => ({ model: voice.name, model_id: voice.model_id, failure: voice.status === 'failed' ? voice.failure : '', message: voice.status === 'failed' ? voice.message : '' })),
+    reading: outcome.synthesis?.answer ?? (answered.length < 2 ? 'Fewer than two voices answered: there is no disagreement to read.' : 'The chair could not produce a valid reading; the answers stand on their own.'),
+    tensions: outcome.synthesis?.tensions ?? [],
+    deliberation_card: outcome.synthesis?.deliberation_card ?? null,
+    chair: outcome.chair,
+    chair_attempts: outcome.attempts,
+    cost_usd: answered.reduce((sum, voice) => sum + voice.cost_usd, 0),
+    latency_ms: Math.round(performance.now() - started),
+    note: 'Live panel outputs are perspectives, not truth. Answers are verbatim and attributed by model id.',
+  };
+}
+export type CouncilResult = Awaited<ReturnType<typeof runCouncil>>;
+
+/** Divergence frontmatter for a council result (validated by the content schema before it is stored). */
+export function councilToFrontmatter(result: CouncilResult, id: string, persistedAt: string) {
+  return {
+    id,
+    date: result.date,
+    question: result.question,
+    cluster: 'live-council',
+    method: result.method,
+    certification: { tier: 'C0' },
+    answers: result.panel.flatMap((voice) => (voice.status === 'answered' ? [{ model: voice.model, model_id: voice.model_id, lab: voice.lab, date: voice.date, text: voice.text }] : [])),
+    tensions: result.tensions,
+    ...(result.deliberation_card ? { deliberation_card: result.deliberation_card } : {}),
+    provenance: { source: 'live council (POST /api/council with persist)', persisted_at: persistedAt },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Full deliberation (spec §4.2 rule 7, §4.3): retrieval, the panel in parallel with the
+ * corpus as marked data, then the chair's synthesis with named tensions and a receipt.
+ */
+import type { Corpus } from '../../load-artifacts.ts';
+import type { Panel } from '../../providers/chat.ts';
+import { retrieve } from '../fast-path.ts';
+import { GLYPH_MODES } from '../glyphs.ts';
+import type { FastQuery } from '../query-params.ts';
+import { deterministicReceipt } from '../receipt.ts';
+import type { ScoredRecord } from '../search/types.ts';
+import { askPanel, synthesize, type Meter } from './panel-run.ts';
+import { createMarker, panelMessages, type EvidenceItem } from './prompts.ts';
+
+export interface LiveDeps {
+  corpus: Corpus;
+  panel: Panel;
+  meter: Meter;
+  now: () => Date;
+  randomHex: () => string;
+  /** Full text of a work for the prompt (the API reads it from the record twin). */
+  textOf: (id: string) => string | undefined;
+}
+
+export const EVIDENCE_RECORDS = 6;
+const EVIDENCE_CHARS = 1500;
+
+export function evidenceFor(deps: Pick<LiveDeps, 'corpus' | 'textOf'>, hits: readonly ScoredRecord[]): EvidenceItem[] {
+  return hits.map((hit) => {
+    const { record } = hit;
+    const label = `${record.contributors.join(', ')} | ${record.date} | ring ${record.ring} | evidence ${record.evidence}`;
+    if (record.kind === 'divergence') {
+      const full = deps.corpus.divergenceById.get(record.id);
+      const answers = (full?.answers ?? []).map((answer) => `${answer.model} (${answer.model_id}): ${answer.text.slice(0, 500)}`).join('\n');
+      return { id: record.id, label: `Divergence Atlas record | ${label}`, text: `Question: ${full?.question ?? record.title}\n${answers}` };
+    }
+    const text = deps.textOf(record.id) ?? record.excerpt;
+    return { id: record.id, label: `${record.title} | ${label}`, text: text.slice(0, EVIDENCE_CHARS) };
+  });
+}
+
+export interface DeliberationInput {
+  query: FastQuery;
+  history: { question: string; answer: string }[];
+}
+
+export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
+  const started = performance.now();
+  const { query } = input;
+  const retrieval = await retrieve(deps.corpus, { ...query, limit: Math.min(query.limit, EVIDENCE_RECORDS) });
+  const retrievalMs = performance.now() - started;
+  const evidence = evidenceFor(deps, retrieval.hits);
+  const marker = createMarker(deps.randomHex);
+  const question = query.cleanQuery || query.q;
+
+  const panelStarted = performance.now();
+  const voices = await askPanel(
+    deps.panel.members,
+    () => panelMessages({ question, evidence, history: input.history, glyphs: query.glyphs, marker, ...(query.si ? { callerIdentity: query.si } : {}) }),
+    deps.meter,
+    'deliberation',
+    deps.now,
+  );
+  const panelMs = performance.now() - panelStarted;
+  const answered = voices.filter((voice) => voice.status === 'answered');
+
+  const synthesisStarted = performance.now();
+  const outcome =
+    answered.length > 0
+      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: query.glyphs, marker: createMarker(deps.randomHex) }, deps.meter)
+      : { synthesis: null, chair: null, attempts: [] };
+  const synthesisMs = performance.now() - synthesisStarted;
+
+  const failed = voices.filter((voice) => voice.status === 'failed').map((voice) => ({ name: voice.name, model_id: voice.model_id, failure: voice.failure, message: voice.message }));
+  const usage = answered.reduce((sum, voice) => ({ prompt_tokens: sum.prompt_tokens + voice.usage.prompt_tokens, completion_tokens: sum.completion_tokens + voice.usage.completion_tokens }), { prompt_tokens: 0, completion_tokens: 0 });
+  const answer = outcome.synthesis
+    ? outcome.synthesis.answer
+    : answered.length > 0
+      ? 'The chair could not produce a valid synthesis; the panel answers below stand on their own.'
+      : 'No panel model answered; see failed_voices.';
+  return {
+    question_received: query.q,
+    query: query.q,
+    cleanQuery: query.cleanQuery,
+    glyphsDetected: query.glyphs.map((glyph) => GLYPH_MODES[glyph]),
+    answer,
+    sources: retrieval.hits.map((hit) => hit.record.id),
+    tensions: outcome.synthesis?.tensions ?? [],
+    deliberationCard: {
+      ...(outcome.synthesis?.deliberation_card ?? { shared_ground: '', epistemic_status: 'No synthesis: the chair failed.', novel_synthesis: '' }),
+      chair: outcome.chair,
+      chair_attempts: outcome.attempts,
+      panel_size: voices.length,
+      answered: answered.length,
+      failed: failed.length,
+    },
+    panel: voices.map((voice) =>
+      voice.status === 'answered'
+        ? { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, answer: voice.text, latency_ms: voice.latency_ms }
+        : { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, failure: voice.failure, message: voice.message },
+    ),
+    failed_voices: failed,
+    trace: {
+      retrieval: retrieval.hits.map((hit) => ({ id: hit.record.id, relevanceScore: hit.relevanceScore, similarity: hit.similarity, lexical: hit.lexical })),
+      ...(retrieval.excludeIds ? { exclude_ids: retrieval.excludeIds } : {}),
+      timings_ms: { retrieval: Math.round(retrievalMs), panel: Math.round(panelMs), synthesis: Math.round(synthesisMs), total: Math.round(performance.now() - started) },
+      usage: { ...usage, cost_usd: answered.reduce((sum, voice) => sum + voice.cost_usd, 0) },
+    },
+    receipt: deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById),
+  };
+}

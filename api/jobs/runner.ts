@@ -1,0 +1,104 @@
+/**
+ * Background jobs: stored before they are acknowledged, run in-process with bounded
+ * concurrency, and resumed at start-up. A job interrupted by a crash is re-run once; a job
+ * interrupted twice ends as failed with the reason. No job stays "running" forever.
+ */
+import type { JobKind, JobRecord, Store } from '../storage/store.ts';
+
+export const MAX_ATTEMPTS = 2;
+
+export type JobHandler = (input: unknown) => Promise<unknown>;
+
+export interface JobFailure {
+  code: string;
+  message: string;
+}
+
+export interface JobRunnerOptions {
+  store: Store;
+  handlers: Record<JobKind, JobHandler>;
+  concurrency: number;
+  now: () => Date;
+  newId: () => string;
+  log: (line: string) => void;
+  /** Turns a thrown error into the failure stored on the job (no stack traces). */
+  describeFailure: (error: unknown) => JobFailure;
+}
+
+export interface JobRunner {
+  submit(kind: JobKind, input: unknown): Promise<JobRecord>;
+  get(id: string): Promise<JobRecord | undefined>;
+  /** Resumes or fails jobs a previous process left unfinished. */
+  resume(): Promise<{ resumed: number; failed: number }>;
+  /** Resolves when no job is running or queued in this process. */
+  idle(): Promise<void>;
+  inFlight(): number;
+}
+
+export function createJobRunner(options: JobRunnerOptions): JobRunner {
+  const queue: string[] = [];
+  let running = 0;
+  let idleWaiters: (() => void)[] = [];
+
+  const pump = () => {
+    while (running < options.concurrency && queue.length > 0) {
+      const id = queue.shift()!;
+      running++;
+      void execute(id).finally(() => {
+        running--;
+        pump();
+        if (running === 0 && queue.length === 0) {
+          for (const resolve of idleWaiters) resolve();
+          idleWaiters = [];
+        }
+      });
+    }
+  };
+
+  async function execute(id: string): Promise<void> {
+    try {
+      if (!(await options.store.claimJob(id, options.now()))) return;
+      const job = await options.store.getJob(id);
+      if (!job) return;
+      try {
+        const result = await options.handlers[job.kind](job.input);
+        await options.store.finishJob(id, { result }, options.now());
+      } catch (error) {
+        await options.store.finishJob(id, { error: options.describeFailure(error) }, options.now());
+      }
+    } catch (error) {
+      options.log(`job ${id}: store error: ${(error as Error).message}`);
+    }
+  }
+
+  return {
+    async submit(kind, input) {
+      const job = await options.store.createJob({ id: options.newId(), kind, input }, options.now());
+      queue.push(job.id);
+      pump();
+      return job;
+    },
+    get: (id) => options.store.getJob(id),
+    async resume() {
+      let resumed = 0;
+      let failed = 0;
+      for (const job of await options.store.unfinishedJobs()) {
+        if (job.status === 'running' && job.attempts >= MAX_ATTEMPTS) {
+          await options.store.finishJob(job.id, { error: { code: 'JOB_INTERRUPTED', message: `the server stopped while this job was running, ${job.attempts} times; it was not retried again` } }, options.now());
+          failed++;
+          continue;
+        }
+        if (job.status === 'running') await options.store.requeueJob(job.id, options.now());
+        queue.push(job.id);
+        resumed++;
+      }
+      pump();
+      return { resumed, failed };
+    },
+    idle() {
+      if (running === 0 && queue.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    inFlight: () => running + queue.length,
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Wires the live paths: panel, store, jobs, sessions, spending ceiling and persistence.
+ * Routes call this; the deliberation logic itself is in api/core/live/.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createDivergenceSchema } from '../../schemas/content.ts';
+import { deliberate, type LiveDeps } from '../core/live/deliberate.ts';
+import { councilToFrontmatter, runCouncil, type CouncilResult } from '../core/live/council.ts';
+import type { Meter } from '../core/live/panel-run.ts';
+import { runTrace } from '../core/live/trace.ts';
+import type { FastQuery } from '../core/query-params.ts';
+import { apiError } from '../errors.ts';
+import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
+import { applyPersistedRecords, type Corpus } from '../load-artifacts.ts';
+import { ProviderError, type Panel } from '../providers/chat.ts';
+import type { JobRecord, Store } from '../storage/store.ts';
+import { stringifyMarkdown } from '../../scripts/lib/frontmatter.ts';
+
+export const SESSION_EXCHANGES = 5;
+export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface LiveServiceOptions {
+  corpus: Corpus;
+  panel: Panel;
+  store: Store;
+  now?: () => Date;
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export interface DeliberationJobInput {
+  query: FastQuery;
+  session_id?: string;
+}
+
+export function createLiveService(options: LiveServiceOptions) {
+  const now = options.now ?? (() => new Date());
+  const log = options.log ?? (() => {});
+  const { corpus, panel, store } = options;
+  const ceiling = panel.config.spending_ceiling_usd;
+
+  const meter: Meter = {
+    async charge(purpose, model, result) {
+      await store.addSpend({ at: now().toISOString(), purpose, model: model.modelId, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens, cost_usd: result.cost_usd });
+    },
+  };
+  const deps: LiveDeps = { corpus, panel, meter, now, randomHex: () => randomBytes(12).toString('hex'), textOf: (id) => corpus.textOf(id) };
+
+  async function assertBudget(): Promise<void> {
+    const spent = await store.totalSpendUsd();
+    if (spent >= ceiling) {
+      throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} is reached ($${spent.toFixed(2)} spent)`, 'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.', { retryable: false });
+    }
+  }
+
+  async function runDeliberation(input: DeliberationJobInput) {
+    const history = input.session_id ? await store.getSession(input.session_id, SESSION_TTL_MS, now()) : [];
+    const result = await deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })) });
+    if (input.session_id) {
+      await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());
+      return { ...result, session: { session_id: input.session_id, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
+    }
+    return result;
+  }
+
+  const runner: JobRunner = createJobRunner({
+    store,
+    concurrency: options.concurrency ?? 4,
+    now,
+    log,
+    newId: () => `job_${randomUUID()}`,
+    describeFailure: (error) =>
+      error instanceof ProviderError
+        ? { code: 'PROVIDER_FAILED', message: error.message }
+        : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
+    handlers: {
+      deliberation: (input) => runDeliberation(input as DeliberationJobInput),
+      trace: (input) => runTrace(deps, (input as { query: FastQuery }).query),
+      council: (input) => runCouncil({ panel, meter, now, randomHex: deps.randomHex }, (input as { question: string }).question),
+    },
+  });
+
+  return {
+    runner,
+    async deliberateNow(input: DeliberationJobInput) {
+      await assertBudget();
+      return runDeliberation(input);
+    },
+    async traceNow(query: FastQuery) {
+      await assertBudget();
+      return runTrace(deps, query);
+    },
+    async councilNow(question: string) {
+      await assertBudget();
+      return runCouncil({ panel, meter, now, randomHex: deps.randomHex }, question);
+    },
+    async submit(kind: JobRecord['kind'], input: unknown) {
+      await assertBudget();
+      return runner.submit(kind, input);
+    },
+    poll: (id: string) => runner.get(id),
+    /** Validates a council result as a divergence record, stores it, and serves it at once. */
+    async persistCouncil(result: CouncilResult) {
+      if (result.n_models < 2) {
+        throw apiError('NOT_PERSISTABLE', 'fewer than two voices answered, so there is no divergence record to commit', 'Retry the council later; nothing was stored.', { retryable: true });
+      }
+      const persistedAt = now().toISOString();
+      let id = `${corpus.site.id_prefix}-D${now().getTime()}`;
+      while (corpus.divergenceById.has(id)) id = `${corpus.site.id_prefix}-D${Number(id.split('-D')[1]) + 1}`;
+      const frontmatter = councilToFrontmatter(result, id, persistedAt);
+      const parsed = createDivergenceSchema(corpus.site.id_prefix).safeParse(frontmatter);
+      if (!parsed.success) {
+        throw apiError('NOT_PERSISTABLE', `the council result is not a valid divergence record: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'Nothing was stored. Retry the council.', { retryable: true });
+      }
+      const record = { id, frontmatter: frontmatter as Record<string, unknown>, body: '', persisted_at: persistedAt };
+      await store.saveRecord(record);
+      applyPersistedRecords(corpus, [record], now());
+      return { id, href: `/api/divergences?id=${encodeURIComponent(id)}`, persisted_at: persistedAt, content_path: `content/divergences/${id}.md`, markdown: stringifyMarkdown(frontmatter, '') };
+    },
+  };
+}
+export type LiveService = ReturnType<typeof createLiveService>;

@@ -1,0 +1,71 @@
+/**
+ * The live panel is configured, not hard-coded: a YAML (or JSON) file names each model
+ * with its OpenAI-compatible base URL and the environment variable holding its key.
+ * Keys never live in the file. See config/panel.*.example.yaml.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import YAML from 'yaml';
+
+const PriceSchema = z.object({
+  input_per_mtok: z.number().nonnegative().describe('USD per million prompt tokens'),
+  output_per_mtok: z.number().nonnegative().describe('USD per million completion tokens'),
+});
+
+export const PanelModelSchema = z.strictObject({
+  name: z.string().min(1).describe('Voice label used in answers and tensions, e.g. "Claude"'),
+  family: z.string().min(1).describe('Model family for kin, e.g. "Claude"'),
+  lab: z.string().min(1),
+  model: z.string().min(1).describe('Model id sent to the endpoint'),
+  base_url: z.string().url(),
+  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional().describe('Environment variable holding the key; omit for keyless local servers'),
+  timeout_ms: z.number().int().positive().optional(),
+  max_retries: z.number().int().min(0).max(5).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  price: PriceSchema.optional(),
+});
+export type PanelModelConfig = z.infer<typeof PanelModelSchema>;
+
+export const PanelConfigSchema = z.strictObject({
+  spending_ceiling_usd: z.number().positive().default(100),
+  defaults: z
+    .strictObject({
+      timeout_ms: z.number().int().positive().default(60_000),
+      max_retries: z.number().int().min(0).max(5).default(2),
+      max_tokens: z.number().int().positive().default(1200),
+    })
+    .default({ timeout_ms: 60_000, max_retries: 2, max_tokens: 1200 }),
+  panel: z.array(PanelModelSchema).min(1),
+  chair: z.strictObject({
+    use: z.string().min(1).describe('Name of the model that synthesizes (a panel member or one of `extra`)'),
+    fallbacks: z.array(z.string().min(1)).default([]).describe('Names tried in order when the chair fails'),
+  }),
+  extra: z.array(PanelModelSchema).default([]).describe('Models that can chair but do not sit on the panel'),
+});
+export type PanelConfig = z.infer<typeof PanelConfigSchema>;
+
+export function parsePanelConfig(text: string, source: string): PanelConfig {
+  let raw: unknown;
+  try {
+    raw = YAML.parse(text);
+  } catch (error) {
+    throw new Error(`${source}: not valid YAML/JSON: ${(error as Error).message}`);
+  }
+  const parsed = PanelConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`).join('; ');
+    throw new Error(`${source}: ${problems}`);
+  }
+  const names = new Set([...parsed.data.panel, ...parsed.data.extra].map((model) => model.name));
+  for (const name of [parsed.data.chair.use, ...parsed.data.chair.fallbacks]) {
+    if (!names.has(name)) throw new Error(`${source}: chair "${name}" is not a model in panel or extra`);
+  }
+  return parsed.data;
+}
+
+export function loadPanelConfig(file: string | undefined): PanelConfig | undefined {
+  if (!file) return undefined;
+  if (!existsSync(file)) throw new Error(`PANEL_CONFIG names ${file}, which does not exist`);
+  return parsePanelConfig(readFileSync(file, 'utf8'), file);
+}

@@ -1,0 +1,199 @@
+/**
+ * Read-only access to the JSON artifacts written by scripts/build.ts, for the static site.
+ * Reads from process.env.ARTIFACTS_DIR, else ./artifacts (relative to where `astro build`
+ * runs). Every file is read once per build. Counts shown to people come from the manifest
+ * only (spec §1 trust rule 4); per-record numbers come from the record itself.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ConceptGraph, DivergenceFull, WorkRecord } from '../../api/core/records.ts';
+import type { Manifest } from '../../api/core/build-manifest.ts';
+
+export type { ConceptGraph, ConceptNode, DivergenceFull, TensionEntry, WorkRecord } from '../../api/core/records.ts';
+export type { Manifest } from '../../api/core/build-manifest.ts';
+
+export interface SiteConfig {
+  name: string;
+  slug: string;
+  id_prefix: string;
+  description: string;
+  demo: boolean;
+  base_url?: string;
+  license: { corpus: string; code: string };
+  attribution?: string;
+}
+
+export interface StaticPage {
+  title: string;
+  description: string;
+  /** Public path of the markdown twin, e.g. /limitations.md */
+  path: string;
+  html: string;
+}
+
+export interface AudioTrack {
+  slug: string;
+  title: string;
+  duration_seconds: number;
+  date: string;
+  contributors: string[];
+  description?: string;
+  stream_url: string | null;
+  transcript_url: string;
+}
+
+export interface AudioManifest {
+  tracks: AudioTrack[];
+  total_duration_seconds: number;
+  note: string;
+}
+
+/** A work as written to public/records/<id>.json: the record plus its text and rendered html. */
+export interface WorkTwin extends WorkRecord {
+  text: string;
+  html: string;
+}
+
+/** A divergence record as written to public/records/<id>.json. */
+export interface DivergenceTwin extends DivergenceFull {
+  synthesis_html?: string;
+}
+
+export interface ConceptCard {
+  id: string;
+  label: string;
+  ring: string;
+  type: 'theme' | 'glossary';
+  weight: number;
+  definition?: string;
+  category?: string;
+  related: string[];
+  body: string;
+  html: string;
+  markdown_url: string;
+  json_url: string;
+}
+
+export function artifactsDir(): string {
+  return path.resolve(process.env.ARTIFACTS_DIR ?? 'artifacts');
+}
+
+const cache = new Map<string, unknown>();
+
+function readJson<T>(...segments: string[]): T {
+  const file = path.join(artifactsDir(), ...segments);
+  const hit = cache.get(file);
+  if (hit !== undefined) return hit as T;
+  if (!existsSync(file)) {
+    throw new Error(
+      `artifact missing: ${file}. Build the artifacts first (npx tsx scripts/build.ts), ` +
+        'or point ARTIFACTS_DIR at a built artifacts folder.',
+    );
+  }
+  const value = JSON.parse(readFileSync(file, 'utf8')) as T;
+  cache.set(file, value);
+  return value;
+}
+
+function readJsonIfPresent<T>(...segments: string[]): T | undefined {
+  return existsSync(path.join(artifactsDir(), ...segments)) ? readJson<T>(...segments) : undefined;
+}
+
+export const site = (): SiteConfig => readJson<SiteConfig>('data', 'site.json');
+export const manifest = (): Manifest => readJson<Manifest>('data', 'manifest.json');
+export const works = (): WorkRecord[] => readJson<WorkRecord[]>('data', 'works.json');
+export const divergences = (): DivergenceFull[] => readJson<DivergenceFull[]>('data', 'divergences.json');
+export const conceptGraph = (): ConceptGraph => readJson<ConceptGraph>('data', 'concepts.json');
+export const pages = (): Record<string, StaticPage> => readJson<Record<string, StaticPage>>('data', 'pages.json');
+export const audio = (): AudioManifest =>
+  readJsonIfPresent<AudioManifest>('data', 'audio.json') ?? { tracks: [], total_duration_seconds: 0, note: '' };
+
+export function workTwin(id: string): WorkTwin {
+  return readJson<WorkTwin>('public', 'records', `${id}.json`);
+}
+
+export function divergenceTwin(id: string): DivergenceTwin | undefined {
+  return readJsonIfPresent<DivergenceTwin>('public', 'records', `${id}.json`);
+}
+
+export function conceptCard(id: string): ConceptCard | undefined {
+  return readJsonIfPresent<ConceptCard>('public', 'concepts', `${id}.json`);
+}
+
+/** The manifest's model_versions entry for a model_id, if the registry knows it. */
+export function modelVersion(modelId: string): Manifest['model_versions'][number] | undefined {
+  return manifest().model_versions.find((model) => model.model_id === modelId);
+}
+
+export const TIER_MEANING: Record<string, string> = {
+  C0: 'Displayed, not certified: never perturbation-tested, or tested without clearing a tier.',
+  C1: 'Paraphrase-robust: the split persists across rewordings, above the within-model noise floor (DRI).',
+  C2: 'Pressure-robust: no model flips and at most one concedes under the most-opposed peer plus stance-flip pressure.',
+  C3: 'Paraphrase- and pressure-robust (C1 and C2): the only tier that earns unqualified “genuine divergence” language.',
+};
+
+export const RING_MEANING: Record<string, string> = {
+  core: 'central to the corpus',
+  curated: 'selected by a curator',
+  open: 'open contribution',
+  media: 'oral or video record',
+};
+
+/** Ring order for grouping; matches the vocabulary order (spec §2.1). */
+export const RING_ORDER = ['core', 'curated', 'open', 'media'] as const;
+
+export function atlasPath(id: string): string {
+  return `/atlas/${encodeURIComponent(id)}/`;
+}
+
+export function workPath(id: string): string {
+  return `/works/${encodeURIComponent(id)}/`;
+}
+
+/** A calendar date stays as it is; a UTC date-time is shortened to minutes; anything else is shown verbatim. */
+export function formatDate(value: string): string {
+  const utc = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(\.\d+)?)?Z$/.exec(value);
+  return utc ? `${utc[1]} ${utc[2]} UTC` : value;
+}
+
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = Math.floor(seconds % 60);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
+}
+
+/** A text file under artifacts/public (e.g. an audio transcript), or undefined when absent. */
+export function publicText(publicPath: string): string | undefined {
+  const file = path.join(artifactsDir(), 'public', ...publicPath.split('/').filter(Boolean));
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/**
+ * Shift the headings of rendered markdown so the highest one becomes `top` (a page keeps one
+ * h1, and a card's headings nest under its own). Levels never go past h6.
+ */
+export function nestHeadings(html: string, top: number): string {
+  const levels = [...html.matchAll(/<h([1-6])\b/gi)].map((match) => Number(match[1]));
+  if (levels.length === 0) return html;
+  const shift = top - Math.min(...levels);
+  if (shift <= 0) return html;
+  return html.replace(/<(\/?)h([1-6])\b/gi, (_all, slash: string, level: string) => `<${slash}h${Math.min(6, Number(level) + shift)}`);
+}
+
+/** The static documents rendered under /docs/<name>/, with a title used when the page has none. */
+export const DOCS: Record<string, string> = {
+  limitations: 'Limitations',
+  'evidence-status': 'Evidence status',
+  'for-future-models': 'For future models',
+};
+
+/** An HTML parser drops one newline right after <pre>; doubling it keeps verbatim text exact. */
+export function keepLeadingNewline(text: string): string {
+  return text.startsWith('\n') || text.startsWith('\r\n') ? `\n${text}` : text;
+}
