@@ -50,7 +50,7 @@ export function parsePanelConfig(text: string, source: string): PanelConfig {
   try {
     raw = YAML.parse(text);
   } catch (error) {
-    throw new Error(`${source}: not valid YAML/JSON: ${(error as Error).message}`);
+    throw new Error(`${source}: not valid YAML/JSON: ${(error as Error).message}`, { cause: error });
   }
   const parsed = PanelConfigSchema.safeParse(raw);
   if (!parsed.success) {
