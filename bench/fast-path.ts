@@ -1,0 +1,133 @@
+/**
+ * Fast-path benchmark: build time, server start time and GET /api/query latency over HTTP
+ * on loopback, each printed beside a reference measured in the same run:
+ *   - latency vs the query embedding alone (the floor the fast path cannot go under
+ *     without the query cache) and vs a plain Float32Array cosine scan of the same vectors;
+ *   - a warm rebuild vs the cold build.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createApp } from '../api/app.ts';
+import { loadCorpus } from '../api/load-artifacts.ts';
+import { createUseLiteEmbedder, type Embedder } from '../api/providers/embedder.ts';
+import { buildArtifacts } from '../scripts/build.ts';
+import { importOmnarai } from '../scripts/import-omnarai.ts';
+import { artifactPaths } from '../scripts/lib/artifacts.ts';
+import { loadContent } from '../scripts/lib/load-content.ts';
+import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import { ms, ratio, summarize, time } from './lib.ts';
+
+const tmp = (label: string) => mkdtempSync(path.join(os.tmpdir(), `polyphony-bench-${label}-`));
+
+async function measureServerStart(artifactsDir: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, 'api/server.ts')], {
+    env: { ...process.env, PORT: '0', ARTIFACTS_DIR: artifactsDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  while (!/listening on http:\/\/[^:]+:(\d+)/.test(output)) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
+  }
+  const port = output.match(/listening on http:\/\/[^:]+:(\d+)/)![1];
+  const response = await fetch(`http://127.0.0.1:${port}/api/health`);
+  if (!response.ok) throw new Error('health failed');
+  const elapsed = performance.now() - started;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+  return elapsed;
+}
+
+function scanReference(artifactsDir: string, queryVector: Float32Array): number {
+  const paths = artifactPaths(artifactsDir);
+  const bytes = readFileSync(paths.searchVectors);
+  const vectors = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(vectors.buffer).set(bytes);
+  const dims = queryVector.length;
+  const started = performance.now();
+  let best = -2;
+  for (let offset = 0; offset < vectors.length; offset += dims) {
+    let dot = 0;
+    for (let d = 0; d < dims; d++) dot += vectors[offset + d]! * queryVector[d]!;
+    if (dot > best) best = dot;
+  }
+  return performance.now() - started;
+}
+
+async function benchContent(label: string, contentDir: string, queries: readonly string[], embedder: Embedder) {
+  const artifactsDir = tmp(`${label}-artifacts`);
+  const cacheDir = tmp(`${label}-cache`);
+  const [cold, coldMs] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder }));
+  const [, warmMs] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder }));
+  const startMs = await measureServerStart(artifactsDir);
+
+  const corpus = await loadCorpus(artifactsDir, embedder);
+  const server = createApp({ corpus, log: () => {} }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const hit = async (q: string) => {
+    const started = performance.now();
+    const response = await fetch(`http://127.0.0.1:${port}/api/query?q=${encodeURIComponent(q)}`);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`status ${response.status} for ${q}`);
+    return performance.now() - started;
+  };
+  for (const q of queries.slice(0, 5)) await hit(`${q} warmup`);
+  const distinct: number[] = [];
+  for (const q of queries) distinct.push(await hit(q));
+  const repeated: number[] = [];
+  for (const q of queries) repeated.push(await hit(q));
+  server.close();
+
+  const embedTimes: number[] = [];
+  const scanTimes: number[] = [];
+  for (const q of queries) {
+    const [vectors, elapsed] = await time(() => embedder.embed([`${q} (reference)`]));
+    embedTimes.push(elapsed);
+    scanTimes.push(scanReference(artifactsDir, vectors[0]!));
+  }
+  const d = summarize(distinct);
+  const r = summarize(repeated);
+  const e = summarize(embedTimes);
+  const s = summarize(scanTimes);
+  console.log(`\n## ${label}: ${cold.works} works, ${cold.divergences} Atlas records, ${cold.chunks} passages`);
+  console.log(`build (cold, ${cold.embedded} passages embedded): ${ms(coldMs)}; warm rebuild: ${ms(warmMs)} (${ratio(warmMs, coldMs)} of cold)`);
+  console.log(`server start to first /api/health: ${ms(startMs)}`);
+  console.log(`fast path, ${d.n} distinct questions over HTTP: median ${ms(d.median)}, p95 ${ms(d.p95)}`);
+  console.log(`fast path, the same questions repeated:       median ${ms(r.median)}, p95 ${ms(r.p95)}`);
+  console.log(`reference: query embedding alone median ${ms(e.median)} → distinct fast path is ${ratio(d.median, e.median)} of it`);
+  console.log(`reference: Float32Array cosine scan alone median ${ms(s.median)} → repeated fast path is ${ratio(r.median, s.median)} of it`);
+}
+
+async function main() {
+  const embedder = await createUseLiteEmbedder();
+  const demoContent = path.join(REPO_ROOT, 'content');
+  const demo = loadContent(demoContent);
+  // Questions a reader would ask of the demo corpus: the Atlas questions and, phrased as
+  // questions, the work titles.
+  const demoQueries = [
+    ...demo.divergences.map((entry) => entry.data.question),
+    ...demo.works.map((entry) => `What does the corpus say about ${entry.data.title.toLowerCase()}?`),
+  ].slice(0, 120);
+  await benchContent('demo content', demoContent, demoQueries, embedder);
+
+  const omnarai = path.resolve(REPO_ROOT, '../shared/omnarai');
+  if (existsSync(omnarai)) {
+    const contentDir = tmp('omnarai-content');
+    importOmnarai({ from: omnarai, out: contentDir, force: true });
+    const gold = JSON.parse(readFileSync(path.join(omnarai, 'eval-gold-set.json'), 'utf8')) as { query: string }[];
+    const questions = readFileSync(path.join(omnarai, 'divergences.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { question: string }).question);
+    await benchContent('imported Omnarai data', contentDir, [...gold.map((item) => item.query), ...questions.slice(0, 100)], embedder);
+  } else {
+    console.log('\n(../shared/omnarai not found: imported-data figures skipped)');
+  }
+}
+
+void main();
