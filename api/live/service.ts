@@ -38,6 +38,7 @@ export function createLiveService(options: LiveServiceOptions) {
   const log = options.log ?? (() => {});
   const { corpus, panel, store } = options;
   const ceiling = panel.config.spending_ceiling_usd;
+  registerPanelModels(corpus, panel);
 
   const meter: Meter = {
     async charge(purpose, model, result) {
@@ -120,3 +121,19 @@ export function createLiveService(options: LiveServiceOptions) {
   };
 }
 export type LiveService = ReturnType<typeof createLiveService>;
+
+/**
+ * Panel models join the runtime model registry, so kin and freshness know the voices of
+ * persisted council records. Content's models.yaml stays the source for what it lists.
+ */
+function registerPanelModels(corpus: Corpus, panel: Panel): void {
+  const registry = corpus.registry;
+  for (const member of [...panel.members, ...panel.chair]) {
+    if (!registry.families.some((family) => family.name === member.family)) {
+      registry.families.push({ name: member.family, lab: member.lab, aliases: member.name === member.family ? [] : [member.name.toLowerCase()], fictional: false });
+    }
+    if (!registry.models.some((model) => model.model_id === member.modelId)) {
+      registry.models.push({ model_id: member.modelId, family: member.family, retired: false });
+    }
+  }
+}
