@@ -9,7 +9,7 @@ import { defineConfig } from 'astro/config';
 
 export default defineConfig({
   output: 'static',
-  outDir: './dist',
+  outDir: process.env.SITE_OUT_DIR ?? './dist',
   srcDir: './src',
   // Nothing is copied verbatim into dist/ except what src/ produces.
   publicDir: './src/public',
