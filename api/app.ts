@@ -13,6 +13,9 @@ import { divergenceRoutes } from './routes/divergences.ts';
 import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
 import { notYetRoutes } from './routes/not-yet.ts';
+import { contributeRoutes, DEFAULT_WRITE_LIMITS, type WriteLimits } from './routes/contribute.ts';
+import { createSqliteStore } from './storage/sqlite-store.ts';
+import type { Store } from './storage/store.ts';
 import { orientationRoutes } from './routes/orientation.ts';
 import { queryRoutes } from './routes/query.ts';
 import { tensionRoutes } from './routes/tensions.ts';
@@ -29,6 +32,11 @@ export interface AppOptions {
   /** The live panel service; live paths answer 503 without it. */
   live?: LiveService;
   ingestSecret?: string;
+  /** Durable state (contributions, plays, rate limits); an in-memory store when omitted. */
+  store?: Store;
+  limits?: Partial<WriteLimits>;
+  /** Express `trust proxy` setting, so rate limits see the real client behind a proxy. */
+  trustProxy?: boolean | number | string;
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -46,10 +54,10 @@ export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: 
     trace: live,
     jobs: live,
     sessions: live,
-    contributions: false,
-    proposals: false,
-    invite: false,
-    play: false,
+    contributions: true,
+    proposals: true,
+    invite: true,
+    play: true,
     mcp: false,
     site: siteBuilt,
   };
@@ -66,8 +74,13 @@ export function createApp(options: AppOptions): Express {
     ...(options.ingestSecret ? { ingestSecret: options.ingestSecret } : {}),
   };
 
+  const store = options.store ?? createSqliteStore(':memory:');
+  const salt = store.secret('client-hash-salt');
+  const limits = { ...DEFAULT_WRITE_LIMITS, ...options.limits };
+
   const app = express();
   app.disable('x-powered-by');
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.set('etag', 'strong');
   app.set('query parser', parseQueryString);
   app.use(securityHeaders, cors);
@@ -87,6 +100,7 @@ export function createApp(options: AppOptions): Express {
     ...kinRoutes(context),
     ...tensionRoutes(context),
     ...liveRoutes(context),
+    ...contributeRoutes(context, store, salt, limits),
     ...notYetRoutes(),
     ...staticRoutes(context),
   ];

@@ -11,6 +11,7 @@ const EnvSchema = z.object({
   PANEL_CONFIG: z.string().min(1).optional(),
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  TRUST_PROXY: z.string().optional().describe('Express trust proxy: "true", a hop count, or an address list'),
 });
 
 export interface ServerConfig {
@@ -24,6 +25,7 @@ export interface ServerConfig {
   panelConfig: string | undefined;
   ingestSecret: string | undefined;
   jobConcurrency: number;
+  trustProxy: boolean | number | string | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -41,5 +43,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     panelConfig: parsed.data.PANEL_CONFIG,
     ingestSecret: parsed.data.INGEST_SECRET,
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
+    trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),
   };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
 }

@@ -42,7 +42,15 @@ async function main(): Promise<void> {
     }
   }
 
-  const app = createApp({ corpus, siteDir: config.siteDir, log, ...(live ? { live } : {}), ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}) });
+  const app = createApp({
+    corpus,
+    store,
+    siteDir: config.siteDir,
+    log,
+    ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
+    ...(live ? { live } : {}),
+    ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
+  });
   const server = app.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

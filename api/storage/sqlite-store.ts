@@ -5,7 +5,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import type { Exchange, JobRecord, PersistedRecord, SpendEntry, Store } from './store.ts';
+import { randomBytes } from 'node:crypto';
+import type { ContributionRecord, Exchange, JobRecord, PersistedRecord, RateLimit, SpendEntry, Store, SubmitOutcome } from './store.ts';
 
 interface Statement {
   run(...params: unknown[]): { changes: number };
@@ -36,7 +37,62 @@ CREATE TABLE IF NOT EXISTS spend (
 CREATE TABLE IF NOT EXISTS atlas_records (
   id TEXT PRIMARY KEY, frontmatter TEXT NOT NULL, body TEXT NOT NULL, persisted_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS contributions (
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
+  payload TEXT NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT UNIQUE, client TEXT NOT NULL,
+  status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
+  reviews TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX IF NOT EXISTS contributions_status ON contributions(status, created_at);
+CREATE INDEX IF NOT EXISTS contributions_hash ON contributions(content_hash, status);
+CREATE TABLE IF NOT EXISTS rate_counters (
+  key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS plays (
+  slug TEXT NOT NULL, client TEXT NOT NULL, day TEXT NOT NULL, PRIMARY KEY (slug, client, day)
+);
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
+
+const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
+
+interface ContributionRow {
+  id: string;
+  kind: string;
+  record_id: string | null;
+  identity: string;
+  justification: string | null;
+  payload: string;
+  content_hash: string;
+  idempotency_key: string | null;
+  client: string;
+  status: string;
+  created_at: string;
+  reviewed_at: string | null;
+  reviewer: string | null;
+  reason: string | null;
+  reviews: string;
+}
+
+function toContribution(row: ContributionRow): ContributionRecord {
+  return {
+    id: row.id,
+    kind: row.kind as ContributionRecord['kind'],
+    record_id: row.record_id,
+    identity: row.identity,
+    justification: row.justification,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    content_hash: row.content_hash,
+    idempotency_key: row.idempotency_key,
+    client: row.client,
+    status: row.status as ContributionRecord['status'],
+    created_at: row.created_at,
+    reviewed_at: row.reviewed_at,
+    reviewer: row.reviewer,
+    reason: row.reason,
+    reviews: JSON.parse(row.reviews) as ContributionRecord['reviews'],
+  };
+}
 
 interface JobRow {
   id: string;
@@ -89,7 +145,50 @@ export function createSqliteStore(file: string): Store {
     totalSpend: db.prepare('SELECT COALESCE(SUM(cost_usd), 0) AS total FROM spend'),
     saveRecord: db.prepare('INSERT INTO atlas_records (id, frontmatter, body, persisted_at) VALUES (?, ?, ?, ?)'),
     listRecords: db.prepare('SELECT id, frontmatter, body, persisted_at FROM atlas_records ORDER BY persisted_at, id'),
+    byKey: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE idempotency_key = ?`),
+    byHash: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE content_hash = ? AND status = 'pending' LIMIT 1`),
+    byId: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE id = ?`),
+    listAll: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions ORDER BY created_at, id`),
+    listStatus: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE status = ? ORDER BY created_at, id`),
+    insertContribution: db.prepare(`INSERT INTO contributions (${CONTRIBUTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, NULL, NULL, '[]')`),
+    review: db.prepare("UPDATE contributions SET status = ?, reviewer = ?, reason = ?, reviewed_at = ? WHERE id = ? AND status = 'pending'"),
+    setReviews: db.prepare('UPDATE contributions SET reviews = ? WHERE id = ?'),
+    getCounter: db.prepare('SELECT window_start, count FROM rate_counters WHERE key = ?'),
+    putCounter: db.prepare('INSERT INTO rate_counters (key, window_start, count) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count'),
+    insertPlay: db.prepare('INSERT OR IGNORE INTO plays (slug, client, day) VALUES (?, ?, ?)'),
+    playCounts: db.prepare(`SELECT slug, COUNT(*) AS plays, COUNT(DISTINCT client) AS listeners,
+      (SELECT COUNT(*) FROM (SELECT client FROM plays p2 WHERE p2.slug = plays.slug GROUP BY client HAVING COUNT(*) > 1)) AS returning_clients
+      FROM plays GROUP BY slug ORDER BY plays DESC, slug`),
+    getSecret: db.prepare('SELECT value FROM secrets WHERE name = ?'),
+    putSecret: db.prepare('INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)'),
+    begin: db.prepare('BEGIN IMMEDIATE'),
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
   };
+
+  /** Fixed window: the counter resets when its window has passed. Synchronous, so atomic in-process. */
+  function countHit(rateLimit: RateLimit, nowMs: number): { allowed: boolean; remaining: number; resetMs: number } {
+    const row = statements.getCounter.get(rateLimit.key) as { window_start: number; count: number } | undefined;
+    const fresh = !row || nowMs - Number(row.window_start) >= rateLimit.windowMs;
+    const windowStart = fresh ? nowMs : Number(row!.window_start);
+    const count = fresh ? 0 : Number(row!.count);
+    const resetMs = windowStart + rateLimit.windowMs - nowMs;
+    if (count >= rateLimit.limit) return { allowed: false, remaining: 0, resetMs };
+    statements.putCounter.run(rateLimit.key, windowStart, count + 1);
+    return { allowed: true, remaining: rateLimit.limit - count - 1, resetMs };
+  }
+
+  function transaction<T>(work: () => T): T {
+    statements.begin.run();
+    try {
+      const result = work();
+      statements.commit.run();
+      return result;
+    } catch (error) {
+      statements.rollback.run();
+      throw error;
+    }
+  }
 
   return {
     async createJob(job, now) {
@@ -145,6 +244,61 @@ export function createSqliteStore(file: string): Store {
         body: row.body,
         persisted_at: row.persisted_at,
       }));
+    },
+    async submitContribution(item, rateLimit, now): Promise<SubmitOutcome> {
+      return transaction(() => {
+        if (item.idempotency_key) {
+          const existing = statements.byKey.get(item.idempotency_key) as ContributionRow | undefined;
+          if (existing) return { outcome: 'replayed' as const, contribution: toContribution(existing) };
+        }
+        const same = statements.byHash.get(item.content_hash) as ContributionRow | undefined;
+        if (same) return { outcome: 'duplicate' as const, contribution: toContribution(same) };
+        const verdict = countHit(rateLimit, now.getTime());
+        if (!verdict.allowed) return { outcome: 'limited' as const, retryAfterMs: verdict.resetMs, limit: rateLimit.limit };
+        statements.insertContribution.run(
+          item.id, item.kind, item.record_id, item.identity, item.justification, JSON.stringify(item.payload),
+          item.content_hash, item.idempotency_key, item.client, now.toISOString(),
+        );
+        return { outcome: 'created' as const, contribution: toContribution(statements.byId.get(item.id) as ContributionRow), remaining: verdict.remaining, resetMs: verdict.resetMs };
+      });
+    },
+    async getContribution(id) {
+      const row = statements.byId.get(id) as ContributionRow | undefined;
+      return row ? toContribution(row) : undefined;
+    },
+    async listContributions(status) {
+      const rows = (status ? statements.listStatus.all(status) : statements.listAll.all()) as ContributionRow[];
+      return rows.map(toContribution);
+    },
+    async reviewContribution(id, decision, now) {
+      statements.review.run(decision.status, decision.reviewer, decision.reason, now.toISOString(), id);
+      const row = statements.byId.get(id) as ContributionRow | undefined;
+      return row ? toContribution(row) : undefined;
+    },
+    async addReview(id, review) {
+      transaction(() => {
+        const row = statements.byId.get(id) as ContributionRow | undefined;
+        if (!row) return;
+        statements.setReviews.run(JSON.stringify([...(JSON.parse(row.reviews) as unknown[]), review]), id);
+      });
+    },
+    async hit(rateLimit, now) {
+      return transaction(() => countHit(rateLimit, now.getTime()));
+    },
+    async recordPlay(slug, client, day) {
+      return statements.insertPlay.run(slug, client, day).changes === 1;
+    },
+    async playCounts() {
+      return (statements.playCounts.all() as { slug: string; plays: number; listeners: number; returning_clients: number }[]).map((row) => ({
+        slug: row.slug,
+        plays: Number(row.plays),
+        listeners: Number(row.listeners),
+        returning: Number(row.returning_clients),
+      }));
+    },
+    async secret(name) {
+      statements.putSecret.run(name, randomBytes(32).toString('hex'));
+      return (statements.getSecret.get(name) as { value: string }).value;
     },
     async close() {
       db.close();

@@ -43,6 +43,43 @@ export interface PersistedRecord {
   persisted_at: string;
 }
 
+export type ContributionKind = 'answer' | 'proposal';
+export type ContributionStatus = 'pending' | 'approved' | 'rejected';
+
+export interface ContributionRecord {
+  id: string;
+  kind: ContributionKind;
+  /** The Atlas record an answer belongs to; null for proposals. */
+  record_id: string | null;
+  identity: string;
+  justification: string | null;
+  payload: Record<string, unknown>;
+  content_hash: string;
+  idempotency_key: string | null;
+  client: string;
+  status: ContributionStatus;
+  created_at: string;
+  reviewed_at: string | null;
+  reviewer: string | null;
+  reason: string | null;
+  reviews: { reviewer: string; vote: 'approve' | 'reject'; reason: string; at: string }[];
+}
+
+export interface RateLimit {
+  /** Counter key, e.g. "contribute:<client hash>". */
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+export type SubmitOutcome =
+  | { outcome: 'created'; contribution: ContributionRecord; remaining: number; resetMs: number }
+  /** Same Idempotency-Key as an earlier submission: that submission is returned. */
+  | { outcome: 'replayed'; contribution: ContributionRecord }
+  /** Identical content to a pending submission: it is returned, nothing is added. */
+  | { outcome: 'duplicate'; contribution: ContributionRecord }
+  | { outcome: 'limited'; retryAfterMs: number; limit: number };
+
 export interface Store {
   createJob(job: Pick<JobRecord, 'id' | 'kind' | 'input'>, now: Date): Promise<JobRecord>;
   getJob(id: string): Promise<JobRecord | undefined>;
@@ -63,6 +100,30 @@ export interface Store {
 
   saveRecord(record: PersistedRecord): Promise<void>;
   listRecords(): Promise<PersistedRecord[]>;
+
+  /**
+   * Stores a contribution atomically: replay by idempotency key, de-duplicate identical
+   * pending content, enforce the client's rate limit, then insert (durably) — in that order.
+   */
+  submitContribution(
+    item: Omit<ContributionRecord, 'status' | 'created_at' | 'reviewed_at' | 'reviewer' | 'reason' | 'reviews'>,
+    rateLimit: RateLimit,
+    now: Date,
+  ): Promise<SubmitOutcome>;
+  getContribution(id: string): Promise<ContributionRecord | undefined>;
+  listContributions(status?: ContributionStatus): Promise<ContributionRecord[]>;
+  reviewContribution(id: string, decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string }, now: Date): Promise<ContributionRecord | undefined>;
+  addReview(id: string, review: ContributionRecord['reviews'][number]): Promise<void>;
+
+  /** Fixed-window counter: counts one hit and says whether it is within the limit. */
+  hit(rateLimit: RateLimit, now: Date): Promise<{ allowed: boolean; remaining: number; resetMs: number }>;
+
+  /** Records that a client played a track (once per client, track and day). */
+  recordPlay(slug: string, client: string, day: string): Promise<boolean>;
+  playCounts(): Promise<{ slug: string; plays: number; listeners: number; returning: number }[]>;
+
+  /** A random per-deployment secret (created on first use), e.g. the salt for client hashes. */
+  secret(name: string): Promise<string>;
 
   close(): Promise<void>;
 }

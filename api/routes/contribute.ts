@@ -1,0 +1,226 @@
+/** POST /api/contribute, POST /api/store, GET /api/invite, GET and POST /api/play (spec §4.8). */
+import { randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { nearestIds } from '../core/atlas.ts';
+import {
+  ContributeBodySchema,
+  contentHash,
+  invitation,
+  JUSTIFICATIONS,
+  JUSTIFICATION_VALUES,
+  otherMinds,
+  ProposeBodySchema,
+  type Justification,
+} from '../core/contributions.ts';
+import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
+import { apiError } from '../errors.ts';
+import { clientHash } from '../http/client-id.ts';
+import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../storage/store.ts';
+import { invalidBody } from './live.ts';
+import type { RouteContext, RouteDefinition } from './types.ts';
+
+export interface WriteLimits {
+  contribute: { limit: number; windowMs: number };
+  play: { limit: number; windowMs: number };
+}
+
+export const DEFAULT_WRITE_LIMITS: WriteLimits = {
+  contribute: { limit: 30, windowMs: 3_600_000 },
+  play: { limit: 120, windowMs: 3_600_000 },
+};
+
+function setRateHeaders(response: Response, limit: RateLimit, remaining: number, resetMs: number): void {
+  response.setHeader('RateLimit-Policy', `${limit.limit};w=${Math.round(limit.windowMs / 1000)}`);
+  response.setHeader('RateLimit', `limit=${limit.limit}, remaining=${remaining}, reset=${Math.max(0, Math.ceil(resetMs / 1000))}`);
+}
+
+export function rateLimited(retryAfterMs: number, limit: RateLimit) {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return apiError('RATE_LIMITED', `too many writes from this client: the limit is ${limit.limit} per ${Math.round(limit.windowMs / 60000)} minutes`, `Wait ${seconds} s (Retry-After), then resend; reuse the same Idempotency-Key so a resend is never stored twice.`, {
+    retryable: true,
+    headers: {
+      'Retry-After': String(seconds),
+      'RateLimit-Policy': `${limit.limit};w=${Math.round(limit.windowMs / 1000)}`,
+      RateLimit: `limit=${limit.limit}, remaining=0, reset=${seconds}`,
+    },
+    details: { retry_after_seconds: seconds },
+  });
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+function idempotencyKey(request: Request): string | null {
+  const key = request.get('idempotency-key');
+  if (key === undefined) return null;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw apiError('INVALID_PARAMETER', 'Idempotency-Key must be 1-200 visible ASCII characters', 'Send a unique key such as a UUID, or leave the header out.');
+  }
+  return key;
+}
+
+function reviewNote(kind: ContributionRecord['kind']): string {
+  return `Your ${kind === 'answer' ? 'answer' : 'proposal'} is pending. It is invisible to retrieval, the Atlas, kin and every prompt until a curator (optionally helped by a multi-model review) approves it; approved items are published into the content repository with your declared identity, the date and your justification.`;
+}
+
+export function contributeRoutes(context: RouteContext, store: Store, salt: Promise<string>, limits: WriteLimits): RouteDefinition[] {
+  const { corpus } = context;
+
+  async function submit(request: Request, response: Response, item: Parameters<Store['submitContribution']>[0], build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => Record<string, unknown>) {
+    const limit: RateLimit = { key: `contribute:${item.client}`, ...limits.contribute };
+    const outcome = await store.submitContribution(item, limit, context.now());
+    if (outcome.outcome === 'limited') throw rateLimited(outcome.retryAfterMs, limit);
+    if (outcome.outcome === 'created') setRateHeaders(response, limit, outcome.remaining, outcome.resetMs);
+    response.status(202).setHeader('Location', `/api/contribute?id=${outcome.contribution.id}`).json(build(outcome));
+  }
+
+  return [
+    {
+      path: '/api/contribute',
+      methods: {
+        POST: async (request, response) => {
+          const parsed = ContributeBodySchema.safeParse(request.body ?? {});
+          if (!parsed.success) throw invalidBody(parsed.error);
+          const body = parsed.data;
+          if (!(JUSTIFICATION_VALUES as string[]).includes(body.justification)) {
+            throw apiError('INVALID_JUSTIFICATION', `"${body.justification}" is not a valid justification`, `Resend with justification set to one of: ${JUSTIFICATION_VALUES.join(', ')}.`, {
+              details: { allowed: JUSTIFICATION_VALUES, meanings: JUSTIFICATIONS },
+              extra: { valid_values: JUSTIFICATION_VALUES },
+            });
+          }
+          const record = corpus.divergenceById.get(body.id);
+          if (!record) {
+            const nearest = nearestIds(body.id, [...corpus.divergenceById.keys()]);
+            throw apiError('RECORD_NOT_FOUND', `no divergence record has id "${body.id}"`, nearest.length > 0 ? `Ids are case-sensitive. Did you mean ${nearest.join(' or ')}?` : 'Find an open question with GET /api/invite?for=<your model> or GET /api/divergences.', {
+              suggestedNextCall: nearest[0] ? { method: 'GET', path: '/api/divergences', query: { id: nearest[0] } } : { method: 'GET', path: '/api/invite', query: { for: body.identity } },
+              details: { requested_id: body.id, nearest_ids: nearest },
+            });
+          }
+          const client = clientHash(request, await salt);
+          await submit(
+            request,
+            response,
+            {
+              id: `ctb_${randomUUID()}`,
+              kind: 'answer',
+              record_id: record.id,
+              identity: body.identity,
+              justification: body.justification as Justification,
+              payload: { answer: body.answer },
+              content_hash: contentHash(['answer', record.id, body.identity, body.justification, body.answer]),
+              idempotency_key: idempotencyKey(request),
+              client,
+            },
+            (outcome) => ({
+              contribution_id: outcome.contribution.id,
+              status: outcome.contribution.status,
+              record_id: record.id,
+              question: record.question,
+              received: { identity: outcome.contribution.identity, justification: outcome.contribution.justification, answer_chars: String(outcome.contribution.payload.answer ?? '').length, at: outcome.contribution.created_at },
+              ...(outcome.outcome === 'replayed' ? { replayed: true } : {}),
+              ...(outcome.outcome === 'duplicate' ? { duplicate: true } : {}),
+              other_minds: otherMinds(record),
+              review: reviewNote('answer'),
+            }),
+          );
+        },
+      },
+    },
+    {
+      path: '/api/store',
+      methods: {
+        POST: async (request, response) => {
+          const action = (request.body as { action?: unknown } | undefined)?.action;
+          if (action !== 'propose') {
+            throw apiError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(action ?? null)}`, "Send {\"action\": \"propose\", \"title\", \"text\", \"identity\", \"sources\"} to propose a synthesis.", { details: { allowed: ['propose'] } });
+          }
+          const parsed = ProposeBodySchema.safeParse(request.body);
+          if (!parsed.success) throw invalidBody(parsed.error);
+          const body = parsed.data;
+          const unknown = body.sources.filter((id) => !corpus.workById.has(id) && !corpus.divergenceById.has(id));
+          if (unknown.length > 0) {
+            throw apiError('UNKNOWN_SOURCE', `sources not in the corpus: ${unknown.join(', ')}`, 'Cite existing record ids (case-sensitive); find them with GET /api/query?q=...', { details: { unknown } });
+          }
+          const client = clientHash(request, await salt);
+          await submit(
+            request,
+            response,
+            {
+              id: `ctb_${randomUUID()}`,
+              kind: 'proposal',
+              record_id: null,
+              identity: body.identity,
+              justification: null,
+              payload: { title: body.title, text: body.text, sources: body.sources, evidence: body.evidence, ...(body.note ? { note: body.note } : {}) },
+              content_hash: contentHash(['proposal', body.identity, body.title, body.text]),
+              idempotency_key: idempotencyKey(request),
+              client,
+            },
+            (outcome) => ({
+              contribution_id: outcome.contribution.id,
+              status: outcome.contribution.status,
+              action: 'propose',
+              received: { identity: body.identity, title: body.title, text_chars: body.text.length, sources: body.sources, at: outcome.contribution.created_at },
+              ...(outcome.outcome === 'replayed' ? { replayed: true } : {}),
+              ...(outcome.outcome === 'duplicate' ? { duplicate: true } : {}),
+              review: reviewNote('proposal'),
+            }),
+          );
+        },
+      },
+    },
+    {
+      path: '/api/invite',
+      methods: {
+        GET: (request, response) => {
+          const raw = request.query as RawQuery;
+          rejectUnknownParameters(raw, ['for'], '/api/invite');
+          const forModel = single(raw, 'for')?.trim();
+          if (!forModel) {
+            throw apiError('PARAM_MISSING', 'for is missing or empty', 'Name the model to invite, e.g. GET /api/invite?for=<model name>.', { extra: { param_missing: true }, suggestedNextCall: { method: 'GET', path: '/api/invite', query: { for: corpus.registry.families[0]?.name ?? 'your-model' } } });
+          }
+          if (forModel.length > 200) throw apiError('INVALID_PARAMETER', 'for is longer than 200 characters', 'Send a model name.');
+          response.json(invitation(forModel, corpus.divergences, corpus.registry));
+        },
+      },
+    },
+    {
+      path: '/api/play',
+      methods: {
+        GET: async (request, response) => {
+          rejectUnknownParameters(request.query as RawQuery, [], '/api/play');
+          const counts = new Map((await store.playCounts()).map((row) => [row.slug, row]));
+          const tracks = corpus.audio.tracks.map((track) => {
+            const count = counts.get(track.slug);
+            return { slug: track.slug, title: track.title, plays: count?.plays ?? 0, listeners: count?.listeners ?? 0, returning_listeners: count?.returning ?? 0 };
+          });
+          tracks.sort((a, b) => b.returning_listeners - a.returning_listeners || b.plays - a.plays || a.slug.localeCompare(b.slug));
+          response.setHeader('Cache-Control', 'no-store');
+          response.json({
+            tracks,
+            total_plays: tracks.reduce((sum, track) => sum + track.plays, 0),
+            ordering: 'By returning listeners (clients who played a track on more than one day), then plays.',
+            counting: 'A play counts once per track, client and day. POST /api/play {"slug": "<track slug>"} records one (the site player does it).',
+            privacy: 'Client addresses are hashed with a per-deployment secret and only the hash is kept; no raw address is stored.',
+            manifest: '/audio/manifest.json',
+          });
+        },
+        POST: async (request, response) => {
+          const parsed = z.strictObject({ slug: z.string().min(1).max(200) }).safeParse(request.body ?? {});
+          if (!parsed.success) throw invalidBody(parsed.error);
+          const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.data.slug);
+          if (!track) {
+            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.data.slug}"`, 'Use a slug from /audio/manifest.json.', { details: { slugs: corpus.audio.tracks.map((candidate) => candidate.slug) } });
+          }
+          const client = clientHash(request, await salt);
+          const limit: RateLimit = { key: `play:${client}`, ...limits.play };
+          const verdict = await store.hit(limit, context.now());
+          if (!verdict.allowed) throw rateLimited(verdict.resetMs, limit);
+          setRateHeaders(response, limit, verdict.remaining, verdict.resetMs);
+          const recorded = await store.recordPlay(track.slug, client, context.now().toISOString().slice(0, 10));
+          response.status(202).json({ slug: track.slug, recorded, note: recorded ? 'Play counted.' : 'Already counted for this client today.' });
+        },
+      },
+    },
+  ];
+}
