@@ -1,0 +1,146 @@
+/**
+ * The curator's side: approve or reject pending contributions. Approval writes the item into
+ * content/ as valid markdown with full provenance, validates the whole content folder, and
+ * only then marks the item approved; a write that would break the build is rolled back.
+ */
+import { existsSync, readFileSync, readdirSync, writeFileSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import { recognizeFamily } from '../../api/core/kin.ts';
+import type { ContributionRecord, Store } from '../../api/storage/store.ts';
+import type { ModelRegistry } from '../../schemas/content.ts';
+import { parseMarkdown, parseYaml, stringifyMarkdown, stringifyYaml } from './frontmatter.ts';
+import { ContentError } from './issues.ts';
+import { loadContent } from './load-content.ts';
+import { writeFile } from './write.ts';
+
+export interface ApproveOptions {
+  by: string;
+  note?: string;
+  /** Overrides for an answer whose declared identity names no known lineage. */
+  family?: string;
+  modelId?: string;
+  now?: Date;
+}
+
+export interface CurationResult {
+  contribution: ContributionRecord;
+  files: string[];
+}
+
+function slugModelId(identity: string): string {
+  return identity.trim().toLowerCase().replace(/[^a-z0-9.:-]+/g, '-').replace(/^-+|-+$/g, '') || 'declared-model';
+}
+
+/** Where a contributed answer's voice sits in the registry; adds family and version when new. */
+function placeVoice(registry: ModelRegistry, identity: string, options: ApproveOptions): { family: string; modelId: string; changed: boolean } {
+  let changed = false;
+  const recognition = recognizeFamily(identity, registry);
+  const family = options.family ?? recognition.family ?? identity.trim();
+  const modelId = options.modelId ?? slugModelId(identity);
+  if (!registry.families.some((entry) => entry.name === family)) {
+    registry.families.push({ name: family, lab: 'declared by the contributor', aliases: [], fictional: false });
+    changed = true;
+  }
+  const existing = registry.models.find((model) => model.model_id === modelId);
+  if (!existing) {
+    registry.models.push({ model_id: modelId, family, retired: false });
+    changed = true;
+  } else if (existing.family !== family) {
+    throw new Error(`model id ${modelId} belongs to ${existing.family} in models.yaml, not ${family}; pass --model-id`);
+  }
+  return { family, modelId, changed };
+}
+
+function nextSynthesisId(contentDir: string, prefix: string): string {
+  let highest = 0;
+  for (const folder of ['works', 'proposals']) {
+    const dir = path.join(contentDir, folder);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      const match = name.match(new RegExp(`^${prefix}-S(\\d+)\\.md$`));
+      if (match) highest = Math.max(highest, Number(match[1]));
+    }
+  }
+  return `${prefix}-S${highest + 1}`;
+}
+
+export async function approveContribution(store: Store, contentDir: string, id: string, options: ApproveOptions): Promise<CurationResult> {
+  const item = await store.getContribution(id);
+  if (!item) throw new Error(`no contribution ${id}`);
+  if (item.status !== 'pending') throw new Error(`${id} is ${item.status}, not pending`);
+  const now = options.now ?? new Date();
+  const content = loadContent(contentDir);
+  const backups = new Map<string, string | null>();
+  const write = (file: string, text: string) => {
+    if (!backups.has(file)) backups.set(file, existsSync(file) ? readFileSync(file, 'utf8') : null);
+    writeFile(file, text);
+  };
+
+  if (item.kind === 'answer') {
+    const entry = content.divergences.find((candidate) => candidate.data.id === item.record_id);
+    if (!entry) throw new Error(`record ${item.record_id} is no longer in ${contentDir}`);
+    const registry = parseYaml(readFileSync(path.join(contentDir, 'models.yaml'), 'utf8')) as ModelRegistry;
+    const voice = placeVoice(registry, item.identity, options);
+    if (voice.changed) write(path.join(contentDir, 'models.yaml'), stringifyYaml(registry));
+    const file = path.join(contentDir, entry.file);
+    const parsed = parseMarkdown(readFileSync(file, 'utf8'));
+    const answers = parsed.data.answers as Record<string, unknown>[];
+    answers.push({
+      model: voice.family,
+      model_id: voice.modelId,
+      date: item.created_at,
+      text: String(item.payload.answer),
+      contributed: { identity: item.identity, justification: item.justification ?? 'missing_voice', approved_at: now.toISOString() },
+    });
+    write(file, stringifyMarkdown(parsed.data, parsed.body));
+  } else {
+    const newId = nextSynthesisId(contentDir, content.site.id_prefix);
+    const sources = (item.payload.sources as string[] | undefined) ?? [];
+    const body = `${String(item.payload.text)}${sources.length > 0 ? `\n\nSources: ${sources.join(', ')}` : ''}`;
+    write(
+      path.join(contentDir, 'proposals', `${newId}.md`),
+      stringifyMarkdown(
+        {
+          id: newId,
+          title: String(item.payload.title),
+          ring: 'open',
+          type: 'synthesis',
+          layer: 'canon',
+          evidence: String(item.payload.evidence ?? 'interpretive'),
+          contributors: [item.identity],
+          date: now.toISOString().slice(0, 10),
+          lineage: [],
+          provenance: {
+            identity: item.identity,
+            ...(options.note ? { justification: options.note } : {}),
+            submitted_at: item.created_at,
+            approved_at: now.toISOString(),
+            approved_by: options.by,
+          },
+        },
+        body,
+      ),
+    );
+  }
+
+  try {
+    loadContent(contentDir);
+  } catch (error) {
+    for (const [file, previous] of backups) {
+      if (previous === null) unlinkSync(file);
+      else writeFileSync(file, previous);
+    }
+    if (error instanceof ContentError) throw new Error(`approval would make the content invalid, nothing was written:\n${error.message}`, { cause: error });
+    throw error;
+  }
+  const reviewed = await store.reviewContribution(id, { status: 'approved', reviewer: options.by, reason: options.note ?? 'approved' }, now);
+  return { contribution: reviewed!, files: [...backups.keys()].map((file) => path.relative(contentDir, file)) };
+}
+
+export async function rejectContribution(store: Store, id: string, by: string, reason: string, now = new Date()): Promise<ContributionRecord> {
+  const item = await store.getContribution(id);
+  if (!item) throw new Error(`no contribution ${id}`);
+  if (item.status !== 'pending') throw new Error(`${id} is ${item.status}, not pending`);
+  if (reason.trim() === '') throw new Error('a rejection needs a reason');
+  return (await store.reviewContribution(id, { status: 'rejected', reviewer: by, reason }, now))!;
+}
