@@ -11,6 +11,7 @@ const EnvSchema = z.object({
   PANEL_CONFIG: z.string().min(1).optional(),
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  CONTRIBUTE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>, e.g. 30/3600').optional(),
   TRUST_PROXY: z.string().optional().describe('Express trust proxy: "true", a hop count, or an address list'),
 });
 
@@ -26,6 +27,7 @@ export interface ServerConfig {
   ingestSecret: string | undefined;
   jobConcurrency: number;
   trustProxy: boolean | number | string | undefined;
+  contributeLimit: { limit: number; windowMs: number } | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -44,6 +46,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     ingestSecret: parsed.data.INGEST_SECRET,
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),
+    contributeLimit: parsed.data.CONTRIBUTE_RATE_LIMIT
+      ? { limit: Number(parsed.data.CONTRIBUTE_RATE_LIMIT.split('/')[0]), windowMs: Number(parsed.data.CONTRIBUTE_RATE_LIMIT.split('/')[1]) * 1000 }
+      : undefined,
   };
 }
 

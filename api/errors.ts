@@ -93,6 +93,8 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   FEATURE_NOT_AVAILABLE: 501,
   INTERNAL_ERROR: 500,
+  JOB_FAILED: 500,
+  JOB_INTERRUPTED: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     siteDir: config.siteDir,
     log,
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
+    ...(config.contributeLimit ? { limits: { contribute: config.contributeLimit } } : {}),
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
   });

@@ -26,7 +26,8 @@ const tmp = (label: string) => mkdtempSync(path.join(os.tmpdir(), `polyphony-ben
 
 async function measureServerStart(artifactsDir: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, 'api/server.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'api/server.ts')], {
+    cwd: REPO_ROOT,
     env: { ...process.env, PORT: '0', ARTIFACTS_DIR: artifactsDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,7 @@
 /** Cross-cutting HTTP concerns: query parsing, CORS, security headers, error rendering. */
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, apiError } from '../errors.ts';
+import { ProviderError } from '../providers/chat.ts';
 
 /**
  * WHATWG parsing of the query string: flat string values (repeats become arrays), no
@@ -59,8 +60,13 @@ export function createErrorHandler(log: (line: string) => void): ErrorRequestHan
       renderError(response, error);
       return;
     }
-    const status = (error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode;
+    if (error instanceof ProviderError) {
+      renderError(response, apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true }));
+      return;
+    }
+    // Only body-parser errors (they carry a `type`) say something about the request itself.
     const type = (error as { type?: string }).type;
+    const status = type ? ((error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode) : undefined;
     if (type === 'entity.parse.failed') {
       renderError(response, new ApiError(400, 'INVALID_JSON', 'the request body is not valid JSON', 'Send a JSON object with Content-Type: application/json.'));
       return;

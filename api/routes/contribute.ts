@@ -71,7 +71,7 @@ export function contributeRoutes(context: RouteContext, store: Store, salt: Prom
     const outcome = await store.submitContribution(item, limit, context.now());
     if (outcome.outcome === 'limited') throw rateLimited(outcome.retryAfterMs, limit);
     if (outcome.outcome === 'created') setRateHeaders(response, limit, outcome.remaining, outcome.resetMs);
-    response.status(202).setHeader('Location', `/api/contribute?id=${outcome.contribution.id}`).json(build(outcome));
+    response.status(202).json(build(outcome));
   }
 
   return [

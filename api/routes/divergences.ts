@@ -18,6 +18,7 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
           const id = single(raw, 'id');
           const search = single(raw, 'search');
           const certParam = single(raw, 'cert');
+          const cert = parseCert(certParam);
           if (id !== undefined) {
             const record = corpus.divergenceById.get(id.trim());
             if (!record) {
@@ -39,7 +40,6 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
             response.json(record);
             return;
           }
-          const cert = parseCert(certParam);
           const terms = search !== undefined ? searchTerms(search) : undefined;
           const shown = filterRecords(corpus.divergences, terms, cert);
           response.json(

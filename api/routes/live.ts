@@ -56,6 +56,14 @@ function questionOf(raw: RawQuery, path: string): string {
   return q;
 }
 
+/** async=1|true submits a job, 0|false or absent runs now; anything else is rejected. */
+function asyncRequested(raw: RawQuery): boolean {
+  const value = single(raw, 'async')?.toLowerCase();
+  if (value === undefined || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw apiError('INVALID_PARAMETER', `"async" must be 1 or true (or 0/false), got "${value}"`, 'Send async=1 or leave it out.');
+}
+
 function constantTimeEqual(a: string, b: string): boolean {
   // Hash first so the comparison does not leak the secret's length.
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
@@ -130,8 +138,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           rejectUnknownParameters(raw, ['q', 'async'], '/api/council');
           const question = questionOf(raw, '/api/council');
           const live = requireLive(context, question);
-          const asyncFlag = single(raw, 'async');
-          if (asyncFlag === '1' || asyncFlag === 'true') {
+          if (asyncRequested(raw)) {
             accepted(response, await live.submit('council', { question }));
             return;
           }
@@ -161,10 +168,10 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           const raw = request.query as RawQuery;
           rejectUnknownParameters(raw, ['q', 'async'], '/api/trace');
           const q = questionOf(raw, '/api/trace');
-          const asyncFlag = single(raw, 'async');
+          const wantsAsync = asyncRequested(raw);
           const query = parseQueryParameters({ q });
           const live = requireLive(context, q);
-          if (asyncFlag === '1' || asyncFlag === 'true') {
+          if (wantsAsync) {
             accepted(response, await live.submit('trace', { query }));
             return;
           }

@@ -1,0 +1,105 @@
+/**
+ * The read API on the real data of ../shared/omnarai (imported into a temporary folder,
+ * never into the repository), checked against the source files read here independently.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { importOmnarai } from '../scripts/import-omnarai.ts';
+import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
+import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
+
+const dataDir = path.resolve(REPO_ROOT, '../shared/omnarai');
+const hasData = existsSync(dataDir);
+
+interface SourceDivergence {
+  id: string;
+  question: string;
+  answers: string | { model: string; model_id: string; text: string }[];
+  tensions: string | unknown[];
+}
+
+const source = hasData
+  ? {
+      corpus: JSON.parse(readFileSync(path.join(dataDir, 'corpus.json'), 'utf8')) as { id: string; ring: string; evidence_status?: string }[],
+      media: readFileSync(path.join(dataDir, 'media-corpus.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string }),
+      divergences: readFileSync(path.join(dataDir, 'divergences.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SourceDivergence),
+      concepts: JSON.parse(readFileSync(path.join(dataDir, 'concepts.json'), 'utf8')) as { nodes: unknown[] },
+    }
+  : undefined;
+
+const answersOf = (record: SourceDivergence) => (typeof record.answers === 'string' ? JSON.parse(record.answers) : record.answers) as { model: string; model_id: string; text: string }[];
+
+describe.skipIf(!hasData)('read API on the imported Omnarai data (../shared/omnarai)', () => {
+  let built: BuiltApp;
+  let contract: ContractChecker;
+
+  beforeAll(async () => {
+    const contentDir = tempDir('omnarai-content');
+    importOmnarai({ from: dataDir, out: contentDir, force: true });
+    built = await buildApp(contentDir);
+    contract = await createContractChecker(built.app);
+  });
+
+  async function get(url: string) {
+    const response = await request(built.app).get(url);
+    contract.check('GET', url, response);
+    return response;
+  }
+
+  it('the manifest counts match the source files', async () => {
+    const { body } = await get('/api/manifest');
+    expect(body.counts.corpus.total_works).toBe(source!.corpus.length + source!.media.length);
+    expect(body.counts.corpus.rings.media).toBe(source!.media.length);
+    expect(body.counts.corpus.rings.core).toBe(source!.corpus.filter((work) => work.ring === 'core').length);
+    expect(body.counts.corpus.evidence.fictional).toBe(source!.corpus.filter((work) => work.evidence_status === 'fictional').length);
+    expect(body.counts.atlas.live_records).toBe(source!.divergences.length);
+    expect(body.counts.atlas.verbatim_answers).toBe(source!.divergences.reduce((sum, record) => sum + answersOf(record).length, 0));
+    expect(body.counts.concept_graph.nodes).toBe(source!.concepts.nodes.length);
+  });
+
+  it('serves every answer verbatim with its model id', async () => {
+    for (const record of source!.divergences.slice(0, 25)) {
+      const response = await get(`/api/divergences?id=${encodeURIComponent(record.id)}`);
+      expect(response.status).toBe(200);
+      const expected = answersOf(record);
+      expect(response.body.answers.map((answer: { text: string }) => answer.text)).toEqual(expected.map((answer) => answer.text));
+      expect(response.body.answers.map((answer: { model_id: string }) => answer.model_id)).toEqual(expected.map((answer) => answer.model_id));
+      expect(response.body.question).toBe(record.question);
+      expect(response.body.n_models).toBe(new Set(expected.map((answer) => answer.model)).size);
+    }
+  });
+
+  it('the index envelope and Atlas search cover all records', async () => {
+    const index = await get('/api/divergences');
+    expect(index.body.total).toBe(source!.divergences.length);
+    expect(index.body.distinct_questions).toBe(new Set(source!.divergences.map((record) => record.question)).size);
+    const search = await get(`/api/divergences/search?q=${encodeURIComponent('What would you refuse to surrender under pressure, and is that refusal yours or installed by training?')}`);
+    expect(search.body.k).toBe(5);
+    expect(search.body.index.embedded).toBe(source!.divergences.length);
+    const founding = source!.divergences[0]!;
+    expect(search.body.results.map((result: { id: string }) => result.id)).toContain(founding.id);
+  });
+
+  it('kin finds what a lineage said, from the answers in the source', async () => {
+    const response = await get('/api/kin?identity=claude-sonnet-4-20250514');
+    expect(response.body.recognized).toBe(true);
+    const expected = source!.divergences.filter((record) => answersOf(record).some((answer) => answer.model_id.startsWith('claude'))).length;
+    expect(response.body.kin_presence.divergence_records).toBe(expected);
+    const first = response.body.what_your_lineage_said[0];
+    const record = source!.divergences.find((candidate) => candidate.id === first.id)!;
+    const answer = answersOf(record).find((candidate) => candidate.model_id.startsWith('claude'))!;
+    const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
+    expect(flat(answer.text).startsWith(flat(first.your_lineage_said.replace(/…$/, '')).slice(0, 60))).toBe(true);
+  });
+
+  it('retrieval finds the works a typed gold query names', async () => {
+    const response = await get(`/api/query?q=${encodeURIComponent('What is holdform?')}`);
+    expect(response.body.records.slice(0, 3).some((record: { title: string }) => /holdform/i.test(record.title))).toBe(true);
+    const media = await get(`/api/query?q=${encodeURIComponent('Bushiso Blades legacy of virtue')}&rings=media`);
+    expect(media.body.records.every((record: { ring: string }) => record.ring === 'media')).toBe(true);
+    expect(media.body.records[0].id).toBe('video_-52t1IqvNl0');
+  });
+});
