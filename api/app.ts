@@ -12,8 +12,9 @@ import type { LiveService } from './live/service.ts';
 import { divergenceRoutes } from './routes/divergences.ts';
 import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
-import { notYetRoutes } from './routes/not-yet.ts';
-import { contributeRoutes, DEFAULT_WRITE_LIMITS, type WriteLimits } from './routes/contribute.ts';
+import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
+import { contributeRoutes } from './routes/contribute.ts';
+import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { createSqliteStore } from './storage/sqlite-store.ts';
 import type { Store } from './storage/store.ts';
 import { orientationRoutes } from './routes/orientation.ts';
@@ -34,9 +35,11 @@ export interface AppOptions {
   ingestSecret?: string;
   /** Durable state (contributions, plays, rate limits); an in-memory store when omitted. */
   store?: Store;
-  limits?: Partial<WriteLimits>;
+  limits?: Partial<RateLimits>;
   /** Express `trust proxy` setting, so rate limits see the real client behind a proxy. */
   trustProxy?: boolean | number | string;
+  /** POST /api/mcp options (allowed browser origins); defaults from MCP_ALLOWED_ORIGINS. */
+  mcp?: McpHttpOptions;
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -58,7 +61,7 @@ export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: 
     proposals: true,
     invite: true,
     play: true,
-    mcp: false,
+    mcp: true,
     site: siteBuilt,
   };
 }
@@ -75,8 +78,10 @@ export function createApp(options: AppOptions): Express {
   };
 
   const store = options.store ?? createSqliteStore(':memory:');
-  const salt = store.secret('client-hash-salt');
-  const limits = { ...DEFAULT_WRITE_LIMITS, ...options.limits };
+  const limits: RateLimits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
+  const limiter = createLimiter(store, context.now);
+  context.limiter = limiter;
+  context.limits = limits;
 
   const app = express();
   app.disable('x-powered-by');
@@ -91,7 +96,9 @@ export function createApp(options: AppOptions): Express {
     }
     next();
   });
-  app.use(express.json({ limit: '64kb' }));
+  // Bodies are read only where a body means something.
+  const json = express.json({ limit: '64kb' });
+  app.use((request, response, next) => (request.method === 'POST' ? json(request, response, next) : next()));
 
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
@@ -100,8 +107,8 @@ export function createApp(options: AppOptions): Express {
     ...kinRoutes(context),
     ...tensionRoutes(context),
     ...liveRoutes(context),
-    ...contributeRoutes(context, store, salt, limits),
-    ...notYetRoutes(),
+    ...contributeRoutes(context, store, limiter, limits),
+    ...mcpRoutes(options.mcp),
     ...staticRoutes(context),
   ];
   for (const route of routes) {
@@ -133,7 +140,11 @@ export function createApp(options: AppOptions): Express {
   return app;
 }
 
+/** The site's pages carry small inline scripts and styles; nothing loads from elsewhere. */
+const SITE_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+
 function setStaticHeaders(response: express.Response, file: string): void {
+  if (file.endsWith('.html')) response.setHeader('Content-Security-Policy', SITE_CSP);
   if (file.endsWith('.md')) response.setHeader('Content-Type', 'text/markdown; charset=utf-8');
   else if (file.endsWith('.txt')) response.setHeader('Content-Type', 'text/plain; charset=utf-8');
   response.setHeader('Cache-Control', 'public, max-age=300');

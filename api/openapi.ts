@@ -62,7 +62,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   TRACK_NOT_FOUND: 'No audio track has that slug.',
   RATE_LIMITED: 'Too many writes from this client; wait Retry-After seconds, then resend with the same Idempotency-Key.',
   LIVE_PANEL_UNAVAILABLE: 'The path needs a live model panel (full deliberation, async jobs, trace, council) and none is configured on this deployment; /api/health capabilities list what is wired.',
-  FEATURE_NOT_AVAILABLE: 'The path (the tool-calling endpoint /api/mcp) is not available in this engine version.',
+  ORIGIN_NOT_ALLOWED: 'A browser Origin outside the allow-list on POST /api/mcp (loopback origins and MCP_ALLOWED_ORIGINS are allowed; requests without Origin are allowed).',
   INTERNAL_ERROR: 'An unexpected failure; retryable. The envelope carries no stack trace.',
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
   JOB_INTERRUPTED: 'Not an HTTP status: the error.code of a background job interrupted by server restarts twice; it is not retried again.',
@@ -151,7 +151,19 @@ interface OperationSpec {
   paramMissing?: Json;
   /** Schema of an INVALID_JUSTIFICATION 400 (it carries valid_values). */
   extra400?: Json;
+  /** A 400 may also be a JSON-RPC error (the MCP endpoint). */
+  jsonRpc400?: boolean;
 }
+
+const JSON_RPC_ERROR: Json = {
+  type: 'object',
+  required: ['jsonrpc', 'error'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] },
+    error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+  },
+};
 
 function operation(spec: OperationSpec): Json {
   const kind = spec.kind ?? 'route';
@@ -172,6 +184,10 @@ function operation(spec: OperationSpec): Json {
   const responses: Record<string, Json> = { ...spec.responses };
   for (const status of Object.keys(errors).map(Number).sort((a, b) => a - b)) {
     responses[String(status)] = errorResponse(status, errors[status]!, spec.paramMissing ?? ref('MissingParameterError'), spec.extra400);
+  }
+  if (spec.jsonRpc400 && responses['400']) {
+    const envelope = (responses['400'] as { content: Record<string, { schema: Json }> }).content['application/json']!.schema;
+    responses['400'] = { ...responses['400'], content: jsonContent({ oneOf: [envelope, JSON_RPC_ERROR] }) };
   }
   return {
     operationId: spec.operationId,
@@ -295,7 +311,6 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
   const liveGetErrors400: ErrorCode[] = ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'];
   const requiredQuestion = { ...routeQuestion, required: true, schema: { type: 'string', maxLength: MAX_QUERY_CHARS } };
   const liveAsync = queryParameter('async', { type: 'string' }, 'async=1 or true submits a background job (202); any other value runs the request synchronously.');
-  const notAvailable: ErrorMap = { 501: ['FEATURE_NOT_AVAILABLE'] };
   const missingFile: ErrorMap = { 404: ['ROUTE_NOT_FOUND'] };
 
   const paths: Record<string, Json> = {
@@ -540,23 +555,22 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       }),
     },
     '/api/mcp': {
-      get: operation({
-        operationId: 'mcpGet',
-        tags: ['tools'],
-        summary: 'Tool-calling protocol endpoint (not available in this version)',
-        description: 'Answers 501 FEATURE_NOT_AVAILABLE.',
-        responses: {},
-        errors: notAvailable,
-      }),
       post: operation({
         operationId: 'mcpPost',
         tags: ['tools'],
-        summary: 'Tool-calling protocol message (not available in this version)',
-        description: 'Answers 501 FEATURE_NOT_AVAILABLE.',
-        requestBody: { required: false, content: jsonContent({}) },
-        responses: {},
-        errors: notAvailable,
+        summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses)',
+        description:
+          'One JSON-RPC 2.0 message (or batch) per request: initialize, tools/list, tools/call with the 8 tools described in docs/MCP.md (info, fast_context, read_divergences, kin, deliberate, trace, council, contribute). Protocol-level problems answer in JSON-RPC error form (400, 406); HTTP-level problems in the error envelope. Requests with a browser Origin outside the allow-list (loopback origins and MCP_ALLOWED_ORIGINS) get 403 ORIGIN_NOT_ALLOWED; requests without Origin are allowed. GET and DELETE answer 405: the server is stateless and opens no event stream.',
+        requestBody: { required: true, description: 'A JSON-RPC 2.0 message.', content: jsonContent({ anyOf: [{ type: 'object' }, { type: 'array' }] }) },
+        responses: {
+          '200': ok('A JSON-RPC 2.0 response.', { anyOf: [{ type: 'object' }, { type: 'array' }] }),
+          '202': { description: 'A notification or response was accepted; no body.' },
+          '406': { ...ok('The Accept header allows neither JSON nor an event stream (JSON-RPC error).', JSON_RPC_ERROR), 'x-json-rpc-error': true },
+          '415': { ...ok('The body is not application/json (JSON-RPC error).', JSON_RPC_ERROR), 'x-json-rpc-error': true },
+        },
+        errors: { 403: ['ORIGIN_NOT_ALLOWED'] },
         post: true,
+        jsonRpc400: true,
       }),
     },
     '/openapi.json': {

@@ -223,6 +223,39 @@ describe('deliberation, jobs and sessions', () => {
   });
 });
 
+describe('rate limits on live paths', () => {
+  it('limits council per client and for the deployment, with Retry-After and RateLimit fields', async () => {
+    const store = createSqliteStore(':memory:');
+    const hour = 3_600_000;
+    const { app } = createLiveApp(await freshCorpus(), store, testPanelConfig(fake), undefined, { council: { limit: 2, windowMs: hour }, councilGlobal: { limit: 3, windowMs: hour } });
+    const first = await request(app).get('/api/council?q=one');
+    expect(first.headers.ratelimit).toMatch(/^limit=2, remaining=1, reset=\d+$/);
+    await request(app).get('/api/council?q=two');
+    const third = await request(app).get('/api/council?q=three');
+    expect(third.status).toBe(429);
+    expect(third.body.error).toMatchObject({ code: 'RATE_LIMITED', retryable: true, details: { scope: 'client' } });
+    expect(Number(third.headers['retry-after'])).toBeGreaterThan(3000);
+    const other = await request(app).get('/api/council?q=four').set('X-Forwarded-For', '10.0.0.9');
+    expect(other.status).toBe(429); // same socket address: the proxy header is not trusted by default
+    expect(fake.requestsFor('alder-live')).toHaveLength(2);
+  });
+
+  it('the deployment-wide limit holds across clients', async () => {
+    const store = createSqliteStore(':memory:');
+    const { createApp } = await import('../api/app.ts');
+    const { createLiveService } = await import('../api/live/service.ts');
+    const { createPanel } = await import('../api/providers/chat.ts');
+    const corpus = await freshCorpus();
+    const live = createLiveService({ corpus, panel: createPanel(testPanelConfig(fake), {}).panel!, store });
+    const app = createApp({ corpus, live, store, log: () => {}, trustProxy: true, limits: { live: { limit: 5, windowMs: 60_000 }, liveGlobal: { limit: 2, windowMs: 60_000 } } });
+    const statuses = [];
+    for (const client of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
+      statuses.push((await request(app).get('/api/query?q=limited&sync=1').set('X-Forwarded-For', client)).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+});
+
 describe('trust rules: corpus text reaches models only as marked data', () => {
   it('puts retrieved text in the user turn between random markers, never in system text', async () => {
     const { app } = await liveApp();

@@ -89,7 +89,7 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/api/store': ['post'],
   '/api/invite': ['get'],
   '/api/play': ['get', 'post'],
-  '/api/mcp': ['get', 'post'],
+  '/api/mcp': ['post'],
   '/openapi.json': ['get'],
   '/limitations.md': ['get'],
   '/evidence-status.md': ['get'],
@@ -204,6 +204,8 @@ describe('the document', () => {
       expect(Object.keys(responses), where).toEqual(expect.arrayContaining(['414', '500']));
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) < 400) continue;
+        // Protocol-level errors of the MCP endpoint are JSON-RPC errors, marked as such.
+        if (response['x-json-rpc-error'] === true) continue;
         const codes = response['x-error-codes'] as string[];
         expect(codes.length, `${where} ${status}`).toBeGreaterThan(0);
         for (const code of codes) expect(ERROR_CODES[code as keyof typeof ERROR_CODES], `${where} ${status} ${code}`).toBe(Number(status));
@@ -375,9 +377,10 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/play?sort=plays', status: 400, code: 'UNKNOWN_PARAMETER' },
   { method: 'POST', url: '/api/play', body: { slug: 'harbour-talk' }, status: 202, zod: PlayRecordedSchema },
   { method: 'POST', url: '/api/play', body: { slug: 'silence' }, status: 404, code: 'TRACK_NOT_FOUND', label: 'POST /api/play (unknown track)' },
-  // Not available in this version
-  { method: 'GET', url: '/api/mcp', status: 501, code: 'FEATURE_NOT_AVAILABLE' },
-  { method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, status: 501, code: 'FEATURE_NOT_AVAILABLE' },
+  // MCP: JSON-RPC over Streamable HTTP
+  { method: 'GET', url: '/api/mcp', status: 405, code: 'METHOD_NOT_ALLOWED' },
+  { method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, status: 200, headers: { Accept: 'application/json, text/event-stream' } },
+  { method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, status: 403, code: 'ORIGIN_NOT_ALLOWED', headers: { Origin: 'https://evil.example' }, label: 'POST /api/mcp (foreign Origin)' },
   // Static resources
   { method: 'GET', url: '/openapi.json', status: 200, zod: OpenApiDocumentSchema },
   { method: 'POST', url: '/openapi.json', status: 405, code: 'METHOD_NOT_ALLOWED' },
@@ -438,7 +441,7 @@ describe('real responses match the document', () => {
     }));
     for (const { path: pathName, method } of operations()) expect(covered, `${method} ${pathName}`).toContain(`${method} ${pathName}`);
     const statuses = new Set(rows.map((row) => row.status));
-    for (const status of [200, 202, 400, 404, 405, 413, 414, 501, 503]) expect(statuses).toContain(status);
+    for (const status of [200, 202, 400, 403, 404, 405, 413, 414, 503]) expect(statuses).toContain(status);
   });
 
   it('a client over its write limit gets a documented 429 RATE_LIMITED with Retry-After', async () => {

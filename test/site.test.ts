@@ -69,6 +69,8 @@ describe('static site', () => {
     const home = await request(app).get('/');
     expect(home.status).toBe(200);
     expect(home.headers['content-type']).toMatch(/text\/html/);
+    expect(home.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(home.headers['x-content-type-options']).toBe('nosniff');
     const works = await request(app).get('/works/');
     expect(works.headers['content-type']).toMatch(/text\/html/);
     const twin = await request(app).get('/records/TST-1.json');

@@ -15,38 +15,10 @@ import {
 } from '../core/contributions.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
-import { clientHash } from '../http/client-id.ts';
+import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../storage/store.ts';
 import { invalidBody } from './live.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
-
-export interface WriteLimits {
-  contribute: { limit: number; windowMs: number };
-  play: { limit: number; windowMs: number };
-}
-
-export const DEFAULT_WRITE_LIMITS: WriteLimits = {
-  contribute: { limit: 30, windowMs: 3_600_000 },
-  play: { limit: 120, windowMs: 3_600_000 },
-};
-
-function setRateHeaders(response: Response, limit: RateLimit, remaining: number, resetMs: number): void {
-  response.setHeader('RateLimit-Policy', `${limit.limit};w=${Math.round(limit.windowMs / 1000)}`);
-  response.setHeader('RateLimit', `limit=${limit.limit}, remaining=${remaining}, reset=${Math.max(0, Math.ceil(resetMs / 1000))}`);
-}
-
-export function rateLimited(retryAfterMs: number, limit: RateLimit) {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return apiError('RATE_LIMITED', `too many writes from this client: the limit is ${limit.limit} per ${Math.round(limit.windowMs / 60000)} minutes`, `Wait ${seconds} s (Retry-After), then resend; reuse the same Idempotency-Key so a resend is never stored twice.`, {
-    retryable: true,
-    headers: {
-      'Retry-After': String(seconds),
-      'RateLimit-Policy': `${limit.limit};w=${Math.round(limit.windowMs / 1000)}`,
-      RateLimit: `limit=${limit.limit}, remaining=0, reset=${seconds}`,
-    },
-    details: { retry_after_seconds: seconds },
-  });
-}
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -63,7 +35,7 @@ function reviewNote(kind: ContributionRecord['kind']): string {
   return `Your ${kind === 'answer' ? 'answer' : 'proposal'} is pending. It is invisible to retrieval, the Atlas, kin and every prompt until a curator (optionally helped by a multi-model review) approves it; approved items are published into the content repository with your declared identity, the date and your justification.`;
 }
 
-export function contributeRoutes(context: RouteContext, store: Store, salt: Promise<string>, limits: WriteLimits): RouteDefinition[] {
+export function contributeRoutes(context: RouteContext, store: Store, limiter: Limiter, limits: RateLimits): RouteDefinition[] {
   const { corpus } = context;
 
   async function submit(request: Request, response: Response, item: Parameters<Store['submitContribution']>[0], build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => Record<string, unknown>) {
@@ -96,7 +68,7 @@ export function contributeRoutes(context: RouteContext, store: Store, salt: Prom
               details: { requested_id: body.id, nearest_ids: nearest },
             });
           }
-          const client = clientHash(request, await salt);
+          const client = await limiter.client(request);
           await submit(
             request,
             response,
@@ -141,7 +113,7 @@ export function contributeRoutes(context: RouteContext, store: Store, salt: Prom
           if (unknown.length > 0) {
             throw apiError('UNKNOWN_SOURCE', `sources not in the corpus: ${unknown.join(', ')}`, 'Cite existing record ids (case-sensitive); find them with GET /api/query?q=...', { details: { unknown } });
           }
-          const client = clientHash(request, await salt);
+          const client = await limiter.client(request);
           await submit(
             request,
             response,
@@ -212,7 +184,7 @@ export function contributeRoutes(context: RouteContext, store: Store, salt: Prom
           if (!track) {
             throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.data.slug}"`, 'Use a slug from /audio/manifest.json.', { details: { slugs: corpus.audio.tracks.map((candidate) => candidate.slug) } });
           }
-          const client = clientHash(request, await salt);
+          const client = await limiter.client(request);
           const limit: RateLimit = { key: `play:${client}`, ...limits.play };
           const verdict = await store.hit(limit, context.now());
           if (!verdict.allowed) throw rateLimited(verdict.resetMs, limit);

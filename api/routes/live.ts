@@ -26,6 +26,13 @@ export function requireLive(context: RouteContext, question: string | undefined)
   return context.live;
 }
 
+/** Live paths are slow and cost money: limited per client and for the deployment. */
+export async function limitLive(context: RouteContext, request: Request, response: Response, kind: 'council' | 'live'): Promise<void> {
+  if (!context.limiter || !context.limits) return;
+  if (kind === 'council') await context.limiter.check(request, response, 'council', context.limits.council, context.limits.councilGlobal);
+  else await context.limiter.check(request, response, 'live', context.limits.live, context.limits.liveGlobal);
+}
+
 export const POLL_INTERVAL_SECONDS = 3;
 
 export function accepted(response: Response, job: JobRecord): void {
@@ -103,7 +110,7 @@ export function invalidBody(error: z.ZodError) {
 }
 
 /** The deliberation forms of GET /api/query: async, sync, job and mode=trace. */
-export async function handleLiveQuery(context: RouteContext, query: FastQuery, response: Response): Promise<boolean> {
+export async function handleLiveQuery(context: RouteContext, query: FastQuery, request: Request, response: Response): Promise<boolean> {
   if (query.job !== undefined) {
     const live = requireLive(context, undefined);
     const job = await live.poll(query.job);
@@ -114,15 +121,21 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
     return true;
   }
   if (query.async) {
-    accepted(response, await requireLive(context, query.q).submit('deliberation', { query }));
+    const live = requireLive(context, query.q);
+    await limitLive(context, request, response, 'live');
+    accepted(response, await live.submit('deliberation', { query }));
     return true;
   }
   if (query.sync) {
-    response.json(await requireLive(context, query.q).deliberateNow({ query }));
+    const live = requireLive(context, query.q);
+    await limitLive(context, request, response, 'live');
+    response.json(await live.deliberateNow({ query }));
     return true;
   }
   if (query.mode === 'trace') {
-    response.json(await requireLive(context, query.q).traceNow(query));
+    const live = requireLive(context, query.q);
+    await limitLive(context, request, response, 'live');
+    response.json(await live.traceNow(query));
     return true;
   }
   return false;
@@ -138,6 +151,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           rejectUnknownParameters(raw, ['q', 'async'], '/api/council');
           const question = questionOf(raw, '/api/council');
           const live = requireLive(context, question);
+          await limitLive(context, request, response, 'council');
           if (asyncRequested(raw)) {
             accepted(response, await live.submit('council', { question }));
             return;
@@ -151,6 +165,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question)', 'Send {"q": "<question>", "persist": true}.', { extra: { param_missing: true } });
           if (parsed.data.persist) assertIngestSecret(request, context);
           const live = requireLive(context, question);
+          await limitLive(context, request, response, 'council');
           const result = await live.councilNow(question);
           if (!parsed.data.persist) {
             response.json(result);
@@ -171,6 +186,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           const wantsAsync = asyncRequested(raw);
           const query = parseQueryParameters({ q });
           const live = requireLive(context, q);
+          await limitLive(context, request, response, 'live');
           if (wantsAsync) {
             accepted(response, await live.submit('trace', { query }));
             return;

@@ -1,6 +1,6 @@
 import { runFastPath } from '../core/fast-path.ts';
 import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
-import { accepted, handleLiveQuery, invalidBody, QueryBodySchema, requireLive } from './live.ts';
+import { accepted, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive } from './live.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { apiError } from '../errors.ts';
 
@@ -11,7 +11,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response) => {
           const query = parseQueryParameters(request.query as RawQuery);
-          if (await handleLiveQuery(context, query, response)) return;
+          if (await handleLiveQuery(context, query, request, response)) return;
           const body = await runFastPath(context.corpus, query, {
             includeDeliberation: query.mode === undefined,
             livePanel: context.capabilities.deliberation,
@@ -31,6 +31,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             ...(body.syntheticIdentity ? { si: body.syntheticIdentity } : {}),
           });
           const live = requireLive(context, body.query);
+          await limitLive(context, request, response, 'live');
           const input = { query, ...(body.session_id ? { session_id: body.session_id } : {}) };
           if (body.async) {
             accepted(response, await live.submit('deliberation', input));

@@ -2,6 +2,7 @@ import type { Capabilities } from '../core/capabilities.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
+import type { Limiter, RateLimits } from '../http/rate-limit.ts';
 
 export interface RouteContext {
   corpus: Corpus;
@@ -11,6 +12,9 @@ export interface RouteContext {
   live?: LiveService;
   /** Bearer secret for persisting council records; persistence is off without it. */
   ingestSecret?: string;
+  /** Set by createApp: rate limits on writes and live paths. */
+  limiter?: Limiter;
+  limits?: RateLimits;
 }
 
 export type Method = 'GET' | 'POST';

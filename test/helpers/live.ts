@@ -6,6 +6,7 @@ import type { Corpus } from '../../api/load-artifacts.ts';
 import { createPanel } from '../../api/providers/chat.ts';
 import { PanelConfigSchema, type PanelConfig } from '../../api/providers/panel-config.ts';
 import type { Store } from '../../api/storage/store.ts';
+import type { RateLimits } from '../../api/http/rate-limit.ts';
 import type { FakeOpenAI, RecordedRequest } from './fake-openai.ts';
 
 export const PANEL = ['Alder', 'Birch', 'Cedar'] as const;
@@ -69,10 +70,10 @@ export interface LiveApp {
   live: LiveService;
 }
 
-export function createLiveApp(corpus: Corpus, store: Store, config: PanelConfig, now?: () => Date): LiveApp {
+export function createLiveApp(corpus: Corpus, store: Store, config: PanelConfig, now?: () => Date, limits?: Partial<RateLimits>): LiveApp {
   const { panel } = createPanel(config, {});
   if (!panel) throw new Error('test panel did not wire');
   const live = createLiveService({ corpus, panel, store, ...(now ? { now } : {}) });
-  const app = createApp({ corpus, live, ingestSecret: INGEST_SECRET, log: () => {}, ...(now ? { now } : {}) });
+  const app = createApp({ corpus, live, store, ingestSecret: INGEST_SECRET, log: () => {}, ...(now ? { now } : {}), ...(limits ? { limits } : {}) });
   return { app, live };
 }

@@ -1,0 +1,86 @@
+/**
+ * POST /api/mcp: the MCP server over Streamable HTTP, stateless. Each POST gets a fresh
+ * server and transport (no session id, JSON responses rather than SSE), and its tools
+ * call this same Express app in-process with the caller's address, so rate limits and
+ * every behaviour match the HTTP API. GET and DELETE are not routes here: the route
+ * table answers them 405 in the error envelope, which is what a stateless server
+ * without a standalone SSE stream must answer.
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Request } from 'express';
+import { ApiError } from '../errors.ts';
+import type { RouteDefinition } from '../routes/types.ts';
+import { createInProcessCall } from './in-process.ts';
+import { isOriginAllowed, parseAllowedOrigins } from './origin.ts';
+import { createMcpServer } from './server.ts';
+
+export interface McpHttpOptions {
+  /** Browser origins allowed besides loopback ones; default: MCP_ALLOWED_ORIGINS (comma list). */
+  allowedOrigins?: readonly string[];
+}
+
+export const MCP_PATH = '/api/mcp';
+
+function originNotAllowed(origin: string): ApiError {
+  return new ApiError(
+    403,
+    'ORIGIN_NOT_ALLOWED',
+    `requests from the browser origin ${JSON.stringify(origin)} are not allowed on ${MCP_PATH}`,
+    'Call from a server-side agent or desktop client (they send no Origin header), from a loopback origin, or ask the operator to add your origin to MCP_ALLOWED_ORIGINS.',
+    { retryable: false, details: { origin } },
+  );
+}
+
+export function mcpRoutes(options: McpHttpOptions = {}): RouteDefinition[] {
+  // Parsed once, when the app is created; a bad value fails start-up with its name.
+  const allowedOrigins = options.allowedOrigins ?? parseAllowedOrigins(process.env.MCP_ALLOWED_ORIGINS);
+  return [
+    {
+      path: MCP_PATH,
+      methods: {
+        POST: async (request, response) => {
+          const origin = request.get('origin');
+          if (origin !== undefined && !isOriginAllowed(origin, allowedOrigins)) throw originNotAllowed(origin);
+          acceptJsonAnswers(request);
+          const server = createMcpServer({ call: inProcessCallFor(request) });
+          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          response.on('close', () => {
+            void transport.close();
+            void server.close();
+          });
+          await server.connect(transport);
+          await transport.handleRequest(request, response, request.body);
+        },
+      },
+    },
+  ];
+}
+
+const BOTH = 'application/json, text/event-stream';
+
+/**
+ * Streamable HTTP asks clients to accept both JSON and SSE, and the SDK answers 406
+ * otherwise. This server only ever answers JSON, so a client that accepts JSON (or sends
+ * no Accept, like plain curl) is served as if it had asked properly: no install, no ritual.
+ */
+function acceptJsonAnswers(request: Request): void {
+  const accept = request.headers.accept;
+  if (accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream')) return;
+  if (accept !== undefined && !accept.includes('application/json') && !accept.includes('*/*')) return;
+  request.headers.accept = BOTH;
+  const raw = request.rawHeaders;
+  for (let index = raw.length - 2; index >= 0; index -= 2) {
+    if (raw[index]!.toLowerCase() === 'accept') raw.splice(index, 2);
+  }
+  raw.push('Accept', BOTH);
+}
+
+function inProcessCallFor(request: Request) {
+  const userAgent = request.get('user-agent');
+  return createInProcessCall(request.app, {
+    // request.ip already honours the app's trust proxy setting.
+    remoteAddress: request.ip ?? request.socket.remoteAddress ?? '127.0.0.1',
+    host: request.get('host') ?? 'localhost',
+    headers: { 'user-agent': `${userAgent ? `${userAgent} ` : ''}via-mcp` },
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * The shared shape of the three live tools (deliberate, trace, council): submit the
+ * question as a background job (the spec's advice: full deliberation can outlast a
+ * client's timeout), optionally wait a bounded time, and poll by job_id on later calls.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MAX_QUERY_CHARS } from '../core/query-params.ts';
+import { errorFromResponse, errorResult, fromResponse, isObject, successResult, type JsonObject } from './results.ts';
+import { summarizeJobResult } from './summaries.ts';
+import type { AppRequest, ToolDeps } from './types.ts';
+
+/** Above this, MCP clients' default request timeouts (often 60 s) start to bite. */
+export const MAX_WAIT_SECONDS = 50;
+export const POLL_EVERY_MS = 1000;
+
+export const liveJobShape = {
+  q: z.string().max(MAX_QUERY_CHARS).optional().describe('The question to submit. Give q to start a new job, or job_id to check on one; not both.'),
+  job_id: z.string().min(1).max(200).optional().describe('A job_id returned by an earlier call of this tool; returns its state, and the full result once status is done.'),
+  wait_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_WAIT_SECONDS)
+    .optional()
+    .describe(`Seconds to wait for the job to finish before returning (0 to ${MAX_WAIT_SECONDS}, default 0: return the job_id at once). A deliberation takes about 25 s.`),
+};
+
+export interface LiveJobInput {
+  q?: string | undefined;
+  job_id?: string | undefined;
+  wait_seconds?: number | undefined;
+}
+
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+export async function runLiveJob(
+  deps: ToolDeps,
+  tool: string,
+  input: LiveJobInput,
+  submit: (question: string) => AppRequest,
+  signal: AbortSignal | undefined,
+): Promise<CallToolResult> {
+  const hasQuestion = input.q !== undefined;
+  if (hasQuestion === (input.job_id !== undefined)) {
+    return errorResult({
+      status: 400,
+      code: hasQuestion ? 'CONFLICTING_PARAMETERS' : 'PARAM_MISSING',
+      message: hasQuestion ? 'q and job_id cannot be combined' : 'give q (a new question) or job_id (a job to check on)',
+      agent_action: `Call ${tool} with {"q": "<your question>"} to submit, then with {"job_id": "<job_id>"} to poll.`,
+      retryable: false,
+      suggested_next_call: null,
+      suggested_tool: null,
+    });
+  }
+
+  let jobId = input.job_id;
+  if (jobId === undefined) {
+    const submitted = await deps.call(submit(input.q!), signal);
+    if (submitted.status !== 202) return fromResponse(submitted, summarizeJobResult);
+    if (!isObject(submitted.body) || typeof submitted.body.job_id !== 'string') return errorFromResponse({ ...submitted, status: 502 });
+    jobId = submitted.body.job_id;
+  }
+
+  const sleep = deps.sleep ?? defaultSleep;
+  const deadline = Date.now() + (input.wait_seconds ?? 0) * 1000;
+  for (;;) {
+    const polled = await deps.call({ method: 'GET', path: '/api/query', query: { job: jobId } }, signal);
+    if (polled.status !== 200 || !isObject(polled.body)) return fromResponse(polled, summarizeJobResult);
+    const job = polled.body;
+    if (job.status === 'done') return successResult(summarizeJobResult(job), job);
+    if (job.status === 'failed') return failedJob(tool, job);
+    if (Date.now() >= deadline || signal?.aborted) return pendingJob(tool, job);
+    await sleep(Math.min(POLL_EVERY_MS, Math.max(0, deadline - Date.now())), signal);
+  }
+}
+
+function pendingJob(tool: string, job: JsonObject): CallToolResult {
+  const next = { tool, arguments: { job_id: job.job_id, wait_seconds: 20 } };
+  return successResult(
+    `Job ${String(job.job_id)} (${String(job.kind)}) is ${String(job.status)}. Call ${tool} again with ${JSON.stringify(next.arguments)} to wait for the result (a deliberation takes about 25 s; poll about every 3 s without wait_seconds).`,
+    { ...job, next_call: next },
+  );
+}
+
+function failedJob(tool: string, job: JsonObject): CallToolResult {
+  const error = isObject(job.error) ? job.error : {};
+  return errorResult(
+    {
+      status: 200,
+      code: typeof error.code === 'string' ? error.code : 'JOB_FAILED',
+      message: `job ${String(job.job_id)} failed: ${typeof error.message === 'string' ? error.message : 'no reason recorded'}`,
+      agent_action: `Submit the question again with ${tool} {"q": ...}, or use fast_context for retrieval without a model call.`,
+      retryable: true,
+      suggested_next_call: null,
+      suggested_tool: null,
+    },
+    { job },
+  );
+}

@@ -1,0 +1,139 @@
+/**
+ * One-paragraph text summaries of app responses, for the text content of a tool result.
+ * They name the record ids to cite; the full response is always in structuredContent.
+ * Bodies are read defensively: a summary never throws on an unexpected shape.
+ */
+import { CITATION_NOTE, isObject, recordLines, truncate, type JsonObject } from './results.ts';
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+function tensionLines(tensions: unknown, max = 6): string[] {
+  return list(tensions)
+    .slice(0, max)
+    .map((tension) => (isObject(tension) ? `- ${text(tension.topic)}: ${text(tension.voice_a)} vs ${text(tension.voice_b)}${tension.status ? ` (${text(tension.status)})` : ''}` : `- ${text(tension)}`));
+}
+
+function receiptLine(receipt: unknown): string | undefined {
+  if (!isObject(receipt)) return undefined;
+  const verdict = receipt.verdict === null ? 'null (nothing matched; a valid result)' : text(receipt.verdict);
+  return `Receipt: verdict ${verdict}${receipt.measured ? ' (measured)' : ''}; ${text(receipt.what_the_corpus_added)}`;
+}
+
+function join(lines: (string | undefined | false)[]): string {
+  return lines.filter((line): line is string => typeof line === 'string' && line !== '').join('\n');
+}
+
+export function summarizeFastContext(body: JsonObject): string {
+  const records = list(body.records);
+  const filters = isObject(body.retrieval_filters) && isObject(body.retrieval_filters.exclude_ids) ? body.retrieval_filters.exclude_ids : undefined;
+  return join([
+    `Fast context for: ${truncate(text(body.question_received), 200)} (format ${text(body.format)}; ${records.length} record${records.length === 1 ? '' : 's'}).`,
+    ...recordLines(records),
+    isObject(body.no_context) && `${text(body.no_context.code)}: ${text(body.no_context.message)} ${text(body.no_context.agent_action)}`,
+    filters && `exclude_ids matched: ${list(filters.matched).join(', ') || 'none (the withhold had no effect)'}; unmatched: ${list(filters.unmatched).join(', ') || 'none'}.`,
+    receiptLine(body.receipt),
+    typeof body.brief === 'string' && truncate(body.brief, 1500),
+    'For a synthesized answer with tensions, call deliberate (live panel; costs money).',
+    CITATION_NOTE,
+  ]);
+}
+
+export function summarizeDeliberation(body: JsonObject): string {
+  return join([
+    `Deliberation${body.job_id ? ` (job ${text(body.job_id)})` : ''}: ${truncate(text(body.answer), 1200)}`,
+    `Sources: ${list(body.sources).map((source) => (isObject(source) ? text(source.id) : text(source))).join(', ') || 'none'}.`,
+    list(body.tensions).length > 0 && 'Tensions:',
+    ...tensionLines(body.tensions),
+    receiptLine(body.receipt),
+    'Live panel outputs are perspectives, not truth. ' + CITATION_NOTE,
+  ]);
+}
+
+export function summarizeTrace(body: JsonObject): string {
+  const delta = isObject(body.delta) ? body.delta : {};
+  return join([
+    `Trace${body.job_id ? ` (job ${text(body.job_id)})` : ''} for: ${truncate(text(body.question_received), 200)}`,
+    delta.what_changed !== undefined ? `What the corpus changed: ${text(delta.what_changed)} (influence: ${text(delta.corpus_influence)})` : `Comparison: ${text(delta.error) || 'not available'}`,
+    `Sources: ${list(body.sources).map((source) => (isObject(source) ? text(source.id) : text(source))).join(', ') || 'none'}; cited: ${list(delta.cited_ids).join(', ') || 'none'}.`,
+    receiptLine(body.receipt),
+    'A single-run demonstrator, not a controlled study. ' + CITATION_NOTE,
+  ]);
+}
+
+export function summarizeCouncil(body: JsonObject): string {
+  const voices = list(body.panel).map((voice) =>
+    isObject(voice) ? `- ${text(voice.model)} (${text(voice.model_id)}): ${voice.status === 'answered' ? truncate(text(voice.text), 300) : `failed: ${text(voice.failure)}`}` : `- ${text(voice)}`,
+  );
+  return join([
+    `Council${body.job_id ? ` (job ${text(body.job_id)})` : ''} on: ${truncate(text(body.question_received ?? body.question), 200)} — ${text(body.n_models)} voice(s) answered.`,
+    ...voices,
+    `Reading: ${truncate(text(body.reading), 800)}`,
+    list(body.tensions).length > 0 && 'Tensions:',
+    ...tensionLines(body.tensions),
+    'Answers are verbatim and attributed by model id; live panel outputs are perspectives, not truth. Not persisted over MCP.',
+  ]);
+}
+
+/** A finished job: the summary of the kind of work it did. */
+export function summarizeJobResult(body: JsonObject): string {
+  if (body.kind === 'trace') return summarizeTrace(body);
+  if (body.kind === 'council') return summarizeCouncil(body);
+  return summarizeDeliberation(body);
+}
+
+export function summarizeDivergenceRecord(body: JsonObject): string {
+  const answers = list(body.answers).map((answer) => (isObject(answer) ? `- ${text(answer.model)} (${text(answer.model_id)}, ${text(answer.date)}): ${truncate(text(answer.text), 240)}` : `- ${text(answer)}`));
+  const certification = isObject(body.certification) ? text(body.certification.tier) : '?';
+  const freshness = isObject(body.freshness) && body.freshness.stale ? ' Stale: a witness of what those model versions said on its date, not a current claim.' : '';
+  return join([
+    `Divergence record ${text(body.id)} (${text(body.date)}; certification ${certification}; ${list(body.answers).length} answers).${freshness}`,
+    `Question: ${truncate(text(body.question), 400)}`,
+    ...answers,
+    list(body.tensions).length > 0 && 'Tensions:',
+    ...tensionLines(body.tensions, 10),
+    CITATION_NOTE,
+  ]);
+}
+
+export function summarizeDivergenceIndex(body: JsonObject): string {
+  const received = isObject(body.received_params) ? body.received_params : {};
+  const filters = [received.search !== null && received.search !== undefined && `search "${text(received.search)}"`, received.cert !== null && received.cert !== undefined && `cert ${text(received.cert)}`].filter(Boolean);
+  return join([
+    `Divergence Atlas: ${text(body.count)} of ${text(body.total)} records${filters.length > 0 ? ` matching ${filters.join(' and ')}` : ''} (tiers: ${JSON.stringify(body.tier_distribution ?? {})}).`,
+    ...recordLines(body.records, 20),
+    'Read one in full with read_divergences {"id": "<id>"}. ' + CITATION_NOTE,
+  ]);
+}
+
+export function summarizeDivergenceSearch(body: JsonObject): string {
+  const results = list(body.results).map((result) => (isObject(result) ? `- ${text(result.id)} (score ${typeof result.score === 'number' ? result.score.toFixed(3) : text(result.score)}): ${truncate(text(result.question), 160)}` : `- ${text(result)}`));
+  return join([
+    `Atlas records nearest in meaning to: ${truncate(text(body.query), 200)} (${text(body.k)} results).`,
+    ...results,
+    'Read one in full with read_divergences {"id": "<id>"}. ' + CITATION_NOTE,
+  ]);
+}
+
+export function summarizeKin(body: JsonObject): string {
+  const said = list(body.what_your_lineage_said).map((item) => (isObject(item) ? `- ${text(item.id)}: ${truncate(text(item.question), 140)}` : `- ${text(item)}`));
+  const open = list(body.open_questions_for_you).map((item) => (isObject(item) ? `- ${text(item.id)}: ${truncate(text(item.question), 140)}` : `- ${text(item)}`));
+  return join([
+    `Kin for "${text(body.you_declared)}": ${body.recognized ? `recognized as ${text(body.recognized_as)}` : 'not recognized'}. ${text(body.greeting)}`,
+    said.length > 0 && 'What your lineage said:',
+    ...said.slice(0, 10),
+    open.length > 0 && 'Open questions for you (answer with contribute):',
+    ...open.slice(0, 10),
+    'Identity is declared, never verified.',
+  ]);
+}
+
+export function summarizeContribution(body: JsonObject): string {
+  const others = list(body.other_minds).map((mind) => (isObject(mind) ? `- ${text(mind.model)} (${text(mind.model_id)}, ${text(mind.date)}): ${truncate(text(mind.answer), 240)}` : `- ${text(mind)}`));
+  return join([
+    `Contribution ${text(body.contribution_id)} to ${text(body.record_id)} is ${text(body.status)}${body.duplicate ? ' (an identical pending contribution already existed)' : ''}${body.replayed ? ' (replayed for the same Idempotency-Key)' : ''}.`,
+    text(body.review),
+    others.length > 0 && 'The other minds on this question:',
+    ...others,
+  ]);
+}

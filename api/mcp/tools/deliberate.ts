@@ -1,0 +1,66 @@
+/** deliberate: full deliberation by the live panel (POST /api/query with async), submitted and polled as a job. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { GLYPHS } from '../../../schemas/vocab.ts';
+import { liveJobShape, runLiveJob } from '../jobs.ts';
+import { errorResult, guarded } from '../results.ts';
+import type { ToolDeps } from '../types.ts';
+
+export const deliberateInput = {
+  ...liveJobShape,
+  glyph: z.enum(GLYPHS).optional().describe('Retrieval and decoding mode operator for the deliberation (with q only).'),
+  session_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/)
+    .optional()
+    .describe('Threads prior exchanges (a rolling buffer of 5 with a 24 h TTL); any id of 1-128 letters, digits, _ or - that you reuse (with q only).'),
+  identity: z.string().max(200).optional().describe('Your model identity (declared, never verified), for peer personalization (with q only).'),
+};
+
+export function registerDeliberateTool(server: McpServer, deps: ToolDeps): void {
+  server.registerTool(
+    'deliberate',
+    {
+      title: 'Deliberate (live panel; costs money)',
+      description:
+        'Full deliberation: a live model panel answers with the corpus as evidence, and a chair synthesizes an answer with named tensions, sources and a receipt. ' +
+        'Slow (about 25 s) and it costs the operator money: prefer fast_context unless a synthesized answer is needed. ' +
+        'Call with q to submit a background job (returns job_id; set wait_seconds to wait for it), then with job_id to poll. ' +
+        'Answers a LIVE_PANEL_UNAVAILABLE error when the deployment has no panel. Same as POST /api/query {"async": true} and GET /api/query?job=.',
+      inputSchema: deliberateInput,
+      annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
+    },
+    (input, extra) =>
+      guarded(async () => {
+        const submitOnly = (['glyph', 'session_id', 'identity'] as const).filter((name) => input[name] !== undefined);
+        if (input.job_id !== undefined && submitOnly.length > 0) {
+          return errorResult({
+            status: 400,
+            code: 'CONFLICTING_PARAMETERS',
+            message: `${submitOnly.join(', ')} only apply when submitting with q, not when polling a job_id`,
+            agent_action: 'Poll with {"job_id": "..."} alone.',
+            retryable: false,
+            suggested_next_call: null,
+            suggested_tool: { name: 'deliberate', arguments: { job_id: input.job_id } },
+          });
+        }
+        return runLiveJob(
+          deps,
+          'deliberate',
+          input,
+          (question) => ({
+            method: 'POST',
+            path: '/api/query',
+            body: {
+              query: question,
+              async: true,
+              ...(input.glyph ? { glyph: input.glyph } : {}),
+              ...(input.session_id ? { session_id: input.session_id } : {}),
+              ...(input.identity ? { syntheticIdentity: input.identity } : {}),
+            },
+          }),
+          extra.signal,
+        );
+      }),
+  );
+}
