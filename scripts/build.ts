@@ -262,7 +262,9 @@ async function writePages(content: LoadedContent, out: ReturnType<typeof artifac
   const pages: Record<string, { title: string; description: string; path: string; html: string }> = {};
   for (const [name, entry] of Object.entries(content.pages)) {
     const target = publicPath[name]!;
-    writeFile(path.join(out.public, target), `# ${entry.data.title}\n\n${entry.body}`);
+    // The markdown twin opens with the page title unless the body already does.
+    const heading = /^#\s/.test(entry.body.trimStart()) ? '' : `# ${entry.data.title}\n\n`;
+    writeFile(path.join(out.public, target), `${heading}${entry.body}`);
     pages[name] = { title: entry.data.title, description: entry.data.description, path: `/${target}`, html: await renderMarkdown(entry.body) };
   }
   writeJson(out.pages, pages);

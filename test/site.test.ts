@@ -1,6 +1,6 @@
 /**
  * The static site builds from the same artifacts as the API and is served by the same app.
- * (Browser tests come with issue #6; this checks the built HTML itself.)
+ * This checks the built HTML itself; test/e2e/ drives it in a real browser.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -60,8 +60,59 @@ describe('static site', () => {
   it('the home page shows the manifest counts', () => {
     const html = readFileSync(path.join(siteDir, 'index.html'), 'utf8');
     const counts = built.corpus.manifest.counts;
-    expect(html).toContain(`<dt>Corpus works</dt><dd>${counts.corpus.total_works}</dd>`);
-    expect(html).toContain(`<dt>Atlas records</dt><dd>${counts.atlas.live_records}</dd>`);
+    expect(html).toContain(`<dt>Corpus works</dt><dd data-count="corpus.total_works">${counts.corpus.total_works}</dd>`);
+    expect(html).toContain(`<dt>Atlas records</dt><dd data-count="atlas.live_records">${counts.atlas.live_records}</dd>`);
+    // Every count shown names a number in the manifest, so the page can refresh it at load.
+    for (const match of html.matchAll(/data-count="([^"]+)">([^<]*)</g)) {
+      const value = match[1]!.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], counts);
+      expect(match[2], match[1]).toBe((value as number).toLocaleString('en'));
+    }
+  });
+
+  it('pre-renders the Atlas filters, so tier and freshness filtering needs no JavaScript', () => {
+    const records = built.corpus.divergences;
+    const shown = (file: string) =>
+      [...readFileSync(path.join(siteDir, file), 'utf8').matchAll(/<li class="card" data-id="([^"]+)"[^>]*?( hidden)?>/g)].filter((match) => !match[2]).map((match) => match[1]);
+    expect(shown('atlas/index.html')).toEqual(records.map((record) => record.id));
+    expect(shown('atlas/tier/C3/index.html')).toEqual(records.filter((record) => record.certification.tier === 'C3').map((record) => record.id));
+    expect(shown('atlas/stale/index.html')).toEqual(records.filter((record) => record.freshness.stale).map((record) => record.id));
+    expect(shown('atlas/current/index.html')).toEqual(records.filter((record) => !record.freshness.stale).map((record) => record.id));
+    expect(shown('atlas/tier/C3/stale/index.html')).toEqual(records.filter((record) => record.freshness.stale && record.certification.tier === 'C3').map((record) => record.id));
+    expect(shown('atlas/tier/C1/index.html')).toEqual([]);
+    const page = readFileSync(path.join(siteDir, 'atlas/tier/C3/index.html'), 'utf8');
+    expect(page).toContain('href="/atlas/tier/C3/stale/"');
+    expect(page).toContain('href="/atlas/tier/C2/"');
+    expect(page).toMatch(/<form[^>]+action="\/api\/divergences"/);
+  });
+
+  it('every page names a JSON and a Markdown twin that the app serves', async () => {
+    const app = createApp({ corpus: built.corpus, siteDir, log: () => {} });
+    const twins = new Set<string>();
+    for (const file of htmlFiles(siteDir)) {
+      const html = readFileSync(file, 'utf8');
+      for (const type of ['application/json', 'text/markdown']) {
+        const href = new RegExp(`<link rel="alternate" type="${type.replace('/', '\\/')}" href="([^"]+)"`).exec(html)?.[1];
+        expect(href, `${file} ${type}`).toBeTruthy();
+        expect(html, file).toContain(`<a href="${href!.replace(/&/g, '&amp;')}" data-twin=`);
+        twins.add(href!.replace(/&amp;/g, '&'));
+      }
+    }
+    for (const twin of twins) {
+      const response = await request(app).get(twin);
+      expect(response.status, twin).toBe(200);
+    }
+    const atlas = await request(app).get('/atlas.md');
+    expect(atlas.headers['content-type']).toMatch(/text\/markdown/);
+    expect(atlas.text).toContain('[Can a refusal that came from training still be your own?](/records/TST-D1.md)');
+    const doc = await request(app).get('/docs/limitations.json');
+    expect(doc.body).toMatchObject({ name: 'limitations', markdown_url: '/limitations.md' });
+  });
+
+  it('draws each record\'s tension map and links the llms.txt orientation', () => {
+    const page = readFileSync(path.join(siteDir, 'atlas/TST-D1/index.html'), 'utf8');
+    expect(page).toMatch(/<figure class="tension-map">\s*<svg[^>]+role="img"/);
+    expect(page).toContain('Alder versus Birch: ownership of refusal.');
+    for (const file of htmlFiles(siteDir)) expect(readFileSync(file, 'utf8'), file).toContain('href="/llms.txt"');
   });
 
   it('is served by the API process beside the agent files', async () => {

@@ -197,3 +197,47 @@ export const DOCS: Record<string, string> = {
 export function keepLeadingNewline(text: string): string {
   return text.startsWith('\n') || text.startsWith('\r\n') ? `\n${text}` : text;
 }
+
+/** The certification tiers in order; every tier gets a filter page, even an empty one. */
+export const TIERS = ['C0', 'C1', 'C2', 'C3'] as const;
+
+/** Freshness filter values: every model version current, or at least one retired. */
+export const FRESHNESS = ['current', 'stale'] as const;
+export type Freshness = (typeof FRESHNESS)[number];
+
+export const FRESHNESS_LABEL: Record<Freshness, string> = {
+  current: 'Current models',
+  stale: 'Stale',
+};
+
+/** The people's page for an Atlas filter: /atlas/, /atlas/tier/C3/, /atlas/stale/, /atlas/tier/C3/stale/. */
+export function atlasFilterPath(tier?: string, freshness?: string): string {
+  return `/atlas/${tier ? `tier/${encodeURIComponent(tier)}/` : ''}${freshness ? `${freshness}/` : ''}`;
+}
+
+/** The Markdown twin of the site's own markdown document for a path, e.g. /atlas.md. */
+export function markdownResponse(text: string): Response {
+  return new Response(text.endsWith('\n') ? text : `${text}\n`, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } });
+}
+
+export function jsonResponse(value: unknown): Response {
+  return new Response(`${JSON.stringify(value, null, 2)}\n`, { headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+}
+
+/** One line of markdown-safe text: no line breaks, and the characters that would start markup escaped. */
+export function mdText(value: string): string {
+  return value.replace(/\s+/g, ' ').replace(/([\\`*_[\]<>|])/g, '\\$1').trim();
+}
+
+/** The site's own markdown document for the home page: the deployment's context document. */
+export function contextPath(): string {
+  return pages().context?.path ?? `/${site().slug}.context.md`;
+}
+
+/** Drops a leading heading that only repeats the page's own title (the page prints it as its h1). */
+export function dropLeadingTitle(html: string, title: string): string {
+  const match = /^\s*<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1>\s*/i.exec(html);
+  if (!match) return html;
+  const text = match[2]!.replace(/<[^>]+>/g, '').trim().toLowerCase();
+  return text === title.trim().toLowerCase() ? html.slice(match[0].length) : html;
+}
