@@ -7,7 +7,9 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4321),
   SITE_DIR: z.string().optional(),
-  STORE_PATH: z.string().min(1).optional(),
+  STORE_PATH: z.string().min(1).optional().describe('SQLite file, or a postgres:// URL to share state between API processes'),
+  JOB_LEASE_MS: z.coerce.number().int().min(0).default(180_000),
+  JOB_SWEEP_MS: z.coerce.number().int().min(100).default(5_000),
   PANEL_CONFIG: z.string().min(1).optional(),
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
@@ -26,6 +28,8 @@ export interface ServerConfig {
   panelConfig: string | undefined;
   ingestSecret: string | undefined;
   jobConcurrency: number;
+  jobLeaseMs: number;
+  jobSweepMs: number;
   trustProxy: boolean | number | string | undefined;
   contributeLimit: { limit: number; windowMs: number } | undefined;
 }
@@ -45,6 +49,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     panelConfig: parsed.data.PANEL_CONFIG,
     ingestSecret: parsed.data.INGEST_SECRET,
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
+    jobLeaseMs: parsed.data.JOB_LEASE_MS,
+    jobSweepMs: parsed.data.JOB_SWEEP_MS,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),
     contributeLimit: parsed.data.CONTRIBUTE_RATE_LIMIT
       ? { limit: Number(parsed.data.CONTRIBUTE_RATE_LIMIT.split('/')[0]), windowMs: Number(parsed.data.CONTRIBUTE_RATE_LIMIT.split('/')[1]) * 1000 }

@@ -6,7 +6,7 @@ import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load
 import { createPanel } from './providers/chat.ts';
 import { createUseLiteEmbedder, withQueryCache } from './providers/embedder.ts';
 import { loadPanelConfig } from './providers/panel-config.ts';
-import { createSqliteStore } from './storage/sqlite-store.ts';
+import { isSharedStore, openStore } from './storage/open-store.ts';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -23,7 +23,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const store = createSqliteStore(config.storePath);
+  const store = await openStore(config.storePath);
+  const shared = isSharedStore(config.storePath);
   const restored = applyPersistedRecords(corpus, await store.listRecords(), new Date());
   if (restored > 0) log(`${restored} Atlas records persisted from live councils restored from the store`);
 
@@ -33,9 +34,12 @@ async function main(): Promise<void> {
     const { panel, missing } = createPanel(panelConfig, process.env);
     for (const problem of missing) log(`panel: ${problem}`);
     if (panel) {
-      live = createLiveService({ corpus, panel, store, log, concurrency: config.jobConcurrency });
+      // Sharing a store with other processes: running jobs are theirs until the lease ends,
+      // and queued jobs of any process are picked up by a periodic sweep.
+      live = createLiveService({ corpus, panel, store, log, concurrency: config.jobConcurrency, leaseMs: shared ? config.jobLeaseMs : 0 });
       const resumed = await live.runner.resume();
       if (resumed.resumed + resumed.failed > 0) log(`jobs: ${resumed.resumed} resumed, ${resumed.failed} failed after interruption`);
+      if (shared) setInterval(() => void live!.runner.resume().catch((error: unknown) => log(`job sweep: ${(error as Error).message}`)), config.jobSweepMs).unref();
       log(`live panel: ${panel.members.map((member) => member.name).join(', ')}; chair ${panel.chair.map((member) => member.name).join(' → ')}`);
     } else {
       log('live panel not wired: it needs at least two members and a chair with keys; live paths answer 503');

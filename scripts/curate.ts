@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { panelReview } from '../api/core/live/review.ts';
 import { createPanel } from '../api/providers/chat.ts';
 import { loadPanelConfig } from '../api/providers/panel-config.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
+import { openStore } from '../api/storage/open-store.ts';
 import type { ContributionRecord } from '../api/storage/store.ts';
 import { deriveDivergence } from '../api/core/records.ts';
 import { approveContribution, rejectContribution } from './lib/curation.ts';
@@ -34,7 +34,7 @@ const { values, positionals } = parseArgs({
 });
 
 const [command, id] = positionals;
-const store = createSqliteStore(values.store);
+const store = await openStore(values.store);
 const content = loadContent(values.content);
 
 function describe(item: ContributionRecord, full: boolean): string {

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
+import { isSharedStore, openStore } from '../api/storage/open-store.ts';
 import { stringifyMarkdown } from './lib/frontmatter.ts';
 import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
 import { writeFile } from './lib/write.ts';
@@ -18,11 +18,11 @@ const { values } = parseArgs({
   },
 });
 const storePath = values.store;
-if (!existsSync(storePath)) {
+if (!isSharedStore(storePath) && !existsSync(storePath)) {
   console.error(`no store at ${storePath} (set --store or STORE_PATH)`);
   process.exit(2);
 }
-const store = createSqliteStore(storePath);
+const store = await openStore(storePath);
 let written = 0;
 for (const record of await store.listRecords()) {
   const file = path.join(values.content, 'divergences', `${record.id}.md`);

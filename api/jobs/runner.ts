@@ -23,12 +23,21 @@ export interface JobRunnerOptions {
   log: (line: string) => void;
   /** Turns a thrown error into the failure stored on the job (no stack traces). */
   describeFailure: (error: unknown) => JobFailure;
+  /**
+   * A running job whose last update is older than this is taken as abandoned (its process
+   * died) and re-queued. With one process per store 0 is right: at start nothing else runs.
+   */
+  leaseMs?: number;
 }
 
 export interface JobRunner {
   submit(kind: JobKind, input: unknown): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | undefined>;
-  /** Resumes or fails jobs a previous process left unfinished. */
+  /**
+   * Picks up unfinished jobs from the store: queued ones (submitted to any process sharing
+   * the store) and running ones past their lease (their process died). Call at start and
+   * periodically when several processes share a store.
+   */
   resume(): Promise<{ resumed: number; failed: number }>;
   /** Resolves when no job is running or queued in this process. */
   idle(): Promise<void>;
@@ -37,6 +46,7 @@ export interface JobRunner {
 
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const queue: string[] = [];
+  const mine = new Set<string>();
   let running = 0;
   let idleWaiters: (() => void)[] = [];
 
@@ -45,6 +55,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const id = queue.shift()!;
       running++;
       void execute(id).finally(() => {
+        mine.delete(id);
         running--;
         pump();
         if (running === 0 && queue.length === 0) {
@@ -74,6 +85,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   return {
     async submit(kind, input) {
       const job = await options.store.createJob({ id: options.newId(), kind, input }, options.now());
+      mine.add(job.id);
       queue.push(job.id);
       pump();
       return job;
@@ -82,13 +94,17 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     async resume() {
       let resumed = 0;
       let failed = 0;
+      const lease = options.leaseMs ?? 0;
       for (const job of await options.store.unfinishedJobs()) {
+        if (mine.has(job.id)) continue;
+        if (job.status === 'running' && options.now().getTime() - Date.parse(job.updated_at) < lease) continue;
         if (job.status === 'running' && job.attempts >= MAX_ATTEMPTS) {
           await options.store.finishJob(job.id, { error: { code: 'JOB_INTERRUPTED', message: `the server stopped while this job was running, ${job.attempts} times; it was not retried again` } }, options.now());
           failed++;
           continue;
         }
         if (job.status === 'running') await options.store.requeueJob(job.id, options.now());
+        mine.add(job.id);
         queue.push(job.id);
         resumed++;
       }

@@ -26,6 +26,8 @@ export interface LiveServiceOptions {
   now?: () => Date;
   concurrency?: number;
   log?: (line: string) => void;
+  /** See JobRunnerOptions.leaseMs. */
+  leaseMs?: number;
 }
 
 export interface DeliberationJobInput {
@@ -66,6 +68,7 @@ export function createLiveService(options: LiveServiceOptions) {
 
   const runner: JobRunner = createJobRunner({
     store,
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     concurrency: options.concurrency ?? 4,
     now,
     log,

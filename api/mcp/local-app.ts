@@ -11,7 +11,7 @@ import { applyPersistedRecords, loadCorpus } from '../load-artifacts.ts';
 import { createPanel } from '../providers/chat.ts';
 import { createUseLiteEmbedder, withQueryCache } from '../providers/embedder.ts';
 import { loadPanelConfig } from '../providers/panel-config.ts';
-import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { openStore } from '../storage/open-store.ts';
 import type { Store } from '../storage/store.ts';
 
 export interface LocalApp {
@@ -24,7 +24,7 @@ export async function createLocalApp(env: NodeJS.ProcessEnv, log: (line: string)
   const config = loadConfig(env);
   const embedder = withQueryCache(await createUseLiteEmbedder());
   const corpus = await loadCorpus(config.artifactsDir, embedder);
-  const store = createSqliteStore(config.storePath);
+  const store = await openStore(config.storePath);
   applyPersistedRecords(corpus, await store.listRecords(), new Date());
 
   let live: LiveService | undefined;

@@ -1,0 +1,255 @@
+/**
+ * Scale-out store on PostgreSQL: the same interface as the embedded SQLite driver, so
+ * several API processes share jobs, sessions, spend, persisted records, pending
+ * contributions and rate-limit counters. Atomic steps use single statements or
+ * transactions with advisory locks; every acknowledged write is committed first.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { ContributionRecord, Exchange, JobRecord, PersistedRecord, RateLimit, SpendEntry, Store, SubmitOutcome } from './store.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS jobs (
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, status TEXT NOT NULL, input JSONB NOT NULL,
+  result JSONB, error JSONB, attempts INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status);
+CREATE TABLE IF NOT EXISTS session_exchanges (
+  session_id TEXT NOT NULL, seq INTEGER NOT NULL, exchange JSONB NOT NULL, at TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE IF NOT EXISTS spend (
+  at TEXT NOT NULL, purpose TEXT NOT NULL, model TEXT NOT NULL,
+  prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS atlas_records (
+  id TEXT PRIMARY KEY, frontmatter JSONB NOT NULL, body TEXT NOT NULL, persisted_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS contributions (
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
+  payload JSONB NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT UNIQUE, client TEXT NOT NULL,
+  status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
+  reviews JSONB NOT NULL DEFAULT '[]'::jsonb
+);
+CREATE INDEX IF NOT EXISTS contributions_status ON contributions(status, created_at);
+CREATE INDEX IF NOT EXISTS contributions_hash ON contributions(content_hash, status);
+CREATE TABLE IF NOT EXISTS rate_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS plays (slug TEXT NOT NULL, client TEXT NOT NULL, day TEXT NOT NULL, PRIMARY KEY (slug, client, day));
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
+
+interface JobRow {
+  id: string;
+  kind: string;
+  status: string;
+  input: unknown;
+  result: unknown;
+  error: JobRecord['error'];
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const toJob = (row: JobRow): JobRecord => ({
+  id: row.id,
+  kind: row.kind as JobRecord['kind'],
+  status: row.status as JobRecord['status'],
+  input: row.input,
+  result: row.result ?? null,
+  error: row.error ?? null,
+  attempts: Number(row.attempts),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+const toContribution = (row: Record<string, unknown>): ContributionRecord => ({
+  id: row.id as string,
+  kind: row.kind as ContributionRecord['kind'],
+  record_id: (row.record_id as string | null) ?? null,
+  identity: row.identity as string,
+  justification: (row.justification as string | null) ?? null,
+  payload: row.payload as Record<string, unknown>,
+  content_hash: row.content_hash as string,
+  idempotency_key: (row.idempotency_key as string | null) ?? null,
+  client: row.client as string,
+  status: row.status as ContributionRecord['status'],
+  created_at: row.created_at as string,
+  reviewed_at: (row.reviewed_at as string | null) ?? null,
+  reviewer: (row.reviewer as string | null) ?? null,
+  reason: (row.reason as string | null) ?? null,
+  reviews: row.reviews as ContributionRecord['reviews'],
+});
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** Counts one hit in a fixed window, in one statement: atomic across processes. */
+async function countHit(db: Queryable, rateLimit: RateLimit, nowMs: number) {
+  const { rows } = await db.query<{ window_start: string; count: number }>(
+    `INSERT INTO rate_counters (key, window_start, count) VALUES ($1, $2, 1)
+     ON CONFLICT (key) DO UPDATE SET
+       window_start = CASE WHEN $2 - rate_counters.window_start >= $3 THEN $2 ELSE rate_counters.window_start END,
+       count = CASE WHEN $2 - rate_counters.window_start >= $3 THEN 1 ELSE rate_counters.count + 1 END
+     RETURNING window_start, count`,
+    [rateLimit.key, nowMs, rateLimit.windowMs],
+  );
+  const row = rows[0]!;
+  const resetMs = Number(row.window_start) + rateLimit.windowMs - nowMs;
+  const count = Number(row.count);
+  return { allowed: count <= rateLimit.limit, remaining: Math.max(0, rateLimit.limit - count), resetMs };
+}
+
+export async function createPostgresStore(connectionString: string, options: { max?: number } = {}): Promise<Store> {
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  // Serialise schema creation between processes starting together.
+  const setup = await pool.connect();
+  try {
+    await setup.query('SELECT pg_advisory_lock(hashtext($1))', ['polyphony-schema']);
+    await setup.query(SCHEMA);
+    await setup.query('SELECT pg_advisory_unlock(hashtext($1))', ['polyphony-schema']);
+  } finally {
+    setup.release();
+  }
+
+  async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  const lock = (client: Queryable, key: string) => client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+  const jobColumns = 'id, kind, status, input, result, error, attempts, created_at, updated_at';
+
+  return {
+    async createJob(job, now) {
+      const at = now.toISOString();
+      const { rows } = await pool.query<JobRow>(`INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES ($1, $2, 'queued', $3, 0, $4, $4) RETURNING ${jobColumns}`, [job.id, job.kind, JSON.stringify(job.input ?? null), at]);
+      return toJob(rows[0]!);
+    },
+    async getJob(id) {
+      const { rows } = await pool.query<JobRow>(`SELECT ${jobColumns} FROM jobs WHERE id = $1`, [id]);
+      return rows[0] ? toJob(rows[0]) : undefined;
+    },
+    async claimJob(id, now) {
+      const { rowCount } = await pool.query("UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = $1 WHERE id = $2 AND status = 'queued'", [now.toISOString(), id]);
+      return rowCount === 1;
+    },
+    async finishJob(id, outcome, now) {
+      if ('result' in outcome) await pool.query("UPDATE jobs SET status = 'done', result = $1, updated_at = $2 WHERE id = $3", [JSON.stringify(outcome.result), now.toISOString(), id]);
+      else await pool.query("UPDATE jobs SET status = 'failed', error = $1, updated_at = $2 WHERE id = $3", [JSON.stringify(outcome.error), now.toISOString(), id]);
+    },
+    async unfinishedJobs() {
+      const { rows } = await pool.query<JobRow>(`SELECT ${jobColumns} FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at`);
+      return rows.map(toJob);
+    },
+    async requeueJob(id, now) {
+      await pool.query("UPDATE jobs SET status = 'queued', updated_at = $1 WHERE id = $2", [now.toISOString(), id]);
+    },
+    async appendExchange(sessionId, exchange, keep, now) {
+      await transaction(async (client) => {
+        await lock(client, `session:${sessionId}`);
+        const { rows } = await client.query<{ seq: number }>('SELECT COALESCE(MAX(seq), 0) AS seq FROM session_exchanges WHERE session_id = $1', [sessionId]);
+        const seq = Number(rows[0]!.seq) + 1;
+        await client.query('INSERT INTO session_exchanges (session_id, seq, exchange, at) VALUES ($1, $2, $3, $4)', [sessionId, seq, JSON.stringify(exchange), now.toISOString()]);
+        await client.query('DELETE FROM session_exchanges WHERE session_id = $1 AND seq <= $2', [sessionId, seq - keep]);
+      });
+    },
+    async getSession(sessionId, ttlMs, now) {
+      const { rows } = await pool.query<{ exchange: Exchange; at: string }>('SELECT exchange, at FROM session_exchanges WHERE session_id = $1 ORDER BY seq', [sessionId]);
+      const last = rows.at(-1);
+      if (!last) return [];
+      if (now.getTime() - Date.parse(last.at) > ttlMs) {
+        await pool.query('DELETE FROM session_exchanges WHERE session_id = $1', [sessionId]);
+        return [];
+      }
+      return rows.map((row) => row.exchange);
+    },
+    async addSpend(entry: SpendEntry) {
+      await pool.query('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES ($1, $2, $3, $4, $5, $6)', [entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd]);
+    },
+    async totalSpendUsd() {
+      const { rows } = await pool.query<{ total: number }>('SELECT COALESCE(SUM(cost_usd), 0) AS total FROM spend');
+      return Number(rows[0]!.total);
+    },
+    async saveRecord(record: PersistedRecord) {
+      await pool.query('INSERT INTO atlas_records (id, frontmatter, body, persisted_at) VALUES ($1, $2, $3, $4)', [record.id, JSON.stringify(record.frontmatter), record.body, record.persisted_at]);
+    },
+    async listRecords() {
+      const { rows } = await pool.query<PersistedRecord>('SELECT id, frontmatter, body, persisted_at FROM atlas_records ORDER BY persisted_at, id');
+      return rows.map((row) => ({ id: row.id, frontmatter: row.frontmatter, body: row.body, persisted_at: row.persisted_at }));
+    },
+    async submitContribution(item, rateLimit, now): Promise<SubmitOutcome> {
+      return transaction(async (client) => {
+        // Same order in every process (key, then content, then client): no deadlocks.
+        if (item.idempotency_key) await lock(client, `idempotency:${item.idempotency_key}`);
+        await lock(client, `content:${item.content_hash}`);
+        await lock(client, rateLimit.key);
+        if (item.idempotency_key) {
+          const { rows } = await client.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE idempotency_key = $1`, [item.idempotency_key]);
+          if (rows[0]) return { outcome: 'replayed' as const, contribution: toContribution(rows[0]) };
+        }
+        const same = await client.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE content_hash = $1 AND status = 'pending' LIMIT 1`, [item.content_hash]);
+        if (same.rows[0]) return { outcome: 'duplicate' as const, contribution: toContribution(same.rows[0]) };
+        const verdict = await countHit(client, rateLimit, now.getTime());
+        if (!verdict.allowed) return { outcome: 'limited' as const, retryAfterMs: verdict.resetMs, limit: rateLimit.limit };
+        const { rows } = await client.query(
+          `INSERT INTO contributions (${CONTRIBUTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, NULL, NULL, NULL, '[]'::jsonb) RETURNING ${CONTRIBUTION_COLUMNS}`,
+          [item.id, item.kind, item.record_id, item.identity, item.justification, JSON.stringify(item.payload), item.content_hash, item.idempotency_key, item.client, now.toISOString()],
+        );
+        return { outcome: 'created' as const, contribution: toContribution(rows[0]!), remaining: verdict.remaining, resetMs: verdict.resetMs };
+      });
+    },
+    async getContribution(id) {
+      const { rows } = await pool.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE id = $1`, [id]);
+      return rows[0] ? toContribution(rows[0]) : undefined;
+    },
+    async listContributions(status) {
+      const { rows } = status
+        ? await pool.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE status = $1 ORDER BY created_at, id`, [status])
+        : await pool.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions ORDER BY created_at, id`);
+      return rows.map(toContribution);
+    },
+    async reviewContribution(id, decision, now) {
+      await pool.query("UPDATE contributions SET status = $1, reviewer = $2, reason = $3, reviewed_at = $4 WHERE id = $5 AND status = 'pending'", [decision.status, decision.reviewer, decision.reason, now.toISOString(), id]);
+      const { rows } = await pool.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE id = $1`, [id]);
+      return rows[0] ? toContribution(rows[0]) : undefined;
+    },
+    async addReview(id, review) {
+      await pool.query('UPDATE contributions SET reviews = reviews || $1::jsonb WHERE id = $2', [JSON.stringify([review]), id]);
+    },
+    async hit(rateLimit, now) {
+      return countHit(pool, rateLimit, now.getTime());
+    },
+    async recordPlay(slug, client, day) {
+      const { rowCount } = await pool.query('INSERT INTO plays (slug, client, day) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [slug, client, day]);
+      return rowCount === 1;
+    },
+    async playCounts() {
+      const { rows } = await pool.query<{ slug: string; plays: string; listeners: string; returning_clients: string }>(
+        `SELECT slug, COUNT(*) AS plays, COUNT(DISTINCT client) AS listeners,
+           (SELECT COUNT(*) FROM (SELECT client FROM plays p2 WHERE p2.slug = plays.slug GROUP BY client HAVING COUNT(*) > 1) AS r) AS returning_clients
+         FROM plays GROUP BY slug ORDER BY COUNT(*) DESC, slug`,
+      );
+      return rows.map((row) => ({ slug: row.slug, plays: Number(row.plays), listeners: Number(row.listeners), returning: Number(row.returning_clients) }));
+    },
+    async secret(name) {
+      await pool.query('INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [name, randomBytes(32).toString('hex')]);
+      const { rows } = await pool.query<{ value: string }>('SELECT value FROM secrets WHERE name = $1', [name]);
+      return rows[0]!.value;
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * One contract for every store driver (the embedded SQLite one and the PostgreSQL
+ * scale-out one): jobs, sessions, spend, records, contributions, limits, plays, secrets.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { createPostgresStore } from '../api/storage/postgres-store.ts';
+import { createSqliteStore } from '../api/storage/sqlite-store.ts';
+import type { Store } from '../api/storage/store.ts';
+import { tempDir } from './helpers/app.ts';
+import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from './helpers/postgres.ts';
+
+interface Driver {
+  name: string;
+  /** A fresh, empty store. */
+  open(): Promise<Store>;
+}
+
+let postgres: TestPostgres | undefined;
+let database = 0;
+const drivers: Driver[] = [
+  { name: 'sqlite', open: async () => createSqliteStore(path.join(tempDir('store'), 'store.db')) },
+  {
+    name: 'postgres',
+    open: async () => {
+      const { default: pg } = await import('pg');
+      const admin = new pg.Client({ connectionString: postgres!.url });
+      await admin.connect();
+      const name = `contract_${++database}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      return createPostgresStore(postgres!.url.replace(/\/postgres$/, `/${name}`));
+    },
+  },
+];
+
+beforeAll(async () => {
+  if (POSTGRES_AVAILABLE) postgres = await startPostgres();
+}, 120_000);
+afterAll(() => postgres?.stop());
+
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
+const hour = 3_600_000;
+const item = (n: number, extra: Partial<Parameters<Store['submitContribution']>[0]> = {}) => ({
+  id: `ctb_${n}`,
+  kind: 'answer' as const,
+  record_id: 'X-D1',
+  identity: 'tester',
+  justification: 'missing_voice',
+  payload: { answer: `answer ${n}` },
+  content_hash: `hash-${n}`,
+  idempotency_key: null,
+  client: 'client-a',
+  ...extra,
+});
+
+for (const driver of drivers) {
+  describe.skipIf(driver.name === 'postgres' && !POSTGRES_AVAILABLE)(`store contract: ${driver.name}`, () => {
+    it('runs jobs through queued → running → done / failed, and a claim is exclusive', async () => {
+      const store = await driver.open();
+      const job = await store.createJob({ id: 'job_1', kind: 'council', input: { question: 'q?' } }, at(0));
+      expect(job).toMatchObject({ status: 'queued', attempts: 0, input: { question: 'q?' }, result: null });
+      const claims = await Promise.all([store.claimJob('job_1', at(1)), store.claimJob('job_1', at(1)), store.claimJob('job_1', at(1))]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect((await store.unfinishedJobs()).map((entry) => entry.status)).toEqual(['running']);
+      await store.finishJob('job_1', { result: { answer: 'a' } }, at(2));
+      expect(await store.getJob('job_1')).toMatchObject({ status: 'done', result: { answer: 'a' }, attempts: 1 });
+      await store.createJob({ id: 'job_2', kind: 'trace', input: null }, at(3));
+      await store.claimJob('job_2', at(3));
+      await store.requeueJob('job_2', at(4));
+      expect(await store.claimJob('job_2', at(5))).toBe(true);
+      await store.finishJob('job_2', { error: { code: 'X', message: 'boom' } }, at(6));
+      expect(await store.getJob('job_2')).toMatchObject({ status: 'failed', error: { code: 'X' }, attempts: 2 });
+      expect(await store.getJob('nope')).toBeUndefined();
+      await store.close();
+    });
+
+    it('keeps a rolling session buffer with a time-to-live', async () => {
+      const store = await driver.open();
+      for (let n = 1; n <= 7; n++) await store.appendExchange('s1', { question: `q${n}`, answer: `a${n}`, sources: [], at: at(n).toISOString() }, 5, at(n));
+      expect((await store.getSession('s1', hour, at(8))).map((turn) => turn.question)).toEqual(['q3', 'q4', 'q5', 'q6', 'q7']);
+      expect(await store.getSession('s1', hour, at(7 + 61))).toEqual([]);
+      expect(await store.getSession('s1', hour, at(8))).toEqual([]);
+      await store.close();
+    });
+
+    it('adds up spend and keeps persisted records', async () => {
+      const store = await driver.open();
+      await store.addSpend({ at: at(0).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.25 });
+      await store.addSpend({ at: at(1).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.5 });
+      expect(await store.totalSpendUsd()).toBeCloseTo(0.75);
+      await store.saveRecord({ id: 'X-D2', frontmatter: { id: 'X-D2', answers: [{ text: 'verbatim  \n' }] }, body: '', persisted_at: at(2).toISOString() });
+      expect(await store.listRecords()).toEqual([{ id: 'X-D2', frontmatter: { id: 'X-D2', answers: [{ text: 'verbatim  \n' }] }, body: '', persisted_at: at(2).toISOString() }]);
+      await store.close();
+    });
+
+    it('submits contributions atomically: replay, duplicate, limit, then insert', async () => {
+      const store = await driver.open();
+      const limit = { key: 'contribute:client-a', limit: 10, windowMs: hour };
+      const burst = await Promise.all(Array.from({ length: 40 }, (_, n) => store.submitContribution(item(n), limit, at(0))));
+      expect(burst.filter((outcome) => outcome.outcome === 'created')).toHaveLength(10);
+      expect(burst.filter((outcome) => outcome.outcome === 'limited')).toHaveLength(30);
+      const keyed = await Promise.all(Array.from({ length: 25 }, () => store.submitContribution(item(100, { idempotency_key: 'k1', client: 'client-b' }), { ...limit, key: 'contribute:client-b' }, at(1))));
+      expect(keyed.filter((outcome) => outcome.outcome === 'created')).toHaveLength(1);
+      expect(keyed.filter((outcome) => outcome.outcome === 'replayed')).toHaveLength(24);
+      const duplicate = await store.submitContribution(item(100, { id: 'ctb_other', client: 'client-b' }), { ...limit, key: 'contribute:client-b' }, at(2));
+      expect(duplicate).toMatchObject({ outcome: 'duplicate', contribution: { id: 'ctb_100' } });
+      expect(await store.listContributions('pending')).toHaveLength(11);
+      const later = await store.submitContribution(item(200), limit, new Date(at(0).getTime() + hour));
+      expect(later.outcome).toBe('created');
+      await store.close();
+    });
+
+    it('reviews contributions once and keeps panel votes', async () => {
+      const store = await driver.open();
+      await store.submitContribution(item(1), { key: 'c', limit: 5, windowMs: hour }, at(0));
+      await store.addReview('ctb_1', { reviewer: 'A', vote: 'approve', reason: 'good', at: at(1).toISOString() });
+      await store.addReview('ctb_1', { reviewer: 'B', vote: 'reject', reason: 'off topic', at: at(1).toISOString() });
+      const approved = await store.reviewContribution('ctb_1', { status: 'approved', reviewer: 'curator', reason: 'ok' }, at(2));
+      expect(approved).toMatchObject({ status: 'approved', reviewer: 'curator', reviews: [{ reviewer: 'A' }, { reviewer: 'B' }] });
+      const again = await store.reviewContribution('ctb_1', { status: 'rejected', reviewer: 'other', reason: 'late' }, at(3));
+      expect(again).toMatchObject({ status: 'approved', reviewer: 'curator' });
+      expect(await store.listContributions('rejected')).toEqual([]);
+      await store.close();
+    });
+
+    it('counts rate-limit windows, plays and keeps one secret', async () => {
+      const store = await driver.open();
+      const limit = { key: 'live:x', limit: 2, windowMs: 60_000 };
+      const hits = await Promise.all([1, 2, 3, 4].map(() => store.hit(limit, at(0))));
+      expect(hits.filter((hit) => hit.allowed)).toHaveLength(2);
+      expect(hits.find((hit) => !hit.allowed)!.resetMs).toBeLessThanOrEqual(60_000);
+      expect((await store.hit(limit, at(2))).allowed).toBe(true);
+      expect(await store.recordPlay('track', 'c1', '2026-01-01')).toBe(true);
+      expect(await store.recordPlay('track', 'c1', '2026-01-01')).toBe(false);
+      await store.recordPlay('track', 'c1', '2026-01-02');
+      await store.recordPlay('track', 'c2', '2026-01-02');
+      expect(await store.playCounts()).toEqual([{ slug: 'track', plays: 3, listeners: 2, returning: 1 }]);
+      const [first, second] = await Promise.all([store.secret('salt'), store.secret('salt')]);
+      expect(first).toMatch(/^[0-9a-f]{64}$/);
+      expect(second).toBe(first);
+      await store.close();
+    });
+  });
+}
