@@ -14,6 +14,10 @@ const EnvSchema = z.object({
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   CONTRIBUTE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>, e.g. 30/3600').optional(),
+  LIVE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
+  LIVE_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
+  COUNCIL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
+  COUNCIL_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   TRUST_PROXY: z.string().optional().describe('Express trust proxy: "true", a hop count, or an address list'),
 });
 
@@ -31,7 +35,8 @@ export interface ServerConfig {
   jobLeaseMs: number;
   jobSweepMs: number;
   trustProxy: boolean | number | string | undefined;
-  contributeLimit: { limit: number; windowMs: number } | undefined;
+  /** Overrides of the default rate limits (api/http/rate-limit.ts), from `<count>/<seconds>` values. */
+  limits: Partial<Record<'contribute' | 'live' | 'liveGlobal' | 'council' | 'councilGlobal', { limit: number; windowMs: number }>>;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -52,9 +57,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),
-    contributeLimit: parsed.data.CONTRIBUTE_RATE_LIMIT
-      ? { limit: Number(parsed.data.CONTRIBUTE_RATE_LIMIT.split('/')[0]), windowMs: Number(parsed.data.CONTRIBUTE_RATE_LIMIT.split('/')[1]) * 1000 }
-      : undefined,
+    limits: Object.fromEntries(
+      (
+        [
+          ['contribute', parsed.data.CONTRIBUTE_RATE_LIMIT],
+          ['live', parsed.data.LIVE_RATE_LIMIT],
+          ['liveGlobal', parsed.data.LIVE_GLOBAL_RATE_LIMIT],
+          ['council', parsed.data.COUNCIL_RATE_LIMIT],
+          ['councilGlobal', parsed.data.COUNCIL_GLOBAL_RATE_LIMIT],
+        ] as const
+      ).flatMap(([name, value]) => (value ? [[name, window(value)!]] : [])),
+    ),
   };
 }
 
@@ -63,4 +76,10 @@ function parseTrustProxy(value: string | undefined): boolean | number | string |
   if (value === 'true' || value === 'false') return value === 'true';
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+function window(value: string | undefined): { limit: number; windowMs: number } | undefined {
+  if (!value) return undefined;
+  const [count, seconds] = value.split('/').map(Number);
+  return { limit: count!, windowMs: seconds! * 1000 };
 }

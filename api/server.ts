@@ -1,4 +1,8 @@
-/** Entry point of `npm start` / `npm run serve`: load the artifacts, serve API and site. */
+/**
+ * Entry point of `npm start` / `npm run serve`: load the artifacts, serve API and site.
+ * WORKERS=<n> forks n processes sharing the port (node:cluster) and the store.
+ */
+import cluster from 'node:cluster';
 import { createApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
@@ -52,7 +56,7 @@ async function main(): Promise<void> {
     siteDir: config.siteDir,
     log,
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
-    ...(config.contributeLimit ? { limits: { contribute: config.contributeLimit } } : {}),
+    limits: config.limits,
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
   });
@@ -69,4 +73,19 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
 }
 
-void main();
+const workers = Number(process.env.WORKERS ?? '1');
+if (Number.isInteger(workers) && workers > 1 && cluster.isPrimary) {
+  for (let index = 0; index < workers; index++) cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    console.error(`[server] worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    cluster.fork();
+  });
+  const stop = () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+} else {
+  void main();
+}

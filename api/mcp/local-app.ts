@@ -43,7 +43,7 @@ export async function createLocalApp(env: NodeJS.ProcessEnv, log: (line: string)
     corpus,
     store,
     log,
-    ...(config.contributeLimit ? { limits: { contribute: config.contributeLimit } } : {}),
+    limits: config.limits,
     ...(live ? { live } : {}),
   });
   const summary = `${corpus.site.name}: ${corpus.works.length} works, ${corpus.divergences.length} Atlas records from ${config.artifactsDir}; live panel ${live ? 'wired' : 'not wired'}`;
