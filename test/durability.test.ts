@@ -2,13 +2,13 @@
  * 20 rounds of SIGKILL while a real server process takes writes: every acknowledged
  * contribution (202) is in the store afterwards.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { startServerProcess } from './helpers/server-process.ts';
 
 const ROUNDS = 20;
 let built: BuiltApp;
@@ -21,25 +21,6 @@ afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-async function start(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  // `node --import tsx` (not the tsx CLI, which forks): the pid we kill is the server itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'api/server.ts')], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  for (let waited = 0; waited < 30_000; waited += 10) {
-    const match = output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    if (match) return { child, base: match[1]! };
-    if (child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`server did not start: ${output}`);
-}
 
 describe('durability under kill -9', () => {
   it(`loses no acknowledged contribution over ${ROUNDS} rounds`, async () => {
@@ -48,7 +29,8 @@ describe('durability under kill -9', () => {
     const acknowledged = new Set<string>();
     let attempted = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      const { child, base } = await start(env);
+      const { child, base } = await startServerProcess(env);
+      children.push(child);
       let stop = false;
       const writer = async (worker: number) => {
         for (let n = 0; !stop; n++) {

@@ -2,16 +2,16 @@
  * Two API processes sharing one PostgreSQL store: a job submitted to one is polled from
  * the other, and rate limits, sessions and pending contributions are shared.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../api/storage/postgres-store.ts';
 import { stringifyYaml } from '../scripts/lib/frontmatter.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { startServerProcess } from './helpers/server-process.ts';
 import { scriptDefaults, testPanelConfig } from './helpers/live.ts';
 import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from './helpers/postgres.ts';
 
@@ -19,26 +19,8 @@ const children: ChildProcess[] = [];
 let postgres: TestPostgres;
 let fake: FakeOpenAI;
 let built: BuiltApp;
-let bases: string[] = [];
+const bases: string[] = [];
 
-async function startServer(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'api/server.ts')], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  for (let waited = 0; waited < 30_000; waited += 20) {
-    const match = output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    if (match) return match[1]!;
-    if (child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`server did not start: ${output}`);
-}
 
 describe.skipIf(!POSTGRES_AVAILABLE)('scale-out on PostgreSQL', () => {
   beforeAll(async () => {
@@ -49,8 +31,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('scale-out on PostgreSQL', () => {
     writeFileSync(configFile, stringifyYaml(testPanelConfig(fake)));
     const env = { ARTIFACTS_DIR: built.artifactsDir, STORE_PATH: postgres.url, PANEL_CONFIG: configFile, SITE_DIR: path.join(dir, 'none'), CONTRIBUTE_RATE_LIMIT: '3/3600', JOB_SWEEP_MS: '200' };
     // The first creates the schema; then the second joins.
-    bases = [await startServer(env)];
-    bases.push(await startServer(env));
+    for (let index = 0; index < 2; index++) {
+      const server = await startServerProcess(env);
+      children.push(server.child);
+      bases.push(server.base);
+    }
   }, 180_000);
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
