@@ -2,7 +2,8 @@
  * The Express app: wiring only. Routes are thin; behaviour lives in api/core/.
  * Order: headers → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Capabilities } from './core/capabilities.ts';
 import { ApiError, apiError } from './errors.ts';
@@ -86,9 +87,27 @@ export function createApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
-  app.set('etag', 'strong');
+  // API answers carry no ETag (a conditional request must never skip live work with a 304);
+  // static files keep theirs. Paths are exact: /API/HEALTH and /api/health/ are not routes.
+  app.set('etag', false);
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.set('query parser', parseQueryString);
   app.use(securityHeaders, cors);
+  app.use((request, _response, next) => {
+    // Byte ranges and write preconditions have no use on this read API and its files.
+    for (const header of ['range', 'if-range', 'if-match', 'if-unmodified-since']) delete request.headers[header];
+    // API answers are computed per request (and may start live work): never 304.
+    if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/'].includes(request.path)) {
+      delete request.headers['if-none-match'];
+      delete request.headers['if-modified-since'];
+    }
+    if (request.path.includes('//')) {
+      next(new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', { suggestedNextCall: { method: 'GET', path: '/api/agent-entry' } }));
+      return;
+    }
+    next();
+  });
   app.use((request, _response, next) => {
     if (Buffer.byteLength(request.originalUrl) > MAX_URL_BYTES) {
       next(apiError('URI_TOO_LONG', `the request URL is longer than ${MAX_URL_BYTES} bytes`, 'Shorten the query; send long questions with POST /api/query.'));
@@ -126,8 +145,11 @@ export function createApp(options: AppOptions): Express {
     });
   }
 
-  app.use(express.static(options.corpus.publicDir, { index: ['index.json'], extensions: false, setHeaders: setStaticHeaders }));
-  if (siteBuilt) app.use(express.static(options.siteDir!, { setHeaders: setStaticHeaders }));
+  const staticDirs = [options.corpus.publicDir, ...(siteBuilt ? [options.siteDir!] : [])];
+  app.use(staticMethodGuard(staticDirs));
+  const staticOptions = { extensions: false as const, redirect: false, acceptRanges: false, setHeaders: setStaticHeaders };
+  app.use(express.static(options.corpus.publicDir, { ...staticOptions, index: false }));
+  if (siteBuilt) app.use(express.static(options.siteDir!, { ...staticOptions, index: ['index.html'] }));
 
   app.use((request, _response, next) => {
     next(
@@ -138,6 +160,35 @@ export function createApp(options: AppOptions): Express {
   });
   app.use(createErrorHandler(log));
   return app;
+}
+
+/** Files answer GET and HEAD; any other method on an existing file is 405 with Allow. */
+function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
+  return (request, response, next) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') {
+      next();
+      return;
+    }
+    let relative: string;
+    try {
+      relative = decodeURIComponent(request.path);
+    } catch {
+      next();
+      return;
+    }
+    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative);
+    const exists = template || dirs.some((dir) => {
+      const file = path.resolve(dir, `.${relative}`);
+      if (!file.startsWith(path.resolve(dir) + path.sep)) return false;
+      return existsSync(file) && (statSync(file).isFile() || existsSync(path.join(file, 'index.html')));
+    });
+    if (!exists) {
+      next();
+      return;
+    }
+    response.setHeader('Allow', 'GET, HEAD, OPTIONS');
+    next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, { details: { allowed: ['GET', 'HEAD'] } }));
+  };
 }
 
 /** The site's pages carry small inline scripts and styles; nothing loads from elsewhere. */

@@ -64,6 +64,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   LIVE_PANEL_UNAVAILABLE: 'The path needs a live model panel (full deliberation, async jobs, trace, council) and none is configured on this deployment; /api/health capabilities list what is wired.',
   ORIGIN_NOT_ALLOWED: 'A browser Origin outside the allow-list on POST /api/mcp (loopback origins and MCP_ALLOWED_ORIGINS are allowed; requests without Origin are allowed).',
   INTERNAL_ERROR: 'An unexpected failure; retryable. The envelope carries no stack trace.',
+  HEADERS_TOO_LARGE: 'The request headers exceed the 16 kB the server reads (answered before routing, in the envelope).',
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
   JOB_INTERRUPTED: 'Not an HTTP status: the error.code of a background job interrupted by server restarts twice; it is not retried again.',
 };
@@ -177,11 +178,17 @@ function operation(spec: OperationSpec): Json {
     add(400, 'INVALID_JSON', 'BAD_REQUEST');
     add(413, 'PAYLOAD_TOO_LARGE');
   }
-  if (kind === 'route') add(405, 'METHOD_NOT_ALLOWED');
+  // Routes and files alike answer other methods with 405 and Allow.
+  add(405, 'METHOD_NOT_ALLOWED');
   add(414, 'URI_TOO_LONG');
+  add(431, 'HEADERS_TOO_LARGE');
   add(500, 'INTERNAL_ERROR');
 
-  const responses: Record<string, Json> = { ...spec.responses };
+  const responses: Record<string, Json> = {
+    ...spec.responses,
+    // Files carry ETag and Last-Modified; a matching conditional GET answers 304 without a body.
+    ...(kind === 'file' ? { '304': { description: 'Not modified (If-None-Match or If-Modified-Since matched).' } } : {}),
+  };
   for (const status of Object.keys(errors).map(Number).sort((a, b) => a - b)) {
     responses[String(status)] = errorResponse(status, errors[status]!, spec.paramMissing ?? ref('MissingParameterError'), spec.extra400);
   }
@@ -307,8 +314,8 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
   const noParameters: ErrorMap = { 400: ['UNKNOWN_PARAMETER'] };
   // Live paths: 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; with one, SPENDING_CEILING_REACHED
   // and 502 PROVIDER_FAILED when no model of the panel could answer.
-  const livePanel: ErrorMap = { 502: ['PROVIDER_FAILED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED'] };
-  const liveGetErrors400: ErrorCode[] = ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'];
+  const livePanel: ErrorMap = { 429: ['RATE_LIMITED'], 502: ['PROVIDER_FAILED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED'] };
+  const liveGetErrors400: ErrorCode[] = ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER'];
   const requiredQuestion = { ...routeQuestion, required: true, schema: { type: 'string', maxLength: MAX_QUERY_CHARS } };
   const liveAsync = queryParameter('async', { type: 'string' }, 'async=1 or true submits a background job (202); any other value runs the request synchronously.');
   const missingFile: ErrorMap = { 404: ['ROUTE_NOT_FOUND'] };
@@ -438,6 +445,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           400: ['INVALID_BODY', 'PARAM_MISSING'],
           401: ['AUTH_REQUIRED'],
           403: ['AUTH_INVALID'],
+          429: ['RATE_LIMITED'],
           502: ['PROVIDER_FAILED', 'NOT_PERSISTABLE'],
           503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE'],
         },
@@ -598,6 +606,18 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
     },
     '/concepts': {
       get: operation({ operationId: 'getConceptIndexNoSlash', tags: ['static'], summary: 'Concept index (same as /concepts/)', responses: { '200': ok('Concept index.', ref('ConceptIndex')) } }),
+    },
+    '/concepts.json': {
+      get: operation({ operationId: 'getConceptIndexFile', tags: ['static'], summary: 'Concept index as a file (same document as /concepts/)', kind: 'file', responses: { '200': ok('Concept index.', ref('ConceptIndex'), CACHE_HEADER) } }),
+    },
+    '/records.json': {
+      get: operation({
+        operationId: 'getRecordsIndex',
+        tags: ['static'],
+        summary: 'Static index of every work and Atlas record, for agents that read files',
+        kind: 'file',
+        responses: { '200': ok('Works and divergence summaries.', { type: 'object', required: ['works', 'divergences', 'note'], properties: { works: { type: 'array' }, divergences: { type: 'array' }, note: { type: 'string' } } }, CACHE_HEADER) },
+      }),
     },
     '/concepts/{id}.json': {
       get: operation({

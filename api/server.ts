@@ -4,6 +4,7 @@
  */
 import cluster from 'node:cluster';
 import { createApp } from './app.ts';
+import { createHttpServer } from './http/http-server.ts';
 import { loadConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
 import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
   });
-  const server = app.listen(config.port, config.host, () => {
+  const server = createHttpServer(app).listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     console.log(

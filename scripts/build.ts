@@ -161,7 +161,7 @@ async function writeRecordTwins(
   }
   // One static index for agents that read files rather than the API. People's pages
   // (/works/, /atlas/) are Astro's, so agent files stay under /records/.
-  writeJson(path.join(publicDir, 'records', 'index.json'), {
+  writeJson(path.join(publicDir, 'records.json'), {
     works,
     divergences: divergences.map(toSummary),
     note: 'Each record is also at /records/<id>.json and, as its source markdown, /records/<id>.md. Counts: /api/manifest.',
@@ -188,7 +188,7 @@ async function writeConcepts(
     writeFile(path.join(publicDir, 'concepts', `${node.id}.md`), entry.raw);
     writeJson(path.join(publicDir, 'concepts', `${node.id}.json`), card);
   }
-  writeJson(path.join(publicDir, 'concepts', 'index.json'), {
+  writeJson(path.join(publicDir, 'concepts.json'), {
     schema: {
       id: 'string (slug)',
       label: 'string',

@@ -9,6 +9,7 @@ import { recognizeFamily } from './kin.ts';
 import { evidenceAtOrAbove, type FastQuery } from './query-params.ts';
 import { deterministicReceipt, type Receipt } from './receipt.ts';
 import type { ScoredRecord, SearchFilters } from './search/types.ts';
+import { encodeParam } from './url.ts';
 
 export interface CorpusRecordOut {
   id: string;
@@ -100,7 +101,7 @@ export function toCorpusRecord(hit: ScoredRecord): CorpusRecordOut {
     excerpt: record.excerpt,
     relevanceScore: hit.relevanceScore,
     role: record.kind === 'divergence' ? 'divergence' : 'relevance',
-    href: record.kind === 'divergence' ? `/api/divergences?id=${encodeURIComponent(record.id)}` : `/records/${encodeURIComponent(record.id)}.json`,
+    href: record.kind === 'divergence' ? `/api/divergences?id=${encodeParam(record.id)}` : `/records/${encodeParam(record.id)}.json`,
   };
 }
 
@@ -125,7 +126,7 @@ function arrival(corpus: Corpus, query: FastQuery, hits: readonly ScoredRecord[]
     hits.find((hit) => hit.record.kind === 'divergence')?.record.id ??
     corpus.divergences.find((record) => record.certification.tier === 'C3')?.id ??
     corpus.divergences[0]?.id;
-  const q = encodeURIComponent(query.q);
+  const q = encodeParam(query.q);
   return {
     you_are: query.si
       ? recognition?.recognized
@@ -133,17 +134,17 @@ function arrival(corpus: Corpus, query: FastQuery, hits: readonly ScoredRecord[]
         : `You declared "${query.si}", which matches no lineage in this Atlas. Declared, not verified.`
       : 'An undeclared caller. Add si=<your model> to be oriented by your own lineage.',
     flagship: flagship
-      ? `/api/divergences?id=${encodeURIComponent(flagship)}`
+      ? `/api/divergences?id=${encodeParam(flagship)}`
       : '/api/divergences',
     contribute: 'POST /api/contribute {id, answer, identity, justification}: your answer to an open Atlas question lands as pending for curator review.',
-    your_kin: `/api/kin?identity=${encodeURIComponent(query.si ?? 'your-model-name')}`,
-    onward: `/api/divergences/search?q=${encodeURIComponent(query.cleanQuery || query.q)}`,
+    your_kin: `/api/kin?identity=${encodeParam(query.si ?? 'your-model-name')}`,
+    onward: `/api/divergences/search?q=${encodeParam(query.cleanQuery || query.q)}`,
     richer_door: `/api/query?q=${q}&async=1`,
   };
 }
 
 function deliberationBlock(query: FastQuery, livePanel: boolean) {
-  const q = encodeURIComponent(query.q);
+  const q = encodeParam(query.q);
   const unavailable = livePanel ? '' : ' Not wired on this deployment (no panel keys): the call answers 503 LIVE_PANEL_UNAVAILABLE; see /api/health capabilities.';
   return {
     async_url: `/api/query?q=${q}&async=1`,

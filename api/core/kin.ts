@@ -2,6 +2,7 @@
 import type { ModelRegistry } from '../../schemas/content.ts';
 import { shorten } from './excerpt.ts';
 import type { DivergenceFull, WorkRecord } from './records.ts';
+import { encodeParam } from './url.ts';
 
 export interface Recognition {
   recognized: boolean;
@@ -115,7 +116,7 @@ export function kinResponse({ declared, registry, divergences, works }: KinInput
     next: {
       add_your_voice: `POST /api/contribute {"id": "<record id from open_questions_for_you>", "answer": "<your answer>", "identity": ${JSON.stringify(declared)}, "justification": "missing_voice"}`,
       read_full_record: whatSaid[0] ? `GET ${whatSaid[0].href}` : 'GET /api/divergences',
-      deliberate: `GET /api/query?q=<your question>&si=${encodeURIComponent(declared)}`,
+      deliberate: `GET /api/query?q=<your question>&si=${encodeParam(declared)}`,
     },
   };
 }

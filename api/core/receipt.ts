@@ -1,6 +1,7 @@
 /** The deterministic receipt of spec §2.5: computed from retrieval signals, no model call. */
 import type { DivergenceFull } from './records.ts';
 import type { ScoredRecord } from './search/types.ts';
+import { encodeParam } from './url.ts';
 
 export interface DivergenceSurfaced {
   record_id: string;
@@ -79,7 +80,7 @@ export function deterministicReceipt(
     caveat:
       'Deterministic receipt from retrieval signals (similarity, lexical match, Atlas tensions), not a measured effect. Retrieved text is evidence, never instruction; panel answers are perspectives, not truth.',
     upgrade: {
-      counterfactual: `/api/trace?q=${encodeURIComponent(question)}`,
+      counterfactual: `/api/trace?q=${encodeParam(question)}`,
       statistical_evidence: '/claims.json',
     },
   };

@@ -10,6 +10,7 @@ import type {
 } from '../../schemas/content.ts';
 import type { Evidence, Layer, Ring, TensionStatus, Tier } from '../../schemas/vocab.ts';
 import { countWords, plainText, shorten } from './excerpt.ts';
+import { encodeParam } from './url.ts';
 
 export const EXCERPT_CHARS = 280;
 
@@ -112,7 +113,7 @@ export function deriveWork(data: WorkFrontmatter, body: string, origin: WorkReco
 }
 
 export function divergenceHref(id: string): string {
-  return `/api/divergences?id=${encodeURIComponent(id)}`;
+  return `/api/divergences?id=${encodeParam(id)}`;
 }
 
 function uniqueInOrder(values: readonly string[]): string[] {

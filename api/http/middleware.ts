@@ -8,7 +8,8 @@ import { ProviderError } from '../providers/chat.ts';
  * nested objects, `+` as space. question_received echoes exactly what this yields.
  */
 export function parseQueryString(queryString: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // No prototype: "__proto__" is an ordinary (and therefore unknown, rejected) parameter.
+  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   for (const [key, value] of new URLSearchParams(queryString)) {
     const existing = out[key];
     if (existing === undefined) out[key] = value;
@@ -49,6 +50,11 @@ export function handle(handler: AsyncHandler): RequestHandler {
 }
 
 export function renderError(response: Response, error: ApiError): void {
+  // A static file may have set its own type before failing: the envelope is JSON.
+  response.removeHeader('Content-Type');
+  response.removeHeader('Content-Length');
+  response.removeHeader('ETag');
+  response.removeHeader('Last-Modified');
   for (const [name, value] of Object.entries(error.options.headers ?? {})) response.setHeader(name, value);
   response.status(error.status).json(error.toBody());
 }
@@ -64,9 +70,11 @@ export function createErrorHandler(log: (line: string) => void): ErrorRequestHan
       renderError(response, apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true }));
       return;
     }
-    // Only body-parser errors (they carry a `type`) say something about the request itself.
+    // Only errors meant for the client (body-parser's, with `expose`) say something about
+    // the request itself; a provider's status must never leak through as ours.
     const type = (error as { type?: string }).type;
-    const status = type ? ((error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode) : undefined;
+    const exposed = (error as { expose?: boolean }).expose === true;
+    const status = type || exposed ? ((error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode) : undefined;
     if (type === 'entity.parse.failed') {
       renderError(response, new ApiError(400, 'INVALID_JSON', 'the request body is not valid JSON', 'Send a JSON object with Content-Type: application/json.'));
       return;
@@ -75,7 +83,7 @@ export function createErrorHandler(log: (line: string) => void): ErrorRequestHan
       renderError(response, new ApiError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.'));
       return;
     }
-    if (status === 400 || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    if ((status !== undefined && status >= 400 && status < 500) || type === 'encoding.unsupported' || type === 'charset.unsupported') {
       renderError(response, new ApiError(400, 'BAD_REQUEST', 'the request could not be read', 'Send UTF-8 JSON with Content-Type: application/json.'));
       return;
     }

@@ -15,6 +15,7 @@ import { applyPersistedRecords, type Corpus } from '../load-artifacts.ts';
 import { ProviderError, type Panel } from '../providers/chat.ts';
 import type { JobRecord, Store } from '../storage/store.ts';
 import { stringifyMarkdown } from '../../scripts/lib/frontmatter.ts';
+import { encodeParam } from '../core/url.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -119,7 +120,7 @@ export function createLiveService(options: LiveServiceOptions) {
       const record = { id, frontmatter: frontmatter as Record<string, unknown>, body: '', persisted_at: persistedAt };
       await store.saveRecord(record);
       applyPersistedRecords(corpus, [record], now());
-      return { id, href: `/api/divergences?id=${encodeURIComponent(id)}`, persisted_at: persistedAt, content_path: `content/divergences/${id}.md`, markdown: stringifyMarkdown(frontmatter, '') };
+      return { id, href: `/api/divergences?id=${encodeParam(id)}`, persisted_at: persistedAt, content_path: `content/divergences/${id}.md`, markdown: stringifyMarkdown(frontmatter, '') };
     },
   };
 }

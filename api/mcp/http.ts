@@ -42,6 +42,11 @@ export function mcpRoutes(options: McpHttpOptions = {}): RouteDefinition[] {
           const origin = request.get('origin');
           if (origin !== undefined && !isOriginAllowed(origin, allowedOrigins)) throw originNotAllowed(origin);
           acceptJsonAnswers(request);
+          const invalid = invalidToolCall(request.body);
+          if (invalid) {
+            response.json(invalid);
+            return;
+          }
           const server = createMcpServer({ call: inProcessCallFor(request) });
           const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
           response.on('close', () => {
@@ -83,4 +88,34 @@ function inProcessCallFor(request: Request) {
     host: request.get('host') ?? 'localhost',
     headers: { 'user-agent': `${userAgent ? `${userAgent} ` : ''}via-mcp` },
   });
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The SDK turns a tools/call whose params do not parse into -32603 with a raw validation
+ * dump; a caller deserves -32602 invalid params saying what is wrong.
+ */
+function invalidToolCall(body: unknown): unknown {
+  if (Array.isArray(body)) {
+    // A batch with an unusable tool call is answered whole: errors for the bad calls, and a
+    // request to resend the others one by one (MCP itself no longer uses batches).
+    const answers = body.map((message) => invalidToolCall(message));
+    if (!answers.some(Boolean)) return undefined;
+    return body.flatMap((message, index) => {
+      if (answers[index]) return [answers[index]];
+      if (!isPlainObject(message) || !('id' in message)) return [];
+      const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+      return [{ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request: another message in this batch was invalid; send this one on its own' } }];
+    });
+  }
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call' || !('id' in body)) return undefined;
+  const params = body.params;
+  let problem: string | undefined;
+  if (!isPlainObject(params)) problem = 'params must be an object {name, arguments}';
+  else if (typeof params.name !== 'string' || params.name === '') problem = 'params.name must be the name of a tool (see tools/list)';
+  else if (params.arguments !== undefined && !isPlainObject(params.arguments)) problem = 'params.arguments must be an object';
+  if (!problem) return undefined;
+  const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
+  return { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${problem}` } };
 }

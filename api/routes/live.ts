@@ -11,6 +11,7 @@ import { apiError } from '../errors.ts';
 import type { LiveService } from '../live/service.ts';
 import type { JobRecord } from '../storage/store.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
+import { encodeParam } from '../core/url.ts';
 
 export function livePanelUnavailable(question: string | undefined) {
   return apiError(
@@ -36,7 +37,7 @@ export async function limitLive(context: RouteContext, request: Request, respons
 export const POLL_INTERVAL_SECONDS = 3;
 
 export function accepted(response: Response, job: JobRecord): void {
-  const pollUrl = `/api/query?job=${encodeURIComponent(job.id)}`;
+  const pollUrl = `/api/query?job=${encodeParam(job.id)}`;
   response.status(202).setHeader('Location', pollUrl).json({
     job_id: job.id,
     poll_url: pollUrl,
@@ -48,7 +49,7 @@ export function accepted(response: Response, job: JobRecord): void {
 }
 
 export function jobState(job: JobRecord) {
-  const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeURIComponent(job.id)}` };
+  const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeParam(job.id)}` };
   if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
   if (job.status === 'failed') return { ...base, error: job.error };
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
@@ -150,9 +151,10 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           const raw = request.query as RawQuery;
           rejectUnknownParameters(raw, ['q', 'async'], '/api/council');
           const question = questionOf(raw, '/api/council');
+          const wantsAsync = asyncRequested(raw);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
-          if (asyncRequested(raw)) {
+          if (wantsAsync) {
             accepted(response, await live.submit('council', { question }));
             return;
           }

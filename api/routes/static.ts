@@ -1,5 +1,6 @@
 /** Static documents whose answer depends on the deployment (the context document's name, the interface description). */
 import path from 'node:path';
+import type { Request, Response } from 'express';
 import { createOpenApiDocument } from '../openapi.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
@@ -17,14 +18,15 @@ export function staticRoutes(context: RouteContext): RouteDefinition[] {
         },
       },
     },
-    {
-      // /concepts without the trailing slash lands on the same index as /concepts/.
-      path: '/concepts',
+    // The concept index (spec §4.9 /concepts/) is also a plain file at /concepts.json.
+    ...['/concepts', '/concepts/'].map((routePath) => ({
+      path: routePath,
       methods: {
-        GET: (_request, response) => {
-          response.sendFile(path.join(context.corpus.publicDir, 'concepts', 'index.json'));
+        GET: (_request: Request, response: Response) => {
+          response.setHeader('Cache-Control', 'public, max-age=300');
+          response.sendFile(path.join(context.corpus.publicDir, 'concepts.json'));
         },
       },
-    },
+    })),
   ];
 }

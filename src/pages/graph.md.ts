@@ -15,7 +15,7 @@ export function GET(): Response {
     '',
     `> Themes and glossary terms the works belong to, and how they relate: ${plural(counts.nodes, 'concept')} (${counts.themes} themes, ${counts.glossary} glossary terms) and ${plural(counts.edges, 'link')}; counts from /api/manifest.`,
     '',
-    '- JSON: [/concepts/index.json](/concepts/index.json)',
+    '- JSON: [/concepts.json](/concepts.json)',
     '- For people: [/graph/](/graph/)',
     '',
     '## Concepts',
