@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from '../api/app.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
-import { createUseLiteEmbedder, type Embedder } from '../api/providers/embedder.ts';
+import { createUseLiteEmbedder, withQueryCache, type Embedder } from '../api/providers/embedder.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
 import { artifactPaths } from '../scripts/lib/artifacts.ts';
@@ -69,7 +69,8 @@ async function benchContent(label: string, contentDir: string, queries: readonly
   const [, warmMs] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder }));
   const startMs = await measureServerStart(artifactsDir);
 
-  const corpus = await loadCorpus(artifactsDir, embedder);
+  // As api/server.ts does: repeated questions hit the query-embedding cache.
+  const corpus = await loadCorpus(artifactsDir, withQueryCache(embedder));
   const server = createApp({ corpus, log: () => {} }).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
