@@ -11,17 +11,12 @@ import type { Manifest } from '../../api/core/build-manifest.ts';
 
 export type { ConceptGraph, ConceptNode, DivergenceFull, TensionEntry, WorkRecord } from '../../api/core/records.ts';
 export type { Manifest } from '../../api/core/build-manifest.ts';
-
-export interface SiteConfig {
-  name: string;
-  slug: string;
-  id_prefix: string;
-  description: string;
-  demo: boolean;
-  base_url?: string;
-  license: { corpus: string; code: string };
-  attribution?: string;
-}
+// One definition of each artifact shape: the writer's (the build) and the schema's.
+import type { SiteConfig } from '../../schemas/content.ts';
+import type { AudioManifest } from '../../scripts/build.ts';
+export type { SiteConfig } from '../../schemas/content.ts';
+export type { AudioManifest } from '../../scripts/build.ts';
+export type AudioTrack = AudioManifest['tracks'][number];
 
 export interface StaticPage {
   title: string;
@@ -29,23 +24,6 @@ export interface StaticPage {
   /** Public path of the markdown twin, e.g. /limitations.md */
   path: string;
   html: string;
-}
-
-export interface AudioTrack {
-  slug: string;
-  title: string;
-  duration_seconds: number;
-  date: string;
-  contributors: string[];
-  description?: string;
-  stream_url: string | null;
-  transcript_url: string;
-}
-
-export interface AudioManifest {
-  tracks: AudioTrack[];
-  total_duration_seconds: number;
-  note: string;
 }
 
 /** A work as written to public/records/<id>.json: the record plus its text and rendered html. */
