@@ -13,6 +13,7 @@ const EnvSchema = z.object({
   PANEL_CONFIG: z.string().min(1).optional(),
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),
   CONTRIBUTE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>, e.g. 30/3600').optional(),
   LIVE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   LIVE_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
@@ -32,6 +33,8 @@ export interface ServerConfig {
   panelConfig: string | undefined;
   ingestSecret: string | undefined;
   jobConcurrency: number;
+  /** Worker threads that embed questions off the event loop (0: on it). */
+  embedWorkers: number;
   jobLeaseMs: number;
   jobSweepMs: number;
   trustProxy: boolean | number | string | undefined;
@@ -54,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     panelConfig: parsed.data.PANEL_CONFIG,
     ingestSecret: parsed.data.INGEST_SECRET,
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
+    embedWorkers: parsed.data.EMBED_WORKERS,
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),

@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
   const log = (line: string) => console.error(`[server] ${line}`);
-  const embedder = withQueryCache(await createUseLiteEmbedder());
+  // Questions are embedded on worker threads (EMBED_WORKERS, default 1), off the event loop.
+  const embedder = withQueryCache(await createUseLiteEmbedder({ workers: config.embedWorkers, offThread: config.embedWorkers > 0 }));
   let corpus;
   try {
     corpus = await loadCorpus(config.artifactsDir, embedder);

