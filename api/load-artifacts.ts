@@ -1,5 +1,5 @@
 /** Loads the build's artifacts into memory: the read model every route serves from. */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { RawData } from '@orama/orama';
 import { createDivergenceSchema, type ModelRegistry, type SiteConfig } from '../schemas/content.ts';
@@ -10,6 +10,7 @@ import { deriveDivergence, type ConceptGraph, type DivergenceFull, type TensionE
 import type { PersistedRecord } from './storage/store.ts';
 import { loadFullTextIndex } from './core/search/orama-index.ts';
 import { createSearchIndex, type SearchIndex, type SearchTuning } from './core/search/search-index.ts';
+import type { VectorSource } from './core/search/vector-scan.ts';
 import type { SearchMeta } from './core/search/types.ts';
 import type { Embedder } from './providers/embedder.ts';
 
@@ -47,10 +48,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const works = readJson<WorkRecord[]>(paths.works);
   const divergences = readJson<DivergenceFull[]>(paths.divergences);
   const meta = readJson<SearchMeta>(paths.searchMeta);
-  const vectorBytes = readFileSync(paths.searchVectors);
-  // Copy: a Buffer's offset into Node's pool need not be aligned for a Float32Array view.
-  const vectors = new Float32Array(vectorBytes.byteLength / 4);
-  new Uint8Array(vectors.buffer).set(vectorBytes);
+  const vectors = fileVectorSource(paths.searchVectors);
   const fullText = await loadFullTextIndex(readJson<RawData>(paths.searchFullText));
   return {
     site: readJson(paths.site),
@@ -69,6 +67,27 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     publicDir: paths.public,
     builtAt: meta.built_at,
     textOf: createTextReader(paths.public),
+  };
+}
+
+/** The vector file, read straight into the scanner's memory in 16 MB pieces. */
+function fileVectorSource(file: string): VectorSource {
+  const bytes = statSync(file).size;
+  if (bytes % 4 !== 0) throw new Error(`${file} is not whole float32 values: rebuild`);
+  return {
+    floats: bytes / 4,
+    readInto(target) {
+      const fd = openSync(file, 'r');
+      try {
+        for (let offset = 0; offset < target.byteLength; ) {
+          const read = readSync(fd, target, offset, Math.min(16 << 20, target.byteLength - offset), offset);
+          if (read === 0) throw new Error(`${file} ended early: rebuild`);
+          offset += read;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    },
   };
 }
 

@@ -52,9 +52,13 @@ export interface FullTextQueryOptions {
 }
 
 export interface FullTextIndex {
-  readonly data: FullTextData;
-  /** BM25 per record: best passage plus the weighted title score; records not matching are absent. */
-  scores(query: string, options: FullTextQueryOptions, allowed?: Uint8Array): Map<number, number>;
+  /** Passages (chunks) indexed. The loaded index keeps typed postings, not the JSON data. */
+  readonly passages: number;
+  /**
+   * BM25 per record, indexed by record: its best passage plus the weighted title score;
+   * 0 where no term matches or the record is not allowed.
+   */
+  scores(query: string, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
 }
 
 function buildField(documents: readonly string[][]): FieldData {
@@ -122,26 +126,39 @@ export async function loadBm25Index(data: FullTextData): Promise<FullTextIndex> 
   const chunkRecords = Uint32Array.from(data.chunkRecords);
   const recordCount = title.lengths.length;
 
-  /** Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents. */
-  function scoreField(field: LoadedField, terms: Map<string, number>, { k1, b }: Bm25Parameters, out: Float64Array, docAllowed: (doc: number) => boolean): void {
+  /**
+   * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents;
+   * a document is scored when `allowed[owner[doc]]` is 1 (owner: the document's record).
+   */
+  function scoreField(
+    field: LoadedField,
+    terms: Map<string, number>,
+    { k1, b }: Bm25Parameters,
+    out: Float64Array,
+    owner: Uint32Array | undefined,
+    allowed: Uint8Array | undefined,
+  ): void {
     const n = field.lengths.length;
+    const lengths = field.lengths;
+    const average = field.average;
     for (const [term, weight] of terms) {
       const list = field.postings.get(term);
       if (!list) continue;
       const df = list.length / 2;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const factor = weight * idf * (k1 + 1);
       for (let i = 0; i < list.length; i += 2) {
         const doc = list[i]!;
-        if (!docAllowed(doc)) continue;
+        if (allowed && allowed[owner ? owner[doc]! : doc] !== 1) continue;
         const tf = list[i + 1]!;
-        const norm = k1 * (1 - b + (b * field.lengths[doc]!) / field.average);
-        out[doc] = out[doc]! + (weight * idf * tf * (k1 + 1)) / (tf + norm);
+        const norm = k1 * (1 - b + (b * lengths[doc]!) / average);
+        out[doc] = out[doc]! + (factor * tf) / (tf + norm);
       }
     }
   }
 
   return {
-    data,
+    passages: chunkRecords.length,
     scores(query, options, allowed) {
       const counts = new Map<string, number>();
       for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
@@ -149,21 +166,22 @@ export async function loadBm25Index(data: FullTextData): Promise<FullTextIndex> 
       for (const [term, count] of counts) {
         terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
       }
-      const best = new Map<number, number>();
+      const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
       const chunkScores = new Float64Array(chunkRecords.length);
-      scoreField(text, terms, options.text, chunkScores, (chunk) => !allowed || allowed[chunkRecords[chunk]!] === 1);
-      chunkScores.forEach((score, chunk) => {
-        if (score <= 0) return;
+      scoreField(text, terms, options.text, chunkScores, chunkRecords, allowed);
+      for (let chunk = 0; chunk < chunkScores.length; chunk++) {
+        const score = chunkScores[chunk]!;
+        if (score <= 0) continue;
         const record = chunkRecords[chunk]!;
-        if (score > (best.get(record) ?? 0)) best.set(record, score);
-      });
+        if (score > best[record]!) best[record] = score;
+      }
       if (options.titleBoost > 0) {
         const titleScores = new Float64Array(recordCount);
-        scoreField(title, terms, options.title, titleScores, (record) => !allowed || allowed[record] === 1);
-        titleScores.forEach((score, record) => {
-          if (score > 0) best.set(record, (best.get(record) ?? 0) + options.titleBoost * score);
-        });
+        scoreField(title, terms, options.title, titleScores, undefined, allowed);
+        for (let record = 0; record < recordCount; record++) {
+          if (titleScores[record]! > 0) best[record] = best[record]! + options.titleBoost * titleScores[record]!;
+        }
       }
       return best;
     },

@@ -6,7 +6,7 @@
 import type { Embedder } from '../../providers/embedder.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
-import { createVectorScanner, type ScanKernel } from './vector-scan.ts';
+import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
 
 export interface SearchOptions {
   filters?: SearchFilters;
@@ -40,6 +40,8 @@ export interface SearchTuning {
    */
   feedbackDocs: number;
   feedbackWeight: number;
+  /** The feedback scan rescores the first ranking's best this-many records (all on a smaller corpus). */
+  feedbackPool: number;
   /** Records whose cosine similarity is below this are off-topic unless lexically strong. */
   similarityFloor: number;
   /** Below the floor, a record still passes with this much cosine and a strong word match. */
@@ -71,6 +73,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   queryTermWeight: 'count',
   feedbackDocs: 3,
   feedbackWeight: 1,
+  feedbackPool: 2000,
   similarityFloor: 0.3,
   assistedFloor: 0.22,
   lexicalFloor: 0.5,
@@ -93,7 +96,8 @@ export interface SearchIndex {
 
 export interface SearchIndexInput {
   meta: SearchMeta;
-  vectors: Float32Array;
+  /** Chunk vectors in meta.chunk_records order, or a source that reads them (a file). */
+  vectors: Float32Array | VectorSource;
   fullText: FullTextIndex;
   embedder: Embedder;
   tuning?: Partial<SearchTuning>;
@@ -108,16 +112,17 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   const chunkRecords = Uint32Array.from(meta.chunk_records);
   const records = meta.records;
   const indexById = new Map(records.map((record, index) => [record.id, index]));
-  if (input.vectors.length !== chunkRecords.length * dims) {
-    throw new Error(`search vectors hold ${input.vectors.length / dims} chunks, meta lists ${chunkRecords.length}`);
+  const floats = input.vectors instanceof Float32Array ? input.vectors.length : input.vectors.floats;
+  if (floats !== chunkRecords.length * dims) {
+    throw new Error(`search vectors hold ${floats / dims} chunks, meta lists ${chunkRecords.length}`);
   }
   const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel });
   const vectors = scanner.vectors;
   if (embedder.id !== meta.embedder.id) {
     throw new Error(`index was embedded with ${meta.embedder.id}, the query embedder is ${embedder.id}: rebuild`);
   }
-  if (fullText.data.chunkRecords.length !== chunkRecords.length) {
-    throw new Error(`full-text index holds ${fullText.data.chunkRecords.length} passages, meta lists ${chunkRecords.length}: rebuild`);
+  if (fullText.passages !== chunkRecords.length) {
+    throw new Error(`full-text index holds ${fullText.passages} passages, meta lists ${chunkRecords.length}: rebuild`);
   }
   const fullTextOptions = {
     text: tuning.bm25,
@@ -137,6 +142,23 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       mask[index] = ok ? 1 : 0;
     });
     return mask;
+  }
+
+  function allowedList(mask: Uint8Array): Uint32Array {
+    let count = 0;
+    for (let index = 0; index < mask.length; index++) count += mask[index]!;
+    const list = new Uint32Array(count);
+    for (let index = 0, at = 0; index < mask.length; index++) if (mask[index] === 1) list[at++] = index;
+    return list;
+  }
+
+  /** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
+  function poolMask(scores: Float64Array, size: number): Uint8Array {
+    const values = scores.filter((score) => !Number.isNaN(score));
+    const threshold = nthLargest(values, Math.min(size, values.length));
+    const pool = new Uint8Array(records.length);
+    for (let index = 0; index < scores.length; index++) if (scores[index]! >= threshold) pool[index] = 1;
+    return pool;
   }
 
   /**
@@ -169,23 +191,21 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     return vector!;
   }
 
-  /** Fused scores in [0, 1] for the allowed records (NaN elsewhere). */
-  function fuse(cosine: Float32Array, lexical: Map<number, number>, mask: Uint8Array): Float64Array {
+  /** Fused scores in [0, 1] for the allowed records (NaN elsewhere); `allowed` lists them. */
+  function fuse(cosine: Float32Array, lexical: Float64Array, allowed: Uint32Array): Float64Array {
     const fused = new Float64Array(records.length).fill(Number.NaN);
     const w = tuning.vectorWeight;
-    const allowed: number[] = [];
-    for (let index = 0; index < records.length; index++) if (mask[index] === 1) allowed.push(index);
     if (tuning.fusion === 'rrf') {
       const rankOf = (score: (index: number) => number, present: (index: number) => boolean) => {
         const ranks = new Map<number, number>();
-        allowed
+        [...allowed]
           .filter(present)
           .sort((a, b) => score(b) - score(a) || a - b)
           .forEach((index, rank) => ranks.set(index, rank + 1));
         return ranks;
       };
       const vectorRanks = rankOf((index) => cosine[index]!, () => true);
-      const lexicalRanks = rankOf((index) => lexical.get(index) ?? 0, (index) => lexical.has(index));
+      const lexicalRanks = rankOf((index) => lexical[index]!, (index) => lexical[index]! > 0);
       const top = 1 / (tuning.rrfK + 1);
       for (const index of allowed) {
         const v = 1 / (tuning.rrfK + vectorRanks.get(index)!);
@@ -194,8 +214,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       }
       return fused;
     }
-    let maxLexical = 0;
-    for (const value of lexical.values()) if (value > maxLexical) maxLexical = value;
+    const maxLexical = maxOf(lexical);
     if (tuning.fusion === 'minmax') {
       let lo = Infinity;
       let hi = -Infinity;
@@ -206,26 +225,32 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       const span = hi - lo || 1;
       for (const index of allowed) {
         const v = (cosine[index]! - lo) / span;
-        const l = maxLexical > 0 ? (lexical.get(index) ?? 0) / maxLexical : 0;
+        const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
         fused[index] = w * v + (1 - w) * l;
       }
       return fused;
     }
     for (const index of allowed) {
       const v = Math.max(0, cosine[index]!);
-      const l = maxLexical > 0 ? (lexical.get(index) ?? 0) / maxLexical : 0;
+      const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
       fused[index] = w * v + (1 - w) * l;
     }
     return fused;
   }
 
+  /** The k best-scoring records (NaN skipped), best first; ties by id. Linear for small k. */
   function topIndices(scores: Float64Array, k: number): number[] {
-    const order: number[] = [];
-    scores.forEach((score, index) => {
-      if (!Number.isNaN(score)) order.push(index);
-    });
-    order.sort((a, b) => scores[b]! - scores[a]! || (records[a]!.id < records[b]!.id ? -1 : 1));
-    return order.slice(0, k);
+    const better = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && records[a]!.id < records[b]!.id);
+    const top: number[] = [];
+    for (let index = 0; index < scores.length; index++) {
+      if (Number.isNaN(scores[index]!)) continue;
+      if (top.length === k && !better(index, top[k - 1]!)) continue;
+      let at = top.length === k ? k - 1 : top.length;
+      while (at > 0 && better(index, top[at - 1]!)) at--;
+      top.splice(at, 0, index);
+      if (top.length > k) top.pop();
+    }
+    return top;
   }
 
   return {
@@ -242,10 +267,11 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       const limit = options.limit ?? 8;
       const floor = options.similarityFloor ?? tuning.similarityFloor;
       const mask = allowedMask(options.filters);
+      const allowed = allowedList(mask);
       const queryVector = await embedQuery(query);
       const lexical = fullText.scores(query, fullTextOptions, mask);
       const { best: similarity, bestChunk } = scan(queryVector, mask);
-      let fused = fuse(similarity, lexical, mask);
+      let fused = fuse(similarity, lexical, allowed);
 
       if (tuning.feedbackDocs > 0 && tuning.feedbackWeight > 0) {
         // Rocchio: move the query vector towards the best passages of the first ranking.
@@ -259,16 +285,20 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         for (let d = 0; d < dims; d++) norm += expanded[d]! * expanded[d]!;
         norm = Math.sqrt(norm) || 1;
         for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! / norm;
-        fused = fuse(scan(expanded, mask).best, lexical, mask);
+        // The second scan covers the first ranking's best `feedbackPool` records only: a
+        // record ranked below them is not pulled into the results by feedback, and on a large
+        // corpus this halves the scanning.
+        const pool = allowed.length > tuning.feedbackPool ? poolMask(fused, tuning.feedbackPool) : mask;
+        const rescored = fuse(scan(expanded, pool).best, lexical, pool === mask ? allowed : allowedList(pool));
+        if (pool !== mask) for (const index of allowed) if (pool[index] === 0) rescored[index] = fused[index]! - 2; // stays below every pooled record
+        fused = rescored;
       }
 
-      let maxLexical = 0;
-      for (const value of lexical.values()) if (value > maxLexical) maxLexical = value;
+      const maxLexical = maxOf(lexical);
       const candidates: ScoredRecord[] = [];
-      for (let index = 0; index < records.length; index++) {
-        if (mask[index] === 0) continue;
+      for (const index of allowed) {
         const cosine = Math.max(0, similarity[index]!);
-        const lexicalScore = maxLexical > 0 ? (lexical.get(index) ?? 0) / maxLexical : 0;
+        const lexicalScore = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
         // Words alone never admit a record: "baked into you" must not answer a bread recipe.
         if (tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor)) continue;
         candidates.push({ record: records[index]!, relevanceScore: fused[index]!, similarity: cosine, lexical: lexicalScore });
@@ -294,6 +324,39 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       return hits.slice(0, k).map((hit) => ({ ...hit, score: round(hit.score) }));
     },
   };
+}
+
+/** The n-th largest value (1-based) by quickselect; reorders `values`. */
+export function nthLargest(values: Float64Array, n: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  const target = n - 1; // position in descending order
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return values[target]!;
+}
+
+function maxOf(values: Float64Array): number {
+  let max = 0;
+  for (let index = 0; index < values.length; index++) if (values[index]! > max) max = values[index]!;
+  return max;
 }
 
 function round(value: number): number {

@@ -15,8 +15,19 @@ export interface VectorScanner {
   readonly dims: number;
   /** The stored vectors, row after row (a view into the kernel's memory when it has one). */
   readonly vectors: Float32Array;
-  /** Dot product of `query` with every stored vector; -2 where `chunkMask[chunk]` is 0. */
+  /**
+   * Dot product of `query` with every stored vector; -2 where `chunkMask[chunk]` is 0.
+   * The array may be the kernel's own output buffer: read it before the next call.
+   */
   dots(query: Float32Array, chunkMask?: Uint8Array): Float32Array;
+}
+
+/** Vectors to be read straight into the scanner's memory (a file), without a copy in between. */
+export interface VectorSource {
+  /** Number of floats (rows × dims). */
+  readonly floats: number;
+  /** Fills `target` (floats × 4 bytes) with the little-endian float32 data. */
+  readInto(target: Uint8Array): void;
 }
 
 export interface VectorScannerOptions {
@@ -45,16 +56,26 @@ function dotModule(): WebAssembly.Module | null {
 const PAGE = 65536;
 const align16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
 
-export function createVectorScanner(source: Float32Array, dims: number, options: VectorScannerOptions = {}): VectorScanner {
-  if (dims <= 0 || source.length % dims !== 0) throw new Error(`vector data of ${source.length} floats is not a whole number of ${dims}-dimension rows`);
-  const count = source.length / dims;
+export function createVectorScanner(source: Float32Array | VectorSource, dims: number, options: VectorScannerOptions = {}): VectorScanner {
+  const floats = source instanceof Float32Array ? source.length : source.floats;
+  if (dims <= 0 || floats % dims !== 0) throw new Error(`vector data of ${floats} floats is not a whole number of ${dims}-dimension rows`);
+  const count = floats / dims;
+  const fill = (target: Float32Array) => {
+    if (source instanceof Float32Array) target.set(source);
+    else source.readInto(new Uint8Array(target.buffer, target.byteOffset, target.byteLength));
+  };
   const wanted = options.kernel ?? 'wasm-simd';
   const module = wanted === 'wasm-simd' && dims % 16 === 0 ? dotModule() : null;
-  if (!module) return jsScanner(source, count, dims);
+  if (!module) {
+    if (source instanceof Float32Array) return jsScanner(source, count, dims);
+    const vectors = new Float32Array(floats);
+    fill(vectors);
+    return jsScanner(vectors, count, dims);
+  }
 
   // Memory layout: [vectors][query][mask][out], each 16-byte aligned.
   const vectorsAt = 0;
-  const queryAt = align16(source.byteLength);
+  const queryAt = align16(floats * 4);
   const maskAt = queryAt + align16(dims * 4);
   const outAt = maskAt + align16(count);
   const total = outAt + align16(count * 4);
@@ -64,8 +85,8 @@ export function createVectorScanner(source: Float32Array, dims: number, options:
   const have = exports.memory.buffer.byteLength / PAGE;
   if (pages > have) exports.memory.grow(pages - have);
   const buffer = exports.memory.buffer;
-  const vectors = new Float32Array(buffer, vectorsAt, source.length);
-  vectors.set(source);
+  const vectors = new Float32Array(buffer, vectorsAt, floats);
+  fill(vectors);
   const query = new Float32Array(buffer, queryAt, dims);
   const mask = new Uint8Array(buffer, maskAt, count);
   const out = new Float32Array(buffer, outAt, count);
@@ -81,7 +102,7 @@ export function createVectorScanner(source: Float32Array, dims: number, options:
       if (chunkMask) mask.set(chunkMask);
       else mask.fill(1);
       exports.dots(vectorsAt, count, dims, queryAt, maskAt, outAt);
-      return out.slice();
+      return out;
     },
   };
 }

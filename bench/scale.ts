@@ -1,0 +1,254 @@
+/**
+ * Retrieval at scale: 10k and 100k synthetic passages (chunks), built by the real build and
+ * served by the real server process. Printed beside references measured in the same run:
+ *   - search alone (in process, query embedding cached) vs a plain Float32Array cosine scan
+ *     of the same vectors (scalar JavaScript, the textbook brute force) and vs Orama's own
+ *     vector search (@orama/orama, `mode: 'vector'`) over the same vectors;
+ *   - the fast path over HTTP (query embedding included, on the server's worker thread)
+ *     for distinct and for repeated questions, vs the query embedding alone;
+ *   - the server's memory (resident set after load and its peak after the queries).
+ *
+ * The corpus: works of about 640 words made of sentences drawn (seeded) from the ArguAna
+ * arguments in ../shared, so BM25 sees real English; 4 passages a work. Their vectors are
+ * seeded pseudo-random unit vectors, not USE-lite's: embedding 100k passages would take
+ * hours on 2 cores, and a scan's speed does not depend on the values. The stand-in embedder
+ * is used only for the build, with a throwaway cache; questions are embedded by the real
+ * model. The figures are about speed and memory; quality is measured on ArguAna itself.
+ *
+ *   npx tsx bench/scale.ts [--sizes 10000,100000] [--questions 150] [--no-orama]
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
+import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
+import { loadCorpus } from '../api/load-artifacts.ts';
+import { createUseLiteEmbedder, normalize, withQueryCache, type Embedder } from '../api/providers/embedder.ts';
+import { createVectorScanner } from '../api/core/search/vector-scan.ts';
+import { buildArtifacts } from '../scripts/build.ts';
+import { artifactPaths } from '../scripts/lib/artifacts.ts';
+import { buildBeirContent, parseCorpus, parseQueries, readMaybeGzip, type BeirDoc } from '../scripts/lib/beir.ts';
+import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { ms, ratio, summarize, time } from './lib.ts';
+
+const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Sentences of real English to compose works from: ArguAna's arguments. */
+export function sentencePool(): string[] {
+  const docs = parseCorpus(readMaybeGzip(path.join(ARGUANA, 'corpus.jsonl.gz')));
+  return docs.flatMap((doc) => doc.text.split(/(?<=[.!?])\s+/)).filter((sentence) => sentence.split(/\s+/).length >= 5);
+}
+
+export function syntheticDocs(works: number, pool: readonly string[], seed: number): BeirDoc[] {
+  const next = random(seed);
+  const docs: BeirDoc[] = [];
+  for (let index = 0; index < works; index++) {
+    const sentences: string[] = [];
+    let words = 0;
+    while (words < 620) {
+      const sentence = pool[Math.floor(next() * pool.length)]!;
+      sentences.push(sentence);
+      words += sentence.split(/\s+/).length;
+    }
+    docs.push({ _id: `syn-${index}`, title: sentences[0]!.split(/\s+/).slice(0, 10).join(' '), text: sentences.join(' ') });
+  }
+  return docs;
+}
+
+/**
+ * Seeded unit vectors keyed by the text: stands in for USE-lite during the build only
+ * (same id and dimension, so the real server accepts the index and embeds questions itself).
+ */
+export function standInEmbedder(real: Embedder): Embedder {
+  return {
+    id: real.id,
+    dims: real.dims,
+    async embed(texts) {
+      return texts.map((text) => {
+        const next = random(createHash('sha256').update(text).digest().readUInt32LE(0));
+        const vector = new Float32Array(real.dims);
+        for (let d = 0; d < real.dims; d++) vector[d] = next() - 0.5;
+        return normalize(vector);
+      });
+    },
+  };
+}
+
+function plainScan(vectors: Float32Array, dims: number, query: Float32Array): number {
+  let best = -2;
+  let bestIndex = -1;
+  for (let offset = 0, index = 0; offset < vectors.length; offset += dims, index++) {
+    let dot = 0;
+    for (let d = 0; d < dims; d++) dot += vectors[offset + d]! * query[d]!;
+    if (dot > best) {
+      best = dot;
+      bestIndex = index;
+    }
+  }
+  return bestIndex;
+}
+
+function readVectors(artifactsDir: string): Float32Array {
+  const bytes = readFileSync(artifactPaths(artifactsDir).searchVectors);
+  const vectors = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(vectors.buffer).set(bytes);
+  return vectors;
+}
+
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? Number.NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+async function startServer(artifactsDir: string, storeDir: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'api/server.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ARTIFACTS_DIR: artifactsDir, STORE_PATH: path.join(storeDir, 'store.db'), SITE_DIR: storeDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const started = performance.now();
+  while (!/listening on http:\/\/127\.0\.0\.1:\d+/.test(output)) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const base = output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)![1]!;
+  return { child, base, readyMs: performance.now() - started };
+}
+
+async function benchSize(chunksWanted: number, pool: readonly string[], questions: readonly string[], real: Embedder, withOrama: boolean) {
+  const works = Math.ceil(chunksWanted / 4);
+  const root = mkdtempSync(path.join(os.tmpdir(), `polyphony-scale-${chunksWanted}-`));
+  const contentDir = path.join(root, 'content');
+  const artifactsDir = path.join(root, 'artifacts');
+  mkdirSync(path.join(contentDir, 'works'), { recursive: true });
+  mkdirSync(path.join(contentDir, 'pages'), { recursive: true });
+  const content = buildBeirContent(syntheticDocs(works, pool, chunksWanted), { name: 'synthetic', idPrefix: 'SYN' });
+  for (const [file, text] of content.files) writeFileSync(path.join(contentDir, file), text);
+
+  const [built, buildMs] = await time(() =>
+    buildArtifacts({ contentDir, artifactsDir, cacheDir: path.join(root, 'cache'), embedder: standInEmbedder(real) }),
+  );
+  console.log(`\n## ${built.chunks} passages (${built.works} works of ~640 words)`);
+  console.log(`build, embedding excluded (stand-in vectors): ${ms(buildMs)}`);
+
+  // Search alone, in process: questions embedded once beforehand (the server's query cache).
+  const cached = withQueryCache(real);
+  await cached.embed(questions as string[]);
+  const [corpus, loadMs] = await time(() => loadCorpus(artifactsDir, cached));
+  const index = corpus.search;
+  const searchTimes: number[] = [];
+  for (const question of questions.slice(0, 5)) await index.search(question, { limit: 8 });
+  for (const question of questions) searchTimes.push((await time(() => index.search(question, { limit: 8 })))[1]);
+
+  const vectors = readVectors(artifactsDir);
+  const dims = real.dims;
+  const queryVectors = await cached.embed(questions as string[]);
+  const scanner = createVectorScanner(vectors, dims);
+  const kernelTimes: number[] = [];
+  const plainTimes: number[] = [];
+  for (const vector of queryVectors) {
+    kernelTimes.push((await time(async () => scanner.dots(vector)))[1]);
+    plainTimes.push((await time(async () => plainScan(vectors, dims, vector)))[1]);
+  }
+  const s = summarize(searchTimes);
+  const k = summarize(kernelTimes);
+  const p = summarize(plainTimes);
+  console.log(`index load in process: ${ms(loadMs)} (scan kernel: ${index.kernel})`);
+  console.log(`search alone (hybrid: 2 vector scans with feedback + BM25 + fusion + diversity), ${s.n} questions: median ${ms(s.median)}, p95 ${ms(s.p95)}`);
+  console.log(`  our vector scan alone (${scanner.kernel}): median ${ms(k.median)}, p95 ${ms(k.p95)}`);
+  console.log(`  reference: plain Float32Array scan: median ${ms(p.median)}, p95 ${ms(p.p95)} → our scan is ${ratio(p.median, k.median)} faster`);
+
+  if (withOrama) {
+    const db = create({ schema: { id: 'string', v: `vector[${dims}]` } as const });
+    const [, insertMs] = await time(async () => {
+      const batch: { id: string; v: number[] }[] = [];
+      for (let row = 0; row < vectors.length / dims; row++) {
+        batch.push({ id: String(row), v: Array.from(vectors.subarray(row * dims, (row + 1) * dims)) });
+        if (batch.length === 5000) await insertMultiple(db, batch.splice(0), 5000);
+      }
+      if (batch.length > 0) await insertMultiple(db, batch.splice(0), 5000);
+    });
+    const oramaTimes: number[] = [];
+    let agree = 0;
+    for (const vector of queryVectors) {
+      const value = Array.from(vector);
+      const [result, elapsed] = await time(async () => oramaSearch(db, { mode: 'vector', vector: { value, property: 'v' }, similarity: 0, limit: 10, includeVectors: false }));
+      oramaTimes.push(elapsed);
+      const top = Number(result.hits[0]?.id);
+      if (top === plainScan(vectors, dims, vector)) agree++;
+    }
+    const o = summarize(oramaTimes);
+    console.log(
+      `  reference: Orama vector search (insert ${ms(insertMs)}): median ${ms(o.median)}, p95 ${ms(o.p95)} → our vector scan is ${ratio(o.median, k.median)} faster, ` +
+        `our whole hybrid search ${ratio(o.median, s.median)} (same best hit as the plain scan: ${agree}/${queryVectors.length})`,
+    );
+  }
+
+  // The real server: HTTP, question embedding on its worker thread, memory.
+  const server = await startServer(artifactsDir, root);
+  const afterLoad = memoryOf(server.child.pid!);
+  const hit = async (question: string) => {
+    const started = performance.now();
+    const response = await fetch(`${server.base}/api/query?q=${encodeURIComponent(question)}`);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`status ${response.status} for ${question}`);
+    return performance.now() - started;
+  };
+  for (const question of questions.slice(0, 3)) await hit(`${question} warm-up`);
+  const distinct: number[] = [];
+  for (const question of questions) distinct.push(await hit(question));
+  const repeated: number[] = [];
+  for (const question of questions) repeated.push(await hit(question));
+  const afterQueries = memoryOf(server.child.pid!);
+  server.child.kill('SIGTERM');
+  await once(server.child, 'exit');
+  const embedTimes: number[] = [];
+  for (const question of questions) embedTimes.push((await time(() => real.embed([`${question} (reference)`])))[1]);
+  const d = summarize(distinct);
+  const r = summarize(repeated);
+  const e = summarize(embedTimes);
+  console.log(`server ready in ${ms(server.readyMs)}; memory (RSS) after load ${afterLoad.rss.toFixed(0)} MB, after the questions ${afterQueries.rss.toFixed(0)} MB, peak ${afterQueries.peak.toFixed(0)} MB`);
+  console.log(`fast path over HTTP, ${d.n} distinct questions: median ${ms(d.median)}, p95 ${ms(d.p95)} (query embedding alone: median ${ms(e.median)}, p95 ${ms(e.p95)})`);
+  console.log(`fast path over HTTP, the same questions repeated: median ${ms(r.median)}, p95 ${ms(r.p95)}`);
+  rmSync(root, { recursive: true, force: true });
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: { sizes: { type: 'string', default: '10000,100000' }, questions: { type: 'string', default: '150' }, 'no-orama': { type: 'boolean', default: false } },
+  });
+  if (!existsSync(path.join(ARGUANA, 'corpus.jsonl.gz'))) {
+    console.log(`(${ARGUANA} not found: the scale benchmark composes its corpus from ArguAna and is skipped)`);
+    return;
+  }
+  const pool = sentencePool();
+  // Questions: the claim of each ArguAna query (its first sentence, at most 30 words), as a caller would ask.
+  const questions = parseQueries(readMaybeGzip(path.join(ARGUANA, 'queries.jsonl.gz')))
+    .map((query) => query.text.split(/(?<=[.!?])\s+/)[0]!.split(/\s+/).slice(0, 30).join(' '))
+    .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
+    .slice(0, Number(values.questions));
+  const real = await createUseLiteEmbedder({ workers: 0 });
+  for (const size of values.sizes.split(',').map(Number)) await benchSize(size, pool, questions, real, !values['no-orama']);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();
