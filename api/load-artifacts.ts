@@ -1,14 +1,13 @@
 /** Loads the build's artifacts into memory: the read model every route serves from. */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { RawData } from '@orama/orama';
 import { createDivergenceSchema, type ModelRegistry, type SiteConfig } from '../schemas/content.ts';
 import { artifactPaths } from '../scripts/lib/artifacts.ts';
 import type { AudioManifest } from '../scripts/build.ts';
 import { buildManifest, type Manifest } from './core/build-manifest.ts';
 import { deriveDivergence, type ConceptGraph, type DivergenceFull, type TensionEntry, type WorkRecord } from './core/records.ts';
 import type { PersistedRecord } from './storage/store.ts';
-import { loadFullTextIndex } from './core/search/orama-index.ts';
+import { loadFullTextIndex } from './core/search/fulltext.ts';
 import { createSearchIndex, type SearchIndex, type SearchTuning } from './core/search/search-index.ts';
 import type { VectorSource } from './core/search/vector-scan.ts';
 import type { SearchMeta } from './core/search/types.ts';
@@ -49,7 +48,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const divergences = readJson<DivergenceFull[]>(paths.divergences);
   const meta = readJson<SearchMeta>(paths.searchMeta);
   const vectors = fileVectorSource(paths.searchVectors);
-  const fullText = await loadFullTextIndex(readJson<RawData>(paths.searchFullText));
+  const fullText = await loadFullTextIndex(readFileSync(paths.searchFullText));
   return {
     site: readJson(paths.site),
     registry: readJson(paths.models),

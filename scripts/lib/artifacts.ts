@@ -24,7 +24,7 @@ export function artifactPaths(artifactsDir: string) {
     claims: path.join(data, 'claims.json'),
     searchMeta: path.join(data, 'search', 'meta.json'),
     searchVectors: path.join(data, 'search', 'vectors.f32'),
-    searchFullText: path.join(data, 'search', 'orama.json'),
+    searchFullText: path.join(data, 'search', 'fulltext.bin'),
     buildInfo: path.join(data, 'build.json'),
   };
 }

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { plainText } from '../../api/core/excerpt.ts';
 import { retrieve } from '../../api/core/fast-path.ts';
-import { buildFullTextIndex, loadFullTextIndex, type FullTextIndex } from '../../api/core/search/orama-index.ts';
+import { buildFullTextIndex, loadFullTextIndex, type FullTextIndex } from '../../api/core/search/fulltext.ts';
 import { createSearchIndex, type SearchTuning } from '../../api/core/search/search-index.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../../api/core/search/types.ts';
 import type { Corpus } from '../../api/load-artifacts.ts';

@@ -107,11 +107,119 @@ interface LoadedField {
   postings: Map<string, Uint32Array>;
 }
 
-function loadField(field: FieldData): LoadedField {
+/** A field in typed arrays: term i's postings are postings[offsets[i] .. offsets[i + 1]). */
+interface PackedField {
+  lengths: Uint32Array;
+  terms: string[];
+  offsets: Uint32Array;
+  postings: Uint32Array;
+}
+
+/** The index as typed arrays: what the binary file holds, and what the server keeps. */
+export interface PackedFullText {
+  stemming: boolean;
+  stopWords: boolean;
+  chunkRecords: Uint32Array;
+  text: PackedField;
+  title: PackedField;
+}
+
+function packField(field: FieldData): PackedField {
+  const offsets = new Uint32Array(field.terms.length + 1);
+  field.postings.forEach((list, i) => (offsets[i + 1] = offsets[i]! + list.length));
+  const postings = new Uint32Array(offsets[field.terms.length]!);
+  field.postings.forEach((list, i) => postings.set(list, offsets[i]!));
+  return { lengths: Uint32Array.from(field.lengths), terms: field.terms, offsets, postings };
+}
+
+export function packFullText(data: FullTextData): PackedFullText {
+  return {
+    stemming: data.stemming,
+    stopWords: data.stopWords,
+    chunkRecords: Uint32Array.from(data.chunkRecords),
+    text: packField(data.text),
+    title: packField(data.title),
+  };
+}
+
+/**
+ * The artifact file (data/search/fulltext.bin): "PBM25\0\0\1", a little-endian u32 header
+ * length, the header as JSON (format, flags, terms of each field, array lengths), zero
+ * padding to a multiple of 4, then the u32 arrays one after the other: chunkRecords, and for
+ * the text field then the title field: lengths, offsets, postings. Loading makes views of
+ * the file's bytes: no JSON arrays of numbers, no copies.
+ */
+const MAGIC = Buffer.from('PBM25\0\0\u0001', 'latin1');
+export const FULL_TEXT_BINARY_FORMAT = 'polyphony-bm25-bin@1';
+
+interface BinaryHeader {
+  format: typeof FULL_TEXT_BINARY_FORMAT;
+  stemming: boolean;
+  stopWords: boolean;
+  textTerms: string[];
+  titleTerms: string[];
+  /** Element counts of the u32 arrays, in file order. */
+  arrays: number[];
+}
+
+export function encodeFullText(data: FullTextData): Uint8Array {
+  const packed = packFullText(data);
+  const arrays = [packed.chunkRecords, packed.text.lengths, packed.text.offsets, packed.text.postings, packed.title.lengths, packed.title.offsets, packed.title.postings];
+  const header: BinaryHeader = {
+    format: FULL_TEXT_BINARY_FORMAT,
+    stemming: packed.stemming,
+    stopWords: packed.stopWords,
+    textTerms: packed.text.terms,
+    titleTerms: packed.title.terms,
+    arrays: arrays.map((array) => array.length),
+  };
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const start = Math.ceil((MAGIC.length + 4 + json.length) / 4) * 4;
+  const out = Buffer.alloc(start + arrays.reduce((sum, array) => sum + array.length * 4, 0));
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(json.length, MAGIC.length);
+  json.copy(out, MAGIC.length + 4);
+  let at = start;
+  for (const array of arrays) {
+    for (let i = 0; i < array.length; i++, at += 4) out.writeUInt32LE(array[i]!, at);
+  }
+  return out;
+}
+
+/** Reads the artifact file's bytes (see encodeFullText) into typed views of them. */
+export function decodeFullText(bytes: Uint8Array): PackedFullText {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer.length < MAGIC.length + 4 || !buffer.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new Error('the full-text index is not in the current format: rebuild with `npm run build:data`');
+  }
+  const length = buffer.readUInt32LE(MAGIC.length);
+  const header = JSON.parse(buffer.subarray(MAGIC.length + 4, MAGIC.length + 4 + length).toString('utf8')) as BinaryHeader;
+  if (header.format !== FULL_TEXT_BINARY_FORMAT) throw new Error(`full-text index format ${String(header.format)} is not ${FULL_TEXT_BINARY_FORMAT}: rebuild`);
+  let at = Math.ceil((MAGIC.length + 4 + length) / 4) * 4;
+  const total = header.arrays.reduce((sum, count) => sum + count * 4, 0);
+  if (at + total !== buffer.length) throw new Error('the full-text index file is truncated or corrupt: rebuild');
+  // Little-endian u32 views need 4-byte alignment; copy once when the bytes are not aligned.
+  const aligned = (buffer.byteOffset + at) % 4 === 0 ? buffer : Buffer.from(buffer);
+  const views = header.arrays.map((count) => {
+    const view = new Uint32Array(aligned.buffer, aligned.byteOffset + at, count);
+    at += count * 4;
+    return view;
+  });
+  const [chunkRecords, textLengths, textOffsets, textPostings, titleLengths, titleOffsets, titlePostings] = views as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  return {
+    stemming: header.stemming,
+    stopWords: header.stopWords,
+    chunkRecords,
+    text: { lengths: textLengths, terms: header.textTerms, offsets: textOffsets, postings: textPostings },
+    title: { lengths: titleLengths, terms: header.titleTerms, offsets: titleOffsets, postings: titlePostings },
+  };
+}
+
+function loadField(field: PackedField): LoadedField {
   const lengths = Float64Array.from(field.lengths);
   const total = lengths.reduce((sum, length) => sum + length, 0);
   const postings = new Map<string, Uint32Array>();
-  field.terms.forEach((term, i) => postings.set(term, Uint32Array.from(field.postings[i]!)));
+  field.terms.forEach((term, i) => postings.set(term, field.postings.subarray(field.offsets[i]!, field.offsets[i + 1]!)));
   return { lengths, average: lengths.length > 0 ? total / lengths.length || 1 : 1, postings };
 }
 
@@ -119,11 +227,13 @@ export function isFullTextData(value: unknown): value is FullTextData {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === FULL_TEXT_FORMAT;
 }
 
-export async function loadBm25Index(data: FullTextData): Promise<FullTextIndex> {
+/** A searchable index from the in-memory data (the build, experiments) or the packed file. */
+export async function loadBm25Index(source: FullTextData | PackedFullText): Promise<FullTextIndex> {
+  const data = isFullTextData(source) ? packFullText(source) : source;
   const tokenize = await createTermTokenizer({ stemming: data.stemming, stopWords: data.stopWords });
   const text = loadField(data.text);
   const title = loadField(data.title);
-  const chunkRecords = Uint32Array.from(data.chunkRecords);
+  const chunkRecords = data.chunkRecords;
   const recordCount = title.lengths.length;
 
   /**

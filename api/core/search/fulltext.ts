@@ -1,10 +1,9 @@
 /**
- * The full-text index behind hybrid retrieval, as the build writes it (data/search/orama.json,
- * a name kept from when Orama's own index was stored there) and the API loads it. Terms
- * come from Orama's English tokenizer; scoring is BM25 in bm25.ts (see there for why
- * Orama's search is not used).
+ * The full-text index behind hybrid retrieval, as the build writes it (data/search/fulltext.bin,
+ * see encodeFullText in bm25.ts) and the API loads it. Terms come from Orama's English
+ * tokenizer; scoring is BM25 in bm25.ts (see there for why Orama's search is not used).
  */
-import { buildBm25Data, isFullTextData, loadBm25Index, type FullTextData, type FullTextIndex } from './bm25.ts';
+import { buildBm25Data, decodeFullText, encodeFullText, isFullTextData, loadBm25Index, type FullTextData, type FullTextIndex } from './bm25.ts';
 import type { SearchChunk, SearchRecord } from './types.ts';
 
 export type { FullTextData, FullTextIndex } from './bm25.ts';
@@ -32,9 +31,14 @@ export async function buildFullTextIndex(
   });
 }
 
-export async function loadFullTextIndex(raw: unknown): Promise<FullTextIndex> {
-  if (!isFullTextData(raw)) {
-    throw new Error('the full-text index was written by an older build (Orama format): rebuild with `npm run build:data`');
-  }
-  return loadBm25Index(raw);
+/** In-memory data (experiments) or the artifact file's bytes (the server). */
+export async function loadFullTextIndex(source: FullTextData | Uint8Array): Promise<FullTextIndex> {
+  if (source instanceof Uint8Array) return loadBm25Index(decodeFullText(source));
+  if (!isFullTextData(source)) throw new Error('the full-text index is in an unknown format: rebuild with `npm run build:data`');
+  return loadBm25Index(source);
+}
+
+/** The artifact file's bytes. */
+export function serializeFullText(data: FullTextData): Uint8Array {
+  return encodeFullText(data);
 }

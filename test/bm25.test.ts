@@ -1,0 +1,68 @@
+/** BM25 (api/core/search/bm25.ts): the formula, the binary artifact format, filters. */
+import { describe, expect, it } from 'vitest';
+import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, type FullTextQueryOptions } from '../api/core/search/bm25.ts';
+
+const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
+
+async function fixture() {
+  return buildBm25Data({
+    titles: ['Memory of models', 'Bread recipes', 'Alignment and dissent'],
+    chunks: [
+      { record: 0, text: 'Models forget between conversations; memory is carried by the corpus.' },
+      { record: 0, text: 'A second passage about continuity and memory, memory again.' },
+      { record: 1, text: 'Knead the dough, let it rise, bake it for forty minutes.' },
+      { record: 2, text: 'Where models disagree about alignment, the dissent is kept.' },
+    ],
+  });
+}
+
+describe('BM25', () => {
+  it('scores by Lucene BM25: best passage per record, absent terms score 0', async () => {
+    const data = await fixture();
+    const index = await loadBm25Index(data);
+    const scores = index.scores('memory', OPTIONS);
+    expect(scores).toHaveLength(3);
+    // From the index's own statistics: the term's postings, passage lengths and their mean.
+    const term = data.text.terms.findIndex((t) => t.startsWith('memor'));
+    const postings = data.text.postings[term]!;
+    expect(postings).toEqual([0, 1, 1, 2]); // passage 0 once, passage 1 twice
+    const lengths = data.text.lengths;
+    const average = lengths.reduce((a, b) => a + b, 0) / lengths.length;
+    const idf = Math.log(1 + (4 - 2 + 0.5) / (2 + 0.5));
+    const bm25 = (tf: number, length: number) => (idf * tf * 2.5) / (tf + 1.5 * (1 - 1 + (1 * length) / average));
+    expect(scores[0]).toBeCloseTo(Math.max(bm25(1, lengths[0]!), bm25(2, lengths[1]!)), 10);
+    expect(scores[1]).toBe(0);
+    expect(scores[2]).toBe(0);
+    // a word repeated in the query counts each time
+    expect(index.scores('memory memory', OPTIONS)[0]).toBeCloseTo(2 * scores[0]!, 10);
+    expect(index.scores('the and of', OPTIONS).every((score) => score === 0)).toBe(true);
+  });
+
+  it('a record not allowed scores 0 whatever it contains', async () => {
+    const index = await loadBm25Index(await fixture());
+    expect(index.scores('models', OPTIONS)[2]).toBeGreaterThan(0);
+    expect(index.scores('models', OPTIONS, Uint8Array.from([1, 1, 0]))[2]).toBe(0);
+    expect(index.scores('models', OPTIONS, Uint8Array.from([1, 1, 0]))[0]).toBeGreaterThan(0);
+  });
+
+  it('the binary file loads to the same scores as the in-memory data', async () => {
+    const data = await fixture();
+    const bytes = encodeFullText(data);
+    const fromFile = await loadBm25Index(decodeFullText(bytes));
+    const inMemory = await loadBm25Index(data);
+    expect(fromFile.passages).toBe(4);
+    for (const query of ['memory', 'models disagree', 'bread dough bake', 'alignment memory models', 'nothing here']) {
+      expect(Array.from(fromFile.scores(query, { ...OPTIONS, titleBoost: 0.5 }))).toEqual(Array.from(inMemory.scores(query, { ...OPTIONS, titleBoost: 0.5 })));
+    }
+    // unaligned bytes (a slice at an odd offset) load too
+    const shifted = new Uint8Array(bytes.length + 1);
+    shifted.set(bytes, 1);
+    expect(Array.from((await loadBm25Index(decodeFullText(shifted.subarray(1)))).scores('memory', OPTIONS))).toEqual(Array.from(inMemory.scores('memory', OPTIONS)));
+  });
+
+  it('refuses a file of another format or a truncated one, naming the fix', async () => {
+    const bytes = encodeFullText(await fixture());
+    expect(() => decodeFullText(new TextEncoder().encode('{"format":"orama"}'))).toThrow(/rebuild/);
+    expect(() => decodeFullText(bytes.subarray(0, bytes.length - 4))).toThrow(/truncated|rebuild/);
+  });
+});
