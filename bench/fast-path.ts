@@ -6,7 +6,7 @@
  *   - a warm rebuild vs the cold build.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -14,7 +14,9 @@ import { createApp } from '../api/app.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { createUseLiteEmbedder, withQueryCache, type Embedder } from '../api/providers/embedder.ts';
 import { buildArtifacts } from '../scripts/build.ts';
+import { importBeir } from '../scripts/import-beir.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
+import { parseQueries, readMaybeGzip } from '../scripts/lib/beir.ts';
 import { artifactPaths } from '../scripts/lib/artifacts.ts';
 import { loadContent } from '../scripts/lib/load-content.ts';
 import { REPO_ROOT } from '../scripts/lib/paths.ts';
@@ -62,15 +64,28 @@ function scanReference(artifactsDir: string, queryVector: Float32Array): number 
   return performance.now() - started;
 }
 
-async function benchContent(label: string, contentDir: string, queries: readonly string[], embedder: Embedder) {
+interface BenchContentOptions {
+  /** A persistent embedding cache (ArguAna: its first build embeds for minutes); default a fresh one. */
+  cacheDir?: string;
+  /** Change one work and rebuild: the one-file rebuild time. */
+  oneFileChange?: string;
+}
+
+async function benchContent(label: string, contentDir: string, queries: readonly string[], embedder: Embedder, serverEmbedder: Embedder, options: BenchContentOptions = {}) {
   const artifactsDir = tmp(`${label}-artifacts`);
-  const cacheDir = tmp(`${label}-cache`);
+  const cacheDir = options.cacheDir ?? tmp(`${label}-cache`);
   const [cold, coldMs] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder }));
   const [, warmMs] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder }));
+  let oneFile: { ms: number; embedded: number } | undefined;
+  if (options.oneFileChange) {
+    appendFileSync(options.oneFileChange, '\n\nA sentence added to change this one work.\n');
+    const [result, elapsed] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder }));
+    oneFile = { ms: elapsed, embedded: result.embedded };
+  }
   const startMs = await measureServerStart(artifactsDir);
 
-  // As api/server.ts does: repeated questions hit the query-embedding cache.
-  const corpus = await loadCorpus(artifactsDir, withQueryCache(embedder));
+  // As api/server.ts does: questions embedded on a worker thread; repeats hit the query cache.
+  const corpus = await loadCorpus(artifactsDir, withQueryCache(serverEmbedder));
   const server = createApp({ corpus, log: () => {} }).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
@@ -100,7 +115,12 @@ async function benchContent(label: string, contentDir: string, queries: readonly
   const e = summarize(embedTimes);
   const s = summarize(scanTimes);
   console.log(`\n## ${label}: ${cold.works} works, ${cold.divergences} Atlas records, ${cold.chunks} passages`);
-  console.log(`build (cold, ${cold.embedded} passages embedded): ${ms(coldMs)}; warm rebuild: ${ms(warmMs)} (${ratio(warmMs, coldMs)} of cold)`);
+  console.log(
+    cold.embedded > 0
+      ? `build (cold, ${cold.embedded} passages embedded): ${ms(coldMs)}; warm rebuild: ${ms(warmMs)} (${ratio(warmMs, coldMs)} of cold)`
+      : `build (every passage from the persistent embedding cache ${path.relative(REPO_ROOT, cacheDir)}; delete it to time a first build): ${ms(coldMs)}; again: ${ms(warmMs)}`,
+  );
+  if (oneFile) console.log(`rebuild after changing one work: ${ms(oneFile.ms)}, ${oneFile.embedded} passage(s) embedded (${ratio(oneFile.ms, warmMs)} of a rebuild with no change)`);
   console.log(`server start to first /api/health: ${ms(startMs)}`);
   console.log(`fast path, ${d.n} distinct questions over HTTP: median ${ms(d.median)}, p95 ${ms(d.p95)}`);
   console.log(`fast path, the same questions repeated:       median ${ms(r.median)}, p95 ${ms(r.p95)}`);
@@ -110,6 +130,7 @@ async function benchContent(label: string, contentDir: string, queries: readonly
 
 async function main() {
   const embedder = await createUseLiteEmbedder();
+  const serverEmbedder = await createUseLiteEmbedder({ workers: 1, offThread: true });
   const demoContent = path.join(REPO_ROOT, 'content');
   const demo = loadContent(demoContent);
   // Questions a reader would ask of the demo corpus: the Atlas questions and, phrased as
@@ -118,7 +139,7 @@ async function main() {
     ...demo.divergences.map((entry) => entry.data.question),
     ...demo.works.map((entry) => `What does the corpus say about ${entry.data.title.toLowerCase()}?`),
   ].slice(0, 120);
-  await benchContent('demo content', demoContent, demoQueries, embedder);
+  await benchContent('demo content', demoContent, demoQueries, embedder, serverEmbedder);
 
   const omnarai = path.resolve(REPO_ROOT, '../shared/omnarai');
   if (existsSync(omnarai)) {
@@ -126,9 +147,26 @@ async function main() {
     importOmnarai({ from: omnarai, out: contentDir, force: true });
     const gold = JSON.parse(readFileSync(path.join(omnarai, 'eval-gold-set.json'), 'utf8')) as { query: string }[];
     const questions = readFileSync(path.join(omnarai, 'divergences.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { question: string }).question);
-    await benchContent('imported Omnarai data', contentDir, [...gold.map((item) => item.query), ...questions.slice(0, 100)], embedder);
+    await benchContent('imported Omnarai data', contentDir, [...gold.map((item) => item.query), ...questions.slice(0, 100)], embedder, serverEmbedder);
   } else {
     console.log('\n(../shared/omnarai not found: imported-data figures skipped)');
+  }
+
+  const arguana = path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
+  if (existsSync(path.join(arguana, 'corpus.jsonl.gz'))) {
+    const contentDir = tmp('arguana-content');
+    importBeir({ from: arguana, out: contentDir, force: true });
+    // The claim of each query (its first sentence, at most 30 words), as a caller would ask.
+    const questions = parseQueries(readMaybeGzip(path.join(arguana, 'queries.jsonl.gz')))
+      .map((query) => query.text.split(/(?<=[.!?])\s+/)[0]!.split(/\s+/).slice(0, 30).join(' '))
+      .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
+      .slice(0, 150);
+    await benchContent('BEIR ArguAna', contentDir, questions, embedder, serverEmbedder, {
+      cacheDir: path.join(REPO_ROOT, '.cache', 'embeddings'),
+      oneFileChange: path.join(contentDir, 'works', 'BEIR-1.md'),
+    });
+  } else {
+    console.log('\n(../shared/benchmarks/arguana not found: ArguAna figures skipped)');
   }
 }
 
