@@ -50,6 +50,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   METHOD_NOT_ALLOWED: 'The path does not accept that method; the Allow header and details.allowed list the methods it does accept.',
   SPENDING_CEILING_REACHED: "The live panel's spending ceiling is reached; live work resumes when an operator raises it. Use the fast path meanwhile.",
   PERSISTENCE_UNAVAILABLE: 'Persisting council records is not enabled on this deployment (no INGEST_SECRET configured).',
+  STORE_UNAVAILABLE: 'The store that keeps jobs, sessions, contributions and rate limits cannot be reached for the moment (its database is down or restarting); nothing was acknowledged. Retryable: wait Retry-After seconds and resend writes with the same Idempotency-Key.',
   NOT_PERSISTABLE: 'The live-panel result is not a valid divergence record (for example fewer than two voices answered); nothing was stored.',
   PROVIDER_FAILED: 'No model of the live panel could answer (provider errors); also the error.code of a failed job on GET /api/query?job=<id>.',
   AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record).',
@@ -81,7 +82,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   500: 'Internal error. Retryable; the envelope carries no stack trace.',
   501: 'Not available in this engine version; the envelope points at what works instead.',
   502: 'A model provider of the live panel failed, or its result could not be used.',
-  503: 'Live work is unavailable (no panel configured, spending ceiling reached, or no record store); the envelope points at the fast path.',
+  503: 'Live work or the store is unavailable (no panel configured, spending ceiling reached, no record store, or the store cannot be reached for the moment); the envelope says whether to retry and points at the fast path.',
 };
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -312,9 +313,11 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
     'UNKNOWN_GLYPH', 'INVALID_PARAMETER', 'CONFLICTING_PARAMETERS', 'QUERY_TOO_LONG',
   ];
   const noParameters: ErrorMap = { 400: ['UNKNOWN_PARAMETER'] };
-  // Live paths: 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; with one, SPENDING_CEILING_REACHED
-  // and 502 PROVIDER_FAILED when no model of the panel could answer.
-  const livePanel: ErrorMap = { 429: ['RATE_LIMITED'], 502: ['PROVIDER_FAILED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED'] };
+  // Live paths: 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; with one, SPENDING_CEILING_REACHED,
+  // 502 PROVIDER_FAILED when no model of the panel could answer, and 503 STORE_UNAVAILABLE while
+  // the store (jobs, sessions, spend, rate limits) cannot be reached.
+  const livePanel: ErrorMap = { 429: ['RATE_LIMITED'], 502: ['PROVIDER_FAILED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'STORE_UNAVAILABLE'] };
+  const storeDown: ErrorMap = { 503: ['STORE_UNAVAILABLE'] };
   const liveGetErrors400: ErrorCode[] = ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER'];
   const requiredQuestion = { ...routeQuestion, required: true, schema: { type: 'string', maxLength: MAX_QUERY_CHARS } };
   const liveAsync = queryParameter('async', { type: 'string' }, 'async=1 or true submits a background job (202); any other value runs the request synchronously.');
@@ -447,7 +450,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           403: ['AUTH_INVALID'],
           429: ['RATE_LIMITED'],
           502: ['PROVIDER_FAILED', 'NOT_PERSISTABLE'],
-          503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE'],
+          503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE', 'STORE_UNAVAILABLE'],
         },
         post: true,
       }),
@@ -513,7 +516,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         parameters: [IDEMPOTENCY_KEY],
         requestBody: jsonBody('ContributeRequest', 'The answer (spec §4.8).', true),
         responses: { '202': ok('Stored as pending.', ref('ContributionAccepted'), SUBMISSION_HEADERS) },
-        errors: { 400: ['INVALID_BODY', 'INVALID_JUSTIFICATION', 'INVALID_PARAMETER'], 404: ['RECORD_NOT_FOUND'], 429: ['RATE_LIMITED'] },
+        errors: { 400: ['INVALID_BODY', 'INVALID_JUSTIFICATION', 'INVALID_PARAMETER'], 404: ['RECORD_NOT_FOUND'], 429: ['RATE_LIMITED'], ...storeDown },
         post: true,
         extra400: ref('InvalidJustificationError'),
       }),
@@ -527,7 +530,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         parameters: [IDEMPOTENCY_KEY],
         requestBody: jsonBody('StoreRequest', 'The proposal (spec §4.8).', true),
         responses: { '202': ok('Stored as pending.', ref('ProposalAccepted'), SUBMISSION_HEADERS) },
-        errors: { 400: ['UNKNOWN_ACTION', 'INVALID_BODY', 'UNKNOWN_SOURCE', 'INVALID_PARAMETER'], 429: ['RATE_LIMITED'] },
+        errors: { 400: ['UNKNOWN_ACTION', 'INVALID_BODY', 'UNKNOWN_SOURCE', 'INVALID_PARAMETER'], 429: ['RATE_LIMITED'], ...storeDown },
         post: true,
       }),
     },
@@ -549,7 +552,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         summary: 'Which audio tracks the community returns to',
         description: 'Not cached. Client addresses are hashed with a per-deployment secret; no raw address is stored.',
         responses: { '200': ok('Play counts per track.', ref('PlayCounts')) },
-        errors: noParameters,
+        errors: { ...noParameters, ...storeDown },
       }),
       post: operation({
         operationId: 'recordPlay',
@@ -558,7 +561,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         description: 'A play counts once per track, client and day. Rate-limited per client.',
         requestBody: jsonBody('PlayRequest', 'The track.', true),
         responses: { '202': ok('Play recorded (or already counted today).', ref('PlayRecorded'), RATE_HEADERS) },
-        errors: { 400: ['INVALID_BODY'], 404: ['TRACK_NOT_FOUND'], 429: ['RATE_LIMITED'] },
+        errors: { 400: ['INVALID_BODY'], 404: ['TRACK_NOT_FOUND'], 429: ['RATE_LIMITED'], ...storeDown },
         post: true,
       }),
     },

@@ -2,7 +2,10 @@
  * `npm run bench:load`: drives the running server on loopback with autocannon, with 1 and
  * with 2 API processes (WORKERS), for Atlas reads, repeated and distinct fast-path
  * questions, and job submission (a fake OpenAI-compatible panel answers). The reference for
- * distinct questions is the query embedder alone, measured in this run.
+ * distinct questions is the query embedder alone, measured in this run. Each configuration
+ * runs on the embedded SQLite store and, where PostgreSQL's binaries are installed, again
+ * with the processes sharing one PostgreSQL store (a throw-away cluster on a free loopback
+ * port, a fresh database per configuration).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,12 +13,14 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { createUseLiteEmbedder } from '../api/providers/embedder.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { stringifyYaml } from '../scripts/lib/frontmatter.ts';
 import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { startFakeOpenAI } from '../test/helpers/fake-openai.ts';
 import { scriptDefaults, testPanelConfig } from '../test/helpers/live.ts';
+import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from '../test/helpers/postgres.ts';
 
 const DURATION = Number(process.env.LOAD_SECONDS ?? 10);
 const CONNECTIONS = 32;
@@ -44,6 +49,26 @@ async function startServer(env: Record<string, string>, workers: number): Promis
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { child, base: `http://127.0.0.1:${port}` };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  child.kill('SIGKILL');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+/** A fresh database in the cluster, so that jobs queued by one configuration never run in the next. */
+async function freshDatabase(url: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return url.replace(/\/[^/]*$/, `/${name}`);
 }
 
 interface Scenario {
@@ -93,14 +118,12 @@ async function main() {
     { name: 'fast path, all-distinct questions', path: (n) => `/api/query?q=${encodeURIComponent(`what do the voices say about memory and continuity, question ${n}`)}`, expect: 200 },
     { name: 'job submission (async=1)', path: (n) => `/api/query?q=${encodeURIComponent(`load job ${n}`)}&async=1`, expect: 202 },
   ];
-  console.log(`\n## Load on loopback: ${CONNECTIONS} connections, ${DURATION} s per scenario`);
-  console.log(`reference: query embedder alone, distinct questions, one process: ${embedderRate.toFixed(0)} questions/s`);
-  for (const workers of [1, 2]) {
+  const measure = async (title: string, workers: number, storePath?: string) => {
     const storeDir = mkdtempSync(path.join(os.tmpdir(), 'polyphony-load-store-'));
     const { child, base } = await startServer(
       {
         ARTIFACTS_DIR: artifactsDir,
-        STORE_PATH: path.join(storeDir, 'store.db'),
+        STORE_PATH: storePath ?? path.join(storeDir, 'store.db'),
         PANEL_CONFIG: configFile,
         SITE_DIR: path.join(storeDir, 'none'),
         // Load, not abuse: lift the per-client limits for this loopback client.
@@ -109,15 +132,38 @@ async function main() {
       },
       workers,
     );
-    console.log(`\n### ${workers} API process${workers > 1 ? 'es' : ''}`);
+    console.log(`\n### ${title}`);
     console.log('| scenario | req/s | p50 ms | p99 ms | errors or non-2xx |');
     console.log('| --- | --- | --- | --- | --- |');
     for (const scenario of scenarios) {
       const result = await run(base, scenario);
       console.log(`| ${result.name} | ${result.rps.toFixed(0)} | ${result.p50} | ${result.p99} | ${result.errors} of ${result.total} |`);
     }
-    child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await stopServer(child);
+  };
+  const processes = (workers: number) => `${workers} API process${workers > 1 ? 'es' : ''}`;
+
+  console.log(`\n## Load on loopback: ${CONNECTIONS} connections, ${DURATION} s per scenario`);
+  console.log(`reference: query embedder alone, distinct questions, one process: ${embedderRate.toFixed(0)} questions/s`);
+  for (const workers of [1, 2]) await measure(processes(workers), workers);
+
+  // Scale-out: the same scenarios with the processes sharing one PostgreSQL store.
+  let postgres: TestPostgres | undefined;
+  try {
+    postgres = POSTGRES_AVAILABLE ? await startPostgres() : undefined;
+  } catch (error) {
+    console.log(`\nPostgreSQL store: skipped (${(error as Error).message.split('\n')[0]})`);
+  }
+  if (!POSTGRES_AVAILABLE) console.log('\nPostgreSQL store: skipped (no PostgreSQL binaries: initdb, pg_ctl)');
+  if (postgres) {
+    try {
+      for (const workers of [1, 2]) {
+        const url = await freshDatabase(postgres.url, `polyphony_load_${workers}`);
+        await measure(`${processes(workers)} sharing one PostgreSQL store`, workers, url);
+      }
+    } finally {
+      postgres.stop();
+    }
   }
   await fake.close();
   process.exit(0);

@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, apiError } from '../errors.ts';
 import { ProviderError } from '../providers/chat.ts';
+import { StoreUnavailableError } from '../storage/store.ts';
 
 /**
  * WHATWG parsing of the query string: flat string values (repeats become arrays), no
@@ -64,6 +65,18 @@ export function createErrorHandler(log: (line: string) => void): ErrorRequestHan
     if (response.headersSent) return;
     if (error instanceof ApiError) {
       renderError(response, error);
+      return;
+    }
+    if (error instanceof StoreUnavailableError) {
+      // An outage, not a bug: one line per request, no stack, and the client is told to retry.
+      log(error.message);
+      renderError(
+        response,
+        apiError('STORE_UNAVAILABLE', 'the store is unavailable for the moment; this request was not acknowledged', 'Retry in a few seconds (Retry-After); resend writes with the same Idempotency-Key so that none is stored twice. The fast path GET /api/query?q=... and the Atlas do not need the store.', {
+          retryable: true,
+          headers: { 'Retry-After': '2' },
+        }),
+      );
       return;
     }
     if (error instanceof ProviderError) {

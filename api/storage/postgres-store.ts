@@ -2,11 +2,13 @@
  * Scale-out store on PostgreSQL: the same interface as the embedded SQLite driver, so
  * several API processes share jobs, sessions, spend, persisted records, pending
  * contributions and rate-limit counters. Atomic steps use single statements or
- * transactions with advisory locks; every acknowledged write is committed first.
+ * transactions with advisory locks; every acknowledged write is committed first. While the
+ * database is down or restarting, every method rejects with StoreUnavailableError (the API
+ * answers 503 STORE_UNAVAILABLE) and the pool reconnects once it is back.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { ContributionRecord, Exchange, JobRecord, PersistedRecord, RateLimit, SpendEntry, Store, SubmitOutcome } from './store.ts';
+import { StoreUnavailableError, type ContributionRecord, type Exchange, type JobRecord, type PersistedRecord, type RateLimit, type SpendEntry, type Store, type SubmitOutcome } from './store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -85,6 +87,30 @@ const toContribution = (row: Record<string, unknown>): ContributionRecord => ({
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
+/**
+ * Whether an error means the database cannot be reached rather than that a statement failed:
+ * SQLSTATE class 08 (connection exception), 57P01-57P03 (shut down, crashed, starting up),
+ * 53300 (too many connections), a socket error, or pg's own lost-connection errors.
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return /^(08|57P0[1-3]|53300)/.test(error.code ?? '');
+  if (!(error instanceof Error)) return false;
+  if ('syscall' in error) return true;
+  return /^Connection terminated|is not queryable|timeout exceeded when trying to connect/.test(error.message);
+}
+
+/** Every method of the store, with an unreachable database reported as StoreUnavailableError. */
+function reportingOutages(store: Store): Store {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    wrapped[name] = (...args: unknown[]) =>
+      method(...args).catch((error: unknown) => {
+        throw isUnavailable(error) ? new StoreUnavailableError(error) : error;
+      });
+  }
+  return wrapped as unknown as Store;
+}
+
 /** Counts one hit in a fixed window, in one statement: atomic across processes. */
 async function countHit(db: Queryable, rateLimit: RateLimit, nowMs: number) {
   const { rows } = await db.query<{ window_start: string; count: number }>(
@@ -102,7 +128,11 @@ async function countHit(db: Queryable, rateLimit: RateLimit, nowMs: number) {
 }
 
 export async function createPostgresStore(connectionString: string, options: { max?: number } = {}): Promise<Store> {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  // An unreachable host fails a request after 10 s instead of holding it.
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10, connectionTimeoutMillis: 10_000 });
+  // An idle connection lost with the server (crash, restart) is dropped from the pool and
+  // reported here; unhandled, the event would end the process. The next query reconnects.
+  pool.on('error', () => {});
   // Serialise schema creation between processes starting together.
   const setup = await pool.connect();
   try {
@@ -115,23 +145,32 @@ export async function createPostgresStore(connectionString: string, options: { m
 
   async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
+    // Checked out, a connection lost with the server is reported on the client (the failing
+    // query rejects as well); unhandled, the event would end the process.
+    const ignore = () => {};
+    client.on('error', ignore);
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      await client.query('ROLLBACK').catch((rollback: unknown) => {
+        broken = rollback as Error;
+      });
       throw error;
     } finally {
-      client.release();
+      client.removeListener('error', ignore);
+      // A connection that could not even roll back is closed, not handed to the next caller.
+      client.release(broken);
     }
   }
 
   const lock = (client: Queryable, key: string) => client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
   const jobColumns = 'id, kind, status, input, result, error, attempts, created_at, updated_at';
 
-  return {
+  return reportingOutages({
     async createJob(job, now) {
       const at = now.toISOString();
       const { rows } = await pool.query<JobRow>(`INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES ($1, $2, 'queued', $3, 0, $4, $4) RETURNING ${jobColumns}`, [job.id, job.kind, JSON.stringify(job.input ?? null), at]);
@@ -251,5 +290,5 @@ export async function createPostgresStore(connectionString: string, options: { m
     async close() {
       await pool.end();
     },
-  };
+  });
 }

@@ -80,6 +80,18 @@ export type SubmitOutcome =
   | { outcome: 'duplicate'; contribution: ContributionRecord }
   | { outcome: 'limited'; retryAfterMs: number; limit: number };
 
+/**
+ * The store cannot be reached (its database server is down, restarting or unreachable). The
+ * write may or may not have reached it: only an acknowledged write is known to be stored,
+ * and a resend with the same Idempotency-Key is never stored twice. Retryable.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`the store is unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export interface Store {
   createJob(job: Pick<JobRecord, 'id' | 'kind' | 'input'>, now: Date): Promise<JobRecord>;
   getJob(id: string): Promise<JobRecord | undefined>;
