@@ -55,8 +55,10 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   // TensorFlow's WebAssembly backend initialises asynchronously; loading the model before it
   // is ready fails with "Backend 'wasm' has not yet been initialized" (seen in a worker).
   const corePath = createRequire(require.resolve('@energetic-ai/embeddings')).resolve('@energetic-ai/core');
-  const core = require(corePath) as { ready(): Promise<void> };
+  const core = require(corePath) as { ready(): Promise<void>; enableProdMode(): void };
   const loadModel = async () => {
+    // Production mode skips TensorFlow's debug checks (NaN scans of every result); same vectors.
+    core.enableProdMode();
     await core.ready();
     return initModel(modelSource);
   };
@@ -120,6 +122,7 @@ const { initModel } = require(workerData.embeddings);
 const { modelSource } = require(workerData.model);
 const core = require(workerData.core);
 // The WebAssembly backend initialises asynchronously: wait for it before loading the model.
+core.enableProdMode(); // skips debug checks; same vectors
 const ready = core.ready().then(() => initModel(modelSource));
 parentPort.on('message', async ({ id, texts }) => {
   let model;
