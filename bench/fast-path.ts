@@ -17,12 +17,11 @@ import { buildArtifacts } from '../scripts/build.ts';
 import { importBeir } from '../scripts/import-beir.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
 import { parseQueries, readMaybeGzip } from '../scripts/lib/beir.ts';
-import { artifactPaths } from '../scripts/lib/artifacts.ts';
 import { loadContent } from '../scripts/lib/load-content.ts';
 import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
-import { ms, ratio, summarize, time } from './lib.ts';
+import { ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
 
 const tmp = (label: string) => mkdtempSync(path.join(os.tmpdir(), `polyphony-bench-${label}-`));
 
@@ -46,22 +45,6 @@ async function measureServerStart(artifactsDir: string): Promise<number> {
   child.kill('SIGTERM');
   await once(child, 'exit');
   return elapsed;
-}
-
-function scanReference(artifactsDir: string, queryVector: Float32Array): number {
-  const paths = artifactPaths(artifactsDir);
-  const bytes = readFileSync(paths.searchVectors);
-  const vectors = new Float32Array(bytes.byteLength / 4);
-  new Uint8Array(vectors.buffer).set(bytes);
-  const dims = queryVector.length;
-  const started = performance.now();
-  let best = -2;
-  for (let offset = 0; offset < vectors.length; offset += dims) {
-    let dot = 0;
-    for (let d = 0; d < dims; d++) dot += vectors[offset + d]! * queryVector[d]!;
-    if (dot > best) best = dot;
-  }
-  return performance.now() - started;
 }
 
 interface BenchContentOptions {
@@ -105,10 +88,11 @@ async function benchContent(label: string, contentDir: string, queries: readonly
 
   const embedTimes: number[] = [];
   const scanTimes: number[] = [];
+  const stored = readVectors(artifactsDir);
   for (const q of queries) {
     const [vectors, elapsed] = await time(() => embedder.embed([`${q} (reference)`]));
     embedTimes.push(elapsed);
-    scanTimes.push(scanReference(artifactsDir, vectors[0]!));
+    scanTimes.push((await time(async () => plainScan(stored, embedder.dims, vectors[0]!)))[1]);
   }
   const d = summarize(distinct);
   const r = summarize(repeated);

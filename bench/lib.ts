@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { artifactPaths } from '../scripts/lib/artifacts.ts';
+
 /** Small measurement helpers: percentiles and a table printer. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
@@ -22,4 +25,27 @@ export async function time<T>(work: () => Promise<T>): Promise<[T, number]> {
   const started = performance.now();
   const result = await work();
   return [result, performance.now() - started];
+}
+
+/** A build's chunk vectors, copied into an aligned Float32Array. */
+export function readVectors(artifactsDir: string): Float32Array {
+  const bytes = readFileSync(artifactPaths(artifactsDir).searchVectors);
+  const vectors = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(vectors.buffer).set(bytes);
+  return vectors;
+}
+
+/** The reference brute force: a scalar cosine scan of unit vectors; returns the best row. */
+export function plainScan(vectors: Float32Array, dims: number, query: Float32Array): number {
+  let best = -2;
+  let bestIndex = -1;
+  for (let offset = 0, index = 0; offset < vectors.length; offset += dims, index++) {
+    let dot = 0;
+    for (let d = 0; d < dims; d++) dot += vectors[offset + d]! * query[d]!;
+    if (dot > best) {
+      best = dot;
+      bestIndex = index;
+    }
+  }
+  return bestIndex;
 }

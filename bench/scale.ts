@@ -30,24 +30,12 @@ import { loadCorpus } from '../api/load-artifacts.ts';
 import { createUseLiteEmbedder, normalize, withQueryCache, type Embedder } from '../api/providers/embedder.ts';
 import { createVectorScanner } from '../api/core/search/vector-scan.ts';
 import { buildArtifacts } from '../scripts/build.ts';
-import { artifactPaths } from '../scripts/lib/artifacts.ts';
 import { buildBeirContent, parseCorpus, parseQueries, readMaybeGzip, type BeirDoc } from '../scripts/lib/beir.ts';
 import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { ms, ratio, summarize, time } from './lib.ts';
+import { seededRandom as random } from '../scripts/lib/random.ts';
+import { ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
 
 const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Sentences of real English to compose works from: ArguAna's arguments. */
 export function sentencePool(): string[] {
@@ -88,27 +76,6 @@ export function standInEmbedder(real: Embedder): Embedder {
       });
     },
   };
-}
-
-function plainScan(vectors: Float32Array, dims: number, query: Float32Array): number {
-  let best = -2;
-  let bestIndex = -1;
-  for (let offset = 0, index = 0; offset < vectors.length; offset += dims, index++) {
-    let dot = 0;
-    for (let d = 0; d < dims; d++) dot += vectors[offset + d]! * query[d]!;
-    if (dot > best) {
-      best = dot;
-      bestIndex = index;
-    }
-  }
-  return bestIndex;
-}
-
-function readVectors(artifactsDir: string): Float32Array {
-  const bytes = readFileSync(artifactPaths(artifactsDir).searchVectors);
-  const vectors = new Float32Array(bytes.byteLength / 4);
-  new Uint8Array(vectors.buffer).set(bytes);
-  return vectors;
 }
 
 function memoryOf(pid: number): { rss: number; peak: number } {

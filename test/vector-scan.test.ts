@@ -7,19 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { nthLargest } from '../api/core/search/search-index.ts';
 import { createVectorScanner } from '../api/core/search/vector-scan.ts';
 import { createUseLiteEmbedder } from '../api/providers/embedder.ts';
+import { seededRandom as random } from '../scripts/lib/random.ts';
 import { compileDotWat, renderDotWasmModule, WASM_TS_PATH } from '../scripts/gen-wasm.ts';
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function vectors(count: number, dims: number, seed: number): Float32Array {
   const next = random(seed);
