@@ -18,7 +18,7 @@ import {
 } from '../api/core/records.ts';
 import { buildManifest } from '../api/core/build-manifest.ts';
 import { plainText } from '../api/core/excerpt.ts';
-import { buildFullTextIndex, serializeFullText, type FullTextData } from '../api/core/search/fulltext.ts';
+import { buildFullTextIndex, encodeFullText, type FullTextData } from '../api/core/search/fulltext.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../api/core/search/types.ts';
 import { artifactPaths } from './lib/artifacts.ts';
 import { chunkText } from './lib/chunk.ts';
@@ -89,7 +89,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const search = await buildSearch(content, works, divergences, options, log);
   writeJson(out.searchMeta, search.meta);
   writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
-  writeFile(out.searchFullText, serializeFullText(search.fullText));
+  writeFile(out.searchFullText, encodeFullText(search.fullText));
 
   const manifest = buildManifest({
     works,

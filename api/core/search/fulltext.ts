@@ -3,9 +3,10 @@
  * see encodeFullText in bm25.ts) and the API loads it. Terms come from Orama's English
  * tokenizer; scoring is BM25 in bm25.ts (see there for why Orama's search is not used).
  */
-import { buildBm25Data, decodeFullText, encodeFullText, isFullTextData, loadBm25Index, type FullTextData, type FullTextIndex } from './bm25.ts';
+import { buildBm25Data, decodeFullText, isFullTextData, loadBm25Index, type FullTextData, type FullTextIndex } from './bm25.ts';
 import type { SearchChunk, SearchRecord } from './types.ts';
 
+export { encodeFullText } from './bm25.ts';
 export type { FullTextData, FullTextIndex } from './bm25.ts';
 
 /**
@@ -38,7 +39,3 @@ export async function loadFullTextIndex(source: FullTextData | Uint8Array): Prom
   return loadBm25Index(source);
 }
 
-/** The artifact file's bytes. */
-export function serializeFullText(data: FullTextData): Uint8Array {
-  return encodeFullText(data);
-}
