@@ -1,4 +1,5 @@
 /** Server configuration, parsed once at start-up. A bad value fails with its name. */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { REPO_ROOT, pathsFromEnv } from '../scripts/lib/paths.ts';
@@ -14,6 +15,7 @@ const EnvSchema = z.object({
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),
+  EMBED_THREADS: z.coerce.number().int().min(1).max(8).default(Math.min(2, availableParallelism())).describe('CPU threads one question embedding uses (its matrix products)'),
   CONTRIBUTE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>, e.g. 30/3600').optional(),
   LIVE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   LIVE_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
@@ -35,6 +37,8 @@ export interface ServerConfig {
   jobConcurrency: number;
   /** Worker threads that embed questions off the event loop (0: on it). */
   embedWorkers: number;
+  /** CPU threads each embedding model instance uses for one question (api/providers/wasm-threads.cjs). */
+  embedThreads: number;
   jobLeaseMs: number;
   jobSweepMs: number;
   trustProxy: boolean | number | string | undefined;
@@ -58,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     ingestSecret: parsed.data.INGEST_SECRET,
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
     embedWorkers: parsed.data.EMBED_WORKERS,
+    embedThreads: parsed.data.EMBED_THREADS,
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),

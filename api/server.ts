@@ -17,8 +17,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
   const log = (line: string) => console.error(`[server] ${line}`);
-  // Questions are embedded on worker threads (EMBED_WORKERS, default 1), off the event loop.
-  const embedder = withQueryCache(await createUseLiteEmbedder({ workers: config.embedWorkers, offThread: config.embedWorkers > 0 }));
+  // Questions are embedded on worker threads (EMBED_WORKERS, default 1), off the event loop,
+  // each on EMBED_THREADS cores (default 2).
+  const embedder = withQueryCache(await createUseLiteEmbedder({ workers: config.embedWorkers, offThread: config.embedWorkers > 0, threads: config.embedThreads }));
   let corpus;
   try {
     corpus = await loadCorpus(config.artifactsDir, embedder);

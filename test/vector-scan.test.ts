@@ -131,4 +131,32 @@ describe('embedder off the event loop', () => {
     for (let d = 0; d < 512; d++) cross += separately[0]![d]! * separately[1]![d]!;
     expect(cross).toBeLessThan(0.99);
   });
+
+  it('runs one model on two threads with the same vectors, bit for bit', async () => {
+    const texts = [
+      'Sexual abstinence is the only truly safe method of birth control, and young people should be taught that it is the best choice.',
+      'Who wrote the first synthesis?',
+      'What is an epistemic ring?',
+    ];
+    const single = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1 });
+    const threaded = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
+    expect(single.threadsInUse).toBe(1);
+    // The multi-threaded backend really runs (wasm-threads.cjs falls back to 1 when it cannot start).
+    expect(threaded.threadsInUse).toBe(2);
+    for (const batch of [texts, [texts[0]!], [texts[1]!]]) {
+      const [a, b] = await Promise.all([single.embed(batch), threaded.embed(batch)]);
+      b.forEach((vector, index) => expect(Array.from(vector)).toEqual(Array.from(a[index]!)));
+    }
+  });
+
+  it('keeps a thread that already holds a model on its backend (switching would drop the weights)', async () => {
+    const first = await createUseLiteEmbedder({ workers: 0 });
+    const expected = await first.embed(['What is an epistemic ring?']);
+    const second = await createUseLiteEmbedder({ workers: 0, threads: 2 });
+    const got = await second.embed(['What is an epistemic ring?']);
+    expect(second.threadsInUse).toBe(1);
+    expect(Array.from(got[0]!)).toEqual(Array.from(expected[0]!));
+    // and the first model still works
+    expect(Array.from((await first.embed(['What is an epistemic ring?']))[0]!)).toEqual(Array.from(expected[0]!));
+  });
 });

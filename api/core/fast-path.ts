@@ -159,10 +159,15 @@ async function rankForIntent(
 ): Promise<ScoredRecord[]> {
   const { filters, limit } = options;
   const floor = options.similarityFloor !== undefined ? { similarityFloor: options.similarityFloor } : {};
-  const pool = await corpus.search.search(question, { filters, limit: Math.min(limit * 3, 100), ...floor });
+  const byTopic = intent.kind === 'contested' && intent.topic !== question.trim();
+  // Both searches at once: their two embeddings go to the worker together.
+  const [pool, topicPool] = await Promise.all([
+    corpus.search.search(question, { filters, limit: Math.min(limit * 3, 100), ...floor }),
+    byTopic ? corpus.search.search(intent.topic, { filters, limit: 100, ...floor }) : undefined,
+  ]);
   let candidates = pool;
 
-  if (intent.kind === 'contested' && intent.topic !== question.trim()) {
+  if (byTopic && topicPool) {
     // Every Atlas record is a disagreement among the same panel, and its indexed text (the
     // question and its tension topics) never names the voices. In "Where do A and B disagree
     // about X?" the words A, B and "disagree" therefore cannot tell Atlas records apart; they
@@ -170,7 +175,7 @@ async function rankForIntent(
     // ahead of the ones about X. Atlas records are scored on the topic X alone, searched over
     // all layers so that word scores share one scale with the works'; works keep the score of
     // the whole question, where a voice's name is real evidence (authorship, a title).
-    const topical = (await corpus.search.search(intent.topic, { filters, limit: 100, ...floor })).filter((hit) => hit.record.kind === 'divergence');
+    const topical = topicPool.filter((hit) => hit.record.kind === 'divergence');
     // The similarity a hit reports is to the question asked (the receipt reads it), not to the topic.
     const ids = new Set(topical.map((hit) => hit.record.id));
     const own = new Map((await corpus.search.similar(question, (record) => ids.has(record.id), ids.size)).map((hit) => [hit.record.id, hit.score]));

@@ -266,10 +266,13 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     async search(query, options = {}) {
       const limit = options.limit ?? 8;
       const floor = options.similarityFloor ?? tuning.similarityFloor;
+      // The question is embedded (on a worker thread, in the server) while the words are scored here.
+      const embedding = embedQuery(query);
+      embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
       const mask = allowedMask(options.filters);
       const allowed = allowedList(mask);
-      const queryVector = await embedQuery(query);
       const lexical = fullText.scores(query, fullTextOptions, mask);
+      const queryVector = await embedding;
       const { best: similarity, bestChunk } = scan(queryVector, mask);
       let fused = fuse(similarity, lexical, allowed);
 
