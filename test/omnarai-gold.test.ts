@@ -60,6 +60,7 @@ interface QueryBody {
   question_received: string;
   records: RecordOut[];
   receipt: {
+    verdict: 'substantive' | 'marginal' | null;
     records_used: number;
     contributors: string[];
     divergence_surfaced: { record_id: string; voice_a: string; voice_b: string; topic: string }[];
@@ -196,15 +197,14 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
   });
 
   /**
-   * KNOWN GAP, not in the ranking: the deterministic receipt (api/core/receipt.ts) counts an
-   * Atlas record's tensions as surfaced only when the whole question's cosine reaches
-   * SURFACE_SIMILARITY. The records that answer these questions are returned (previous test)
-   * but sit below it: the question's voice names and "disagree" weigh in its embedding and
-   * the records' text never names the voices. The receipt should also count a returned record
-   * whose tension sets the named voices apart on the topic, and list that tension first.
-   * When it does, this test fails as expected to pass: turn `it.fails` into `it`.
+   * The deterministic receipt (api/core/receipt.ts) counts an Atlas record's tensions as
+   * surfaced when the whole question's cosine reaches SURFACE_SIMILARITY. The records that
+   * answer these questions are returned (previous test) but sit below it: the question's voice
+   * names and "disagree" weigh in its embedding and the records' text never names the voices.
+   * Retrieval hands the receipt the tensions that set the named voices apart on the topic
+   * (Retrieval.answering), and the receipt lists them first.
    */
-  it.fails('KNOWN GAP (receipt.ts): a bridge question naming two voices gets their split on its topic in the receipt', () => {
+  it('a bridge question naming two voices gets their split on its topic in the receipt, first', () => {
     for (const item of select((candidate) => candidate.type === 'bridge' && namedVoices(candidate.query).length === 2)) {
       const voices = namedVoices(item.query).map((voice) => voice.toLowerCase());
       const { receipt } = answer(item);
@@ -212,6 +212,9 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
         (tension) => voices.includes(tension.voice_a.toLowerCase()) && voices.includes(tension.voice_b.toLowerCase()) && tension.voice_a !== tension.voice_b,
       );
       expect(named.some((tension) => splitsOn(tension.record_id, namedVoices(item.query), BRIDGE_TOPICS[item.id]!)), item.id).toBe(true);
+      const first = receipt.divergence_surfaced[0]!;
+      expect(named.includes(first), `${item.id}: first surfaced is ${first.voice_a} vs ${first.voice_b}`).toBe(true);
+      expect(receipt.verdict, item.id).toBe('substantive');
     }
   });
 

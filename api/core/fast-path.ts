@@ -8,6 +8,7 @@ import { GLYPH_MODES } from './glyphs.ts';
 import { recognizeFamily } from './kin.ts';
 import { evidenceAtOrAbove, type FastQuery } from './query-params.ts';
 import { readQuestion, type QuestionIntent, type VoiceLexiconEntry } from './query-intent.ts';
+import type { TensionEntry } from './records.ts';
 import { deterministicReceipt, SURFACE_SIMILARITY, type Receipt } from './receipt.ts';
 import { DEFAULT_TUNING, diversify } from './search/search-index.ts';
 import { createTermTokenizer } from './search/tokenizer.ts';
@@ -31,6 +32,11 @@ export interface CorpusRecordOut {
 
 export interface Retrieval {
   hits: ScoredRecord[];
+  /**
+   * Tensions of returned Atlas records that answer the question as asked: the voices it names
+   * split on its topic ("Where do A and B disagree about X?"). The receipt lists them first.
+   */
+  answering?: ReadonlyMap<string, readonly TensionEntry[]>;
   filters: SearchFilters;
   excludeIds?: { requested: string[]; matched: string[]; unmatched: string[] };
 }
@@ -69,8 +75,8 @@ export async function retrieve(corpus: Corpus, query: FastQuery): Promise<Retrie
   // words choose it (query-intent.ts).
   const intent = reweight || query.layers ? undefined : readQuestion(query.cleanQuery, voiceLexicon(corpus));
   if (intent && intent.kind !== 'open') {
-    const hits = await rankForIntent(corpus, query.cleanQuery, intent, { filters, limit, ...(similarityFloor !== undefined ? { similarityFloor } : {}) });
-    return { hits, filters, ...(excludeIds ? { excludeIds } : {}) };
+    const ranked = await rankForIntent(corpus, query.cleanQuery, intent, { filters, limit, ...(similarityFloor !== undefined ? { similarityFloor } : {}) });
+    return { ...ranked, filters, ...(excludeIds ? { excludeIds } : {}) };
   }
   let hits = await corpus.search.search(query.cleanQuery, {
     filters,
@@ -135,15 +141,15 @@ function voiceLexicon(corpus: Corpus): VoiceLexiconEntry[] {
 }
 
 /**
- * Whether one of the record's tensions sets two different named families against each other
- * over the topic: the tension's topic or claims share a (stemmed, non-stop) term with it.
+ * The record's tensions that set two different named families against each other over the
+ * topic: the tension's topic or claims share a (stemmed, non-stop) term with it.
  */
-function splitsNamedVoicesOn(corpus: Corpus, recordId: string, families: readonly string[], topicTerms: ReadonlySet<string>, terms: (text: string) => string[]): boolean {
+function namedSplitsOn(corpus: Corpus, recordId: string, families: readonly string[], topicTerms: ReadonlySet<string>, terms: (text: string) => string[]): TensionEntry[] {
   const record = corpus.divergenceById.get(recordId);
-  if (!record || families.length < 2 || topicTerms.size === 0) return false;
+  if (!record || families.length < 2 || topicTerms.size === 0) return [];
   const named = new Set(families);
   const familyOf = (voice: string) => recognizeFamily(voice, corpus.registry).family ?? voice;
-  return record.tensions.some((tension) => {
+  return record.tensions.filter((tension) => {
     const a = familyOf(tension.voice_a);
     const b = familyOf(tension.voice_b);
     if (a === b || !named.has(a) || !named.has(b)) return false;
@@ -156,7 +162,7 @@ async function rankForIntent(
   question: string,
   intent: QuestionIntent,
   options: { filters: SearchFilters; limit: number; similarityFloor?: number },
-): Promise<ScoredRecord[]> {
+): Promise<Pick<Retrieval, 'hits' | 'answering'>> {
   const { filters, limit } = options;
   const floor = options.similarityFloor !== undefined ? { similarityFloor: options.similarityFloor } : {};
   const byTopic = intent.kind === 'contested' && intent.topic !== question.trim();
@@ -187,18 +193,22 @@ async function rankForIntent(
   if (intent.kind === 'factual') candidates = candidates.filter((hit) => hit.record.kind !== 'divergence' || hit.similarity >= SURFACE_SIMILARITY);
   // Without Atlas records nothing is re-weighted; the works keep retrieval's order (an Atlas
   // record is its own voice in the diversity re-ranking, so taking one out moves no work).
-  if (!candidates.some((hit) => hit.record.kind === 'divergence')) return candidates.slice(0, limit);
+  if (!candidates.some((hit) => hit.record.kind === 'divergence')) return { hits: candidates.slice(0, limit) };
 
-  let splitsOnTopic: (recordId: string) => boolean = () => false;
+  const splits = new Map<string, TensionEntry[]>();
   if (intent.kind === 'contested' && intent.voices.length >= 2) {
     termTokenizer ??= createTermTokenizer();
     const terms = await termTokenizer;
     const topicTerms = new Set(terms(intent.topic));
-    splitsOnTopic = (recordId) => splitsNamedVoicesOn(corpus, recordId, intent.voices, topicTerms, terms);
+    for (const hit of candidates) {
+      if (hit.record.kind !== 'divergence') continue;
+      const found = namedSplitsOn(corpus, hit.record.id, intent.voices, topicTerms, terms);
+      if (found.length > 0) splits.set(hit.record.id, found);
+    }
   }
   const weighted = candidates.map((hit) => {
     if (hit.record.kind !== 'divergence') return hit;
-    const weight = intent.kind === 'factual' ? FACTUAL_ATLAS_WEIGHT : splitsOnTopic(hit.record.id) ? NAMED_PAIR_WEIGHT : 1;
+    const weight = intent.kind === 'factual' ? FACTUAL_ATLAS_WEIGHT : splits.has(hit.record.id) ? NAMED_PAIR_WEIGHT : 1;
     return weight === 1 ? hit : { ...hit, relevanceScore: hit.relevanceScore * weight };
   });
   weighted.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
@@ -210,7 +220,9 @@ async function rankForIntent(
     // where it ranks (diversify fills every place while candidates remain: the list is full).
     ranked[ranked.length - 1] = weighted.find((hit) => hit.record.kind === 'divergence')!;
   }
-  return ranked.map((hit) => ({ ...hit, relevanceScore: Math.round(Math.min(1, hit.relevanceScore) * 10000) / 10000 }));
+  const hits = ranked.map((hit) => ({ ...hit, relevanceScore: Math.round(Math.min(1, hit.relevanceScore) * 10000) / 10000 }));
+  const answering = new Map(hits.filter((hit) => splits.has(hit.record.id)).map((hit) => [hit.record.id, splits.get(hit.record.id)!]));
+  return { hits, ...(answering.size > 0 ? { answering } : {}) };
 }
 
 export function toCorpusRecord(hit: ScoredRecord): CorpusRecordOut {
@@ -289,7 +301,7 @@ export async function runFastPath(
 ): Promise<Record<string, unknown>> {
   const retrieval = await retrieve(corpus, query);
   const records = retrieval.hits.map(toCorpusRecord);
-  const receipt = deterministicReceipt(query.q, retrieval.hits, corpus.divergenceById);
+  const receipt = deterministicReceipt(query.q, retrieval.hits, corpus.divergenceById, retrieval.answering);
   const glyphsDetected = query.glyphs.map((glyph) => GLYPH_MODES[glyph]);
   const common = {
     question_received: query.q,

@@ -1,5 +1,5 @@
 /** The deterministic receipt of spec §2.5: computed from retrieval signals, no model call. */
-import type { DivergenceFull } from './records.ts';
+import type { DivergenceFull, TensionEntry } from './records.ts';
 import type { ScoredRecord } from './search/types.ts';
 import { encodeParam } from './url.ts';
 
@@ -33,27 +33,40 @@ export const STRONG_SIMILARITY = 0.5;
 export const SURFACE_SIMILARITY = 0.45;
 const MAX_SURFACED = 6;
 
+/**
+ * `answering`: tensions of returned Atlas records that answer the question as asked (the
+ * voices it names split on its topic; fast-path.ts finds them). They are surfaced first,
+ * whatever their record's similarity: a question naming voices embeds far from records whose
+ * text never names them, yet those records are its answer.
+ */
 export function deterministicReceipt(
   question: string,
   hits: readonly ScoredRecord[],
   divergenceById: ReadonlyMap<string, DivergenceFull>,
+  answering?: ReadonlyMap<string, readonly TensionEntry[]>,
 ): Receipt {
   const surfaced: DivergenceSurfaced[] = [];
+  const seen = new Set<TensionEntry>();
+  const ordered: TensionEntry[] = [];
+  for (const hit of hits) for (const tension of answering?.get(hit.record.id) ?? []) ordered.push(tension);
   for (const hit of hits) {
     const close = hit.similarity >= SURFACE_SIMILARITY;
     const record = hit.record.kind === 'divergence' && close ? divergenceById.get(hit.record.id) : undefined;
-    for (const tension of record?.tensions ?? []) {
-      if (surfaced.length >= MAX_SURFACED) break;
-      surfaced.push({
-        record_id: tension.record_id,
-        topic: tension.topic,
-        voice_a: tension.voice_a,
-        claim_a: tension.claim_a,
-        voice_b: tension.voice_b,
-        claim_b: tension.claim_b,
-        status: tension.status,
-      });
-    }
+    ordered.push(...(record?.tensions ?? []));
+  }
+  for (const tension of ordered) {
+    if (surfaced.length >= MAX_SURFACED) break;
+    if (seen.has(tension)) continue;
+    seen.add(tension);
+    surfaced.push({
+      record_id: tension.record_id,
+      topic: tension.topic,
+      voice_a: tension.voice_a,
+      claim_a: tension.claim_a,
+      voice_b: tension.voice_b,
+      claim_b: tension.claim_b,
+      status: tension.status,
+    });
   }
   const top = hits[0];
   const contributors = [...new Set(hits.flatMap((hit) => hit.record.contributors))];

@@ -106,6 +106,6 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
       timings_ms: { retrieval: Math.round(retrievalMs), panel: Math.round(panelMs), synthesis: Math.round(synthesisMs), total: Math.round(performance.now() - started) },
       usage: { ...usage, cost_usd: answered.reduce((sum, voice) => sum + voice.cost_usd, 0) },
     },
-    receipt: deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById),
+    receipt: deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById, retrieval.answering),
   };
 }

@@ -59,7 +59,7 @@ export async function runTrace(deps: LiveDeps, query: FastQuery) {
     if (delta) break;
   }
 
-  const base = deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById);
+  const base = deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById, retrieval.answering);
   const knownIds = new Set(retrieval.hits.map((hit) => hit.record.id));
   const citedIds = (delta?.cited_ids ?? []).filter((id) => knownIds.has(id));
   const receipt: Receipt = {
