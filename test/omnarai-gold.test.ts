@@ -218,6 +218,23 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
     }
   });
 
+  it('a "What is X?" question names the glossary concept for X first, with its definition', () => {
+    const glossary = (JSON.parse(readFileSync(path.join(dataDir, 'concepts.json'), 'utf8')) as { nodes: { id: string; label: string; type: string }[] }).nodes.filter(
+      (node) => node.type === 'glossary',
+    );
+    let checked = 0;
+    for (const item of select((candidate) => /^what is /i.test(candidate.query))) {
+      const term = item.query.replace(/^what is (?:the |an? )?/i, '').replace(/\?$/, '').trim().toLowerCase();
+      const defining = glossary.filter((node) => node.label.toLowerCase().includes(term));
+      if (defining.length === 0) continue;
+      checked++;
+      const body = responses.get(item.id)!.body as QueryBody & { concepts: string[]; conceptSubgraph: { nodes: { id: string; definition?: string }[] } };
+      expect(defining.map((node) => node.id), `${item.id}: concepts ${JSON.stringify(body.concepts.slice(0, 3))}`).toContain(body.concepts[0]);
+      expect(body.conceptSubgraph.nodes.find((node) => node.id === body.concepts[0])?.definition, item.id).toBeTruthy();
+    }
+    expect(checked).toBeGreaterThanOrEqual(2); // "What is holdform?", "What is an epistemic ring?"
+  });
+
   it('an identity question "What is X?" finds the work that defines X in the top three', () => {
     for (const item of select((candidate) => candidate.type === 'identity' && /^what is /i.test(candidate.query))) {
       const term = item.query.replace(/^what is (?:the |an? )?/i, '').replace(/\?$/, '').trim();
