@@ -15,7 +15,7 @@ const EnvSchema = z.object({
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),
-  EMBED_THREADS: z.coerce.number().int().min(1).max(8).default(Math.min(2, availableParallelism())).describe('CPU threads one question embedding uses (its matrix products)'),
+  EMBED_THREADS: z.coerce.number().int().min(1).max(8).optional().describe('CPU threads one question embedding uses (its matrix products)'),
   CONTRIBUTE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>, e.g. 30/3600').optional(),
   LIVE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   LIVE_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
@@ -46,6 +46,18 @@ export interface ServerConfig {
   limits: Partial<Record<'contribute' | 'live' | 'liveGlobal' | 'council' | 'councilGlobal', { limit: number; windowMs: number }>>;
 }
 
+/**
+ * Two threads for one question's embedding when the cores allow it, counting the server
+ * processes (WORKERS) that share them: threads that wait for each other on an oversubscribed
+ * machine are slower than one (bench:load, 2 processes × 2 threads on 2 cores: 150 against
+ * 344 distinct questions/s).
+ */
+export function defaultEmbedThreads(env: NodeJS.ProcessEnv): number {
+  const processes = Number(env.WORKERS ?? '1');
+  const sharing = Number.isInteger(processes) && processes > 1 ? processes : 1;
+  return Math.max(1, Math.min(2, Math.floor(availableParallelism() / sharing)));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
@@ -62,7 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     ingestSecret: parsed.data.INGEST_SECRET,
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
     embedWorkers: parsed.data.EMBED_WORKERS,
-    embedThreads: parsed.data.EMBED_THREADS,
+    embedThreads: parsed.data.EMBED_THREADS ?? defaultEmbedThreads(env),
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),

@@ -1,0 +1,21 @@
+import { availableParallelism } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { defaultEmbedThreads, loadConfig } from '../api/config.ts';
+
+describe('server configuration: embedding threads', () => {
+  it('gives one question two threads when the cores allow, counting the server processes', () => {
+    const cores = availableParallelism();
+    expect(defaultEmbedThreads({})).toBe(Math.min(2, cores));
+    expect(defaultEmbedThreads({ WORKERS: String(cores) })).toBe(1);
+    expect(defaultEmbedThreads({ WORKERS: String(cores * 4) })).toBe(1);
+    expect(defaultEmbedThreads({ WORKERS: 'not a number' })).toBe(Math.min(2, cores));
+  });
+
+  it('takes EMBED_THREADS as given, and refuses a bad value by name', () => {
+    expect(loadConfig({ EMBED_THREADS: '1' }).embedThreads).toBe(1);
+    expect(loadConfig({ EMBED_THREADS: '3' }).embedThreads).toBe(3);
+    expect(loadConfig({}).embedThreads).toBe(defaultEmbedThreads({}));
+    expect(() => loadConfig({ EMBED_THREADS: '0' })).toThrow(/EMBED_THREADS/);
+    expect(() => loadConfig({ EMBED_THREADS: 'two' })).toThrow(/EMBED_THREADS/);
+  });
+});
