@@ -47,15 +47,18 @@ export interface ServerConfig {
 }
 
 /**
- * Two threads for one question's embedding when the cores allow it, counting the server
- * processes (WORKERS) that share them: threads that wait for each other on an oversubscribed
- * machine are slower than one (bench:load, 2 processes × 2 threads on 2 cores: 150 against
- * 344 distinct questions/s).
+ * Two threads for one question's embedding when the cores allow it, counting the models that
+ * share them (server processes, WORKERS, times embedding workers each, EMBED_WORKERS): threads
+ * that wait for each other on an oversubscribed machine are slower than one (bench:load,
+ * 2 processes × 2 threads on 2 cores: 150 distinct questions/s; one thread each: 212).
  */
 export function defaultEmbedThreads(env: NodeJS.ProcessEnv): number {
-  const processes = Number(env.WORKERS ?? '1');
-  const sharing = Number.isInteger(processes) && processes > 1 ? processes : 1;
-  return Math.max(1, Math.min(2, Math.floor(availableParallelism() / sharing)));
+  const count = (value: string | undefined) => {
+    const number = Number(value ?? '1');
+    return Number.isInteger(number) && number > 1 ? number : 1;
+  };
+  const models = count(env.WORKERS) * count(env.EMBED_WORKERS);
+  return Math.max(1, Math.min(2, Math.floor(availableParallelism() / models)));
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {

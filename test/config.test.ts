@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { defaultEmbedThreads, loadConfig } from '../api/config.ts';
 
 describe('server configuration: embedding threads', () => {
-  it('gives one question two threads when the cores allow, counting the server processes', () => {
+  it('gives one question two threads when the cores allow, counting server processes and embedding workers', () => {
     const cores = availableParallelism();
     expect(defaultEmbedThreads({})).toBe(Math.min(2, cores));
     expect(defaultEmbedThreads({ WORKERS: String(cores) })).toBe(1);
     expect(defaultEmbedThreads({ WORKERS: String(cores * 4) })).toBe(1);
     expect(defaultEmbedThreads({ WORKERS: 'not a number' })).toBe(Math.min(2, cores));
+    expect(defaultEmbedThreads({ EMBED_WORKERS: String(cores) })).toBe(1);
+    expect(defaultEmbedThreads({ EMBED_WORKERS: '0' })).toBe(Math.min(2, cores));
   });
 
   it('takes EMBED_THREADS as given, and refuses a bad value by name', () => {
