@@ -143,3 +143,32 @@ for (const driver of drivers) {
     });
   });
 }
+
+describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL store: rate-limit counters', () => {
+  it('keeps them in an unlogged table, and turns a logged one from an older store unlogged', async () => {
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: postgres!.url });
+    await admin.connect();
+    const name = `counters_${++database}`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = postgres!.url.replace(/\/postgres$/, `/${name}`);
+    // An older store: the counters logged, with a window in progress.
+    const old = new pg.Client({ connectionString: url });
+    await old.connect();
+    await old.query('CREATE TABLE rate_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL)');
+    await old.query('INSERT INTO rate_counters VALUES ($1, $2, 2)', ['live:x', at(0).getTime()]);
+    const persistence = async () => (await old.query<{ relpersistence: string }>("SELECT relpersistence FROM pg_class WHERE oid = to_regclass('rate_counters')")).rows[0]!.relpersistence;
+    expect(await persistence()).toBe('p');
+    const store = await createPostgresStore(url);
+    expect(await persistence()).toBe('u');
+    // the window in progress survived the change: a third hit over a limit of 2 is refused
+    expect((await store.hit({ key: 'live:x', limit: 2, windowMs: 60_000 }, at(0))).allowed).toBe(false);
+    await store.close();
+    // a second start leaves it as it is
+    const again = await createPostgresStore(url);
+    expect(await persistence()).toBe('u');
+    await again.close();
+    await old.end();
+  });
+});

@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS contributions (
 );
 CREATE INDEX IF NOT EXISTS contributions_status ON contributions(status, created_at);
 CREATE INDEX IF NOT EXISTS contributions_hash ON contributions(content_hash, status);
-CREATE TABLE IF NOT EXISTS rate_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL);
+CREATE UNLOGGED TABLE IF NOT EXISTS rate_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS plays (slug TEXT NOT NULL, client TEXT NOT NULL, day TEXT NOT NULL, PRIMARY KEY (slug, client, day));
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
@@ -138,6 +138,11 @@ export async function createPostgresStore(connectionString: string, options: { m
   try {
     await setup.query('SELECT pg_advisory_lock(hashtext($1))', ['polyphony-schema']);
     await setup.query(SCHEMA);
+    // Rate-limit counters are the hottest rows (every limited request writes two) and the
+    // only state whose loss after a database crash harms nobody (the windows start again):
+    // unlogged, they skip the write-ahead log and its flush. Stores made before were logged.
+    const { rows } = await setup.query<{ relpersistence: string }>("SELECT relpersistence FROM pg_class WHERE oid = to_regclass('rate_counters')");
+    if (rows[0]?.relpersistence === 'p') await setup.query('ALTER TABLE rate_counters SET UNLOGGED');
     await setup.query('SELECT pg_advisory_unlock(hashtext($1))', ['polyphony-schema']);
   } finally {
     setup.release();
