@@ -19,7 +19,12 @@ async function main(): Promise<void> {
   const log = (line: string) => console.error(`[server] ${line}`);
   // Questions are embedded on worker threads (EMBED_WORKERS, default 1), off the event loop,
   // each on EMBED_THREADS cores (default 2).
-  const embedder = withQueryCache(await createUseLiteEmbedder({ workers: config.embedWorkers, offThread: config.embedWorkers > 0, threads: config.embedThreads }));
+  const useLite = await createUseLiteEmbedder({ workers: config.embedWorkers, offThread: config.embedWorkers > 0, threads: config.embedThreads });
+  if (config.embedWorkers > 0) {
+    const fellBack = useLite.threadsInUse < config.embedThreads ? ` (EMBED_THREADS=${config.embedThreads}: the multi-threaded backend did not start)` : '';
+    log(`question embeddings: ${config.embedWorkers} worker thread(s), ${useLite.threadsInUse} CPU thread(s) each${fellBack}`);
+  }
+  const embedder = withQueryCache(useLite);
   let corpus;
   try {
     corpus = await loadCorpus(config.artifactsDir, embedder);
