@@ -18,20 +18,20 @@ interface Driver {
 
 let postgres: TestPostgres | undefined;
 let database = 0;
+
+/** A new, empty database on the test server; its connection URL. */
+async function freshDatabase(prefix: string): Promise<string> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: postgres!.url });
+  await admin.connect();
+  const name = `${prefix}_${++database}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return postgres!.url.replace(/\/postgres$/, `/${name}`);
+}
 const drivers: Driver[] = [
   { name: 'sqlite', open: async () => createSqliteStore(path.join(tempDir('store'), 'store.db')) },
-  {
-    name: 'postgres',
-    open: async () => {
-      const { default: pg } = await import('pg');
-      const admin = new pg.Client({ connectionString: postgres!.url });
-      await admin.connect();
-      const name = `contract_${++database}`;
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      return createPostgresStore(postgres!.url.replace(/\/postgres$/, `/${name}`));
-    },
-  },
+  { name: 'postgres', open: async () => createPostgresStore(await freshDatabase('contract')) },
 ];
 
 beforeAll(async () => {
@@ -147,12 +147,7 @@ for (const driver of drivers) {
 describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL store: rate-limit counters', () => {
   it('keeps them in an unlogged table, and turns a logged one from an older store unlogged', async () => {
     const { default: pg } = await import('pg');
-    const admin = new pg.Client({ connectionString: postgres!.url });
-    await admin.connect();
-    const name = `counters_${++database}`;
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = postgres!.url.replace(/\/postgres$/, `/${name}`);
+    const url = await freshDatabase('counters');
     // An older store: the counters logged, with a window in progress.
     const old = new pg.Client({ connectionString: url });
     await old.connect();

@@ -243,7 +243,7 @@ export function toCorpusRecord(hit: ScoredRecord): CorpusRecordOut {
   };
 }
 
-/** Concepts touched by the retrieved works, most-cited first, and the edges among them. */
+/** Each corpus's concept labels as term sets, made once. */
 const conceptTerms = new WeakMap<Corpus, { id: string; terms: Set<string> }[]>();
 
 /**
@@ -267,7 +267,10 @@ export async function conceptsNamed(corpus: Corpus, question: string): Promise<s
     .map((label) => label.id);
 }
 
-/** Concept ids touched by the question: those it names first, then the returned records' themes by count. */
+/**
+ * Concept ids touched by the question: those it names first, then the returned records'
+ * themes, most-cited first; and the subgraph of those concepts with the edges among them.
+ */
 export function conceptsTouched(corpus: Corpus, hits: readonly ScoredRecord[], named: readonly string[] = []) {
   const counts = new Map<string, number>();
   for (const hit of hits) for (const concept of hit.record.lineage) counts.set(concept, (counts.get(concept) ?? 0) + 1);

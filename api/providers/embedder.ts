@@ -46,8 +46,8 @@ export interface UseLiteOptions {
   offThread?: boolean;
   /**
    * CPU threads one model instance uses for its matrix products (wasm-threads.cjs); default 1.
-   * The server gives its query embedder 2: one question's embedding then takes about two
-   * thirds of the time. Builds keep 1 and run one worker per core instead.
+   * The server gives its query embedder 2 (1.1–1.25× faster a question in same-run
+   * measurements, ADR 0006). Builds keep 1 and run one worker per core instead.
    */
   threads?: number;
 }
@@ -95,7 +95,8 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     threads,
     threadsModule,
     // A server's workers run the model on sentences of every length before the first
-    // question: its early questions then meet optimised code (measured: p95 33 → 28 ms).
+    // question: its early questions then meet optimised code (one measurement: p95 33 → 28 ms
+    // over a fresh server's first 150 questions).
     warmUp: offThread ? WARM_UP_EMBEDDINGS : 0,
   });
   if (offThread) {
