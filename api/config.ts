@@ -16,6 +16,7 @@ const EnvSchema = z.object({
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),
   EMBED_THREADS: z.coerce.number().int().min(1).max(8).optional().describe('CPU threads one question embedding uses (its matrix products)'),
+  EMBED_KERNELS: z.enum(['auto', 'wasm']).default('auto').describe('matrix kernels of the embedder: native AVX2 + FMA where built (auto), or WebAssembly only'),
   CONTRIBUTE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>, e.g. 30/3600').optional(),
   LIVE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   LIVE_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
@@ -37,8 +38,10 @@ export interface ServerConfig {
   jobConcurrency: number;
   /** Worker threads that embed questions off the event loop (0: on it). */
   embedWorkers: number;
-  /** CPU threads each embedding model instance uses for one question (api/providers/wasm-threads.cjs). */
+  /** CPU threads each embedding model instance uses for one question (ADR 0006, 0007). */
   embedThreads: number;
+  /** Matrix kernels of the embedder (api/providers/use-lite-runtime.cjs). */
+  embedKernels: 'auto' | 'wasm';
   jobLeaseMs: number;
   jobSweepMs: number;
   trustProxy: boolean | number | string | undefined;
@@ -78,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
     embedWorkers: parsed.data.EMBED_WORKERS,
     embedThreads: parsed.data.EMBED_THREADS ?? defaultEmbedThreads(env),
+    embedKernels: parsed.data.EMBED_KERNELS,
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),

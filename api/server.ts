@@ -9,7 +9,7 @@ import { loadConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
 import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
 import { createPanel } from './providers/chat.ts';
-import { createUseLiteEmbedder, withQueryCache } from './providers/embedder.ts';
+import { createUseLiteEmbedder, describeEmbedder, withQueryCache } from './providers/embedder.ts';
 import { loadPanelConfig } from './providers/panel-config.ts';
 import { isSharedStore, openStore } from './storage/open-store.ts';
 
@@ -18,12 +18,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = (line: string) => console.error(`[server] ${line}`);
   // Questions are embedded on worker threads (EMBED_WORKERS, default 1), off the event loop,
-  // each on EMBED_THREADS cores (default 2).
-  const useLite = await createUseLiteEmbedder({ workers: config.embedWorkers, offThread: config.embedWorkers > 0, threads: config.embedThreads });
-  if (config.embedWorkers > 0) {
-    const fellBack = useLite.threadsInUse < config.embedThreads ? ` (EMBED_THREADS=${config.embedThreads}: the multi-threaded backend did not start)` : '';
-    log(`question embeddings: ${config.embedWorkers} worker thread(s), ${useLite.threadsInUse} CPU thread(s) each${fellBack}`);
-  }
+  // each on EMBED_THREADS cores (default 2), on native kernels where they were built.
+  const useLite = await createUseLiteEmbedder({
+    workers: config.embedWorkers,
+    offThread: config.embedWorkers > 0,
+    threads: config.embedThreads,
+    kernels: config.embedKernels,
+  });
+  if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(useLite, config)}`);
   const embedder = withQueryCache(useLite);
   let corpus;
   try {

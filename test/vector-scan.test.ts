@@ -136,17 +136,19 @@ describe('embedder off the event loop', () => {
     expect(cross).toBeLessThan(0.99);
   });
 
-  it('runs one model on two threads with the same vectors, bit for bit', async () => {
+  it.each(['wasm', 'auto'] as const)('runs one model on two threads with the same vectors, bit for bit (kernels: %s)', async (kernels) => {
     const texts = [
       'Sexual abstinence is the only truly safe method of birth control, and young people should be taught that it is the best choice.',
       'Who wrote the first synthesis?',
       'What is an epistemic ring?',
     ];
-    const single = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1 });
-    const threaded = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
+    const single = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1, kernels });
+    const threaded = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels });
     expect(single.threadsInUse).toBe(1);
-    // The multi-threaded backend really runs (wasm-threads.cjs falls back to 1 when it cannot start).
+    // Two threads really run: the multi-threaded WebAssembly backend (wasm-threads.cjs falls
+    // back to 1 when it cannot start), or the native products' helper thread.
     expect(threaded.threadsInUse).toBe(2);
+    expect(threaded.kernelsInUse).toBe(kernels === 'wasm' ? 'wasm-threads' : single.kernelsInUse);
     for (const batch of [texts, [texts[0]!], [texts[1]!]]) {
       const [a, b] = await Promise.all([single.embed(batch), threaded.embed(batch)]);
       b.forEach((vector, index) => expect(Array.from(vector)).toEqual(Array.from(a[index]!)));

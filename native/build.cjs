@@ -1,0 +1,52 @@
+/**
+ * Builds native/polyphony_gemm.node (the embedder's AVX2 + FMA matrix products, ADR 0007)
+ * with node-gyp, as npm's install step runs it. Where it cannot be built (no compiler, no
+ * Node headers) the install still succeeds: the embedder runs on WebAssembly and the server
+ * says so when it starts. `--strict` makes a failed build an error (npm run build:native).
+ */
+'use strict';
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const strict = process.argv.includes('--strict');
+const here = __dirname;
+const output = path.join(here, 'build', 'Release', 'polyphony_gemm.node');
+
+function nodeGyp() {
+  const candidates = [
+    process.env.npm_config_node_gyp,
+    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+  ];
+  try {
+    candidates.push(require.resolve('node-gyp/bin/node-gyp.js'));
+  } catch {
+    // not installed as a package: npm's own copy above
+  }
+  return candidates.find((file) => file && fs.existsSync(file));
+}
+
+function fail(reason) {
+  const message = `native matrix kernels not built (${reason}); question embeddings run on WebAssembly instead`;
+  if (strict) {
+    console.error(message);
+    process.exit(1);
+  }
+  console.warn(`polyphony: ${message}`);
+  process.exit(0);
+}
+
+if (process.env.POLYPHONY_NATIVE === '0') fail('POLYPHONY_NATIVE=0');
+if (process.platform !== 'linux' && process.platform !== 'darwin') fail(`not built on ${process.platform}`);
+if (process.arch !== 'x64') fail(`the kernels are x86-64 (AVX2 + FMA); this machine is ${process.arch}`);
+const gyp = nodeGyp();
+if (!gyp) fail('node-gyp not found');
+const args = [gyp, 'rebuild'];
+if (process.env.npm_config_nodedir) args.push(`--nodedir=${process.env.npm_config_nodedir}`);
+const started = Date.now();
+const result = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8' });
+if (result.status !== 0 || !fs.existsSync(output)) {
+  const detail = `${result.stderr || ''}${result.stdout || ''}`.split('\n').filter((line) => /error/i.test(line)).slice(0, 3).join(' | ');
+  fail(detail || `node-gyp exited with ${result.status}`);
+}
+console.log(`polyphony: native matrix kernels built in ${((Date.now() - started) / 1000).toFixed(1)} s (${path.relative(process.cwd(), output)})`);

