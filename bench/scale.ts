@@ -27,7 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
 import { loadCorpus } from '../api/load-artifacts.ts';
-import { createUseLiteEmbedder, normalize, withQueryCache, type Embedder } from '../api/providers/embedder.ts';
+import { createUseLiteEmbedder, normalize, withQueryCache, type Embedder, type UseLiteEmbedder } from '../api/providers/embedder.ts';
 import { createVectorScanner } from '../api/core/search/vector-scan.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { buildBeirContent, parseCorpus, parseQueries, readMaybeGzip, type BeirDoc } from '../scripts/lib/beir.ts';
@@ -102,7 +102,7 @@ async function startServer(artifactsDir: string, storeDir: string) {
   return { child, base, readyMs: performance.now() - started };
 }
 
-async function benchSize(chunksWanted: number, pool: readonly string[], questions: readonly string[], real: Embedder, singleThread: Embedder, withOrama: boolean) {
+async function benchSize(chunksWanted: number, pool: readonly string[], questions: readonly string[], real: UseLiteEmbedder, wasmKernels: UseLiteEmbedder, withOrama: boolean) {
   const works = Math.ceil(chunksWanted / 4);
   const root = mkdtempSync(path.join(os.tmpdir(), `polyphony-scale-${chunksWanted}-`));
   const contentDir = path.join(root, 'content');
@@ -189,20 +189,21 @@ async function benchSize(chunksWanted: number, pool: readonly string[], question
   const afterQueries = memoryOf(server.child.pid!);
   server.child.kill('SIGTERM');
   await once(server.child, 'exit');
-  // The query embedding alone, as the server runs it (a worker thread, EMBED_THREADS=2), and
-  // on one thread as before ADR 0006, question by question in turn.
+  // The query embedding alone, as the server runs it (a worker thread, EMBED_THREADS=2, native
+  // kernels where built), and on WebAssembly kernels as before ADR 0007 (also 2 threads: ADR
+  // 0006), question by question in turn.
   const embedTimes: number[] = [];
-  const singleTimes: number[] = [];
+  const wasmTimes: number[] = [];
   for (const question of questions) {
     embedTimes.push((await time(() => real.embed([`${question} (reference)`])))[1]);
-    singleTimes.push((await time(() => singleThread.embed([`${question} (reference)`])))[1]);
+    wasmTimes.push((await time(() => wasmKernels.embed([`${question} (reference)`])))[1]);
   }
   const d = summarize(distinct);
   const r = summarize(repeated);
   const e = summarize(embedTimes);
-  const e1 = summarize(singleTimes);
+  const ew = summarize(wasmTimes);
   console.log(`server ready in ${ms(server.readyMs)}; memory (RSS) after load ${afterLoad.rss.toFixed(0)} MB, after the questions ${afterQueries.rss.toFixed(0)} MB, peak ${afterQueries.peak.toFixed(0)} MB`);
-  console.log(`fast path over HTTP, ${d.n} distinct questions: median ${ms(d.median)}, p95 ${ms(d.p95)} (query embedding alone, 2 threads as the server: median ${ms(e.median)}, p95 ${ms(e.p95)}; on 1 thread: median ${ms(e1.median)}, p95 ${ms(e1.p95)}, ${ratio(e1.median, e.median)} slower)`);
+  console.log(`fast path over HTTP, ${d.n} distinct questions: median ${ms(d.median)}, p95 ${ms(d.p95)} (query embedding alone as the server runs it, ${real.kernelsInUse} kernels on ${real.threadsInUse} threads: median ${ms(e.median)}, p95 ${ms(e.p95)}; on WebAssembly kernels, ${wasmKernels.threadsInUse} threads: median ${ms(ew.median)}, p95 ${ms(ew.p95)}, ${ratio(ew.median, e.median)} slower)`);
   console.log(`fast path over HTTP, the same questions repeated: median ${ms(r.median)}, p95 ${ms(r.p95)}`);
   rmSync(root, { recursive: true, force: true });
 }
@@ -222,8 +223,8 @@ async function main() {
     .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
     .slice(0, Number(values.questions));
   const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
-  const singleThread = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1 });
-  for (const size of values.sizes.split(',').map(Number)) await benchSize(size, pool, questions, real, singleThread, !values['no-orama']);
+  const wasmKernels = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels: 'wasm' });
+  for (const size of values.sizes.split(',').map(Number)) await benchSize(size, pool, questions, real, wasmKernels, !values['no-orama']);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();

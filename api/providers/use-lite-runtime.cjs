@@ -111,6 +111,154 @@ function registerNativeKernels(core, addon, threads) {
   return threads;
 }
 
+const KT = 'module_apply_default/Encoder_en/KonaTransformer/';
+const STACK = `${KT}Encode/TransformerStack/`;
+const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
+
+/**
+ * USE-lite's forward pass written out (ADR 0007), for the native kernels: the products on
+ * native/gemm.cc, attention per sequence there too, the rest (layer norms, biases, residuals,
+ * pooling) in plain loops here. It follows the model graph node for node:
+ *
+ *   ids clipped to 128 → x = e + (e + timing) → per layer: LN → 1×1 qkv → 4-head attention
+ *   (queries scaled first) → 1×1 output + residual (layer 0: dense(x); layer 1: x) → LN →
+ *   conv1 → relu → conv2 + residual → mean over the tokens → tanh layer → l2 normalise.
+ *
+ * Padding is not computed at all: in the graph a padded token is masked out of every valid
+ * token's attention (exp(-1e9) is 0 in float32) and out of the mean, and every other step
+ * works row by row, so a batch's sequences are laid end to end and only attention looks at
+ * one sequence at a time. Same vectors as the graph to within float32 rounding
+ * (test/native-kernels.test.ts). Throws if the model's weights are not the expected ones.
+ */
+function createForwardPass(graphModel, addon, threads) {
+  const weights = graphModel.weights;
+  const take = (name, shape) => {
+    const tensor = weights[name]?.[0];
+    if (!tensor || tensor.shape.length !== shape.length || tensor.shape.some((d, i) => d !== shape[i])) {
+      throw new Error(`USE-lite weight ${name} is not ${JSON.stringify(shape)}`);
+    }
+    return Float32Array.from(tensor.dataSync());
+  };
+  const scalar = (name) => weights[name]?.[0]?.dataSync()[0];
+  const maxLength = scalar(`${KT}ClipToMaxLength/Less/y`);
+  const epsilon = scalar(`${STACK}Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`);
+  const heads = scalar(`${STACK}Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2`);
+  if (maxLength !== 128 || !(epsilon > 0) || heads !== 4) throw new Error('USE-lite constants are not the expected ones');
+  const embeddings = take('module/Embeddings_en', [8002, 256]);
+  const inverseTimescales = take(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128]);
+  const linear = (weightName, biasName, k, n, shape = [k, n]) => ({ packed: addon.pack(take(weightName, shape).buffer, 0, k, n), bias: take(biasName, [n]), k, n });
+  const layer = (index, dIn) => {
+    const own = `${KT}Encode/Layer_${index}/TransformerLayer/`;
+    const stack = `${STACK}Layer_${index}/TransformerLayer/`;
+    const mha = `${KERNELS}Layer_${index}/TransformerLayer/MultiheadAttention/`;
+    return {
+      dIn,
+      norm: { scale: take(`${own}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [dIn]), bias: take(`${own}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [dIn]) },
+      residual: dIn === 512 ? undefined : linear(`${own}dense/kernel/ConcatPartitions/concat`, `${own}dense/bias/ConcatPartitions/concat`, dIn, 512),
+      qkv: linear(`${mha}qkv_transform_single/kernel/part_0`, `${own}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, dIn, 3 * dIn, [1, 1, dIn, 3 * dIn]),
+      output: linear(`${mha}output_transform_single/kernel/part_0`, `${own}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, dIn, 512, [1, 1, dIn, 512]),
+      queryScale: scalar(`${stack}MultiheadAttention/mul/y`),
+      ffnNorm: { scale: take(`${own}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [512]), bias: take(`${own}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [512]) },
+      conv1: linear(`${stack}FFN/conv1/Tensordot/Reshape_1`, `${own}FFN/conv1/bias/ConcatPartitions/concat`, 512, 1536),
+      conv2: linear(`${stack}FFN/conv2/Tensordot/Reshape_1`, `${own}FFN/conv2/bias/ConcatPartitions/concat`, 1536, 512),
+    };
+  };
+  const layers = [layer(0, 256), layer(1, 512)];
+  const hidden = linear('module/Encoder_en/hidden_layers/tanh_layer_0/weights', 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', 512, 512);
+
+  /** rows × k by the packed [k, n] weights, plus the bias. */
+  const apply = (input, rows, { packed, bias, k, n }) => {
+    const out = new Float32Array(rows * n);
+    addon.gemm(input.buffer, input.byteOffset, packed, out.buffer, 0, rows, k, n, threads);
+    for (let r = 0; r < rows; r++) for (let c = 0, o = r * n; c < n; c++, o++) out[o] += bias[c];
+    return out;
+  };
+  /** Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias. */
+  const normalizeRows = (input, rows, dims, { scale, bias }) => {
+    const out = new Float32Array(rows * dims);
+    for (let r = 0; r < rows; r++) {
+      const base = r * dims;
+      let sum = 0;
+      for (let c = 0; c < dims; c++) sum += input[base + c];
+      const mean = Math.fround(sum / dims);
+      let squares = 0;
+      for (let c = 0; c < dims; c++) {
+        const centred = Math.fround(input[base + c] - mean);
+        out[base + c] = centred;
+        squares += centred * centred;
+      }
+      const inverse = 1 / Math.sqrt(Math.fround(Math.fround(squares / dims) + epsilon));
+      for (let c = 0; c < dims; c++) out[base + c] = Math.fround(scale[c] * inverse) * out[base + c] + bias[c];
+    }
+    return out;
+  };
+
+  return function embed(texts, tokenizer) {
+    const sequences = texts.map((text) => tokenizer.encode(text).slice(0, maxLength));
+    const starts = [];
+    let rows = 0;
+    for (const ids of sequences) {
+      starts.push(rows);
+      rows += ids.length;
+    }
+    // Token embeddings plus the timing signal, as the graph adds them: e + (e + signal).
+    let x = new Float32Array(Math.max(1, rows) * 256);
+    sequences.forEach((ids, s) => {
+      ids.forEach((id, position) => {
+        const row = (starts[s] + position) * 256;
+        const source = id * 256;
+        for (let i = 0; i < 128; i++) {
+          const angle = Math.fround(position * inverseTimescales[i]);
+          const first = embeddings[source + i];
+          const second = embeddings[source + 128 + i];
+          x[row + i] = first + Math.fround(first + Math.fround(Math.sin(angle)));
+          x[row + 128 + i] = second + Math.fround(second + Math.fround(Math.cos(angle)));
+        }
+      });
+    });
+    for (const step of rows > 0 ? layers : []) {
+      const d = step.dIn;
+      const normed = normalizeRows(x, rows, d, step.norm);
+      const residual = step.residual ? apply(x, rows, step.residual) : x;
+      const qkv = apply(normed, rows, step.qkv);
+      const attended = new Float32Array(Math.max(1, rows) * d);
+      sequences.forEach((ids, s) => {
+        if (ids.length > 0) addon.attention(qkv.buffer, starts[s] * 3 * d * 4, attended.buffer, starts[s] * d * 4, ids.length, heads, d / heads, step.queryScale);
+      });
+      const h = apply(attended, rows, step.output);
+      for (let i = 0; i < h.length; i++) h[i] += residual[i];
+      const inner = apply(normalizeRows(h, rows, 512, step.ffnNorm), rows, step.conv1);
+      for (let i = 0; i < inner.length; i++) if (!(inner[i] > 0)) inner[i] = 0;
+      const out = apply(inner, rows, step.conv2);
+      for (let i = 0; i < out.length; i++) out[i] += h[i];
+      x = out;
+    }
+    // Mean over each sequence's tokens, the tanh layer, l2 normalisation.
+    const pooled = new Float32Array(texts.length * 512);
+    sequences.forEach((ids, s) => {
+      const base = s * 512;
+      for (let t = 0; t < ids.length; t++) {
+        const row = (starts[s] + t) * 512;
+        for (let c = 0; c < 512; c++) pooled[base + c] += x[row + c];
+      }
+      const count = Math.max(1, ids.length);
+      for (let c = 0; c < 512; c++) pooled[base + c] /= count;
+    });
+    const activated = apply(pooled, texts.length, hidden);
+    return texts.map((_, s) => {
+      const vector = activated.slice(s * 512, (s + 1) * 512);
+      let squares = 0;
+      for (let c = 0; c < 512; c++) {
+        vector[c] = Math.tanh(vector[c]);
+        squares += vector[c] * vector[c];
+      }
+      const inverse = 1 / Math.sqrt(Math.max(squares, 1e-12));
+      for (let c = 0; c < 512; c++) vector[c] *= inverse;
+      return vector;
+    });
+  };
+}
+
 const SYNC_WHERE = 'PolyphonySyncWhere';
 
 /** Lets GraphModel.execute run the graph: `Where` as a custom op with a synchronous read. */
@@ -130,9 +278,11 @@ function makeSynchronous(core, graphModel) {
 
 /**
  * Loads the model. `kernels`: 'auto' (native where built and supported, else WebAssembly) or
- * 'wasm'. `threads`: CPU threads for one embedding's matrix products.
+ * 'wasm'. `threads`: CPU threads for one embedding's matrix products. With native kernels the
+ * written-out forward pass runs, unless `graph` (the model graph on the native products:
+ * tests compare the two).
  */
-async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule, threads = 1, kernels = 'auto' }) {
+async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule, threads = 1, kernels = 'auto', graph = false }) {
   const core = require(corePath);
   core.enableProdMode(); // skips TensorFlow's debug checks (NaN scans of every result); same vectors
   // The WebAssembly backend initialises asynchronously; a model loaded before it is ready
@@ -159,15 +309,26 @@ async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule,
   const { initModel } = require(embeddingsPath);
   const { modelSource } = require(modelPath);
   const model = await initModel(modelSource);
-  makeSynchronous(core, model.model);
   const dims = 512;
+  let forward;
+  if (kind === 'native' && graph !== true) {
+    try {
+      forward = createForwardPass(model.model, native.addon === true ? loadNativeAddon().addon : native.addon, threadsInUse);
+      // The weights now live in the forward pass (packed); the graph's copies go.
+      model.model.dispose();
+    } catch (error) {
+      nativeError = `the forward pass could not take this model's weights (${String(error && error.message)}); the graph runs on the native products`;
+    }
+  }
+  if (!forward) makeSynchronous(core, model.model);
   return {
     kernels: kind,
     threads: threadsInUse,
-    /** Why the native kernels are not in use ('auto' only). */
+    /** Why the native kernels (or the native forward pass) are not in use ('auto' only). */
     nativeError,
-    /** Raw (not normalised) vectors, one per text, in order. */
+    /** Raw vectors (l2-normalised by the model), one per text, in order. */
     embed(texts) {
+      if (forward) return forward(texts, model.tokenizer);
       const encodings = texts.map((text) => model.tokenizer.encode(text));
       const pairs = [];
       encodings.forEach((ids, row) => ids.forEach((_, position) => pairs.push(row, position)));
