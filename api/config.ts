@@ -38,8 +38,10 @@ export interface ServerConfig {
   jobConcurrency: number;
   /** Worker threads that embed questions off the event loop (0: on it). */
   embedWorkers: number;
-  /** CPU threads each embedding model instance uses for one question (ADR 0006, 0007). */
+  /** CPU threads each embedding model instance uses for one question on WebAssembly (ADR 0006). */
   embedThreads: number;
+  /** The same on the native kernels (ADR 0007): EMBED_THREADS if set, else 1. */
+  embedNativeThreads: number;
   /** Matrix kernels of the embedder (api/providers/use-lite-runtime.cjs). */
   embedKernels: 'auto' | 'wasm';
   jobLeaseMs: number;
@@ -81,6 +83,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
     embedWorkers: parsed.data.EMBED_WORKERS,
     embedThreads: parsed.data.EMBED_THREADS ?? defaultEmbedThreads(env),
+    // On the native kernels one thread gave the better fast path on 2 cores: the helper
+    // thread competes with the event loop's share of each question (bench/README.md).
+    embedNativeThreads: parsed.data.EMBED_THREADS ?? 1,
     embedKernels: parsed.data.EMBED_KERNELS,
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,

@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     workers: config.embedWorkers,
     offThread: config.embedWorkers > 0,
     threads: config.embedThreads,
+    nativeThreads: config.embedNativeThreads,
     kernels: config.embedKernels,
   });
   if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(useLite, config)}`);

