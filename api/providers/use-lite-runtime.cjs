@@ -316,8 +316,14 @@ async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule,
     // Kernels are registered per thread: a model loaded after another in the same thread
     // runs on what the first registered. The native products split over at most 2 threads
     // (the caller's and one helper).
-    threadsInUse = registered?.native ? registered.threads : registerNativeKernels(core, native.addon, Math.max(1, Math.min(2, nativeThreads)));
+    // A thread whose backend already runs multi-threaded (ADR 0006) has its heap in a
+    // SharedArrayBuffer, which the addon does not take: the forward pass (plain arrays) runs,
+    // but the graph fallback stays on that backend's kernels.
+    const shared = typeof SharedArrayBuffer === 'function' && core.backend().wasm?.HEAPU8?.buffer instanceof SharedArrayBuffer;
+    const wanted = Math.max(1, Math.min(2, nativeThreads));
+    threadsInUse = registered?.native ? registered.threads : shared ? wanted : registerNativeKernels(core, native.addon, wanted);
     kind = 'native';
+    native.shared = shared;
   } else {
     nativeError = native.error;
     if (threads > 1) {
@@ -338,6 +344,10 @@ async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule,
     } catch (error) {
       nativeError = `the forward pass could not take this model's weights (${String(error && error.message)}); the graph runs on the native products`;
     }
+  }
+  if (!forward && native.shared) {
+    kind = 'wasm-threads';
+    threadsInUse = core.getThreadsCount();
   }
   if (!forward) makeSynchronous(core, model.model);
   return {
