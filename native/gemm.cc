@@ -187,6 +187,26 @@ class Helper {
   bool stop_ = false;  // guarded by mu_
 };
 
+// Σ a[x]·b[x], eight lanes at a time.
+__attribute__((target("avx2,fma"))) float Dot(const float* a, const float* b, int n) {
+  __m256 acc = _mm256_setzero_ps();
+  int x = 0;
+  for (; x + 8 <= n; x += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + x), _mm256_loadu_ps(b + x), acc);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  float sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+  for (; x < n; x++) sum += a[x] * b[x];
+  return sum;
+}
+
+// y += w·x.
+__attribute__((target("avx2,fma"))) void Axpy(float w, const float* x, float* y, int n) {
+  const __m256 wv = _mm256_set1_ps(w);
+  int j = 0;
+  for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_fmadd_ps(wv, _mm256_loadu_ps(x + j), _mm256_loadu_ps(y + j)));
+  for (; j < n; j++) y[j] += w * x[j];
+}
+
 // Attention products, batched: C_b = A_b · B_b (transposeB: B_b is [N x K]).
 __attribute__((target("avx2,fma"))) void BatchedSmall(const float* a, const float* b, float* c, int batch, int m, int k,
                                                       int n, bool transpose_b) {
@@ -199,14 +219,7 @@ __attribute__((target("avx2,fma"))) void BatchedSmall(const float* a, const floa
         const float* ar = at + static_cast<size_t>(i) * k;
         for (int j = 0; j < n; j++) {
           const float* br = bt + static_cast<size_t>(j) * k;
-          __m256 acc = _mm256_setzero_ps();
-          int x = 0;
-          for (; x + 8 <= k; x += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(ar + x), _mm256_loadu_ps(br + x), acc);
-          alignas(32) float lanes[8];
-          _mm256_store_ps(lanes, acc);
-          float sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
-          for (; x < k; x++) sum += ar[x] * br[x];
-          ct[static_cast<size_t>(i) * n + j] = sum;
+          ct[static_cast<size_t>(i) * n + j] = Dot(ar, br, k);
         }
       }
     } else {
@@ -214,11 +227,7 @@ __attribute__((target("avx2,fma"))) void BatchedSmall(const float* a, const floa
         float* cr = ct + static_cast<size_t>(i) * n;
         std::memset(cr, 0, sizeof(float) * n);
         for (int x = 0; x < k; x++) {
-          const __m256 av = _mm256_set1_ps(at[static_cast<size_t>(i) * k + x]);
-          const float* br = bt + static_cast<size_t>(x) * n;
-          int j = 0;
-          for (; j + 8 <= n; j += 8) _mm256_storeu_ps(cr + j, _mm256_fmadd_ps(av, _mm256_loadu_ps(br + j), _mm256_loadu_ps(cr + j)));
-          for (; j < n; j++) cr[j] += at[static_cast<size_t>(i) * k + x] * br[j];
+          Axpy(at[static_cast<size_t>(i) * k + x], bt + static_cast<size_t>(x) * n, cr, n);
         }
       }
     }
@@ -239,13 +248,7 @@ __attribute__((target("avx2,fma"))) void Attention(const float* qkv, int t, int 
       float best = -INFINITY;
       for (int j = 0; j < t; j++) {
         const float* kj = qkv + static_cast<size_t>(j) * stride + d + h * hd;
-        __m256 acc = _mm256_setzero_ps();
-        int x = 0;
-        for (; x + 8 <= hd; x += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q.data() + x), _mm256_loadu_ps(kj + x), acc);
-        alignas(32) float lanes[8];
-        _mm256_store_ps(lanes, acc);
-        float sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
-        for (; x < hd; x++) sum += q[x] * kj[x];
+        const float sum = Dot(q.data(), kj, hd);
         scores[j] = sum;
         best = std::max(best, sum);
       }
@@ -257,11 +260,7 @@ __attribute__((target("avx2,fma"))) void Attention(const float* qkv, int t, int 
       float* oi = out + static_cast<size_t>(i) * d + h * hd;
       for (int x = 0; x < hd; x++) oi[x] = 0.0f;
       for (int j = 0; j < t; j++) {
-        const __m256 w = _mm256_set1_ps(scores[j] / total);
-        const float* vj = qkv + static_cast<size_t>(j) * stride + 2 * d + h * hd;
-        int x = 0;
-        for (; x + 8 <= hd; x += 8) _mm256_storeu_ps(oi + x, _mm256_fmadd_ps(w, _mm256_loadu_ps(vj + x), _mm256_loadu_ps(oi + x)));
-        for (; x < hd; x++) oi[x] += (scores[j] / total) * vj[x];
+        Axpy(scores[j] / total, qkv + static_cast<size_t>(j) * stride + 2 * d + h * hd, oi, hd);
       }
     }
   }

