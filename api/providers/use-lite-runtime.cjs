@@ -1,17 +1,20 @@
 /**
- * One USE-lite model in this thread, run synchronously, on the fastest matrix kernels this
- * machine offers (ADR 0007):
+ * One USE-lite model in this thread, run synchronously, on the fastest kernels this machine
+ * offers (ADR 0007):
  *
- * - 'native': the AVX2 + FMA products of native/gemm.cc (built at install where a compiler is
- *   present) replace the WebAssembly backend's BatchMatMul and 1×1 Conv2D, on `threads` CPU
- *   threads (the output's columns split between them, so the vectors do not depend on it);
- * - 'wasm-threads': the backend's own XNNPACK kernels on a pthread pool (wasm-threads.cjs);
- * - 'wasm': the backend as shipped.
+ * - 'native': the model's forward pass written out here (createForwardPass) on the AVX2 + FMA
+ *   products and attention of native/gemm.cc (built at install where a compiler is present),
+ *   on `nativeThreads` CPU threads (the output's columns split between them, so the vectors do
+ *   not depend on it). Should the weights not be the expected ones, the model graph runs with
+ *   native BatchMatMul and 1×1 Conv2D kernels instead (registerNativeKernels);
+ * - 'wasm-threads': the graph on the backend's own XNNPACK kernels on a pthread pool
+ *   (wasm-threads.cjs, ADR 0006);
+ * - 'wasm': the graph on the backend as shipped.
  *
- * The model graph runs through the synchronous executor: its two `Where` nodes (the only
- * reason the graph needed the asynchronous one) read their condition with a synchronous
- * read, which this backend allows. Same vectors as the package's own `embed`, bit for bit,
- * on the same kernels.
+ * The graph runs through TensorFlow.js's synchronous executor: its two `Where` nodes (the only
+ * reason it needed the asynchronous one) read their condition with a synchronous read, which
+ * this backend allows. Same vectors as the package's own `embed`, bit for bit, on the same
+ * kernels; the forward pass gives them to float32 rounding.
  *
  * CommonJS, not TypeScript: embedding workers are plain `eval` workers that `require` by path.
  */
