@@ -1,8 +1,8 @@
 // Single-precision matrix products for the query embedder (ADR 0007): the USE-lite model's
-// activation-by-weight products and its attention products, on AVX2 + FMA, called from the
-// TensorFlow.js WebAssembly backend's kernels with views of its heap. Plain C++ and N-API;
-// built at install by node-gyp where a compiler is present, and used only where the CPU has
-// AVX2 and FMA (supported()).
+// activation-by-weight products and its per-sequence attention, on AVX2 + FMA, called by the
+// forward pass in api/providers/use-lite-runtime.cjs with views of its Float32Arrays. Plain
+// C++ and N-API; built at install by node-gyp where a compiler is present, and used only
+// where the CPU has AVX2 and FMA (supported()).
 #include <node_api.h>
 #include <immintrin.h>
 
@@ -44,47 +44,26 @@ __attribute__((target("avx2,fma"))) void MicroKernel6x16(const float* a, int lda
                                                          int rows, int w) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-  const float* a0 = a;
-  const float* a1 = a + lda;
-  const float* a2 = a + 2 * static_cast<size_t>(lda);
-  const float* a3 = a + 3 * static_cast<size_t>(lda);
-  const float* a4 = a + 4 * static_cast<size_t>(lda);
-  const float* a5 = a + 5 * static_cast<size_t>(lda);
+  const size_t ld = static_cast<size_t>(lda);
   for (int i = 0; i < k; i++) {
     const __m256 b0 = _mm256_loadu_ps(panel + i * NR);
     const __m256 b1 = _mm256_loadu_ps(panel + i * NR + 8);
-    __m256 x = _mm256_broadcast_ss(a0 + i);
-    c00 = _mm256_fmadd_ps(x, b0, c00);
-    c01 = _mm256_fmadd_ps(x, b1, c01);
-    x = _mm256_broadcast_ss(a1 + i);
-    c10 = _mm256_fmadd_ps(x, b0, c10);
-    c11 = _mm256_fmadd_ps(x, b1, c11);
-    x = _mm256_broadcast_ss(a2 + i);
-    c20 = _mm256_fmadd_ps(x, b0, c20);
-    c21 = _mm256_fmadd_ps(x, b1, c21);
-    x = _mm256_broadcast_ss(a3 + i);
-    c30 = _mm256_fmadd_ps(x, b0, c30);
-    c31 = _mm256_fmadd_ps(x, b1, c31);
-    x = _mm256_broadcast_ss(a4 + i);
-    c40 = _mm256_fmadd_ps(x, b0, c40);
-    c41 = _mm256_fmadd_ps(x, b1, c41);
-    x = _mm256_broadcast_ss(a5 + i);
-    c50 = _mm256_fmadd_ps(x, b0, c50);
-    c51 = _mm256_fmadd_ps(x, b1, c51);
+    // Row r of A times the panel's row i, into row r's two accumulators.
+#define POLYPHONY_ROW(r)                                          \
+  {                                                               \
+    const __m256 x = _mm256_broadcast_ss(a + (r) * ld + i);       \
+    c##r##0 = _mm256_fmadd_ps(x, b0, c##r##0);                    \
+    c##r##1 = _mm256_fmadd_ps(x, b1, c##r##1);                    \
+  }
+    POLYPHONY_ROW(0) POLYPHONY_ROW(1) POLYPHONY_ROW(2) POLYPHONY_ROW(3) POLYPHONY_ROW(4) POLYPHONY_ROW(5)
+#undef POLYPHONY_ROW
   }
   alignas(32) float out[MR][NR];
-  _mm256_store_ps(out[0], c00);
-  _mm256_store_ps(out[0] + 8, c01);
-  _mm256_store_ps(out[1], c10);
-  _mm256_store_ps(out[1] + 8, c11);
-  _mm256_store_ps(out[2], c20);
-  _mm256_store_ps(out[2] + 8, c21);
-  _mm256_store_ps(out[3], c30);
-  _mm256_store_ps(out[3] + 8, c31);
-  _mm256_store_ps(out[4], c40);
-  _mm256_store_ps(out[4] + 8, c41);
-  _mm256_store_ps(out[5], c50);
-  _mm256_store_ps(out[5] + 8, c51);
+#define POLYPHONY_STORE(r)                   \
+  _mm256_store_ps(out[r], c##r##0);          \
+  _mm256_store_ps(out[r] + 8, c##r##1);
+  POLYPHONY_STORE(0) POLYPHONY_STORE(1) POLYPHONY_STORE(2) POLYPHONY_STORE(3) POLYPHONY_STORE(4) POLYPHONY_STORE(5)
+#undef POLYPHONY_STORE
   for (int r = 0; r < rows; r++) std::memcpy(c + static_cast<size_t>(r) * ldc, out[r], sizeof(float) * w);
 }
 
@@ -207,33 +186,6 @@ __attribute__((target("avx2,fma"))) void Axpy(float w, const float* x, float* y,
   for (; j < n; j++) y[j] += w * x[j];
 }
 
-// Attention products, batched: C_b = A_b · B_b (transposeB: B_b is [N x K]).
-__attribute__((target("avx2,fma"))) void BatchedSmall(const float* a, const float* b, float* c, int batch, int m, int k,
-                                                      int n, bool transpose_b) {
-  for (int t = 0; t < batch; t++) {
-    const float* at = a + static_cast<size_t>(t) * m * k;
-    const float* bt = b + static_cast<size_t>(t) * k * n;
-    float* ct = c + static_cast<size_t>(t) * m * n;
-    if (transpose_b) {
-      for (int i = 0; i < m; i++) {
-        const float* ar = at + static_cast<size_t>(i) * k;
-        for (int j = 0; j < n; j++) {
-          const float* br = bt + static_cast<size_t>(j) * k;
-          ct[static_cast<size_t>(i) * n + j] = Dot(ar, br, k);
-        }
-      }
-    } else {
-      for (int i = 0; i < m; i++) {
-        float* cr = ct + static_cast<size_t>(i) * n;
-        std::memset(cr, 0, sizeof(float) * n);
-        for (int x = 0; x < k; x++) {
-          Axpy(at[static_cast<size_t>(i) * k + x], bt + static_cast<size_t>(x) * n, cr, n);
-        }
-      }
-    }
-  }
-}
-
 // Self-attention of one sequence, every head: qkv is [t x 3d] (queries | keys | values, head
 // h at columns h*hd of each), out is [t x d]. Queries are scaled before the products, as the
 // model does; every token sees every token of its own sequence (no padding here).
@@ -342,24 +294,6 @@ napi_value Gemm(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-// bmm(aBuf, aOff, bBuf, bOff, cBuf, cOff, batch, m, k, n, transposeB)
-napi_value Bmm(napi_env env, napi_callback_info info) {
-  size_t argc = 11;
-  napi_value argv[11];
-  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
-  int64_t batch, m, k, n;
-  bool transpose_b = false;
-  if (argc < 11 || !Int(env, argv[6], &batch) || !Int(env, argv[7], &m) || !Int(env, argv[8], &k) || !Int(env, argv[9], &n) ||
-      napi_get_value_bool(env, argv[10], &transpose_b) != napi_ok || batch <= 0 || m <= 0 || k <= 0 || n <= 0)
-    return Throw(env, "bmm: bad arguments");
-  float *a, *b, *c;
-  if (!View(env, argv[0], argv[1], batch * m * k, &a) || !View(env, argv[2], argv[3], batch * k * n, &b) ||
-      !View(env, argv[4], argv[5], batch * m * n, &c))
-    return Throw(env, "bmm: a view is out of its buffer");
-  BatchedSmall(a, b, c, static_cast<int>(batch), static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), transpose_b);
-  return nullptr;
-}
-
 // attention(qkvBuf, qkvOff, outBuf, outOff, t, heads, headDims, scale)
 napi_value AttentionCall(napi_env env, napi_callback_info info) {
   size_t argc = 8;
@@ -385,7 +319,6 @@ napi_value Init(napi_env env, napi_value exports) {
       {"supported", nullptr, Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pack", nullptr, Pack, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"bmm", nullptr, Bmm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"attention", nullptr, AttentionCall, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

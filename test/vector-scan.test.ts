@@ -157,9 +157,10 @@ describe('embedder off the event loop', () => {
   });
 
   it('keeps a thread that already holds a model on its backend (switching would drop the weights)', async () => {
-    const first = await createUseLiteEmbedder({ workers: 0 });
+    // (the WebAssembly backend's switch; the native forward pass holds no tensors)
+    const first = await createUseLiteEmbedder({ workers: 0, kernels: 'wasm' });
     const expected = await first.embed(['What is an epistemic ring?']);
-    const second = await createUseLiteEmbedder({ workers: 0, threads: 2 });
+    const second = await createUseLiteEmbedder({ workers: 0, threads: 2, kernels: 'wasm' });
     const got = await second.embed(['What is an epistemic ring?']);
     expect(second.threadsInUse).toBe(1);
     expect(Array.from(got[0]!)).toEqual(Array.from(expected[0]!));

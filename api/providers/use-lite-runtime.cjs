@@ -5,16 +5,15 @@
  * - 'native': the model's forward pass written out here (createForwardPass) on the AVX2 + FMA
  *   products and attention of native/gemm.cc (built at install where a compiler is present),
  *   on `nativeThreads` CPU threads (the output's columns split between them, so the vectors do
- *   not depend on it). Should the weights not be the expected ones, the model graph runs with
- *   native BatchMatMul and 1×1 Conv2D kernels instead (registerNativeKernels);
- * - 'wasm-threads': the graph on the backend's own XNNPACK kernels on a pthread pool
- *   (wasm-threads.cjs, ADR 0006);
+ *   not depend on it);
+ * - 'wasm-threads': the model graph on TensorFlow.js's WebAssembly backend, its XNNPACK
+ *   kernels on a pthread pool (wasm-threads.cjs, ADR 0006);
  * - 'wasm': the graph on the backend as shipped.
  *
  * The graph runs through TensorFlow.js's synchronous executor: its two `Where` nodes (the only
  * reason it needed the asynchronous one) read their condition with a synchronous read, which
- * this backend allows. Same vectors as the package's own `embed`, bit for bit, on the same
- * kernels; the forward pass gives them to float32 rounding.
+ * this backend allows. Same vectors as the package's own `embed`, bit for bit; the forward
+ * pass gives them to float32 rounding.
  *
  * CommonJS, not TypeScript: embedding workers are plain `eval` workers that `require` by path.
  */
@@ -35,85 +34,6 @@ function loadNativeAddon() {
   return { addon };
 }
 
-const product = (dims) => dims.reduce((x, y) => x * y, 1);
-
-/**
- * Registers native BatchMatMul and 1×1 Conv2D kernels for the 'wasm' backend of `core`.
- * Shapes they do not cover (transposed A, broadcast batches, other dtypes, strided or wider
- * convolutions) keep the backend's own kernels. Returns the threads the products use: those of
- * the first registration in this thread (kernels are registered per thread, not per model).
- */
-function registerNativeKernels(core, addon, threads) {
-  const originalMatMul = core.getKernel('BatchMatMul', 'wasm');
-  const originalConv = core.getKernel('Conv2D', 'wasm');
-  if (!originalMatMul || !originalConv) throw new Error('the wasm backend has no BatchMatMul/Conv2D kernel');
-  if (originalMatMul.kernelFunc.native) return originalMatMul.kernelFunc.threads;
-  /** Packed weights by the tensor's data id (weights keep theirs; freed with the tensor). */
-  const packedById = new WeakMap();
-  const offsetOf = (backend, info) => backend.dataIdMap.get(info.dataId).memoryOffset;
-  const packed = (backend, b, k, n) => {
-    let entry = packedById.get(b.dataId);
-    if (!entry) {
-      entry = addon.pack(backend.wasm.HEAPU8.buffer, offsetOf(backend, b), k, n);
-      packedById.set(b.dataId, entry);
-    }
-    return entry;
-  };
-  /** [rows, k] × [k, n] with b a weight: the packed product. */
-  const gemm = (backend, a, b, rows, k, n, outShape) => {
-    const weights = packed(backend, b, k, n);
-    const out = backend.makeOutput(outShape, 'float32');
-    // makeOutput may grow the heap (a new buffer): read it after.
-    const heap = backend.wasm.HEAPU8.buffer;
-    addon.gemm(heap, offsetOf(backend, a), weights, heap, offsetOf(backend, out), rows, k, n, threads);
-    return out;
-  };
-
-  const matMul = (args) => {
-    const { a, b } = args.inputs;
-    const { transposeA, transposeB } = args.attrs;
-    const backend = args.backend;
-    if (transposeA || a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return originalMatMul.kernelFunc(args);
-    const k = a.shape[a.shape.length - 1];
-    const m = a.shape[a.shape.length - 2];
-    const n = transposeB ? b.shape[b.shape.length - 2] : b.shape[b.shape.length - 1];
-    if ((transposeB ? b.shape[b.shape.length - 1] : b.shape[b.shape.length - 2]) !== k) return originalMatMul.kernelFunc(args);
-    const batchA = a.shape.slice(0, -2);
-    const batchB = b.shape.slice(0, -2);
-    if (!transposeB && product(batchB) === 1 && batchB.length <= batchA.length) {
-      return gemm(backend, a, b, product(batchA) * m, k, n, [...batchA, m, n]);
-    }
-    if (batchA.length === batchB.length && batchA.every((d, i) => d === batchB[i])) {
-      const out = backend.makeOutput([...batchA, m, n], 'float32');
-      const heap = backend.wasm.HEAPU8.buffer;
-      addon.bmm(heap, offsetOf(backend, a), heap, offsetOf(backend, b), heap, offsetOf(backend, out), product(batchA), m, k, n, Boolean(transposeB));
-      return out;
-    }
-    return originalMatMul.kernelFunc(args);
-  };
-  matMul.native = true;
-  matMul.threads = threads;
-
-  const conv2d = (args) => {
-    const { x, filter } = args.inputs;
-    const { strides, pad, dataFormat, dilations } = args.attrs;
-    const ones = (v) => v === undefined || v === 1 || (Array.isArray(v) && v.every((d) => d === 1));
-    const [fh, fw, cin, cout] = filter.shape;
-    if (x.dtype !== 'float32' || filter.dtype !== 'float32' || x.shape.length !== 4 || fh !== 1 || fw !== 1 || x.shape[3] !== cin ||
-        !ones(strides) || !ones(dilations) || (dataFormat && dataFormat !== 'NHWC') || typeof pad !== 'string') {
-      return originalConv.kernelFunc(args);
-    }
-    // A 1×1 convolution with stride 1 is a product of every pixel by the [cin, cout] filter.
-    return gemm(args.backend, x, filter, x.shape[0] * x.shape[1] * x.shape[2], cin, cout, [x.shape[0], x.shape[1], x.shape[2], cout]);
-  };
-
-  core.unregisterKernel('BatchMatMul', 'wasm');
-  core.registerKernel({ ...originalMatMul, kernelFunc: matMul });
-  core.unregisterKernel('Conv2D', 'wasm');
-  core.registerKernel({ ...originalConv, kernelFunc: conv2d });
-  return threads;
-}
-
 const KT = 'module_apply_default/Encoder_en/KonaTransformer/';
 const STACK = `${KT}Encode/TransformerStack/`;
 const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
@@ -132,8 +52,9 @@ const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
  * works row by row, so a batch's sequences are laid end to end and only attention looks at
  * one sequence at a time. Same vectors as the graph to within float32 rounding
  * (test/native-kernels.test.ts). Throws if the model's weights are not the expected ones.
+ * Returns embed(texts): raw vectors (l2-normalised by the model), one per text, in order.
  */
-function createForwardPass(graphModel, addon, threads) {
+function createForwardPass(graphModel, tokenizer, addon, threads) {
   const weights = graphModel.weights;
   const take = (name, shape) => {
     const tensor = weights[name]?.[0];
@@ -202,7 +123,7 @@ function createForwardPass(graphModel, addon, threads) {
    * (a build's batch of 64 passages is 8k rows, tens of MB, re-read for every weight panel).
    */
   const GROUP_ROWS = 256;
-  return function embed(texts, tokenizer) {
+  return function embed(texts) {
     const all = texts.map((text) => tokenizer.encode(text).slice(0, maxLength));
     const out = [];
     for (let first = 0; first < all.length; ) {
@@ -297,87 +218,63 @@ function makeSynchronous(core, graphModel) {
   }
 }
 
+/** The graph's embed: the package's own steps, on the synchronous executor. */
+function graphEmbed(core, model) {
+  makeSynchronous(core, model.model);
+  const dims = 512;
+  return (texts) => {
+    const encodings = texts.map((text) => model.tokenizer.encode(text));
+    const pairs = [];
+    encodings.forEach((ids, row) => ids.forEach((_, position) => pairs.push(row, position)));
+    const indices = core.tensor2d(pairs, [pairs.length / 2, 2], 'int32');
+    const values = core.tensor1d(encodings.flat(), 'int32');
+    let output;
+    try {
+      output = model.model.execute({ indices, values });
+    } finally {
+      indices.dispose();
+      values.dispose();
+    }
+    const data = output.dataSync();
+    output.dispose();
+    return texts.map((_, row) => data.slice(row * dims, (row + 1) * dims));
+  };
+}
+
 /**
  * Loads the model. `kernels`: 'auto' (native where built and supported, else WebAssembly) or
  * 'wasm'. `threads`: CPU threads for one embedding's matrix products on WebAssembly;
- * `nativeThreads` (default `threads`): the same on the native kernels. With native kernels the
- * written-out forward pass runs, unless `graph` (the model graph on the native products:
- * tests compare the two).
+ * `nativeThreads` (default `threads`, at most 2): the same on the native kernels.
+ * Resolves to { kernels, threads, nativeError (why not native, 'auto' only), embed(texts) },
+ * embed giving raw vectors (l2-normalised by the model), one per text, in order.
  */
-async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule, threads = 1, nativeThreads = threads, kernels = 'auto', graph = false }) {
+async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule, threads = 1, nativeThreads = threads, kernels = 'auto' }) {
   const core = require(corePath);
   core.enableProdMode(); // skips TensorFlow's debug checks (NaN scans of every result); same vectors
   // The WebAssembly backend initialises asynchronously; a model loaded before it is ready
   // fails with "Backend 'wasm' has not yet been initialized" (seen in a worker).
   await core.ready();
-  let kind = 'wasm';
-  let threadsInUse = 1;
-  let nativeError;
-  const registered = core.getKernel('BatchMatMul', 'wasm')?.kernelFunc;
-  const native = registered?.native ? { addon: true } : kernels === 'wasm' ? { error: 'EMBED_KERNELS=wasm' } : loadNativeAddon();
-  if (native.addon) {
-    // Kernels are registered per thread: a model loaded after another in the same thread
-    // runs on what the first registered. The native products split over at most 2 threads
-    // (the caller's and one helper).
-    // A thread whose backend already runs multi-threaded (ADR 0006) has its heap in a
-    // SharedArrayBuffer, which the addon does not take: the forward pass (plain arrays) runs,
-    // but the graph fallback stays on that backend's kernels.
-    const shared = typeof SharedArrayBuffer === 'function' && core.backend().wasm?.HEAPU8?.buffer instanceof SharedArrayBuffer;
-    const wanted = Math.max(1, Math.min(2, nativeThreads));
-    threadsInUse = registered?.native ? registered.threads : shared ? wanted : registerNativeKernels(core, native.addon, wanted);
-    kind = 'native';
-    native.shared = shared;
-  } else {
-    nativeError = native.error;
-    if (threads > 1) {
-      threadsInUse = await require(threadsModule).enableWasmThreads(core, corePath, threads);
-      if (threadsInUse > 1) kind = 'wasm-threads';
-    }
-  }
   const { initModel } = require(embeddingsPath);
   const { modelSource } = require(modelPath);
-  const model = await initModel(modelSource);
-  const dims = 512;
-  let forward;
-  if (kind === 'native' && graph !== true) {
+  const native = kernels === 'wasm' ? { error: 'EMBED_KERNELS=wasm' } : loadNativeAddon();
+  if (native.addon) {
+    const model = await initModel(modelSource);
+    // The native products split over at most 2 threads (the caller's and one helper).
+    const threadsInUse = Math.max(1, Math.min(2, nativeThreads));
     try {
-      forward = createForwardPass(model.model, native.addon === true ? loadNativeAddon().addon : native.addon, threadsInUse);
-      // The weights now live in the forward pass (packed); the graph's copies go.
-      model.model.dispose();
+      const embed = createForwardPass(model.model, model.tokenizer, native.addon, threadsInUse);
+      return { kernels: 'native', threads: threadsInUse, nativeError: undefined, embed };
     } catch (error) {
-      nativeError = `the forward pass could not take this model's weights (${String(error && error.message)}); the graph runs on the native products`;
+      native.error = `the forward pass could not take this model's weights (${String(error && error.message)})`;
+    } finally {
+      // The forward pass holds its own (packed) copies; the graph's go, and with them every
+      // tensor of this thread, so the threaded backend below may still start.
+      model.model.dispose();
     }
   }
-  if (!forward && native.shared) {
-    kind = 'wasm-threads';
-    threadsInUse = core.getThreadsCount();
-  }
-  if (!forward) makeSynchronous(core, model.model);
-  return {
-    kernels: kind,
-    threads: threadsInUse,
-    /** Why the native kernels (or the native forward pass) are not in use ('auto' only). */
-    nativeError,
-    /** Raw vectors (l2-normalised by the model), one per text, in order. */
-    embed(texts) {
-      if (forward) return forward(texts, model.tokenizer);
-      const encodings = texts.map((text) => model.tokenizer.encode(text));
-      const pairs = [];
-      encodings.forEach((ids, row) => ids.forEach((_, position) => pairs.push(row, position)));
-      const indices = core.tensor2d(pairs, [pairs.length / 2, 2], 'int32');
-      const values = core.tensor1d(encodings.flat(), 'int32');
-      let output;
-      try {
-        output = model.model.execute({ indices, values });
-      } finally {
-        indices.dispose();
-        values.dispose();
-      }
-      const data = output.dataSync();
-      output.dispose();
-      return texts.map((_, row) => data.slice(row * dims, (row + 1) * dims));
-    },
-  };
+  const threadsInUse = threads > 1 ? await require(threadsModule).enableWasmThreads(core, corePath, threads) : 1;
+  const model = await initModel(modelSource);
+  return { kernels: threadsInUse > 1 ? 'wasm-threads' : 'wasm', threads: threadsInUse, nativeError: native.error, embed: graphEmbed(core, model) };
 }
 
 module.exports = { loadUseLite, loadNativeAddon };
