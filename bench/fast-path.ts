@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from '../api/app.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
+import { loadConfig } from '../api/config.ts';
 import { createUseLiteEmbedder, withQueryCache, type Embedder } from '../api/providers/embedder.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { importBeir } from '../scripts/import-beir.ts';
@@ -116,7 +117,9 @@ async function benchContent(label: string, contentDir: string, queries: readonly
 async function main() {
   const embedder = await createUseLiteEmbedder();
   // As the server embeds questions: one worker thread, EMBED_THREADS=2 (ADR 0006).
-  const serverEmbedder = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, nativeThreads: 1 }); // as the server's defaults
+  // As the server runs it: one worker, the server's thread and kernel settings (EMBED_THREADS, EMBED_KERNELS).
+  const server = loadConfig(process.env);
+  const serverEmbedder = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: server.embedThreads, nativeThreads: server.embedNativeThreads, kernels: server.embedKernels });
   const demoContent = path.join(REPO_ROOT, 'content');
   const demo = loadContent(demoContent);
   // Questions a reader would ask of the demo corpus: the Atlas questions and, phrased as

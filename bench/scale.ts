@@ -27,6 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
 import { loadCorpus } from '../api/load-artifacts.ts';
+import { loadConfig } from '../api/config.ts';
 import { createUseLiteEmbedder, normalize, withQueryCache, type Embedder, type UseLiteEmbedder } from '../api/providers/embedder.ts';
 import { createVectorScanner } from '../api/core/search/vector-scan.ts';
 import { buildArtifacts } from '../scripts/build.ts';
@@ -222,7 +223,9 @@ async function main() {
     .map((query) => query.text.split(/(?<=[.!?])\s+/)[0]!.split(/\s+/).slice(0, 30).join(' '))
     .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
     .slice(0, Number(values.questions));
-  const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, nativeThreads: 1 }); // as the server's defaults
+  // As the server runs it: one worker, the server's thread and kernel settings (EMBED_THREADS, EMBED_KERNELS).
+  const server = loadConfig(process.env);
+  const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: server.embedThreads, nativeThreads: server.embedNativeThreads, kernels: server.embedKernels });
   const wasmKernels = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels: 'wasm' });
   for (const size of values.sizes.split(',').map(Number)) await benchSize(size, pool, questions, real, wasmKernels, !values['no-orama']);
 }
