@@ -23,11 +23,15 @@ export function normalize(vector: Float32Array): Float32Array {
   return vector;
 }
 
-/** One model in one thread (use-lite-runtime.cjs). */
-interface UseLiteRuntime {
+/** How one model runs: its kernels, its CPU threads, and why not native when it is not. */
+interface ModelInfo {
   readonly kernels: EmbedKernels;
   readonly threads: number;
-  readonly nativeError?: string;
+  readonly nativeError?: string | undefined;
+}
+
+/** One model in one thread (use-lite-runtime.cjs). */
+interface UseLiteRuntime extends ModelInfo {
   embed(texts: string[]): Float32Array[];
 }
 
@@ -52,9 +56,9 @@ export interface UseLiteOptions {
    */
   offThread?: boolean;
   /**
-   * CPU threads one model instance uses for its matrix products (wasm-threads.cjs); default 1.
-   * The server gives its query embedder 2 (1.1–1.25× faster a question in same-run
-   * measurements, ADR 0006). Builds keep 1 and run one worker per core instead.
+   * CPU threads one model instance uses for its matrix products on WebAssembly
+   * (wasm-threads.cjs); default 1. The server gives 2 there (1.1–1.25× faster a question in
+   * same-run measurements, ADR 0006). Builds keep 1 and run one worker per core instead.
    */
   threads?: number;
   /**
@@ -146,13 +150,13 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     id: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
     dims: 512,
     get threadsInUse() {
-      return offThread && pool ? pool.threads : (loadedHere?.threads ?? 1);
+      return (offThread && pool ? pool.info : loadedHere)?.threads ?? 1;
     },
     get kernelsInUse() {
-      return offThread && pool ? pool.kernels : (loadedHere?.kernels ?? 'wasm');
+      return (offThread && pool ? pool.info : loadedHere)?.kernels ?? 'wasm';
     },
     get nativeKernelsError() {
-      return offThread && pool ? pool.nativeError : loadedHere?.nativeError;
+      return (offThread && pool ? pool.info : loadedHere)?.nativeError;
     },
     async embed(texts) {
       const clean = texts.map((text) => (text.trim() === '' ? '.' : text));
@@ -199,12 +203,12 @@ parentPort.on('message', async ({ id, texts }) => {
     parentPort.postMessage({ id, error: String(error && error.stack || error), fatal: true });
     return;
   }
-  const about = { threads: model.threads, kernels: model.kernels, nativeError: model.nativeError };
+  const info = { threads: model.threads, kernels: model.kernels, nativeError: model.nativeError };
   try {
     const vectors = model.embed(texts);
-    parentPort.postMessage({ id, vectors, ...about }, vectors.map((vector) => vector.buffer));
+    parentPort.postMessage({ id, vectors, info }, vectors.map((vector) => vector.buffer));
   } catch (error) {
-    parentPort.postMessage({ id, error: String(error && error.stack || error), ...about });
+    parentPort.postMessage({ id, error: String(error && error.stack || error), info });
   }
 });
 `;
@@ -249,10 +253,8 @@ class WorkerPool {
   private readonly queue: PoolJob[] = [];
   private nextId = 0;
   private dispatchQueued = false;
-  /** Threads and kernels the workers' models run on, as the last answer reported them. */
-  threads = 1;
-  kernels: EmbedKernels = 'wasm';
-  nativeError: string | undefined;
+  /** How the workers' models run, as the last answer reported it. */
+  info: ModelInfo | undefined;
 
   constructor(size: number, workerData: WorkerData) {
     for (let i = 0; i < size; i++) {
@@ -264,10 +266,8 @@ class WorkerPool {
         this.busy.clear();
         for (const other of this.workers) void other.terminate();
       };
-      worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string; fatal?: boolean; threads?: number; kernels?: EmbedKernels; nativeError?: string }) => {
-        if (message.threads !== undefined) this.threads = message.threads;
-        if (message.kernels !== undefined) this.kernels = message.kernels;
-        if (message.threads !== undefined) this.nativeError = message.nativeError;
+      worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string; fatal?: boolean; info?: ModelInfo }) => {
+        if (message.info) this.info = message.info;
         if (message.fatal) {
           fail(new Error(`embedding worker could not load the model: ${message.error}`));
           return;
