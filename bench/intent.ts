@@ -3,11 +3,13 @@
  * the code behind GET /api/query, over the Omnarai corpus and Atlas imported from
  * ../shared/omnarai into a temporary folder. Prints the confusion table without the admission
  * test (ratio 0: every Atlas record retrieval found, as before it) and with the default ratio,
- * for the calibration and held-out halves, then the sweep the ratio was chosen from.
+ * for the calibration and held-out halves, then the sweep the ratio was chosen from. The sweep
+ * also counts the questions of ../shared/omnarai/eval-gold-set.json that expect tensions and
+ * get no Atlas record (test/omnarai-gold.test.ts requires none): the ratio must keep those.
  *
  *   npx tsx bench/intent.ts [--from ../shared/omnarai]
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ATLAS_RELEVANCE_RATIO } from '../api/core/atlas-admission.ts';
@@ -20,7 +22,7 @@ import { importOmnarai } from '../scripts/import-omnarai.ts';
 import { pathsFromEnv, REPO_ROOT } from '../scripts/lib/paths.ts';
 import { confusion, judge, loadIntentSet, misses, renderConfusion, type JudgedQuestion, type Outcome } from './intent-eval.ts';
 
-const SWEEP = [0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
+const SWEEP = [0.5, 0.54, 0.56, 0.58, 0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
 
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
@@ -60,16 +62,23 @@ async function main(): Promise<void> {
     report(`Admission ratio ${ATLAS_RELEVANCE_RATIO} (default)`, after);
     console.log(`\nMisses at the default ratio:${misses(after).map((line) => `\n- ${line}`).join('') || ' none'}`);
 
-    console.log('\nSweep: factual questions with an Atlas record in the top 8 / contested questions showing their record\n');
-    console.log('| ratio | calibrate: factual with Atlas | calibrate: contested own shown | holdout: factual with Atlas | holdout: contested own shown |');
-    console.log('|---|---|---|---|---|');
+    // The source service's typed queries that expect tensions: each must keep an Atlas record.
+    const gold = (JSON.parse(readFileSync(path.join(from, 'eval-gold-set.json'), 'utf8')) as { query: string; expect_tensions: boolean }[]).filter((entry) => entry.expect_tensions);
+    console.log('\nSweep: factual questions with an Atlas record in the top 8 / contested questions showing their record / gold questions expecting tensions that get no Atlas record\n');
+    console.log('| ratio | calibrate: factual with Atlas | calibrate: contested own shown | gold: tensions expected, no Atlas | holdout: factual with Atlas | holdout: contested own shown |');
+    console.log('|---|---|---|---|---|---|');
     for (const ratio of SWEEP) {
       const outcomes = await outcomesAt(corpus, items, ratio);
-      const cells = (['calibrate', 'holdout'] as const).flatMap((split) => {
+      const [calibrate, holdout] = (['calibrate', 'holdout'] as const).map((split) => {
         const table = confusion(outcomes.filter((outcome) => outcome.item.split === split));
         return [`${table.factual.atlasShown}/${table.factual.total}`, `${table.contested.ownShown}/${table.contested.total}`];
       });
-      console.log(`| ${ratio} | ${cells.join(' | ')} |`);
+      let goldWithout = 0;
+      for (const entry of gold) {
+        const { hits } = await retrieve(corpus, parseQueryParameters({ q: entry.query }), { atlasRatio: ratio });
+        if (!hits.some((hit) => hit.record.kind === 'divergence')) goldWithout++;
+      }
+      console.log(`| ${ratio} | ${[...calibrate!, `${goldWithout}/${gold.length}`, ...holdout!].join(' | ')} |`);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -15,16 +15,18 @@
  * work leaves every Atlas record far behind that work. With no work retrieved at all, every
  * Atlas record stands.
  *
- * The ratio was calibrated on half of a judged set of 40 factual and 40 contested questions
- * on the imported Omnarai data and checked on the other half (bench/intent-set.json,
- * bench/README.md "Atlas admission"): every ratio from 0.6 to 0.95 gave the same result on the
- * calibration half (0.5 let two factual questions through), and 0.75 sits inside that plateau
- * with room on both sides. The held-out half agrees up to 0.85 and loses contested records
- * from 0.9.
+ * The ratio was calibrated on half of a judged set of 40 factual and 40 contested questions on
+ * the imported Omnarai data, together with the source service's own gold questions that expect
+ * tensions (each must keep an Atlas record), and checked on the other half (bench/intent.ts,
+ * bench/README.md "Atlas admission"). Every ratio from 0.56 to 0.68 met both on the
+ * calibration side (0.54 let a factual question through; 0.7 left "What is the difference
+ * between bidirectional alignment and conventional alignment?" without the Atlas records about
+ * alignment, behind a synthesis that repeats its words); 0.62 is the middle of that range. The
+ * held-out half meets the aim from 0.5 to 0.85.
  */
 import type { ScoredRecord } from './search/types.ts';
 
-export const ATLAS_RELEVANCE_RATIO = 0.75;
+export const ATLAS_RELEVANCE_RATIO = 0.62;
 
 /** The hits in their order, without the Atlas records that fall short of the best work. */
 export function admitAtlasByRelevance<T extends ScoredRecord>(hits: readonly T[], ratio: number = ATLAS_RELEVANCE_RATIO): T[] {

@@ -226,7 +226,8 @@ async function rankForIntent(
     const weight = intent.kind === 'factual' ? FACTUAL_ATLAS_WEIGHT : splits.has(hit.record.id) ? NAMED_PAIR_WEIGHT : 1;
     return weight === 1 ? hit : { ...hit, relevanceScore: hit.relevanceScore * weight };
   });
-  // A lookup's Atlas records must also earn their place against the works (atlas-admission.ts).
+  // A lookup's Atlas records must also earn their place against the works (atlas-admission.ts),
+  // on their halved score.
   // A contested question asks for the Atlas in its own words and keeps every candidate.
   if (intent.kind === 'factual') weighted = admitAtlasByRelevance(weighted, options.atlasRatio);
   weighted.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
