@@ -22,7 +22,7 @@ import { importOmnarai } from '../scripts/import-omnarai.ts';
 import { pathsFromEnv, REPO_ROOT } from '../scripts/lib/paths.ts';
 import { confusion, judge, loadIntentSet, misses, renderConfusion, type JudgedQuestion, type Outcome } from './intent-eval.ts';
 
-const SWEEP = [0.5, 0.54, 0.56, 0.58, 0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
+const SWEEP = [0, 0.5, 0.54, 0.56, 0.58, 0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
 
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
