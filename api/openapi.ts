@@ -372,7 +372,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         description: [
           'A bare GET (no mode, async, sync or job) returns the fast retrieval response with a deliberation block (ContextResponse); mode=retrieve returns it without the deliberation block (RetrieveResponse); format=brief and format=si return the other formats.',
           'Every 200 echoes question_received byte-equal to q. q missing or empty without job is 400 with the usage document and param_missing true.',
-          `records ranks works and Atlas records together. With no glyph and no layers, an Atlas record is returned only when its relevanceScore is at least ${ATLAS_RELEVANCE_RATIO} of the best work's (a question the works answer gets no Atlas filler); layers=divergence or the Ξ glyph asks for the Atlas directly.`,
+          `records ranks works and Atlas records together. With no glyph and no layers, an Atlas record is returned only when its relevanceScore is at least ${ATLAS_RELEVANCE_RATIO} of the best work's (a question the works answer gets no Atlas filler; a question worded as a disagreement always keeps its best one); layers=divergence or the Ξ glyph asks for the Atlas directly.`,
           'async=1, sync=1, job=<id> and mode=trace need the live panel: while none is configured (/api/health capabilities.deliberation false) they answer 503 LIVE_PANEL_UNAVAILABLE. With a panel, async answers 202 {job_id, poll_url}, job=<id> the job state (the full result once status is done), sync=1 a full deliberation and mode=trace a trace.',
         ].join(' '),
         parameters: queryParameters,

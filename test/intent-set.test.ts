@@ -8,7 +8,8 @@
  * holds on all 40; 39 of 40 contested questions show their record. contested-05 misses with or
  * without the admission test (its record is fourth among Atlas records by similarity, and
  * retrieval places it below the eighth place), so it is listed here as a known miss: any
- * other miss fails.
+ * other miss fails. Questions about works worded as disagreements, which the intent reader
+ * calls contested, are held to the same rule but for the one Atlas record they always keep.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
 import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { ATLAS_RELEVANCE_RATIO } from '../api/core/atlas-admission.ts';
 import { confusion, judge, loadIntentSet, misses, type Outcome } from '../bench/intent-eval.ts';
 import { buildApp, tempDir } from './helpers/app.ts';
 
@@ -24,11 +26,29 @@ const hasData = existsSync(path.join(dataDir, 'divergences.jsonl')) && existsSyn
 const KNOWN_CONTESTED_MISSES = ['contested-05'];
 /** The question of the issue that started this: "What year was…" is no lookup form the intent reader knows. */
 const UUID_QUESTION = 'What year was the UUID version 7 specification standardized and what database advantage does it provide?';
+/**
+ * Questions about works worded as a disagreement, an either/or or an "should": the intent
+ * reader calls them contested. Their Atlas records must earn their place all the same; only
+ * the one best Atlas record a contested question always shows may fall short.
+ */
+const WORDED_AS_DISAGREEMENT = [
+  'Is UUID version 7 better for database indexes, or is version 4 still preferable?',
+  'What was debated at the Electric Intelligence Summit 2025?',
+  'Should municipalities use AI in public service delivery?',
+  'Where do Claude and Grok disagree about UUID version 7?',
+];
+
+interface RecordOut {
+  id: string;
+  role: string;
+  relevanceScore: number;
+}
 
 describe.skipIf(!hasData)('Atlas admission on the judged set (bench/intent-set.json, imported ../shared/omnarai)', () => {
   const items = loadIntentSet();
   let outcomes: Outcome[] = [];
-  let uuidRecords: { id: string; role: string }[] = [];
+  let uuidRecords: RecordOut[] = [];
+  const worded = new Map<string, RecordOut[]>();
 
   beforeAll(async () => {
     const contentDir = tempDir('intent-content');
@@ -41,6 +61,7 @@ describe.skipIf(!hasData)('Atlas admission on the judged set (bench/intent-set.j
     };
     outcomes = await judge(items, ask);
     uuidRecords = (await request(app).get(`/api/query?q=${encodeURIComponent(UUID_QUESTION)}`)).body.records;
+    for (const question of WORDED_AS_DISAGREEMENT) worded.set(question, (await request(app).get(`/api/query?q=${encodeURIComponent(question)}`)).body.records);
     console.log(`Atlas admission misses:\n${misses(outcomes).join('\n') || 'none'}`);
   });
 
@@ -68,6 +89,15 @@ describe.skipIf(!hasData)('Atlas admission on the judged set (bench/intent-set.j
     const table = confusion(outcomes);
     expect(table.contested.ownShown).toBeGreaterThanOrEqual(table.contested.total - KNOWN_CONTESTED_MISSES.length);
     expect(table.contested.noAtlas).toBe(0);
+  });
+
+  it('a question worded as a disagreement shows at most one Atlas record that did not earn its place', () => {
+    for (const [question, records] of worded) {
+      const bestWork = Math.max(0, ...records.filter((record) => record.role !== 'divergence').map((record) => record.relevanceScore));
+      // Scores are rounded to 4 decimals in the response.
+      const below = records.filter((record) => record.role === 'divergence' && record.relevanceScore < ATLAS_RELEVANCE_RATIO * bestWork - 1e-4);
+      expect(below.length, `${question}: ${below.map((record) => record.id).join(', ')}`).toBeLessThanOrEqual(1);
+    }
   });
 
   it('the held-out half meets the aim as the calibration half does', () => {

@@ -226,18 +226,19 @@ async function rankForIntent(
     const weight = intent.kind === 'factual' ? FACTUAL_ATLAS_WEIGHT : splits.has(hit.record.id) ? NAMED_PAIR_WEIGHT : 1;
     return weight === 1 ? hit : { ...hit, relevanceScore: hit.relevanceScore * weight };
   });
-  // A lookup's Atlas records must also earn their place against the works (atlas-admission.ts),
-  // on their halved score.
-  // A contested question asks for the Atlas in its own words and keeps every candidate.
-  if (intent.kind === 'factual') weighted = admitAtlasByRelevance(weighted, options.atlasRatio);
   weighted.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
+  const bestAtlas = weighted.find((hit) => hit.record.kind === 'divergence');
+  // Atlas records earn their place against the works (atlas-admission.ts) on their weighted
+  // score, whatever the question's wording: a lookup's are halved first, a named pair's raised.
+  weighted = admitAtlasByRelevance(weighted, options.atlasRatio);
   // The same voice-diversity re-ranking as retrieval's, on the re-weighted scores (with the
   // default penalty: a corpus loaded with other tuning, as benchmarks do, keeps this one here).
   const ranked = diversify(weighted, limit, DEFAULT_TUNING.diversityPenalty);
-  if (intent.kind === 'contested' && !ranked.some((hit) => hit.record.kind === 'divergence')) {
-    // A contested question always shows its best Atlas evidence, in the last place if that is
-    // where it ranks (diversify fills every place while candidates remain: the list is full).
-    ranked[ranked.length - 1] = weighted.find((hit) => hit.record.kind === 'divergence')!;
+  if (intent.kind === 'contested' && bestAtlas && !ranked.some((hit) => hit.record.kind === 'divergence')) {
+    // A question worded as a disagreement always shows its best Atlas evidence, even one that
+    // did not earn a place: in the last place, or after the works when the list is not full.
+    if (ranked.length < limit) ranked.push(bestAtlas);
+    else ranked[ranked.length - 1] = bestAtlas;
   }
   const hits = ranked.map((hit) => ({ ...hit, relevanceScore: Math.round(Math.min(1, hit.relevanceScore) * 10000) / 10000 }));
   const answering = new Map(hits.filter((hit) => splits.has(hit.record.id)).map((hit) => [hit.record.id, splits.get(hit.record.id)!]));
