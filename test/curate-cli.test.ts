@@ -5,18 +5,14 @@
  * store holding far more than 64 KiB of pending items; --json, filters and paging run in the
  * store and are checked against the items put there.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
 import type { ContributionRecord } from '../api/storage/store.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { tempDir } from './helpers/app.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { runCliSlowly, type CliRun } from './helpers/slow-reader.ts';
 
-const TSX = path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
-const CURATE = path.join(REPO_ROOT, 'scripts/curate.ts');
 const ITEMS = 1200;
 const CLIENTS = ['a1b2c3d4e5f6a1b2c3d4e5f6', 'ffeeddccbbaa998877665544', '0123456789abcdef01234567'];
 
@@ -52,35 +48,7 @@ beforeAll(async () => {
   env = { ...process.env, STORE_PATH: storePath, CONTENT_DIR: writeFixtureContent() };
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Spawns the CLI and reads its stdout one chunk at a time with a pause after each, so the
- * pipe stays full while the CLI finishes; with `stopAfter`, closes the pipe after that many
- * bytes, as `head -c` does.
- */
-async function curate(args: string[], options: { stopAfter?: number } = {}): Promise<Run> {
-  const child = spawn(process.execPath, [TSX, CURATE, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    bytes += chunk.length;
-    if (options.stopAfter !== undefined && bytes >= options.stopAfter) {
-      child.stdout.destroy();
-      break;
-    }
-    await sleep(20);
-  }
-  return { code: await closed, stdout: Buffer.concat(chunks).toString('utf8'), stderr };
-}
+const curate = (args: string[], options: { stopAfter?: number } = {}): Promise<CliRun> => runCliSlowly('scripts/curate.ts', args, { env, ...options });
 
 const pending = () => stored.filter((item) => item.status === 'pending');
 const idsIn = (text: string) => text.match(/^ctb_\d{5}(?= )/gm) ?? [];

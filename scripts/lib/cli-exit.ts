@@ -14,14 +14,15 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 }
 
 /**
- * A reader that goes away early (`| head -c 1000`) is not an error of this program: the
- * write fails with EPIPE, and the process ends quietly with the code it would have had.
+ * A reader that goes away early (`| head -c 1000`) is not an error of this program: writes
+ * fail with EPIPE, which would otherwise crash it with a stack trace. The output nobody reads
+ * is dropped and the work carries on (an export still writes every file), ending with the
+ * code it would have had.
  */
 export function quietOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') throw error;
-      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
     });
   }
 }
