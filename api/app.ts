@@ -7,6 +7,7 @@ import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Capabilities } from './core/capabilities.ts';
 import { ApiError, apiError } from './errors.ts';
+import { bodyTooDeep, nestsDeeperThan } from './http/body-depth.ts';
 import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
 import type { Corpus } from './load-artifacts.ts';
 import type { LiveService } from './live/service.ts';
@@ -139,6 +140,10 @@ export function createApp(options: AppOptions): Express {
       if (!handler) {
         response.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
         next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed } }));
+        return;
+      }
+      if (request.method === 'POST' && !route.answersDeepBodies && nestsDeeperThan(request.body)) {
+        next(bodyTooDeep());
         return;
       }
       handle(handler)(request, response, next);

@@ -11,6 +11,7 @@ import { CERT_FILTERS } from './core/atlas.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './core/query-params.ts';
 import { INTERFACE_VERSION, OPENAPI_VERSION } from './core/version.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { MAX_BODY_DEPTH } from './http/body-depth.ts';
 import { ATLAS_SEARCH_DEFAULT_K, ATLAS_SEARCH_MAX_K } from './routes/divergences.ts';
 import { MAX_IDENTITY_CHARS } from './routes/kin.ts';
 
@@ -43,6 +44,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   CONFLICTING_PARAMETERS: 'Parameters that cannot be combined (two of mode, async, sync, job) or layer filters that exclude every layer.',
   QUERY_TOO_LONG: `q is longer than ${MAX_QUERY_CHARS} characters.`,
   INVALID_JSON: 'The request body is not valid JSON.',
+  BODY_TOO_DEEP: `The JSON body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep (POST /api/mcp answers this as a JSON-RPC -32600 error instead).`,
   BAD_REQUEST: 'The request could not be read (for example an unsupported body encoding or charset).',
   PAYLOAD_TOO_LARGE: `The request body is larger than ${DOCUMENTED_MAX_BODY}.`,
   URI_TOO_LONG: `The request URL is longer than ${DOCUMENTED_MAX_URL_BYTES} bytes; send long questions with POST /api/query.`,
@@ -178,6 +180,7 @@ function operation(spec: OperationSpec): Json {
   for (const [status, codes] of Object.entries(spec.errors ?? {})) add(Number(status), ...(codes ?? []));
   if (spec.post) {
     add(400, 'INVALID_JSON', 'BAD_REQUEST');
+    if (!spec.jsonRpc400) add(400, 'BODY_TOO_DEEP');
     add(413, 'PAYLOAD_TOO_LARGE');
   }
   // Routes and files alike answer other methods with 405 and Allow.
@@ -573,7 +576,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         tags: ['tools'],
         summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses)',
         description:
-          'One JSON-RPC 2.0 message (or batch) per request: initialize, tools/list, tools/call with the 8 tools described in docs/MCP.md (info, fast_context, read_divergences, kin, deliberate, trace, council, contribute). Protocol-level problems answer in JSON-RPC error form (400, 406); HTTP-level problems in the error envelope. Requests with a browser Origin outside the allow-list (loopback origins and MCP_ALLOWED_ORIGINS) get 403 ORIGIN_NOT_ALLOWED; requests without Origin are allowed. GET and DELETE answer 405: the server is stateless and opens no event stream.',
+          `One JSON-RPC 2.0 message (or batch) per request: initialize, tools/list, tools/call with the 8 tools described in docs/MCP.md (info, fast_context, read_divergences, kin, deliberate, trace, council, contribute). Protocol-level problems answer in JSON-RPC error form (400, 406), among them a body nested more than ${MAX_BODY_DEPTH} levels deep (400, -32600 Invalid Request); HTTP-level problems in the error envelope. Requests with a browser Origin outside the allow-list (loopback origins and MCP_ALLOWED_ORIGINS) get 403 ORIGIN_NOT_ALLOWED; requests without Origin are allowed. GET and DELETE answer 405: the server is stateless and opens no event stream.`,
         requestBody: { required: true, description: 'A JSON-RPC 2.0 message.', content: jsonContent({ anyOf: [{ type: 'object' }, { type: 'array' }] }) },
         responses: {
           '200': ok('A JSON-RPC 2.0 response.', { anyOf: [{ type: 'object' }, { type: 'array' }] }),

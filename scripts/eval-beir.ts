@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { SearchTuning } from '../api/core/search/search-index.ts';
 import { runBeirEval, type BeirEvalResult } from './lib/beir-eval.ts';
+import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
 
 const USAGE = `usage: eval-beir --content <content-dir> --queries <queries.jsonl[.gz]> --qrels <qrels.tsv>
@@ -121,14 +122,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 
 const invokedDirectly = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
-  runCli(process.argv.slice(2)).then(
-    (code) => {
-      // TensorFlow keeps handles open; exit explicitly once the report is written.
-      process.exit(code);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  // TensorFlow keeps handles open: exit explicitly, once the report has drained.
+  runCli(process.argv.slice(2)).then(exitWhenFlushed, (error: unknown) => {
+    console.error(error);
+    return exitWhenFlushed(1);
+  });
 }

@@ -424,6 +424,15 @@ describe('HTTP transport', () => {
     expect(notJson.body.error.code).toBe('INVALID_JSON');
   });
 
+  it('a batch inside a batch is no batch: refused whole as an invalid message, its inner calls not looked into', async () => {
+    const badCall = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: '' } };
+    const flat = await post(noPanel.app, [badCall]);
+    expect(flat.body).toEqual([{ jsonrpc: '2.0', id: 3, error: { code: -32602, message: expect.stringMatching(/params.name/) } }]);
+    const nested = await post(noPanel.app, [[badCall]]);
+    expect(nested.status).toBe(400);
+    expect(nested.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
   it('GET and DELETE are 405 in the envelope', async () => {
     for (const method of ['get', 'delete'] as const) {
       const response = await request(noPanel.app)[method]('/api/mcp').set('Accept', 'text/event-stream');

@@ -2,11 +2,12 @@
  * One contract for every store driver (the embedded SQLite one and the PostgreSQL
  * scale-out one): jobs, sessions, spend, records, contributions, limits, plays, secrets.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { createPostgresStore } from '../api/storage/postgres-store.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { Store } from '../api/storage/store.ts';
+import type { ContributionKind, ContributionStatus, Store } from '../api/storage/store.ts';
 import { tempDir } from './helpers/app.ts';
 import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from './helpers/postgres.ts';
 
@@ -121,6 +122,49 @@ for (const driver of drivers) {
       const again = await store.reviewContribution('ctb_1', { status: 'rejected', reviewer: 'other', reason: 'late' }, at(3));
       expect(again).toMatchObject({ status: 'approved', reviewer: 'curator' });
       expect(await store.listContributions('rejected')).toEqual([]);
+      await store.close();
+    });
+
+    it('filters and pages contributions in the store, with the total of every match', async () => {
+      const store = await driver.open();
+      const limit = { key: 'c', limit: 1000, windowMs: hour };
+      // Several items share a timestamp, so the order falls back on the id.
+      for (let n = 0; n < 36; n++) {
+        const extra = n % 3 === 0 ? { kind: 'proposal' as const, record_id: null, justification: null } : { record_id: n % 2 === 0 ? 'X-D1' : 'X-D2' };
+        await store.submitContribution(item(n, { id: `ctb_${String(n % 7).padStart(2, '0')}_${n}`, client: `client-${n % 4}`, ...extra }), limit, at(n % 5));
+      }
+      const all = await store.listContributions();
+      for (const [index, contribution] of all.entries()) {
+        if (index % 5 === 1) await store.reviewContribution(contribution.id, { status: 'approved', reviewer: 'curator', reason: 'ok' }, at(9));
+        if (index % 5 === 2) await store.reviewContribution(contribution.id, { status: 'rejected', reviewer: 'curator', reason: 'no' }, at(9));
+      }
+      const everything = await store.listContributions();
+      const ordered = [...everything].sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+      expect(everything.map((entry) => entry.id)).toEqual(ordered.map((entry) => entry.id));
+
+      const queries = fc.record(
+        {
+          status: fc.constantFrom('pending', 'approved', 'rejected') as fc.Arbitrary<ContributionStatus>,
+          kind: fc.constantFrom('answer', 'proposal') as fc.Arbitrary<ContributionKind>,
+          record_id: fc.constantFrom('X-D1', 'X-D2', 'X-D9', "X'; DROP TABLE contributions; --"),
+          client: fc.constantFrom('client-0', 'client-1', 'client-3', 'client-9'),
+          limit: fc.integer({ min: 0, max: 40 }),
+          offset: fc.integer({ min: 0, max: 40 }),
+        },
+        { requiredKeys: [] },
+      );
+      await fc.assert(
+        fc.asyncProperty(queries, async (query) => {
+          const matching = ordered.filter((entry) => (['status', 'kind', 'record_id', 'client'] as const).every((field) => query[field] === undefined || entry[field] === query[field]));
+          const start = query.offset ?? 0;
+          const page = await store.findContributions(query);
+          expect(page.total).toBe(matching.length);
+          expect(page.items).toEqual(matching.slice(start, query.limit === undefined ? undefined : start + query.limit));
+        }),
+        { numRuns: 60 },
+      );
+      expect((await store.findContributions({})).items).toEqual(ordered);
+      expect(await store.findContributions({ kind: 'proposal', offset: 500 })).toEqual({ items: [], total: 12 });
       await store.close();
     });
 

@@ -23,4 +23,6 @@ export type Method = 'GET' | 'POST';
 export interface RouteDefinition {
   path: string;
   methods: Partial<Record<Method, AsyncHandler>>;
+  /** The route refuses over-deep bodies itself, in its own protocol (MCP: a JSON-RPC error). */
+  answersDeepBodies?: boolean;
 }

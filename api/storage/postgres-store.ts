@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { contributionPageStatement } from './contribution-query.ts';
 import { StoreUnavailableError, type ContributionRecord, type Exchange, type JobRecord, type PersistedRecord, type RateLimit, type SpendEntry, type Store, type SubmitOutcome } from './store.ts';
 
 const SCHEMA = `
@@ -263,6 +264,11 @@ export async function createPostgresStore(connectionString: string, options: { m
         ? await pool.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE status = $1 ORDER BY created_at, id`, [status])
         : await pool.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions ORDER BY created_at, id`);
       return rows.map(toContribution);
+    },
+    async findContributions(query) {
+      const { sql, params } = contributionPageStatement(CONTRIBUTION_COLUMNS, query, (index) => `$${index}`, null);
+      const { rows } = await pool.query(sql, params);
+      return { items: rows.filter((row) => row.id !== null).map(toContribution), total: Number(rows[0]?.total ?? 0) };
     },
     async reviewContribution(id, decision, now) {
       await pool.query("UPDATE contributions SET status = $1, reviewer = $2, reason = $3, reviewed_at = $4 WHERE id = $5 AND status = 'pending'", [decision.status, decision.reviewer, decision.reason, now.toISOString(), id]);

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { contributionPageStatement } from './contribution-query.ts';
 import type { ContributionRecord, Exchange, JobRecord, PersistedRecord, RateLimit, SpendEntry, Store, SubmitOutcome } from './store.ts';
 
 interface Statement {
@@ -269,6 +270,11 @@ export function createSqliteStore(file: string): Store {
     async listContributions(status) {
       const rows = (status ? statements.listStatus.all(status) : statements.listAll.all()) as ContributionRow[];
       return rows.map(toContribution);
+    },
+    async findContributions(query) {
+      const { sql, params } = contributionPageStatement(CONTRIBUTION_COLUMNS, query, (index) => `?${index}`, -1);
+      const rows = db.prepare(sql).all(...params) as (ContributionRow & { total: number })[];
+      return { items: rows.filter((row) => row.id !== null).map(toContribution), total: Number(rows[0]?.total ?? 0) };
     },
     async reviewContribution(id, decision, now) {
       statements.review.run(decision.status, decision.reviewer, decision.reason, now.toISOString(), id);

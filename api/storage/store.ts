@@ -65,6 +65,26 @@ export interface ContributionRecord {
   reviews: { reviewer: string; vote: 'approve' | 'reject'; reason: string; at: string }[];
 }
 
+/** Which contributions to list: every given filter must match. */
+export interface ContributionQuery {
+  status?: ContributionStatus;
+  kind?: ContributionKind;
+  record_id?: string;
+  /** The hashed client id a contribution came from. */
+  client?: string;
+  /** At most this many items; every match when omitted. */
+  limit?: number;
+  /** How many matching items to skip first; 0 when omitted. */
+  offset?: number;
+}
+
+export interface ContributionPage {
+  /** One page of matches, oldest first (created_at, then id). */
+  items: ContributionRecord[];
+  /** How many contributions match the filters, whatever the page. */
+  total: number;
+}
+
 export interface RateLimit {
   /** Counter key, e.g. "contribute:<client hash>". */
   key: string;
@@ -124,6 +144,8 @@ export interface Store {
   ): Promise<SubmitOutcome>;
   getContribution(id: string): Promise<ContributionRecord | undefined>;
   listContributions(status?: ContributionStatus): Promise<ContributionRecord[]>;
+  /** Filters and pages in the database (one statement, so the page and total agree), for the curator's list. */
+  findContributions(query: ContributionQuery): Promise<ContributionPage>;
   reviewContribution(id: string, decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string }, now: Date): Promise<ContributionRecord | undefined>;
   addReview(id: string, review: ContributionRecord['reviews'][number]): Promise<void>;
 
