@@ -56,6 +56,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record).',
   AUTH_INVALID: 'The bearer credential is not the ingestion secret.',
   JOB_NOT_FOUND: 'No background job has that id (unknown or expired).',
+  SESSION_NOT_FOUND: 'POST /api/query with a session_id this server did not issue to this client, or one idle for more than 24 h. Session ids are issued by the server: send new_session true (without session_id) to start one. Nothing ran.',
+  COUNCIL_NOT_FOUND: 'POST /api/council {persist: true, council_id} with an id that is unknown or whose result is no longer kept (results are kept 24 h after the council ran). Nothing was stored; run the council again, read it, and persist its council_id.',
   INVALID_BODY: 'The JSON body does not have the documented shape; details name the field.',
   INVALID_JUSTIFICATION: 'The justification of a contribution is not one of the closed vocabulary; the body carries valid_values.',
   UNKNOWN_ACTION: "POST /api/store with an action other than 'propose'.",
