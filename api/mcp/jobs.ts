@@ -9,6 +9,7 @@ import { MAX_QUERY_CHARS } from '../core/query-params.ts';
 import { errorFromResponse, errorResult, fromResponse, isObject, successResult, type JsonObject } from './results.ts';
 import { summarizeJobResult } from './summaries.ts';
 import type { AppRequest, ToolDeps } from './types.ts';
+import type { JobProgress } from './progress.ts';
 
 /** Above this, MCP clients' default request timeouts (often 60 s) start to bite. */
 export const MAX_WAIT_SECONDS = 50;
@@ -50,6 +51,8 @@ export async function runLiveJob(
   input: LiveJobInput,
   submit: (question: string) => AppRequest,
   signal: AbortSignal | undefined,
+  /** Reports the job's stages as they appear (MCP progress notifications). */
+  progress?: JobProgress,
 ): Promise<CallToolResult> {
   const hasQuestion = input.q !== undefined;
   if (hasQuestion === (input.job_id !== undefined)) {
@@ -78,6 +81,7 @@ export async function runLiveJob(
     const polled = await deps.call({ method: 'GET', path: '/api/query', query: { job: jobId } }, signal);
     if (polled.status !== 200 || !isObject(polled.body)) return fromResponse(polled, summarizeJobResult);
     const job = polled.body;
+    await progress?.(job);
     if (job.status === 'done') return successResult(summarizeJobResult(job), job);
     if (job.status === 'failed') return failedJob(tool, job);
     if (Date.now() >= deadline || signal?.aborted) return pendingJob(tool, job);

@@ -5,6 +5,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { liveJobShape, runLiveJob } from '../jobs.ts';
+import { jobProgress } from '../progress.ts';
 import { guarded } from '../results.ts';
 import type { ToolDeps } from '../types.ts';
 
@@ -22,6 +23,6 @@ export function registerCouncilTool(server: McpServer, deps: ToolDeps): void {
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
     },
     (input, extra) =>
-      guarded(() => runLiveJob(deps, 'council', input, (question) => ({ method: 'GET', path: '/api/council', query: { q: question, async: '1' } }), extra.signal)),
+      guarded(() => runLiveJob(deps, 'council', input, (question) => ({ method: 'GET', path: '/api/council', query: { q: question, async: '1' } }), extra.signal, jobProgress(extra))),
   );
 }
