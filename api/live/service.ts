@@ -4,26 +4,22 @@
  * Progress stages go to the job record (jobs) or to the caller's callback (sync paths).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createDivergenceSchema } from '../../schemas/content.ts';
 import { deliberate, type LiveDeps } from '../core/live/deliberate.ts';
-import { councilToFrontmatter, runCouncil, type CouncilResult } from '../core/live/council.ts';
+import { runCouncil } from '../core/live/council.ts';
 import type { Meter } from '../core/live/panel-run.ts';
 import type { OnStage } from '../core/live/stages.ts';
 import { runTrace } from '../core/live/trace.ts';
 import type { FastQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
 import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
-import { applyPersistedRecords, type Corpus } from '../load-artifacts.ts';
+import type { Corpus } from '../load-artifacts.ts';
 import { ProviderError, type Panel } from '../providers/chat.ts';
 import type { Exchange, JobRecord, JobStage, Store } from '../storage/store.ts';
 import { createStageRecorder, stampStage } from './progress.ts';
-import { stringifyMarkdown } from '../../scripts/lib/frontmatter.ts';
-import { encodeParam } from '../core/url.ts';
+import { COUNCIL_KEEP_MS, createCouncilPersistence } from './council-persistence.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long a council result stays kept (by its council_id) for an operator to persist it. */
-export const COUNCIL_KEEP_MS = 24 * 60 * 60 * 1000;
 
 /** Told of each stage of a sync run as it happens, stamped with its time. */
 export type StageListener = (stage: JobStage) => void;
@@ -34,15 +30,6 @@ export function sessionNotFound(sessionId: string) {
     `no session "${sessionId}" was issued to this client, or it has been idle for more than ${SESSION_TTL_MS / 3_600_000} h`,
     'Session ids are issued by the server: resend without session_id and with "new_session": true to start a session, then pass the session.session_id of that response on later calls. Nothing ran.',
     { suggestedNextCall: { method: 'POST', path: '/api/query', body: { query: '<your question>', new_session: true } } },
-  );
-}
-
-export function councilNotFound(councilId: string) {
-  return apiError(
-    'COUNCIL_NOT_FOUND',
-    `no council result is kept under "${councilId}" (unknown, or older than ${COUNCIL_KEEP_MS / 3_600_000} h)`,
-    'Nothing was stored. Run the council again (GET /api/council?q=<question>), read the result, then persist it with POST /api/council {"council_id": "<its council_id>", "persist": true} within 24 h.',
-    { suggestedNextCall: { method: 'GET', path: '/api/council', query: { q: '<your question>' } } },
   );
 }
 
@@ -133,52 +120,7 @@ export function createLiveService(options: LiveServiceOptions) {
 
   const stamped = (listener: StageListener | undefined): OnStage | undefined => listener && ((stage) => listener(stampStage(stage, now)));
 
-  function nextRecordId(): string {
-    let id = `${corpus.site.id_prefix}-D${now().getTime()}`;
-    while (corpus.divergenceById.has(id)) id = `${corpus.site.id_prefix}-D${Number(id.split('-D')[1]) + 1}`;
-    return id;
-  }
-
-  /** Validates a council result as a divergence record, stores it under `id`, and serves it at once. */
-  async function persistCouncil(result: CouncilResult, id: string = nextRecordId()) {
-    if (result.n_models < 2) {
-      throw apiError('NOT_PERSISTABLE', 'fewer than two voices answered, so there is no divergence record to commit', 'Retry the council later; nothing was stored.', { retryable: true });
-    }
-    const persistedAt = now().toISOString();
-    const frontmatter = councilToFrontmatter(result, id, persistedAt);
-    const parsed = createDivergenceSchema(corpus.site.id_prefix).safeParse(frontmatter);
-    if (!parsed.success) {
-      throw apiError('NOT_PERSISTABLE', `the council result is not a valid divergence record: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'Nothing was stored. Retry the council.', { retryable: true });
-    }
-    const record = { id, frontmatter: frontmatter as Record<string, unknown>, body: '', persisted_at: persistedAt };
-    await store.saveRecord(record);
-    applyPersistedRecords(corpus, [record], now());
-    return { id, href: `/api/divergences?id=${encodeParam(id)}`, persisted_at: persistedAt, content_path: `content/divergences/${id}.md`, markdown: stringifyMarkdown(frontmatter, '') };
-  }
-
-  /**
-   * Persists a kept council result exactly as it was shown, with no model call. Each kept
-   * result becomes at most one record: a second persist answers the first one's record.
-   */
-  async function persistKeptCouncil(councilId: string) {
-    const kept = await store.getCouncil(councilId, now());
-    if (!kept) throw councilNotFound(councilId);
-    const shown = { council_id: kept.id, kept_until: kept.expires_at, ...(kept.result as CouncilResult) };
-    const earlier = async (recordId: string) => ({ created: false, shown, persisted: { id: recordId, href: `/api/divergences?id=${encodeParam(recordId)}`, content_path: `content/divergences/${recordId}.md`, already_persisted: true } });
-    if (kept.persisted_id) return earlier(kept.persisted_id);
-    const id = nextRecordId();
-    if (!(await store.setCouncilPersisted(councilId, id, null))) {
-      const winner = await store.getCouncil(councilId, now());
-      if (winner?.persisted_id) return earlier(winner.persisted_id);
-      throw councilNotFound(councilId);
-    }
-    try {
-      return { created: true, shown, persisted: await persistCouncil(kept.result as CouncilResult, id) };
-    } catch (error) {
-      await store.setCouncilPersisted(councilId, null, id).catch(() => {});
-      throw error;
-    }
-  }
+  const persistence = createCouncilPersistence({ corpus, store, now });
 
   const runner: JobRunner = createJobRunner({
     store,
@@ -231,8 +173,8 @@ export function createLiveService(options: LiveServiceOptions) {
     },
     /** The salt of hashed client ids (the one the rate limits use). */
     clientSalt: () => store.secret('client-hash-salt'),
-    persistCouncil,
-    persistKeptCouncil,
+    persistCouncil: persistence.persistCouncil,
+    persistKeptCouncil: persistence.persistKeptCouncil,
   };
 }
 export type LiveService = ReturnType<typeof createLiveService>;
