@@ -243,6 +243,7 @@ describe('progress (item 8)', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(response.headers['cache-control']).toMatch(/no-transform/);
+    expect(response.headers.vary).toMatch(/Accept/);
     const events = parseEvents(response.body as string);
     expect(events.map((entry) => `${entry.event}:${String(entry.data.stage ?? '')}`)).toEqual(['stage:retrieval', 'stage:voice', 'stage:voice', 'stage:voice', 'stage:chair', 'stage:chair', 'result:']);
     const result = events.at(-1)!.data;

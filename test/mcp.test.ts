@@ -252,6 +252,9 @@ describe('live tools', () => {
       const job = structured(submitted);
       expect(job).toMatchObject({ job_id: expect.any(String), kind: 'deliberation', next_call: { tool: 'deliberate', arguments: { job_id: job.job_id } } });
       expect(textOf(submitted)).toContain(String(job.job_id));
+      // the session started with the job is named at once
+      expect(job.session_id).toMatch(/^ses_/);
+      expect(textOf(submitted)).toContain(`Session ${String(job.session_id)} started`);
 
       const done = await call(client, 'deliberate', { job_id: job.job_id, wait_seconds: 30 });
       expect(done.isError).toBeFalsy();
@@ -260,6 +263,7 @@ describe('live tools', () => {
       expect(textOf(done)).toMatch(/Sources: TST-/);
       // the session the server issued is named, and continues on the next call
       const sessionId = (structured(done).session as Json).session_id as string;
+      expect(sessionId).toBe(job.session_id);
       expect(textOf(done)).toContain(`Session ${sessionId}`);
       const next = await call(client, 'deliberate', { q: 'And then?', session_id: sessionId, wait_seconds: 30 });
       expect(structured(next).session).toMatchObject({ session_id: sessionId, prior_exchanges: 1 });

@@ -127,6 +127,7 @@ export async function answerNow(
   live: LiveService,
   run: (onStage?: (stage: JobStage) => void) => Promise<unknown>,
 ): Promise<void> {
+  response.vary('Accept');
   if (!wantsEventStream(request)) {
     response.json(await run());
     return;
