@@ -84,6 +84,7 @@ export function createApp(options: AppOptions): Express {
   const limiter = createLimiter(store, context.now);
   context.limiter = limiter;
   context.limits = limits;
+  context.log = log;
 
   const app = express();
   app.disable('x-powered-by');

@@ -59,6 +59,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record).',
   AUTH_INVALID: 'The bearer credential is not the ingestion secret.',
   JOB_NOT_FOUND: 'No background job has that id (unknown or expired).',
+  SESSION_NOT_FOUND: 'POST /api/query with a session_id this server did not issue to this client, or one idle for more than 24 h. Session ids are issued by the server: send new_session true (without session_id) to start one. Nothing ran.',
+  COUNCIL_NOT_FOUND: 'POST /api/council {persist: true, council_id} with an id that is unknown or whose result is no longer kept (results are kept 24 h after the council ran). Nothing was stored; run the council again, read it, and persist its council_id.',
   INVALID_BODY: 'The JSON body does not have the documented shape; details name the field.',
   INVALID_JUSTIFICATION: 'The justification of a contribution is not one of the closed vocabulary; the body carries valid_values.',
   UNKNOWN_ACTION: "POST /api/store with an action other than 'propose'.",
@@ -215,6 +217,18 @@ function operation(spec: OperationSpec): Json {
 
 function ok(description: string, schema: Json, headers?: Json): Json {
   return { description, ...(headers ? { headers } : {}), content: jsonContent(schema) };
+}
+
+/** A sync live path also answers as Server-Sent Events when the caller accepts them. */
+const EVENT_STREAM_NOTE =
+  ' With Accept: text/event-stream the same run is streamed as Server-Sent Events: `event: stage` (a JobStage: retrieval, each voice as it answers or fails, the chair), then `event: result` with this body, or `event: error` with {status, error: envelope} when the run fails after the stream started. Checks before the run (bad input, no panel, rate limit, spending ceiling) keep their HTTP status and JSON envelope. Closing the stream stops the writing only: the run finishes and nothing else is aborted.';
+
+function withEventStream(response: Json): Json {
+  return {
+    ...response,
+    description: `${String(response.description)}${EVENT_STREAM_NOTE}`,
+    content: { ...(response.content as Json), 'text/event-stream': { schema: { type: 'string', description: 'event: stage / result / error; data: one line of JSON.' } } },
+  };
 }
 
 function textResponse(description: string, mediaType: 'text/markdown' | 'text/plain'): Json {
@@ -380,15 +394,17 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         ].join(' '),
         parameters: queryParameters,
         responses: {
-          '200': ok('Retrieval response in the requested format; with a live panel, a full deliberation (sync=1), a trace (mode=trace) or a job state (job=<id>).', {
-            oneOf: [
-              ref('ContextResponse'),
-              ref('RetrieveResponse'),
-              ref('BriefResponse'),
-              ref('SiResponse'),
-              { anyOf: [ref('DeliberationResponse'), ref('TraceResponse'), ref('JobState')] },
-            ],
-          }),
+          '200': withEventStream(
+            ok('Retrieval response in the requested format; with a live panel, a full deliberation (sync=1), a trace (mode=trace) or a job state (job=<id>; its stages list progress so far).', {
+              oneOf: [
+                ref('ContextResponse'),
+                ref('RetrieveResponse'),
+                ref('BriefResponse'),
+                ref('SiResponse'),
+                { anyOf: [ref('DeliberationResponse'), ref('TraceResponse'), ref('JobState')] },
+              ],
+            }),
+          ),
           '202': accepted('Background deliberation submitted (async=1 or true). Poll GET /api/query?job=<job_id> about every 3 s.'),
         },
         errors: { 400: queryErrors400, 404: ['JOB_NOT_FOUND'], ...livePanel },
@@ -398,13 +414,14 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         operationId: 'queryPost',
         tags: ['retrieval', 'live panel'],
         summary: 'Full deliberation (needs a live panel)',
-        description: 'Full deliberation with a receipt (about 25 s), or a background job with async true. Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; use GET /api/query for the fast path.',
+        description:
+          'Full deliberation with a receipt (about 25 s), or a background job with async true. Sessions are issued by the server: new_session true starts one (session.session_id in the response, session_id in the 202 form); send that id as session_id to continue it (rolling 5 exchanges, 24 h after last use). A session is bound to the client it was issued to (its hashed address); any other id is 404 SESSION_NOT_FOUND before any model call. Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; use GET /api/query for the fast path.',
         requestBody: jsonBody('QueryRequest', 'The question and options (spec §4.3).', true),
         responses: {
-          '200': ok('Full deliberation with a receipt.', ref('DeliberationResponse')),
+          '200': withEventStream(ok('Full deliberation with a receipt.', ref('DeliberationResponse'))),
           '202': accepted('Background deliberation submitted (async true). Poll GET /api/query?job=<job_id> about every 3 s.'),
         },
-        errors: { 400: ['INVALID_BODY', 'PARAM_MISSING'], ...livePanel },
+        errors: { 400: ['INVALID_BODY', 'PARAM_MISSING', 'CONFLICTING_PARAMETERS'], 404: ['SESSION_NOT_FOUND'], ...livePanel },
         post: true,
       }),
     },
@@ -416,7 +433,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         description: 'The question is answered twice in parallel (without the corpus and with it), then a third pass reports what the corpus changed. A single-run demonstrator. Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
         parameters: [requiredQuestion, liveAsync],
         responses: {
-          '200': ok('Trace with a measured receipt.', ref('TraceResponse')),
+          '200': withEventStream(ok('Trace with a measured receipt.', ref('TraceResponse'))),
           '202': accepted('Trace submitted as a background job.'),
         },
         errors: { 400: liveGetErrors400, ...livePanel },
@@ -427,10 +444,11 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         operationId: 'councilGet',
         tags: ['live panel'],
         summary: 'Live panel on a new question (needs a live panel)',
-        description: 'Sends the question verbatim to every panel model in parallel and preserves their disagreement. Slow and costly; meant for a new question that no existing record fits. Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
+        description:
+          'Sends the question verbatim to every panel model in parallel and preserves their disagreement. Slow and costly; meant for a new question that no existing record fits. The result carries a council_id under which it is kept for 24 h, so an operator can commit exactly what was read (POST with council_id and persist). Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
         parameters: [requiredQuestion, liveAsync],
         responses: {
-          '200': ok('The panel, a synthesized reading and tensions.', ref('CouncilResponse')),
+          '200': withEventStream(ok('The panel, a synthesized reading and tensions.', ref('CouncilResponse'))),
           '202': accepted('Council submitted as a background job.'),
         },
         errors: { 400: liveGetErrors400, ...livePanel },
@@ -440,17 +458,18 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         tags: ['live panel'],
         summary: 'Live panel, optionally committing the record (needs a live panel; persist needs the ingestion secret)',
         description:
-          'Runs the council on q (or question). With persist true and Authorization: Bearer <INGEST_SECRET>, commits the result as a divergence record (201, Location of the record). Persist is checked before the panel: without a configured secret it answers 503 PERSISTENCE_UNAVAILABLE.',
+          'With {council_id, persist: true} and Authorization: Bearer <INGEST_SECRET>: commits exactly the council result that was shown under that id (kept 24 h), with no model call (201, Location of the record; 200 with persisted.already_persisted when it was committed before; 404 COUNCIL_NOT_FOUND when unknown or expired). With q (or question): runs the council, and with persist true commits that result at once (the response is what was stored). Persist is checked before the panel: without a configured secret it answers 503 PERSISTENCE_UNAVAILABLE.',
         requestBody: jsonBody('CouncilRequest', 'Council request.', true),
         security: [{}, { ingestSecret: [] }],
         responses: {
-          '200': ok('The panel, a synthesized reading and tensions.', ref('CouncilResponse')),
+          '200': ok('The panel, a synthesized reading and tensions (q without persist); or, with council_id, the record committed earlier (persisted.already_persisted).', { anyOf: [ref('CouncilResponse'), ref('CouncilPersisted')] }),
           '201': ok('The council and the committed record.', ref('CouncilPersisted'), {
             Location: { description: 'Path of the committed record.', required: true, schema: { type: 'string' } },
           }),
         },
         errors: {
-          400: ['INVALID_BODY', 'PARAM_MISSING'],
+          400: ['INVALID_BODY', 'PARAM_MISSING', 'CONFLICTING_PARAMETERS'],
+          404: ['COUNCIL_NOT_FOUND'],
           401: ['AUTH_REQUIRED'],
           403: ['AUTH_INVALID'],
           429: ['RATE_LIMITED'],

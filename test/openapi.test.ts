@@ -510,7 +510,10 @@ describe('live panel responses match the document', () => {
 
   it('sync deliberation, trace and council bodies', async () => {
     DeliberationResponseSchema.parse((await checked('GET', `/api/query?q=${refusal}&sync=1`, 200)).body);
-    DeliberationResponseSchema.parse((await checked('POST', '/api/query', 200, { query: 'Can a refusal be owned?', session_id: 'session-1', glyph: 'Ξ' })).body);
+    const started = await checked('POST', '/api/query', 200, { query: 'Can a refusal be owned?', new_session: true, glyph: 'Ξ' });
+    DeliberationResponseSchema.parse(started.body);
+    DeliberationResponseSchema.parse((await checked('POST', '/api/query', 200, { query: 'And then?', session_id: started.body.session.session_id })).body);
+    expect((await checked('POST', '/api/query', 404, { query: 'Whose session?', session_id: 'session-1' })).body.error.code).toBe('SESSION_NOT_FOUND');
     TraceResponseSchema.parse((await checked('GET', `/api/query?q=${refusal}&mode=trace`, 200)).body);
     TraceResponseSchema.parse((await checked('GET', `/api/trace?q=${refusal}`, 200)).body);
     CouncilResponseSchema.parse((await checked('GET', '/api/council?q=Is+a+trained+refusal+yours%3F', 200)).body);
@@ -540,6 +543,12 @@ describe('live panel responses match the document', () => {
     expect((await checked('POST', '/api/council', 403, body, { Authorization: 'Bearer wrong' })).body.error.code).toBe('AUTH_INVALID');
     const persisted = await checked('POST', '/api/council', 201, body, { Authorization: `Bearer ${INGEST_SECRET}` });
     CouncilPersistedSchema.parse(persisted.body);
+    // the council that was read, by its council_id: 201, then 200 already persisted, 404 unknown
+    const shown = await checked('GET', '/api/council?q=Who+keeps+a+refusal%3F', 200);
+    const byId = { council_id: shown.body.council_id, persist: true };
+    CouncilPersistedSchema.parse((await checked('POST', '/api/council', 201, byId, { Authorization: `Bearer ${INGEST_SECRET}` })).body);
+    CouncilPersistedSchema.parse((await checked('POST', '/api/council', 200, byId, { Authorization: `Bearer ${INGEST_SECRET}` })).body);
+    expect((await checked('POST', '/api/council', 404, { council_id: 'council_unknown', persist: true }, { Authorization: `Bearer ${INGEST_SECRET}` })).body.error.code).toBe('COUNCIL_NOT_FOUND');
     const record = await checked('GET', persisted.body.persisted.href as string, 200);
     DivergenceRecordSchema.parse(record.body);
     DivergenceIndexSchema.parse((await checked('GET', '/api/divergences', 200)).body);

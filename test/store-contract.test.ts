@@ -85,6 +85,58 @@ for (const driver of drivers) {
       await store.close();
     });
 
+    it('issues sessions to a client: unknown ids find nothing, activity keeps them alive for the time-to-live', async () => {
+      const store = await driver.open();
+      expect(await store.findSession('never-issued', hour, at(0))).toBeUndefined();
+      // exchanges under an id the server never issued do not make it a session
+      await store.appendExchange('never-issued', { question: 'q', answer: 'a', sources: [], at: at(0).toISOString() }, 5, at(0));
+      expect(await store.findSession('never-issued', hour, at(0))).toBeUndefined();
+      await store.createSession('ses_a', 'client-a', at(0));
+      expect(await store.findSession('ses_a', hour, at(59))).toEqual({ client: 'client-a', exchanges: [] });
+      await store.appendExchange('ses_a', { question: 'q1', answer: 'a1  \n', sources: ['X-1'], at: at(50).toISOString() }, 5, at(50));
+      expect(await store.findSession('ses_a', hour, at(100))).toEqual({ client: 'client-a', exchanges: [{ question: 'q1', answer: 'a1  \n', sources: ['X-1'], at: at(50).toISOString() }] });
+      expect(await store.findSession('ses_a', hour, at(111))).toBeUndefined();
+      await expect(store.createSession('ses_a', 'client-b', at(0))).rejects.toThrow();
+      await store.close();
+    });
+
+    it('records job stages in order, byte for byte', async () => {
+      const store = await driver.open();
+      await store.createJob({ id: 'job_s', kind: 'deliberation', input: null }, at(0));
+      expect(await store.jobStages('job_s')).toEqual([]);
+      const stages = Array.from({ length: 12 }, (_, n) => ({ stage: n === 0 ? 'retrieval' : 'voice', at: at(n).toISOString(), n, answer: `  verbatim ${n}\n\u{1F600}` }));
+      for (const stage of stages.slice(0, 2)) await store.addJobStage('job_s', stage);
+      // concurrent voices: every stage kept, none lost to a sequence clash
+      await Promise.all(stages.slice(2).map((stage) => store.addJobStage('job_s', stage)));
+      const kept = await store.jobStages('job_s');
+      expect(kept.slice(0, 2)).toEqual(stages.slice(0, 2));
+      expect([...kept].sort((a, b) => Number(a.n) - Number(b.n))).toEqual(stages);
+      expect(await store.jobStages('job_other')).toEqual([]);
+      await store.close();
+    });
+
+    it('keeps council results for a bounded time, exactly, and persists each once', async () => {
+      const store = await driver.open();
+      const result = { panel: [{ text: 'Alder:  yes.\n\u0000\ud800 end  ' }], n: 1.5, nested: { b: 1, a: 2 } };
+      await store.keepCouncil('cnl_1', result, at(0), hour);
+      const kept = await store.getCouncil('cnl_1', at(59));
+      expect(kept).toEqual({ id: 'cnl_1', result, created_at: at(0).toISOString(), expires_at: at(60).toISOString(), persisted_id: null });
+      expect(JSON.stringify(kept!.result)).toBe(JSON.stringify(result));
+      expect(await store.getCouncil('cnl_1', at(61))).toBeUndefined();
+      expect(await store.getCouncil('cnl_nope', at(0))).toBeUndefined();
+      // compare and set: only one of several concurrent persists claims it
+      const claims = await Promise.all(['X-D1', 'X-D2', 'X-D3'].map((id) => store.setCouncilPersisted('cnl_1', id, null)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const winner = (await store.getCouncil('cnl_1', at(1)))!.persisted_id!;
+      expect(await store.setCouncilPersisted('cnl_1', null, 'X-D9')).toBe(false);
+      expect(await store.setCouncilPersisted('cnl_1', null, winner)).toBe(true);
+      expect((await store.getCouncil('cnl_1', at(1)))!.persisted_id).toBeNull();
+      // keeping another result later drops the expired ones
+      await store.keepCouncil('cnl_2', { n: 2 }, at(200), hour);
+      expect(await store.getCouncil('cnl_1', at(0))).toBeUndefined();
+      await store.close();
+    });
+
     it('adds up spend and keeps persisted records', async () => {
       const store = await driver.open();
       await store.addSpend({ at: at(0).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.25 });

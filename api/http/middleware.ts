@@ -63,49 +63,40 @@ export function renderError(response: Response, error: ApiError): void {
 export function createErrorHandler(log: (line: string) => void): ErrorRequestHandler {
   return (error: unknown, _request, response, _next) => {
     if (response.headersSent) return;
-    if (error instanceof ApiError) {
-      renderError(response, error);
-      return;
-    }
-    if (error instanceof StoreUnavailableError) {
-      // An outage, not a bug: one line per request, no stack, and the client is told to retry.
-      log(error.message);
-      renderError(
-        response,
-        apiError('STORE_UNAVAILABLE', 'the store is unavailable for the moment; this request was not acknowledged', 'Retry in a few seconds (Retry-After); resend writes with the same Idempotency-Key so that none is stored twice. The fast path GET /api/query?q=... and the Atlas do not need the store.', {
-          retryable: true,
-          headers: { 'Retry-After': '2' },
-        }),
-      );
-      return;
-    }
-    if (error instanceof ProviderError) {
-      renderError(response, apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true }));
-      return;
-    }
-    // Only errors meant for the client (body-parser's, with `expose`) say something about
-    // the request itself; a provider's status must never leak through as ours.
-    const type = (error as { type?: string }).type;
-    const exposed = (error as { expose?: boolean }).expose === true;
-    const status = type || exposed ? ((error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode) : undefined;
-    if (type === 'entity.parse.failed') {
-      renderError(response, new ApiError(400, 'INVALID_JSON', 'the request body is not valid JSON', 'Send a JSON object with Content-Type: application/json.'));
-      return;
-    }
-    if (type === 'entity.too.large' || status === 413) {
-      renderError(response, new ApiError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.'));
-      return;
-    }
-    if ((status !== undefined && status >= 400 && status < 500) || type === 'encoding.unsupported' || type === 'charset.unsupported') {
-      renderError(response, new ApiError(400, 'BAD_REQUEST', 'the request could not be read', 'Send UTF-8 JSON with Content-Type: application/json.'));
-      return;
-    }
-    log(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);
-    renderError(
-      response,
-      apiError('INTERNAL_ERROR', 'an internal error occurred', 'Retry once; if it persists, use the fast path GET /api/query?q=... or report the time of the failure.', {
-        retryable: true,
-      }),
-    );
+    renderError(response, toApiError(error, log));
   };
+}
+
+/** Every error as the ApiError the client gets: the one mapping for JSON bodies and event streams. */
+export function toApiError(error: unknown, log: (line: string) => void): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) {
+    // An outage, not a bug: one line per request, no stack, and the client is told to retry.
+    log(error.message);
+    return apiError('STORE_UNAVAILABLE', 'the store is unavailable for the moment; this request was not acknowledged', 'Retry in a few seconds (Retry-After); resend writes with the same Idempotency-Key so that none is stored twice. The fast path GET /api/query?q=... and the Atlas do not need the store.', {
+      retryable: true,
+      headers: { 'Retry-After': '2' },
+    });
+  }
+  if (error instanceof ProviderError) {
+    return apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true });
+  }
+  // Only errors meant for the client (body-parser's, with `expose`) say something about
+  // the request itself; a provider's status must never leak through as ours.
+  const type = (error as { type?: string }).type;
+  const exposed = (error as { expose?: boolean }).expose === true;
+  const status = type || exposed ? ((error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode) : undefined;
+  if (type === 'entity.parse.failed') {
+    return new ApiError(400, 'INVALID_JSON', 'the request body is not valid JSON', 'Send a JSON object with Content-Type: application/json.');
+  }
+  if (type === 'entity.too.large' || status === 413) {
+    return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.');
+  }
+  if ((status !== undefined && status >= 400 && status < 500) || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new ApiError(400, 'BAD_REQUEST', 'the request could not be read', 'Send UTF-8 JSON with Content-Type: application/json.');
+  }
+  log(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);
+  return apiError('INTERNAL_ERROR', 'an internal error occurred', 'Retry once; if it persists, use the fast path GET /api/query?q=... or report the time of the failure.', {
+    retryable: true,
+  });
 }

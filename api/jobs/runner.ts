@@ -7,7 +7,8 @@ import type { JobKind, JobRecord, Store } from '../storage/store.ts';
 
 export const MAX_ATTEMPTS = 2;
 
-export type JobHandler = (input: unknown) => Promise<unknown>;
+/** `job` names the run, e.g. to record its progress stages on it. */
+export type JobHandler = (input: unknown, job: { id: string; attempt: number }) => Promise<unknown>;
 
 export interface JobFailure {
   code: string;
@@ -72,7 +73,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const job = await options.store.getJob(id);
       if (!job) return;
       try {
-        const result = await options.handlers[job.kind](job.input);
+        const result = await options.handlers[job.kind](job.input, { id, attempt: job.attempts });
         await options.store.finishJob(id, { result }, options.now());
       } catch (error) {
         await options.store.finishJob(id, { error: options.describeFailure(error) }, options.now());

@@ -1,24 +1,37 @@
 /**
  * Wires the live paths: panel, store, jobs, sessions, spending ceiling and persistence.
  * Routes call this; the deliberation logic itself is in api/core/live/.
+ * Progress stages go to the job record (jobs) or to the caller's callback (sync paths).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createDivergenceSchema } from '../../schemas/content.ts';
 import { deliberate, type LiveDeps } from '../core/live/deliberate.ts';
-import { councilToFrontmatter, runCouncil, type CouncilResult } from '../core/live/council.ts';
+import { runCouncil } from '../core/live/council.ts';
 import type { Meter } from '../core/live/panel-run.ts';
+import type { OnStage } from '../core/live/stages.ts';
 import { runTrace } from '../core/live/trace.ts';
 import type { FastQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
 import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
-import { applyPersistedRecords, type Corpus } from '../load-artifacts.ts';
+import type { Corpus } from '../load-artifacts.ts';
 import { ProviderError, type Panel } from '../providers/chat.ts';
-import type { JobRecord, Store } from '../storage/store.ts';
-import { stringifyMarkdown } from '../../scripts/lib/frontmatter.ts';
-import { encodeParam } from '../core/url.ts';
+import type { Exchange, JobRecord, JobStage, Store } from '../storage/store.ts';
+import { createStageRecorder, stampStage } from './progress.ts';
+import { COUNCIL_KEEP_MS, createCouncilPersistence } from './council-persistence.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Told of each stage of a sync run as it happens, stamped with its time. */
+export type StageListener = (stage: JobStage) => void;
+
+export function sessionNotFound(sessionId: string) {
+  return apiError(
+    'SESSION_NOT_FOUND',
+    `no session "${sessionId}" was issued to this client, or it has been idle for more than ${SESSION_TTL_MS / 3_600_000} h`,
+    'Session ids are issued by the server: resend without session_id and with "new_session": true to start a session, then pass the session.session_id of that response on later calls. Nothing ran.',
+    { suggestedNextCall: { method: 'POST', path: '/api/query', body: { query: '<your question>', new_session: true } } },
+  );
+}
 
 export interface LiveServiceOptions {
   corpus: Corpus;
@@ -33,7 +46,12 @@ export interface LiveServiceOptions {
 
 export interface DeliberationJobInput {
   query: FastQuery;
+  /** A session issued by the server (issueSession), checked against session_client. */
   session_id?: string;
+  /** Hashed id of the client asking; a session is read only by the client it was issued to. */
+  session_client?: string;
+  /** This deliberation started the session. */
+  session_started?: boolean;
 }
 
 export function createLiveService(options: LiveServiceOptions) {
@@ -57,15 +75,52 @@ export function createLiveService(options: LiveServiceOptions) {
     }
   }
 
-  async function runDeliberation(input: DeliberationJobInput) {
-    const history = input.session_id ? await store.getSession(input.session_id, SESSION_TTL_MS, now()) : [];
-    const result = await deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })) });
+  /** The exchanges of a session issued to this client, or SESSION_NOT_FOUND. */
+  async function openSession(sessionId: string, client: string | undefined): Promise<Exchange[]> {
+    const session = await store.findSession(sessionId, SESSION_TTL_MS, now());
+    if (!session || session.client !== client) throw sessionNotFound(sessionId);
+    return session.exchanges;
+  }
+
+  async function runDeliberation(input: DeliberationJobInput, onStage?: OnStage) {
+    const history = input.session_id ? await openSession(input.session_id, input.session_client) : [];
+    const result = await deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), ...(onStage ? { onStage } : {}) });
     if (input.session_id) {
       await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());
-      return { ...result, session: { session_id: input.session_id, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
+      return { ...result, session: { session_id: input.session_id, started: input.session_started === true, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
     }
     return result;
   }
+
+  const councilDeps = { panel, meter, now, randomHex: deps.randomHex };
+  /** Runs a council and keeps its result under a council_id, so what was shown can be persisted as is. */
+  async function runKeptCouncil(question: string, onStage?: OnStage) {
+    const result = await runCouncil(councilDeps, question, onStage);
+    const councilId = `council_${randomBytes(16).toString('hex')}`;
+    const keptAt = now();
+    try {
+      await store.keepCouncil(councilId, result, keptAt, COUNCIL_KEEP_MS);
+    } catch (error) {
+      // The answers were paid for: show them even if they cannot be kept for persisting.
+      log(`council result not kept: ${(error as Error).message}`);
+      return { council_id: null, kept_until: null, ...result };
+    }
+    return { council_id: councilId, kept_until: new Date(keptAt.getTime() + COUNCIL_KEEP_MS).toISOString(), ...result };
+  }
+
+  /** Runs `run` with its stages stored on the job, all of them stored before the job ends. */
+  async function withStages<T>(job: { id: string; attempt: number }, run: (onStage: OnStage) => Promise<T>): Promise<T> {
+    const recorder = createStageRecorder(store, job, now, log);
+    try {
+      return await run(recorder.onStage);
+    } finally {
+      await recorder.flushed();
+    }
+  }
+
+  const stamped = (listener: StageListener | undefined): OnStage | undefined => listener && ((stage) => listener(stampStage(stage, now)));
+
+  const persistence = createCouncilPersistence({ corpus, store, now });
 
   const runner: JobRunner = createJobRunner({
     store,
@@ -79,49 +134,47 @@ export function createLiveService(options: LiveServiceOptions) {
         ? { code: 'PROVIDER_FAILED', message: error.message }
         : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
     handlers: {
-      deliberation: (input) => runDeliberation(input as DeliberationJobInput),
-      trace: (input) => runTrace(deps, (input as { query: FastQuery }).query),
-      council: (input) => runCouncil({ panel, meter, now, randomHex: deps.randomHex }, (input as { question: string }).question),
+      deliberation: (input, job) => withStages(job, (onStage) => runDeliberation(input as DeliberationJobInput, onStage)),
+      trace: (input, job) => withStages(job, (onStage) => runTrace(deps, (input as { query: FastQuery }).query, onStage)),
+      council: (input, job) => withStages(job, (onStage) => runKeptCouncil((input as { question: string }).question, onStage)),
     },
   });
 
   return {
     runner,
-    async deliberateNow(input: DeliberationJobInput) {
+    assertBudget,
+    async deliberateNow(input: DeliberationJobInput, onStage?: StageListener) {
       await assertBudget();
-      return runDeliberation(input);
+      return runDeliberation(input, stamped(onStage));
     },
-    async traceNow(query: FastQuery) {
+    async traceNow(query: FastQuery, onStage?: StageListener) {
       await assertBudget();
-      return runTrace(deps, query);
+      return runTrace(deps, query, stamped(onStage));
     },
-    async councilNow(question: string) {
+    async councilNow(question: string, onStage?: StageListener) {
       await assertBudget();
-      return runCouncil({ panel, meter, now, randomHex: deps.randomHex }, question);
+      return runKeptCouncil(question, stamped(onStage));
     },
     async submit(kind: JobRecord['kind'], input: unknown) {
       await assertBudget();
       return runner.submit(kind, input);
     },
     poll: (id: string) => runner.get(id),
-    /** Validates a council result as a divergence record, stores it, and serves it at once. */
-    async persistCouncil(result: CouncilResult) {
-      if (result.n_models < 2) {
-        throw apiError('NOT_PERSISTABLE', 'fewer than two voices answered, so there is no divergence record to commit', 'Retry the council later; nothing was stored.', { retryable: true });
-      }
-      const persistedAt = now().toISOString();
-      let id = `${corpus.site.id_prefix}-D${now().getTime()}`;
-      while (corpus.divergenceById.has(id)) id = `${corpus.site.id_prefix}-D${Number(id.split('-D')[1]) + 1}`;
-      const frontmatter = councilToFrontmatter(result, id, persistedAt);
-      const parsed = createDivergenceSchema(corpus.site.id_prefix).safeParse(frontmatter);
-      if (!parsed.success) {
-        throw apiError('NOT_PERSISTABLE', `the council result is not a valid divergence record: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'Nothing was stored. Retry the council.', { retryable: true });
-      }
-      const record = { id, frontmatter: frontmatter as Record<string, unknown>, body: '', persisted_at: persistedAt };
-      await store.saveRecord(record);
-      applyPersistedRecords(corpus, [record], now());
-      return { id, href: `/api/divergences?id=${encodeParam(id)}`, persisted_at: persistedAt, content_path: `content/divergences/${id}.md`, markdown: stringifyMarkdown(frontmatter, '') };
+    stages: (id: string) => store.jobStages(id),
+    /** Starts a session for a client (a hashed client id); the id is unguessable. */
+    async issueSession(client: string): Promise<string> {
+      const sessionId = `ses_${randomBytes(24).toString('base64url')}`;
+      await store.createSession(sessionId, client, now());
+      return sessionId;
     },
+    /** Throws SESSION_NOT_FOUND unless the session was issued to this client and is alive. */
+    async checkSession(sessionId: string, client: string): Promise<void> {
+      await openSession(sessionId, client);
+    },
+    /** The salt of hashed client ids (the one the rate limits use). */
+    clientSalt: () => store.secret('client-hash-salt'),
+    persistCouncil: persistence.persistCouncil,
+    persistKeptCouncil: persistence.persistKeptCouncil,
   };
 }
 export type LiveService = ReturnType<typeof createLiveService>;

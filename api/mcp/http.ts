@@ -43,6 +43,9 @@ export function mcpRoutes(options: McpHttpOptions = {}): RouteDefinition[] {
         POST: async (request, response) => {
           const origin = request.get('origin');
           if (origin !== undefined && !isOriginAllowed(origin, allowedOrigins)) throw originNotAllowed(origin);
+          // A call that asks for progress, from a client that accepts event streams, is answered
+          // as a stream (progress notifications, then the result); every other call as JSON.
+          const streamed = asksForProgress(request.body) && /text\/event-stream/i.test(request.get('accept') ?? '');
           acceptJsonAnswers(request);
           if (nestsDeeperThan(request.body)) {
             response.status(400).json(tooDeep(request.body));
@@ -54,7 +57,7 @@ export function mcpRoutes(options: McpHttpOptions = {}): RouteDefinition[] {
             return;
           }
           const server = createMcpServer({ call: inProcessCallFor(request) });
-          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed });
           response.on('close', () => {
             void transport.close();
             void server.close();
@@ -69,9 +72,16 @@ export function mcpRoutes(options: McpHttpOptions = {}): RouteDefinition[] {
 
 const BOTH = 'application/json, text/event-stream';
 
+/** A single tools/call whose params carry _meta.progressToken. */
+function asksForProgress(body: unknown): boolean {
+  if (!isPlainObject(body) || body.method !== 'tools/call' || !isPlainObject(body.params)) return false;
+  const meta = body.params._meta;
+  return isPlainObject(meta) && (typeof meta.progressToken === 'string' || typeof meta.progressToken === 'number');
+}
+
 /**
  * Streamable HTTP asks clients to accept both JSON and SSE, and the SDK answers 406
- * otherwise. This server only ever answers JSON, so a client that accepts JSON (or sends
+ * otherwise. This server answers JSON unless a call asks for progress, so a client that accepts JSON (or sends
  * no Accept, like plain curl) is served as if it had asked properly: no install, no ritual.
  */
 function acceptJsonAnswers(request: Request): void {

@@ -9,7 +9,8 @@ import { GLYPHS } from '../../schemas/vocab.ts';
 import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
 import type { LiveService } from '../live/service.ts';
-import type { JobRecord } from '../storage/store.ts';
+import type { JobRecord, JobStage } from '../storage/store.ts';
+import { streamRun, wantsEventStream } from '../http/sse.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { encodeParam } from '../core/url.ts';
 
@@ -36,10 +37,11 @@ export async function limitLive(context: RouteContext, request: Request, respons
 
 export const POLL_INTERVAL_SECONDS = 3;
 
-export function accepted(response: Response, job: JobRecord): void {
+export function accepted(response: Response, job: JobRecord, extra: Record<string, unknown> = {}): void {
   const pollUrl = `/api/query?job=${encodeParam(job.id)}`;
   response.status(202).setHeader('Location', pollUrl).json({
     job_id: job.id,
+    ...extra,
     poll_url: pollUrl,
     status: job.status,
     kind: job.kind,
@@ -48,8 +50,9 @@ export function accepted(response: Response, job: JobRecord): void {
   });
 }
 
-export function jobState(job: JobRecord) {
-  const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeParam(job.id)}` };
+/** The job as polled: its status, the stages so far (retrieval, each voice, the chair), and the result once done. */
+export function jobState(job: JobRecord, stages: JobStage[]) {
+  const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeParam(job.id)}`, stages };
   if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
   if (job.status === 'failed') return { ...base, error: job.error };
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
@@ -92,22 +95,45 @@ function assertIngestSecret(request: Request, context: RouteContext): void {
 }
 
 const CouncilBodySchema = z.strictObject({
-  q: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional(),
-  question: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional(),
-  persist: z.boolean().optional(),
+  q: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional().describe('A new question for the panel (runs a council).'),
+  question: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional().describe('Alias of q.'),
+  council_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('The council_id of a council result already shown (kept 24 h): with persist true, stores exactly that result; no model is called.'),
+  persist: z.boolean().optional().describe('Commit the council as a divergence record (needs Authorization: Bearer <INGEST_SECRET>).'),
 });
 
 export const QueryBodySchema = z.strictObject({
   query: z.string().max(MAX_QUERY_CHARS).describe('The question.'),
   async: z.boolean().optional().describe('Submit as a background job (202 with job_id, poll_url).'),
   glyph: z.enum(GLYPHS).optional().describe('Retrieval and decoding mode operator.'),
-  session_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('Threads prior exchanges: a rolling buffer of 5 exchanges with a 24 h TTL.'),
+  session_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('Continues a session the server issued to you (session.session_id of an earlier response): a rolling buffer of 5 exchanges, 24 h after its last use. Ids the server did not issue to this client answer 404 SESSION_NOT_FOUND.'),
+  new_session: z.boolean().optional().describe('Start a session: the response carries session.session_id (and the 202 form session_id) to send on later calls.'),
   syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
 });
 
 export function invalidBody(error: z.ZodError) {
   const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
   return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', { details: { issues } });
+}
+
+/**
+ * Runs a sync live path: JSON once done, or Server-Sent Events (each stage, then the
+ * result) when the caller accepts text/event-stream. The budget is checked before the
+ * stream starts, so a refusal keeps its HTTP status.
+ */
+export async function answerNow(
+  context: RouteContext,
+  request: Request,
+  response: Response,
+  live: LiveService,
+  run: (onStage?: (stage: JobStage) => void) => Promise<unknown>,
+): Promise<void> {
+  response.vary('Accept');
+  if (!wantsEventStream(request)) {
+    response.json(await run());
+    return;
+  }
+  await live.assertBudget();
+  await streamRun(response, context.log ?? (() => {}), run);
 }
 
 /** The deliberation forms of GET /api/query: async, sync, job and mode=trace. */
@@ -118,7 +144,7 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
     if (!job) {
       throw apiError('JOB_NOT_FOUND', `no job has id "${query.job}"`, 'Submit the question again with async=1 and poll the job_id you receive.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: '<your question>', async: '1' } } });
     }
-    response.json(jobState(job));
+    response.json(jobState(job, await live.stages(job.id)));
     return true;
   }
   if (query.async) {
@@ -130,13 +156,13 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
   if (query.sync) {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    response.json(await live.deliberateNow({ query }));
+    await answerNow(context, request, response, live, (onStage) => live.deliberateNow({ query }, onStage));
     return true;
   }
   if (query.mode === 'trace') {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    response.json(await live.traceNow(query));
+    await answerNow(context, request, response, live, (onStage) => live.traceNow(query, onStage));
     return true;
   }
   return false;
@@ -158,23 +184,37 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             accepted(response, await live.submit('council', { question }));
             return;
           }
-          response.json(await live.councilNow(question));
+          await answerNow(context, request, response, live, (onStage) => live.councilNow(question, onStage));
         },
         POST: async (request, response) => {
           const parsed = CouncilBodySchema.safeParse(request.body ?? {});
           if (!parsed.success) throw invalidBody(parsed.error);
+          const { council_id: councilId, persist } = parsed.data;
           const question = parsed.data.q ?? parsed.data.question;
-          if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question)', 'Send {"q": "<question>", "persist": true}.', { extra: { param_missing: true } });
-          if (parsed.data.persist) assertIngestSecret(request, context);
+          if (councilId !== undefined) {
+            if (question !== undefined) throw apiError('CONFLICTING_PARAMETERS', 'council_id names a council already run; q asks for a new one: send one of them', 'To keep a council you have read, send {"council_id": "...", "persist": true} alone.');
+            if (persist !== true) throw apiError('INVALID_BODY', 'council_id is only used with persist true', 'Send {"council_id": "...", "persist": true} with Authorization: Bearer <INGEST_SECRET>.');
+            assertIngestSecret(request, context);
+            const outcome = await requireLive(context, undefined).persistKeptCouncil(councilId);
+            response.status(outcome.created ? 201 : 200).setHeader('Location', outcome.persisted.href).json({ ...outcome.shown, persisted: outcome.persisted });
+            return;
+          }
+          if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question), or council_id with persist', 'Send {"q": "<question>"} to run a council; to keep one you have read, send {"council_id": "...", "persist": true}.', { extra: { param_missing: true } });
+          if (persist) assertIngestSecret(request, context);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
           const result = await live.councilNow(question);
-          if (!parsed.data.persist) {
+          if (!persist) {
             response.json(result);
             return;
           }
-          const persisted = await live.persistCouncil(result);
-          response.status(201).setHeader('Location', persisted.href).json({ ...result, persisted });
+          // Run and persist in one call: the response shows exactly what was stored.
+          if (result.council_id === null) {
+            response.status(201).json({ ...result, persisted: await live.persistCouncil(result) });
+            return;
+          }
+          const outcome = await live.persistKeptCouncil(result.council_id);
+          response.status(201).setHeader('Location', outcome.persisted.href).json({ ...outcome.shown, persisted: outcome.persisted });
         },
       },
     },
@@ -193,7 +233,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             accepted(response, await live.submit('trace', { query }));
             return;
           }
-          response.json(await live.traceNow(query));
+          await answerNow(context, request, response, live, (onStage) => live.traceNow(query, onStage));
         },
       },
     },

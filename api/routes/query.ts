@@ -1,6 +1,7 @@
 import { runFastPath } from '../core/fast-path.ts';
 import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
-import { accepted, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive } from './live.ts';
+import { accepted, answerNow, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive } from './live.ts';
+import { clientHash } from '../http/client-id.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { apiError } from '../errors.ts';
 
@@ -30,14 +31,23 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             ...(body.glyph ? { glyph: body.glyph } : {}),
             ...(body.syntheticIdentity ? { si: body.syntheticIdentity } : {}),
           });
+          if (body.session_id !== undefined && body.new_session) {
+            throw apiError('CONFLICTING_PARAMETERS', 'session_id continues a session and new_session starts one: send one of them', 'Send session_id to continue a session the server issued to you, or new_session true to start one.');
+          }
           const live = requireLive(context, body.query);
+          // Sessions belong to the client they were issued to (its hashed address): an id
+          // issued to someone else reads as unknown, and nothing runs.
+          const client = clientHash(request, await live.clientSalt());
+          if (body.session_id !== undefined) await live.checkSession(body.session_id, client);
           await limitLive(context, request, response, 'live');
-          const input = { query, ...(body.session_id ? { session_id: body.session_id } : {}) };
+          await live.assertBudget();
+          const sessionId = body.new_session ? await live.issueSession(client) : body.session_id;
+          const input = { query, ...(sessionId ? { session_id: sessionId, session_client: client, session_started: body.new_session === true } : {}) };
           if (body.async) {
-            accepted(response, await live.submit('deliberation', input));
+            accepted(response, await live.submit('deliberation', input), sessionId ? { session_id: sessionId } : {});
             return;
           }
-          response.json(await live.deliberateNow(input));
+          await answerNow(context, request, response, live, (onStage) => live.deliberateNow(input, onStage));
         },
       },
     },

@@ -15,6 +15,8 @@ export interface RouteContext {
   /** Set by createApp: rate limits on writes and live paths. */
   limiter?: Limiter;
   limits?: RateLimits;
+  /** Set by createApp: one line per server-side problem. */
+  log?: (line: string) => void;
 }
 
 export type Method = 'GET' | 'POST';

@@ -26,6 +26,23 @@ export interface Exchange {
   at: string;
 }
 
+/** One step of a live job as it happens (retrieval, each voice, the chair), for progress. */
+export interface JobStage {
+  stage: string;
+  at: string;
+  [field: string]: unknown;
+}
+
+/** A council result as it was shown, kept for a bounded time so it can be persisted as is. */
+export interface KeptCouncil {
+  id: string;
+  result: unknown;
+  created_at: string;
+  expires_at: string;
+  /** The Atlas record id it was persisted as, once persisted. */
+  persisted_id: string | null;
+}
+
 export interface SpendEntry {
   at: string;
   purpose: string;
@@ -121,11 +138,29 @@ export interface Store {
   /** Jobs left queued or running, e.g. by a crash: the runner resumes or fails them at start. */
   unfinishedJobs(): Promise<JobRecord[]>;
   requeueJob(id: string, now: Date): Promise<void>;
+  /** Appends a progress stage to a job, in order. */
+  addJobStage(jobId: string, stage: JobStage): Promise<void>;
+  /** A job's stages, oldest first (empty for an unknown job). */
+  jobStages(jobId: string): Promise<JobStage[]>;
 
   /** Appends an exchange and keeps only the newest `keep`; returns the exchanges before it. */
   appendExchange(sessionId: string, exchange: Exchange, keep: number, now: Date): Promise<void>;
   /** Exchanges of a session whose last activity is within ttlMs, oldest first. */
   getSession(sessionId: string, ttlMs: number, now: Date): Promise<Exchange[]>;
+  /** Records a session id the server issued to a client (a hashed client id). */
+  createSession(sessionId: string, client: string, now: Date): Promise<void>;
+  /**
+   * An issued session whose last activity (issue or exchange) is within ttlMs, with its
+   * owner and exchanges; undefined for an id never issued or expired.
+   */
+  findSession(sessionId: string, ttlMs: number, now: Date): Promise<{ client: string; exchanges: Exchange[] } | undefined>;
+
+  /** Keeps a council result for ttlMs (and drops kept results that have expired). */
+  keepCouncil(id: string, result: unknown, now: Date, ttlMs: number): Promise<void>;
+  /** A kept council result that has not expired. */
+  getCouncil(id: string, now: Date): Promise<KeptCouncil | undefined>;
+  /** Sets persisted_id from `expected` to `recordId` (compare and set); false when it was not `expected`. */
+  setCouncilPersisted(id: string, recordId: string | null, expected: string | null): Promise<boolean>;
 
   addSpend(entry: SpendEntry): Promise<void>;
   totalSpendUsd(): Promise<number>;

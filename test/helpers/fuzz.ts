@@ -959,7 +959,7 @@ function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: 
 
   // Missing required fields.
   if (required.length > 0 || operation.id === 'councilPost') {
-    const droppable = operation.id === 'councilPost' ? ['q+question'] : required;
+    const droppable = operation.id === 'councilPost' ? ['q+question+council_id'] : required;
     add(
       1,
       fc.tuple(body, fc.constantFrom(...droppable)).map(([value, field]): FuzzCase => {

@@ -6,6 +6,7 @@
 import type { Panel } from '../../providers/chat.ts';
 import { askPanel, synthesize, type Meter } from './panel-run.ts';
 import { councilMessages, createMarker } from './prompts.ts';
+import { voiceStage, type OnStage } from './stages.ts';
 
 export const COUNCIL_METHOD = 'One question sent verbatim to each panel model through its OpenAI-compatible API, no system prompt, no steering. Answers captured raw and unedited; the chair model named the tensions.';
 
@@ -16,14 +17,16 @@ export interface CouncilDeps {
   randomHex: () => string;
 }
 
-export async function runCouncil(deps: CouncilDeps, question: string) {
+export async function runCouncil(deps: CouncilDeps, question: string, onStage?: OnStage) {
   const started = performance.now();
-  const voices = await askPanel(deps.panel.members, () => councilMessages(question), deps.meter, 'council', deps.now);
+  const voices = await askPanel(deps.panel.members, () => councilMessages(question), deps.meter, 'council', deps.now, onStage && ((voice) => onStage(voiceStage(voice))));
   const answered = voices.filter((voice) => voice.status === 'answered');
+  if (answered.length >= 2) onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
   const outcome =
     answered.length >= 2
       ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: [], marker: createMarker(deps.randomHex) }, deps.meter)
       : { synthesis: null, chair: null, attempts: [] };
+  if (answered.length >= 2) onStage?.({ stage: 'chair', status: outcome.synthesis ? 'done' : 'failed', chair: outcome.chair });
   return {
     question_received: question,
     question,

@@ -11,6 +11,7 @@ import { deterministicReceipt } from '../receipt.ts';
 import type { ScoredRecord } from '../search/types.ts';
 import { askPanel, synthesize, type Meter } from './panel-run.ts';
 import { createMarker, panelMessages, type EvidenceItem } from './prompts.ts';
+import { voiceStage, type OnStage } from './stages.ts';
 
 export interface LiveDeps {
   corpus: Corpus;
@@ -42,6 +43,8 @@ export function evidenceFor(deps: Pick<LiveDeps, 'corpus' | 'textOf'>, hits: rea
 export interface DeliberationInput {
   query: FastQuery;
   history: { question: string; answer: string }[];
+  /** Progress: retrieval, each voice, the chair. */
+  onStage?: OnStage;
 }
 
 export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
@@ -49,6 +52,7 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
   const { query } = input;
   const retrieval = await retrieve(deps.corpus, { ...query, limit: Math.min(query.limit, EVIDENCE_RECORDS) });
   const retrievalMs = performance.now() - started;
+  input.onStage?.({ stage: 'retrieval', sources: retrieval.hits.map((hit) => hit.record.id) });
   const evidence = evidenceFor(deps, retrieval.hits);
   const marker = createMarker(deps.randomHex);
   const question = query.cleanQuery || query.q;
@@ -60,15 +64,18 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
     deps.meter,
     'deliberation',
     deps.now,
+    input.onStage && ((voice) => input.onStage?.(voiceStage(voice))),
   );
   const panelMs = performance.now() - panelStarted;
   const answered = voices.filter((voice) => voice.status === 'answered');
 
   const synthesisStarted = performance.now();
+  if (answered.length > 0) input.onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
   const outcome =
     answered.length > 0
       ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: query.glyphs, marker: createMarker(deps.randomHex) }, deps.meter)
       : { synthesis: null, chair: null, attempts: [] };
+  if (answered.length > 0) input.onStage?.({ stage: 'chair', status: outcome.synthesis ? 'done' : 'failed', chair: outcome.chair });
   const synthesisMs = performance.now() - synthesisStarted;
 
   const failed = voices.filter((voice) => voice.status === 'failed').map((voice) => ({ name: voice.name, model_id: voice.model_id, failure: voice.failure, message: voice.message }));

@@ -19,6 +19,8 @@ export async function askPanel(
   meter: Meter,
   purpose: string,
   now: () => Date,
+  /** Told of each voice as soon as it has answered or failed (progress). */
+  onVoice?: (voice: VoiceOutcome) => void,
 ): Promise<VoiceOutcome[]> {
   return Promise.all(
     members.map(async (member): Promise<VoiceOutcome> => {
@@ -26,10 +28,14 @@ export async function askPanel(
       try {
         const result = await member.complete({ messages: messagesFor(member) });
         await meter.charge(purpose, member, result);
-        return { ...identity, status: 'answered', text: result.content, latency_ms: result.latency_ms, usage: result.usage, cost_usd: result.cost_usd, date: now().toISOString() };
+        const voice: VoiceOutcome = { ...identity, status: 'answered', text: result.content, latency_ms: result.latency_ms, usage: result.usage, cost_usd: result.cost_usd, date: now().toISOString() };
+        onVoice?.(voice);
+        return voice;
       } catch (error) {
         const failure = error instanceof ProviderError ? error : new ProviderError('malformed', (error as Error).message);
-        return { ...identity, status: 'failed', failure: failure.failure, message: failure.message };
+        const voice: VoiceOutcome = { ...identity, status: 'failed', failure: failure.failure, message: failure.message };
+        onVoice?.(voice);
+        return voice;
       }
     }),
   );

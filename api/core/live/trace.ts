@@ -9,6 +9,7 @@ import { deterministicReceipt, type Receipt } from '../receipt.ts';
 import { evidenceFor, EVIDENCE_RECORDS, type LiveDeps } from './deliberate.ts';
 import { createMarker, traceAugmentedMessages, traceBaselineMessages, traceDeltaMessages } from './prompts.ts';
 import { parseStructured, TraceDeltaSchema, type TraceDelta } from './structured.ts';
+import type { OnStage } from './stages.ts';
 
 async function firstWorking(chairs: readonly ChatModel[], run: (model: ChatModel) => Promise<string>): Promise<{ model: ChatModel; content: string }> {
   let last: unknown;
@@ -22,10 +23,11 @@ async function firstWorking(chairs: readonly ChatModel[], run: (model: ChatModel
   throw last instanceof ProviderError ? last : new ProviderError('malformed', String(last));
 }
 
-export async function runTrace(deps: LiveDeps, query: FastQuery) {
+export async function runTrace(deps: LiveDeps, query: FastQuery, onStage?: OnStage) {
   const started = performance.now();
   const question = query.cleanQuery || query.q;
   const retrieval = await retrieve(deps.corpus, { ...query, limit: Math.min(query.limit, EVIDENCE_RECORDS) });
+  onStage?.({ stage: 'retrieval', sources: retrieval.hits.map((hit) => hit.record.id) });
   const evidence = evidenceFor(deps, retrieval.hits);
   const call = (messages: ReturnType<typeof traceBaselineMessages>, purpose: string, json = false) => async (model: ChatModel) => {
     const result = await model.complete({ messages, json });
