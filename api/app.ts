@@ -8,6 +8,8 @@ import express, { type Express } from 'express';
 import type { Capabilities } from './core/capabilities.ts';
 import { ApiError, apiError } from './errors.ts';
 import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
+import { isMediaPath, mediaFiles } from './http/media.ts';
+import { AGENT_ENTRY_CALL, createSuggest, routeCall } from './http/suggest.ts';
 import type { Corpus } from './load-artifacts.ts';
 import type { LiveService } from './live/service.ts';
 import { divergenceRoutes } from './routes/divergences.ts';
@@ -95,15 +97,16 @@ export function createApp(options: AppOptions): Express {
   app.set('query parser', parseQueryString);
   app.use(securityHeaders, cors);
   app.use((request, _response, next) => {
-    // Byte ranges and write preconditions have no use on this read API and its files.
-    for (const header of ['range', 'if-range', 'if-match', 'if-unmodified-since']) delete request.headers[header];
+    // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
+    const ignored = isMediaPath(request.path) ? ['if-match', 'if-unmodified-since'] : ['range', 'if-range', 'if-match', 'if-unmodified-since'];
+    for (const header of ignored) delete request.headers[header];
     // API answers are computed per request (and may start live work): never 304.
     if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/'].includes(request.path)) {
       delete request.headers['if-none-match'];
       delete request.headers['if-modified-since'];
     }
     if (request.path.includes('//')) {
-      next(new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', { suggestedNextCall: { method: 'GET', path: '/api/agent-entry' } }));
+      next(new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', { suggestedNextCall: AGENT_ENTRY_CALL }));
       return;
     }
     next();
@@ -138,7 +141,7 @@ export function createApp(options: AppOptions): Express {
       const handler = route.methods[method as keyof typeof route.methods];
       if (!handler) {
         response.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
-        next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed } }));
+        next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed }, suggestedNextCall: routeCall(options.corpus, routes, 'GET', route.path) ?? null }));
         return;
       }
       handle(handler)(request, response, next);
@@ -147,6 +150,7 @@ export function createApp(options: AppOptions): Express {
 
   const staticDirs = [options.corpus.publicDir, ...(siteBuilt ? [options.siteDir!] : [])];
   app.use(staticMethodGuard(staticDirs));
+  app.use(mediaFiles(options.corpus.publicDir, setStaticHeaders));
   const staticOptions = { extensions: false as const, redirect: false, acceptRanges: false, setHeaders: setStaticHeaders };
   app.use(express.static(options.corpus.publicDir, { ...staticOptions, index: false }));
   if (siteBuilt) app.use(express.static(options.siteDir!, { ...staticOptions, index: ['index.html'] }));
@@ -154,11 +158,11 @@ export function createApp(options: AppOptions): Express {
   app.use((request, _response, next) => {
     next(
       new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', {
-        suggestedNextCall: { method: 'GET', path: '/api/agent-entry' },
+        suggestedNextCall: AGENT_ENTRY_CALL,
       }),
     );
   });
-  app.use(createErrorHandler(log));
+  app.use(createErrorHandler(log, createSuggest(options.corpus, routes)));
   return app;
 }
 
@@ -187,7 +191,7 @@ function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
       return;
     }
     response.setHeader('Allow', 'GET, HEAD, OPTIONS');
-    next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, { details: { allowed: ['GET', 'HEAD'] } }));
+    next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, { details: { allowed: ['GET', 'HEAD'] }, suggestedNextCall: { method: 'GET', path: request.path } }));
   };
 }
 
