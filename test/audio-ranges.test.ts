@@ -6,7 +6,6 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stringifyMarkdown } from '../scripts/lib/frontmatter.ts';
 import { buildApp, type BuiltApp } from './helpers/app.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
@@ -17,10 +16,12 @@ const URL_PATH = '/audio/harbour-talk.wav';
 let built: BuiltApp;
 let contract: ContractChecker;
 
-function binary(response: NodeJS.ReadableStream, callback: (error: Error | null, body: Buffer) => void) {
+/** superagent hands its parser the Node response stream. */
+function binary(response: unknown, callback: (error: Error | null, body: Buffer) => void) {
+  const stream = response as NodeJS.ReadableStream;
   const chunks: Buffer[] = [];
-  response.on('data', (chunk: Buffer) => chunks.push(chunk));
-  response.on('end', () => callback(null, Buffer.concat(chunks)));
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('end', () => callback(null, Buffer.concat(chunks)));
 }
 
 async function get(url: string, headers: Record<string, string> = {}) {
@@ -34,11 +35,8 @@ async function get(url: string, headers: Record<string, string> = {}) {
 
 beforeAll(async () => {
   const contentDir = writeFixtureContent();
+  // The fixture's track, with bytes whose every slice is recognisable.
   writeFileSync(path.join(contentDir, 'audio/harbour-talk.wav'), AUDIO);
-  writeFileSync(
-    path.join(contentDir, 'audio/harbour-talk.md'),
-    stringifyMarkdown({ slug: 'harbour-talk', title: 'Harbour talk', duration_seconds: 61, date: '2025-05-05', contributors: ['Tester'], stream_url: 'harbour-talk.wav' }, 'A short talk about tides.'),
-  );
   built = await buildApp(contentDir);
   contract = await createContractChecker(built.app);
 });

@@ -4,10 +4,8 @@
  * its suggestion must be an object, and following it against the same app must succeed.
  * Live paths run against the local fake provider, so their suggestions are followed too.
  */
-import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import path from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +14,6 @@ import { ERROR_CODES, type ErrorCode, type SuggestedCall } from '../api/errors.t
 import { createHttpServer } from '../api/http/http-server.ts';
 import type { RateLimits } from '../api/http/rate-limit.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { stringifyMarkdown } from '../scripts/lib/frontmatter.ts';
 import { buildApp, type BuiltApp } from './helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
@@ -143,14 +140,7 @@ function follow(target: Express, call: SuggestedCall) {
 beforeAll(async () => {
   fake = await startFakeOpenAI();
   scriptDefaults(fake);
-  const contentDir = writeFixtureContent();
-  // One track with an audio file, so that a range past its end can be asked for.
-  writeFileSync(path.join(contentDir, 'audio/harbour-talk.wav'), Buffer.alloc(2048, 1));
-  writeFileSync(
-    path.join(contentDir, 'audio/harbour-talk.md'),
-    stringifyMarkdown({ slug: 'harbour-talk', title: 'Harbour talk', duration_seconds: 61, date: '2025-05-05', contributors: ['Tester'], stream_url: 'harbour-talk.wav' }, 'A short talk about tides.'),
-  );
-  built = await buildApp(contentDir);
+  built = await buildApp(writeFixtureContent());
   const store = createSqliteStore(':memory:');
   const wired = createLiveApp(built.corpus, store, testPanelConfig(fake), undefined, NO_LIMITS);
   app = wired.app;
