@@ -180,7 +180,7 @@ function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
       next();
       return;
     }
-    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative);
+    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative) || isMediaPath(relative);
     const exists = template || dirs.some((dir) => {
       const file = path.resolve(dir, `.${relative}`);
       if (!file.startsWith(path.resolve(dir) + path.sep)) return false;

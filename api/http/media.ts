@@ -8,7 +8,7 @@ import { apiError } from '../errors.ts';
 
 /** A stream file beside the transcripts: /audio/<file>, not a transcript or the manifest. */
 export function isMediaPath(requestPath: string): boolean {
-  return /^\/audio\/[^/]+$/.test(requestPath) && !/\.(txt|json)$/.test(requestPath);
+  return /^\/audio\/[^/]+$/.test(requestPath) && !requestPath.endsWith('.txt') && requestPath !== '/audio/manifest.json';
 }
 
 export function mediaFiles(publicDir: string, setHeaders: (response: Response, file: string) => void): RequestHandler {
