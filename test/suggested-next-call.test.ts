@@ -114,7 +114,7 @@ function cases(): Case[] {
     { code: 'UNKNOWN_SOURCE', method: 'POST', url: '/api/store', body: { ...PROPOSAL, sources: ['TST-1', 'NOPE-1'] }, check: (call) => expect(call.body).toMatchObject({ sources: ['TST-1'] }) },
     { code: 'INVALID_BODY', method: 'POST', url: '/api/play', body: { slug: 5 } },
     { code: 'TRACK_NOT_FOUND', method: 'POST', url: '/api/play', body: { slug: 'harbor-talk' }, check: (call) => expect(call.body).toEqual({ slug: 'harbour-talk' }) },
-    { code: 'ORIGIN_NOT_ALLOWED', method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, headers: { Origin: 'https://evil.example' } },
+    { code: 'ORIGIN_NOT_ALLOWED', method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, headers: { Origin: 'https://evil.example' }, check: (call) => expect(call).toEqual({ method: 'GET', path: '/api/agent-entry' }) },
   ];
 }
 
