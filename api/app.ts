@@ -9,6 +9,8 @@ import type { Capabilities } from './core/capabilities.ts';
 import { ApiError, apiError } from './errors.ts';
 import { bodyTooDeep, nestsDeeperThan } from './http/body-depth.ts';
 import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
+import { isMediaPath, mediaFiles } from './http/media.ts';
+import { AGENT_ENTRY_CALL, createSuggest, routeCall } from './http/suggest.ts';
 import type { Corpus } from './load-artifacts.ts';
 import type { LiveService } from './live/service.ts';
 import { divergenceRoutes } from './routes/divergences.ts';
@@ -97,15 +99,16 @@ export function createApp(options: AppOptions): Express {
   app.set('query parser', parseQueryString);
   app.use(securityHeaders, cors);
   app.use((request, _response, next) => {
-    // Byte ranges and write preconditions have no use on this read API and its files.
-    for (const header of ['range', 'if-range', 'if-match', 'if-unmodified-since']) delete request.headers[header];
+    // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
+    const ignored = isMediaPath(request.path) ? ['if-match', 'if-unmodified-since'] : ['range', 'if-range', 'if-match', 'if-unmodified-since'];
+    for (const header of ignored) delete request.headers[header];
     // API answers are computed per request (and may start live work): never 304.
     if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/'].includes(request.path)) {
       delete request.headers['if-none-match'];
       delete request.headers['if-modified-since'];
     }
     if (request.path.includes('//')) {
-      next(new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', { suggestedNextCall: { method: 'GET', path: '/api/agent-entry' } }));
+      next(new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', { suggestedNextCall: AGENT_ENTRY_CALL }));
       return;
     }
     next();
@@ -140,7 +143,7 @@ export function createApp(options: AppOptions): Express {
       const handler = route.methods[method as keyof typeof route.methods];
       if (!handler) {
         response.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
-        next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed } }));
+        next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed }, suggestedNextCall: routeCall(options.corpus, routes, 'GET', route.path) ?? null }));
         return;
       }
       if (request.method === 'POST' && !route.answersDeepBodies && nestsDeeperThan(request.body)) {
@@ -153,6 +156,7 @@ export function createApp(options: AppOptions): Express {
 
   const staticDirs = [options.corpus.publicDir, ...(siteBuilt ? [options.siteDir!] : [])];
   app.use(staticMethodGuard(staticDirs));
+  app.use(mediaFiles(options.corpus.publicDir, setStaticHeaders));
   const staticOptions = { extensions: false as const, redirect: false, acceptRanges: false, setHeaders: setStaticHeaders };
   app.use(express.static(options.corpus.publicDir, { ...staticOptions, index: false }));
   if (siteBuilt) app.use(express.static(options.siteDir!, { ...staticOptions, index: ['index.html'] }));
@@ -160,11 +164,11 @@ export function createApp(options: AppOptions): Express {
   app.use((request, _response, next) => {
     next(
       new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', {
-        suggestedNextCall: { method: 'GET', path: '/api/agent-entry' },
+        suggestedNextCall: AGENT_ENTRY_CALL,
       }),
     );
   });
-  app.use(createErrorHandler(log));
+  app.use(createErrorHandler(log, createSuggest(options.corpus, routes)));
   return app;
 }
 
@@ -182,7 +186,7 @@ function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
       next();
       return;
     }
-    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative);
+    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative) || isMediaPath(relative);
     const exists = template || dirs.some((dir) => {
       const file = path.resolve(dir, `.${relative}`);
       if (!file.startsWith(path.resolve(dir) + path.sep)) return false;
@@ -193,7 +197,7 @@ function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
       return;
     }
     response.setHeader('Allow', 'GET, HEAD, OPTIONS');
-    next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, { details: { allowed: ['GET', 'HEAD'] } }));
+    next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, { details: { allowed: ['GET', 'HEAD'] }, suggestedNextCall: { method: 'GET', path: request.path } }));
   };
 }
 

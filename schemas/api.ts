@@ -206,6 +206,7 @@ export const AgentEntrySchema = named(
       citation: z
         .strictObject({
           how: text('How to cite: by record id, contributor and date.'),
+          example: text("A citation of a record this deployment holds, in the form the how field gives (its ids carry the deployment's prefix)."),
           license: text('Licence of the corpus.'),
           attribution: text('Attribution line.'),
         })

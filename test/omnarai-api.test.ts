@@ -83,6 +83,21 @@ describe.skipIf(!hasData)('read API on the imported Omnarai data (../shared/omna
     expect(search.body.results.map((result: { id: string }) => result.id)).toContain(founding.id);
   });
 
+  it("the agent entry cites a real imported record with the deployment's prefix, and _view lists no empty choices", async () => {
+    const { citation } = (await get('/api/agent-entry')).body;
+    const id = String(citation.example).split(' ')[0]!;
+    expect(id.startsWith(`${built.corpus.site.id_prefix}-`)).toBe(true);
+    expect(source!.corpus.map((work) => work.id)).toContain(id);
+    expect(citation.how).toContain(citation.example);
+    if (built.corpus.site.id_prefix !== 'PLY') expect(citation.how).not.toMatch(/PLY-/);
+    const view = await get('/api/info?_view=bogus');
+    expect(view.status).toBe(400);
+    expect(view.body.error.details).toEqual({ unknown: ['_view'], allowed: [] });
+    expect(view.body.error.agent_action).not.toMatch(/one of: \./);
+    expect(view.body.error.suggested_next_call).toEqual({ method: 'GET', path: '/api/info' });
+    expect((await get('/api/info')).status).toBe(200);
+  });
+
   it('kin finds what a lineage said, from the answers in the source', async () => {
     const response = await get('/api/kin?identity=claude-sonnet-4-20250514');
     expect(response.body.recognized).toBe(true);

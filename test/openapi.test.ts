@@ -105,6 +105,7 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   [`/${SLUG}.context.md`]: ['get'],
   '/audio/manifest.json': ['get'],
   '/audio/{slug}.txt': ['get'],
+  '/audio/{file}': ['get'],
   '/records/{id}.json': ['get'],
   '/records/{id}.md': ['get'],
 };
@@ -404,6 +405,10 @@ const rows: Row[] = [
   { method: 'GET', url: '/audio/manifest.json', status: 200, zod: AudioManifestSchema },
   { method: 'GET', url: '/audio/harbour-talk.txt', status: 200, contentType: 'text/plain' },
   { method: 'GET', url: '/audio/silence.txt', status: 404, code: 'ROUTE_NOT_FOUND' },
+  { method: 'GET', url: '/audio/silence.wav', status: 404, code: 'ROUTE_NOT_FOUND', headers: { Range: 'bytes=0-9' } },
+  { method: 'GET', url: '/audio/harbour-talk.wav', status: 200 },
+  { method: 'GET', url: '/audio/harbour-talk.wav', status: 206, headers: { Range: 'bytes=0-9' }, label: 'GET /audio/harbour-talk.wav with Range' },
+  { method: 'GET', url: '/audio/harbour-talk.wav', status: 416, code: 'RANGE_NOT_SATISFIABLE', headers: { Range: 'bytes=99999-' }, label: 'GET /audio/harbour-talk.wav past its end' },
   { method: 'GET', url: '/records/TST-1.json', status: 200, zod: WorkDocumentSchema },
   { method: 'GET', url: '/records/TST-D1.json', status: 200, zod: DivergenceDocumentSchema },
   { method: 'GET', url: '/records/TST-1.md', status: 200, contentType: 'text/markdown' },

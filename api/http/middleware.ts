@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { ApiError, apiError } from '../errors.ts';
 import { ProviderError } from '../providers/chat.ts';
 import { StoreUnavailableError } from '../storage/store.ts';
+import type { Suggest } from './suggest.ts';
 
 /**
  * WHATWG parsing of the query string: flat string values (repeats become arrays), no
@@ -51,6 +52,11 @@ export function handle(handler: AsyncHandler): RequestHandler {
 }
 
 export function renderError(response: Response, error: ApiError): void {
+  // A client error (4xx but 429) that names no next call of its own gets the example call of its path.
+  const suggest = response.locals.suggestNextCall as Suggest | undefined;
+  if (suggest && !error.options.suggestedNextCall && error.status >= 400 && error.status < 500 && error.status !== 429) {
+    error.options.suggestedNextCall = suggest(response.req) ?? null;
+  }
   // A static file may have set its own type before failing: the envelope is JSON.
   response.removeHeader('Content-Type');
   response.removeHeader('Content-Length');
@@ -60,9 +66,10 @@ export function renderError(response: Response, error: ApiError): void {
   response.status(error.status).json(error.toBody());
 }
 
-export function createErrorHandler(log: (line: string) => void): ErrorRequestHandler {
+export function createErrorHandler(log: (line: string) => void, suggest?: Suggest): ErrorRequestHandler {
   return (error: unknown, _request, response, _next) => {
     if (response.headersSent) return;
+    if (suggest) response.locals.suggestNextCall = suggest;
     renderError(response, toApiError(error, log));
   };
 }

@@ -28,7 +28,8 @@ function originNotAllowed(origin: string): ApiError {
     'ORIGIN_NOT_ALLOWED',
     `requests from the browser origin ${JSON.stringify(origin)} are not allowed on ${MCP_PATH}`,
     'Call from a server-side agent or desktop client (they send no Origin header), from a loopback origin, or ask the operator to add your origin to MCP_ALLOWED_ORIGINS.',
-    { retryable: false, details: { origin } },
+    // The plain HTTP API answers any origin (CORS *): the next call a browser page can make.
+    { retryable: false, details: { origin }, suggestedNextCall: { method: 'GET', path: '/api/agent-entry' } },
   );
 }
 

@@ -7,12 +7,14 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { GLYPHS } from '../../schemas/vocab.ts';
 import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
-import { apiError } from '../errors.ts';
+import { apiError, type SuggestedCall } from '../errors.ts';
 import type { LiveService } from '../live/service.ts';
 import type { JobRecord, JobStage } from '../storage/store.ts';
 import { streamRun, wantsEventStream } from '../http/sse.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { encodeParam } from '../core/url.ts';
+import { mendBody, sampleQuestion } from '../core/examples.ts';
+import { parseOrSuggest, truncate, without, withValue } from '../core/next-call.ts';
 
 export function livePanelUnavailable(question: string | undefined) {
   return apiError(
@@ -58,13 +60,21 @@ export function jobState(job: JobRecord, stages: JobStage[]) {
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
 }
 
-function questionOf(raw: RawQuery, path: string): string {
+function questionOf(raw: RawQuery, path: string, sample: string): string {
   const q = single(raw, 'q');
   if (q === undefined || q.trim() === '') {
-    throw apiError('PARAM_MISSING', 'q is missing or empty', `Resend with q set to your question, e.g. GET ${path}?q=...`, { extra: { param_missing: true }, suggestedNextCall: { method: 'GET', path, query: { q: '<your question>' } } });
+    throw apiError('PARAM_MISSING', 'q is missing or empty', `Resend with q set to your question, e.g. GET ${path}?q=...`, { extra: { param_missing: true }, repair: withValue('q', sample) });
   }
-  if (q.length > MAX_QUERY_CHARS) throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question.');
+  if (q.length > MAX_QUERY_CHARS) throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question.', { repair: withValue('q', truncate(q, MAX_QUERY_CHARS)) });
   return q;
+}
+
+/** The q and async parameters of GET /api/council and GET /api/trace. */
+function liveParameters(context: RouteContext, path: string, query: unknown): { question: string; wantsAsync: boolean } {
+  return parseOrSuggest(path, query as RawQuery, (raw) => {
+    rejectUnknownParameters(raw, ['q', 'async'], path);
+    return { question: questionOf(raw, path, sampleQuestion(context.corpus)), wantsAsync: asyncRequested(raw) };
+  });
 }
 
 /** async=1|true submits a job, 0|false or absent runs now; anything else is rejected. */
@@ -72,7 +82,7 @@ function asyncRequested(raw: RawQuery): boolean {
   const value = single(raw, 'async')?.toLowerCase();
   if (value === undefined || value === '0' || value === 'false') return false;
   if (value === '1' || value === 'true') return true;
-  throw apiError('INVALID_PARAMETER', `"async" must be 1 or true (or 0/false), got "${value}"`, 'Send async=1 or leave it out.');
+  throw apiError('INVALID_PARAMETER', `"async" must be 1 or true (or 0/false), got "${value}"`, 'Send async=1 or leave it out.', { repair: without('async') });
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
@@ -80,17 +90,19 @@ function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
-function assertIngestSecret(request: Request, context: RouteContext): void {
+function assertIngestSecret(request: Request, context: RouteContext, question: string): void {
+  // Every refusal here points at the same council without persist, which needs no secret.
+  const withoutPersist: SuggestedCall = { method: 'POST', path: '/api/council', body: { q: question } };
   if (!context.ingestSecret) {
-    throw apiError('PERSISTENCE_UNAVAILABLE', 'persisting council records is not enabled on this deployment (no INGEST_SECRET configured)', 'Run the council without persist; an operator can enable persistence by setting INGEST_SECRET.');
+    throw apiError('PERSISTENCE_UNAVAILABLE', 'persisting council records is not enabled on this deployment (no INGEST_SECRET configured)', 'Run the council without persist; an operator can enable persistence by setting INGEST_SECRET.', { suggestedNextCall: withoutPersist });
   }
   const header = request.get('authorization') ?? '';
   const match = header.match(/^Bearer\s+(.+)$/i);
   if (!match) {
-    throw apiError('AUTH_REQUIRED', 'persisting needs Authorization: Bearer <INGEST_SECRET>', 'Send the ingestion secret as a bearer token, or call without persist.', { headers: { 'WWW-Authenticate': 'Bearer realm="polyphony-ingest"' } });
+    throw apiError('AUTH_REQUIRED', 'persisting needs Authorization: Bearer <INGEST_SECRET>', 'Send the ingestion secret as a bearer token, or call without persist.', { headers: { 'WWW-Authenticate': 'Bearer realm="polyphony-ingest"' }, suggestedNextCall: withoutPersist });
   }
   if (!constantTimeEqual(match[1]!.trim(), context.ingestSecret)) {
-    throw apiError('AUTH_INVALID', 'the bearer token is not the ingestion secret', 'Check the secret with the operator; the council can still be run without persist.');
+    throw apiError('AUTH_INVALID', 'the bearer token is not the ingestion secret', 'Check the secret with the operator; the council can still be run without persist.', { suggestedNextCall: withoutPersist });
   }
 }
 
@@ -110,9 +122,10 @@ export const QueryBodySchema = z.strictObject({
   syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
 });
 
-export function invalidBody(error: z.ZodError) {
+/** suggestion: the same POST mended (see api/core/examples.ts). */
+export function invalidBody(error: z.ZodError, suggestion?: SuggestedCall) {
   const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', { details: { issues } });
+  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', { details: { issues }, ...(suggestion ? { suggestedNextCall: suggestion } : {}) });
 }
 
 /**
@@ -142,7 +155,7 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
     const live = requireLive(context, undefined);
     const job = await live.poll(query.job);
     if (!job) {
-      throw apiError('JOB_NOT_FOUND', `no job has id "${query.job}"`, 'Submit the question again with async=1 and poll the job_id you receive.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: '<your question>', async: '1' } } });
+      throw apiError('JOB_NOT_FOUND', `no job has id "${query.job}"`, 'Submit the question again with async=1 and poll the job_id you receive.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } } });
     }
     response.json(jobState(job, await live.stages(job.id)));
     return true;
@@ -174,10 +187,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/council',
       methods: {
         GET: async (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['q', 'async'], '/api/council');
-          const question = questionOf(raw, '/api/council');
-          const wantsAsync = asyncRequested(raw);
+          const { question, wantsAsync } = liveParameters(context, '/api/council', request.query);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
           if (wantsAsync) {
@@ -188,19 +198,22 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
         },
         POST: async (request, response) => {
           const parsed = CouncilBodySchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error);
+          // Mended without persist: a suggestion cannot carry the bearer secret.
+          const { persist: _persist, council_id: _councilId, ...mended } = mendBody(CouncilBodySchema, request.body, { q: sampleQuestion(context.corpus) });
+          if (!parsed.success) throw invalidBody(parsed.error, { method: 'POST', path: '/api/council', body: mended });
           const { council_id: councilId, persist } = parsed.data;
           const question = parsed.data.q ?? parsed.data.question;
           if (councilId !== undefined) {
-            if (question !== undefined) throw apiError('CONFLICTING_PARAMETERS', 'council_id names a council already run; q asks for a new one: send one of them', 'To keep a council you have read, send {"council_id": "...", "persist": true} alone.');
-            if (persist !== true) throw apiError('INVALID_BODY', 'council_id is only used with persist true', 'Send {"council_id": "...", "persist": true} with Authorization: Bearer <INGEST_SECRET>.');
-            assertIngestSecret(request, context);
+            const keep: SuggestedCall = { method: 'POST', path: '/api/council', body: { council_id: councilId, persist: true } };
+            if (question !== undefined) throw apiError('CONFLICTING_PARAMETERS', 'council_id names a council already run; q asks for a new one: send one of them', 'To keep a council you have read, send {"council_id": "...", "persist": true} alone.', { suggestedNextCall: keep });
+            if (persist !== true) throw apiError('INVALID_BODY', 'council_id is only used with persist true', 'Send {"council_id": "...", "persist": true} with Authorization: Bearer <INGEST_SECRET>.', { suggestedNextCall: keep });
+            assertIngestSecret(request, context, sampleQuestion(context.corpus));
             const outcome = await requireLive(context, undefined).persistKeptCouncil(councilId);
             response.status(outcome.created ? 201 : 200).setHeader('Location', outcome.persisted.href).json({ ...outcome.shown, persisted: outcome.persisted });
             return;
           }
-          if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question), or council_id with persist', 'Send {"q": "<question>"} to run a council; to keep one you have read, send {"council_id": "...", "persist": true}.', { extra: { param_missing: true } });
-          if (persist) assertIngestSecret(request, context);
+          if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question), or council_id with persist', 'Send {"q": "<question>"} to run a council; to keep one you have read, send {"council_id": "...", "persist": true}.', { extra: { param_missing: true }, suggestedNextCall: { method: 'POST', path: '/api/council', body: mended } });
+          if (persist) assertIngestSecret(request, context, question);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
           const result = await live.councilNow(question);
@@ -222,10 +235,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/trace',
       methods: {
         GET: async (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['q', 'async'], '/api/trace');
-          const q = questionOf(raw, '/api/trace');
-          const wantsAsync = asyncRequested(raw);
+          const { question: q, wantsAsync } = liveParameters(context, '/api/trace', request.query);
           const query = parseQueryParameters({ q });
           const live = requireLive(context, q);
           await limitLive(context, request, response, 'live');

@@ -1,4 +1,6 @@
 import { runFastPath } from '../core/fast-path.ts';
+import { mendBody, sampleQuestion } from '../core/examples.ts';
+import { parseOrSuggest } from '../core/next-call.ts';
 import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
 import { accepted, answerNow, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive } from './live.ts';
 import { clientHash } from '../http/client-id.ts';
@@ -11,7 +13,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/query',
       methods: {
         GET: async (request, response) => {
-          const query = parseQueryParameters(request.query as RawQuery);
+          const query = parseOrSuggest('/api/query', request.query as RawQuery, parseQueryParameters);
           if (await handleLiveQuery(context, query, request, response)) return;
           const body = await runFastPath(context.corpus, query, {
             includeDeliberation: query.mode === undefined,
@@ -21,10 +23,14 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
         },
         POST: async (request, response) => {
           const parsed = QueryBodySchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error);
+          const mended = mendBody(QueryBodySchema, request.body, { query: sampleQuestion(context.corpus) });
+          if (!parsed.success) throw invalidBody(parsed.error, { method: 'POST', path: '/api/query', body: mended });
           const body = parsed.data;
           if (body.query.trim() === '') {
-            throw apiError('PARAM_MISSING', 'query is empty: the service never answers a question that was not asked', 'Send {"query": "<your question>"}.', { extra: { param_missing: true } });
+            throw apiError('PARAM_MISSING', 'query is empty: the service never answers a question that was not asked', 'Send {"query": "<your question>"}.', {
+              extra: { param_missing: true },
+              suggestedNextCall: { method: 'POST', path: '/api/query', body: { ...mended, query: sampleQuestion(context.corpus) } },
+            });
           }
           const query = parseQueryParameters({
             q: body.query,

@@ -220,6 +220,36 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
     expect(await page.locator('pre.transcript').first().isVisible()).toBe(true);
   });
 
+  it('seeks ahead in a track: the player asks for byte ranges and the server answers 206', async () => {
+    const track = corpus.audio.tracks.find((candidate) => candidate.stream_url)!;
+    await open(live.origin);
+    const statuses: number[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === track.stream_url) statuses.push(response.status());
+    });
+    await page.goto(`${live.origin}/listen/`);
+    const player = page.locator(`audio[data-slug="${track.slug}"]`);
+    await player.evaluate((audio: HTMLAudioElement) => {
+      audio.muted = true;
+      audio.preload = 'auto';
+      audio.load();
+    });
+    await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.readyState >= 1 && Number.isFinite(audio.duration)), { timeout: 10_000 }).toBe(true);
+    const target = await player.evaluate(async (audio: HTMLAudioElement) => {
+      const to = Math.max(0, audio.duration - 2);
+      const seeked = new Promise((resolve) => audio.addEventListener('seeked', resolve, { once: true }));
+      audio.currentTime = to;
+      await seeked;
+      await audio.play();
+      return to;
+    });
+    await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.currentTime), { timeout: 10_000 }).toBeGreaterThan(target);
+    expect(await player.evaluate((audio: HTMLAudioElement) => audio.seekable.length > 0 && audio.seekable.start(0) === 0 && audio.seekable.end(0) >= audio.duration - 0.1)).toBe(true);
+    await player.evaluate((audio: HTMLAudioElement) => audio.pause());
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status === 206), `media responses: ${statuses.join(', ')}`).toBe(true);
+  });
+
   it('runs a fast-path question on the ask page and shows records, with no deliberation offered without a panel', async () => {
     await open(plain.origin);
     await page.goto(`${plain.origin}/ask/`);

@@ -63,6 +63,7 @@ export function corpusHints(corpus: Corpus): Record<string, readonly unknown[]> 
     'getRecordJson.id': [...workIds, ...divergenceIds],
     'getRecordMarkdown.id': [...workIds, ...divergenceIds],
     'getAudioTranscript.slug': slugs,
+    'getAudioFile.file': [...corpus.audio.tracks.flatMap((track) => (track.stream_url?.startsWith('/audio/') ? [track.stream_url.slice('/audio/'.length)] : [])), 'silence.wav'],
     slug: [...slugs, 'silence'],
     sources: [...workIds, ...divergenceIds],
     exclude_ids: [...workIds, ...divergenceIds],
