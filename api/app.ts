@@ -1,12 +1,14 @@
 /**
  * The Express app: wiring only. Routes are thin; behaviour lives in api/core/.
- * Order: headers → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
+ * Order: headers (security, CORS, discovery links, compression) → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Capabilities } from './core/capabilities.ts';
 import { ApiError, apiError } from './errors.ts';
+import { createCompression } from './http/compression.ts';
+import { discoveryLinks } from './http/discovery.ts';
 import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
 import type { Corpus } from './load-artifacts.ts';
 import type { LiveService } from './live/service.ts';
@@ -15,6 +17,7 @@ import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
+import { crawlerRoutes } from './routes/crawlers.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { createSqliteStore } from './storage/sqlite-store.ts';
 import type { Store } from './storage/store.ts';
@@ -41,6 +44,8 @@ export interface AppOptions {
   trustProxy?: boolean | number | string;
   /** POST /api/mcp options (allowed browser origins); defaults from MCP_ALLOWED_ORIGINS. */
   mcp?: McpHttpOptions;
+  /** PUBLIC_BASE_URL: origin of the absolute URLs in sitemap.xml and robots.txt; else each request's own. */
+  publicBaseUrl?: string;
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -93,7 +98,7 @@ export function createApp(options: AppOptions): Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.set('query parser', parseQueryString);
-  app.use(securityHeaders, cors);
+  app.use(securityHeaders, cors, discoveryLinks, createCompression());
   app.use((request, _response, next) => {
     // Byte ranges and write preconditions have no use on this read API and its files.
     for (const header of ['range', 'if-range', 'if-match', 'if-unmodified-since']) delete request.headers[header];
@@ -129,6 +134,7 @@ export function createApp(options: AppOptions): Express {
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
     ...staticRoutes(context),
+    ...crawlerRoutes(context, { ...(siteBuilt ? { siteDir: options.siteDir! } : {}), ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) }),
   ];
   for (const route of routes) {
     const allowed = Object.keys(route.methods);

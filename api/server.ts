@@ -68,10 +68,11 @@ async function main(): Promise<void> {
     log,
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
     limits: config.limits,
+    ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
   });
-  const server = createHttpServer(app).listen(config.port, config.host, () => {
+  const server = createHttpServer(app, { requestTimeoutMs: config.bodyTimeoutMs }).listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     console.log(
