@@ -49,6 +49,8 @@ export interface AppOptions {
 }
 
 export const MAX_URL_BYTES = 8192;
+/** Same value as DOCUMENTED_MAX_BODY in api/openapi.ts. */
+export const MAX_JSON_BODY_BYTES = 64 * 1024;
 
 export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: boolean): Capabilities {
   return {
@@ -121,8 +123,18 @@ export function createApp(options: AppOptions): Express {
     next();
   });
   // Bodies are read only where a body means something.
-  const json = express.json({ limit: '64kb' });
-  app.use((request, response, next) => (request.method === 'POST' ? json(request, response, next) : next()));
+  const json = express.json({ limit: MAX_JSON_BODY_BYTES });
+  app.use((request, response, next) => {
+    if (request.method !== 'POST') return next();
+    // A body announced over the limit is refused before a byte of it is read (the parser
+    // would first read it all, from a client that may never send it), and the connection closed.
+    const encoding = request.headers['content-encoding'] ?? 'identity';
+    if (Number(request.headers['content-length']) > MAX_JSON_BODY_BYTES && encoding === 'identity' && request.is('application/json')) {
+      next(apiError('PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.', { headers: { Connection: 'close' } }));
+      return;
+    }
+    json(request, response, next);
+  });
 
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
