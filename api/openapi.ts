@@ -82,7 +82,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   413: `Payload too large: the JSON body is larger than ${DOCUMENTED_MAX_BODY}.`,
   414: `URI too long: the request URL is longer than ${DOCUMENTED_MAX_URL_BYTES} bytes.`,
   429: 'Too many requests from this client: wait Retry-After seconds.',
-  500: 'Internal error. Retryable; the envelope carries no stack trace.',
+  500: 'Internal error. Retryable; details.error_id names the line the server logged; the envelope carries no stack trace.',
   501: 'Not available in this engine version; the envelope points at what works instead.',
   502: 'A model provider of the live panel failed, or its result could not be used.',
   503: 'Live work or the store is unavailable (no panel configured, spending ceiling reached, no record store, or the store cannot be reached for the moment); the envelope says whether to retry and points at the fast path.',

@@ -53,6 +53,9 @@ describe('robots.txt, sitemap.xml, llms.txt at its well-known address', () => {
     expect(response.text).toMatch(/^Disallow: \/api\/$/m);
     expect(response.text).toMatch(/^Allow: \/api\/agent-entry$/m);
     expect(response.text).toMatch(/^Sitemap: http:\/\/polyphony\.test:8080\/sitemap\.xml$/m);
+    // Most specific rule first, for parsers that take the first match.
+    expect(response.text.indexOf('Allow: /api/agent-entry')).toBeLessThan(response.text.indexOf('Disallow: /api/'));
+    expect(response.text.indexOf('Disallow: /api/')).toBeLessThan(response.text.indexOf('Allow: /\n'));
   });
 
   it('PUBLIC_BASE_URL, when set, is the base of every absolute URL whatever the Host', async () => {

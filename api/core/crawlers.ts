@@ -22,7 +22,8 @@ export function urlPath(segments: readonly string[], trailingSlash: boolean): st
  * them) are for agents acting on a request, not for indexing, except the entry document.
  */
 export function renderRobotsTxt(base: string): string {
-  return ['User-agent: *', 'Allow: /', 'Allow: /api/agent-entry', 'Disallow: /api/', '', `Sitemap: ${base}/sitemap.xml`, ''].join('\n');
+  // Most specific first: RFC 9309 picks the longest match, older parsers the first one.
+  return ['User-agent: *', 'Allow: /api/agent-entry', 'Disallow: /api/', 'Allow: /', '', `Sitemap: ${base}/sitemap.xml`, ''].join('\n');
 }
 
 export function sitemapPageCount(urlCount: number): number {
