@@ -17,6 +17,8 @@ export interface CrawlerOptions {
   publicBaseUrl?: string;
 }
 
+const RENDERED_PAGES = 16;
+
 /** A host name or address with an optional port, as a Host header may carry it. */
 const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
@@ -25,6 +27,20 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
   // Listed once, on first use: the read model and the site are loaded once per process.
   let paths: string[] | undefined;
   const servedPaths = () => (paths ??= [...sitePages(options.siteDir), ...recordTwins(publicDir)]);
+  // Rendered pages, by base URL and page: a few bases at most (the Host names a deployment answers to).
+  const rendered = new Map<string, string>();
+  const sitemap = (base: string, page: number | undefined): string => {
+    const key = `${base}\n${page ?? 0}`;
+    let body = rendered.get(key);
+    if (body === undefined) {
+      const all = servedPaths();
+      const pages = sitemapPageCount(all.length);
+      body = page === undefined ? (pages === 1 ? renderSitemap(base, all) : renderSitemapIndex(base, pages)) : renderSitemap(base, all, page);
+      if (rendered.size >= RENDERED_PAGES) rendered.delete(rendered.keys().next().value!);
+      rendered.set(key, body);
+    }
+    return body;
+  };
 
   const baseOf = (request: Request): string => {
     if (options.publicBaseUrl) return options.publicBaseUrl;
@@ -56,12 +72,8 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
         GET: (request, response) => {
           const query = request.query as RawQuery;
           rejectUnknownParameters(query, ['page'], '/sitemap.xml');
-          const all = servedPaths();
-          const pages = sitemapPageCount(all.length);
-          const page = pageOf(single(query, 'page'), pages);
-          const base = baseOf(request);
-          const body = page === undefined ? (pages === 1 ? renderSitemap(base, all) : renderSitemapIndex(base, pages)) : renderSitemap(base, all, page);
-          text(response, 'application/xml; charset=utf-8', body);
+          const page = pageOf(single(query, 'page'), sitemapPageCount(servedPaths().length));
+          text(response, 'application/xml; charset=utf-8', sitemap(baseOf(request), page));
         },
       },
     },
