@@ -105,7 +105,7 @@ export function createApp(options: AppOptions): Express {
     // Byte ranges and write preconditions have no use on this read API and its files.
     for (const header of ['range', 'if-range', 'if-match', 'if-unmodified-since']) delete request.headers[header];
     // API answers are computed per request (and may start live work): never 304.
-    if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/'].includes(request.path)) {
+    if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/', '/robots.txt', '/sitemap.xml'].includes(request.path)) {
       delete request.headers['if-none-match'];
       delete request.headers['if-modified-since'];
     }

@@ -661,6 +661,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         operationId: 'getWellKnownLlmsTxt',
         tags: ['static'],
         summary: 'Orientation text at its well-known address (same as /llms.txt)',
+        kind: 'file',
         responses: { '200': textResponse('Orientation text, the same bytes as /llms.txt.', 'text/plain', CACHE_HEADER) },
         errors: { 400: ['UNKNOWN_PARAMETER'], 404: ['ROUTE_NOT_FOUND'] },
       }),
