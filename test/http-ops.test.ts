@@ -126,6 +126,13 @@ describe('compression', () => {
     expect(response.text).toBe(plain.text);
   });
 
+  it('a compressed file carries a weak ETag, and a conditional GET with it still answers 304', async () => {
+    const response = await request(built.app).get('/records/TST-D1.md').set('Accept-Encoding', 'gzip').expect(200);
+    expect(response.headers['content-encoding']).toBe('gzip');
+    expect(response.headers.etag).toMatch(/^W\/"/);
+    await request(built.app).get('/records/TST-D1.md').set('Accept-Encoding', 'gzip').set('If-None-Match', response.headers.etag!).expect(304);
+  });
+
   describe('what is never compressed', () => {
     let server: Server;
     let base: string;
