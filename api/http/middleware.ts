@@ -121,7 +121,7 @@ export function createErrorHandler(log: (line: string) => void): ErrorRequestHan
 }
 
 /** Name, message and the innermost frame of our own code, on one line. */
-export function describeFailure(error: unknown): string {
+function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return `thrown ${typeof error}: ${oneLine(String(error))}`;
   const frame = error.stack?.split('\n').find((line) => /^\s+at /.test(line) && !line.includes('node_modules') && !line.includes('node:'));
   const where = frame ? ` (${frame.trim().replace(/^at /, '')})` : '';
