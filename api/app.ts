@@ -1,6 +1,6 @@
 /**
  * The Express app: wiring only. Routes are thin; behaviour lives in api/core/.
- * Order: headers → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
+ * Order: headers (security, CORS, discovery links, compression) → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,8 @@ import express, { type Express } from 'express';
 import type { Capabilities } from './core/capabilities.ts';
 import { ApiError, apiError } from './errors.ts';
 import { bodyTooDeep, nestsDeeperThan } from './http/body-depth.ts';
+import { createCompression } from './http/compression.ts';
+import { discoveryLinks } from './http/discovery.ts';
 import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
 import { isMediaPath, mediaFiles } from './http/media.ts';
 import { AGENT_ENTRY_CALL, createSuggest, routeCall } from './http/suggest.ts';
@@ -18,6 +20,7 @@ import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
+import { crawlerRoutes } from './routes/crawlers.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { createSqliteStore } from './storage/sqlite-store.ts';
 import type { Store } from './storage/store.ts';
@@ -44,9 +47,13 @@ export interface AppOptions {
   trustProxy?: boolean | number | string;
   /** POST /api/mcp options (allowed browser origins); defaults from MCP_ALLOWED_ORIGINS. */
   mcp?: McpHttpOptions;
+  /** PUBLIC_BASE_URL: origin of the absolute URLs in sitemap.xml and robots.txt; else each request's own. */
+  publicBaseUrl?: string;
 }
 
 export const MAX_URL_BYTES = 8192;
+/** Same value as DOCUMENTED_MAX_BODY in api/openapi.ts. */
+export const MAX_JSON_BODY_BYTES = 64 * 1024;
 
 export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: boolean): Capabilities {
   return {
@@ -97,13 +104,13 @@ export function createApp(options: AppOptions): Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.set('query parser', parseQueryString);
-  app.use(securityHeaders, cors);
+  app.use(securityHeaders, cors, discoveryLinks, createCompression());
   app.use((request, _response, next) => {
     // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
     const ignored = isMediaPath(request.path) ? ['if-match', 'if-unmodified-since'] : ['range', 'if-range', 'if-match', 'if-unmodified-since'];
     for (const header of ignored) delete request.headers[header];
     // API answers are computed per request (and may start live work): never 304.
-    if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/'].includes(request.path)) {
+    if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/', '/robots.txt', '/sitemap.xml'].includes(request.path)) {
       delete request.headers['if-none-match'];
       delete request.headers['if-modified-since'];
     }
@@ -121,8 +128,18 @@ export function createApp(options: AppOptions): Express {
     next();
   });
   // Bodies are read only where a body means something.
-  const json = express.json({ limit: '64kb' });
-  app.use((request, response, next) => (request.method === 'POST' ? json(request, response, next) : next()));
+  const json = express.json({ limit: MAX_JSON_BODY_BYTES });
+  app.use((request, response, next) => {
+    if (request.method !== 'POST') return next();
+    // A body announced over the limit is refused before a byte of it is read (the parser
+    // would first read it all, from a client that may never send it), and the connection closed.
+    const encoding = request.headers['content-encoding'] ?? 'identity';
+    if (Number(request.headers['content-length']) > MAX_JSON_BODY_BYTES && encoding === 'identity' && request.is('application/json')) {
+      next(apiError('PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.', { headers: { Connection: 'close' } }));
+      return;
+    }
+    json(request, response, next);
+  });
 
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
@@ -134,6 +151,7 @@ export function createApp(options: AppOptions): Express {
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
     ...staticRoutes(context),
+    ...crawlerRoutes(context, { ...(siteBuilt ? { siteDir: options.siteDir! } : {}), ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) }),
   ];
   for (const route of routes) {
     const allowed = Object.keys(route.methods);

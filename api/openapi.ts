@@ -8,6 +8,7 @@ import { apiSchemas } from '../schemas/api.ts';
 import { EVIDENCE_ORDER, FORMATS, GLYPHS, LAYERS, RINGS, TENSION_STATUSES } from '../schemas/vocab.ts';
 import { ATLAS_RELEVANCE_RATIO } from './core/atlas-admission.ts';
 import { CERT_FILTERS } from './core/atlas.ts';
+import { SITEMAP_MAX_URLS } from './core/crawlers.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './core/query-params.ts';
 import { INTERFACE_VERSION, OPENAPI_VERSION } from './core/version.ts';
 import { ERROR_CODES, type ErrorCode } from './errors.ts';
@@ -70,7 +71,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   RATE_LIMITED: 'Too many writes from this client; wait Retry-After seconds, then resend with the same Idempotency-Key.',
   LIVE_PANEL_UNAVAILABLE: 'The path needs a live model panel (full deliberation, async jobs, trace, council) and none is configured on this deployment; /api/health capabilities list what is wired.',
   ORIGIN_NOT_ALLOWED: 'A browser Origin outside the allow-list on POST /api/mcp (loopback origins and MCP_ALLOWED_ORIGINS are allowed; requests without Origin are allowed).',
-  INTERNAL_ERROR: 'An unexpected failure; retryable. The envelope carries no stack trace.',
+  INTERNAL_ERROR: 'An unexpected failure; retryable. details.error_id names the one line the server logged about it (quote it in a report); the envelope carries no stack trace.',
+  REQUEST_TIMEOUT: 'The request head or body did not arrive in full within the server\'s time limit (BODY_TIMEOUT_MS, default 30 s); answered before routing, then the connection is closed. Resend the whole request.',
   HEADERS_TOO_LARGE: 'The request headers exceed the 16 kB the server reads (answered before routing, in the envelope).',
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
   JOB_INTERRUPTED: 'Not an HTTP status: the error.code of a background job interrupted by server restarts twice; it is not retried again.',
@@ -82,11 +84,12 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   403: 'Authorization refused.',
   404: 'Not found.',
   405: 'Method not allowed: this path answers only the methods in the Allow header. Every method not documented on this path gets this response.',
+  408: 'Request timeout: the request did not arrive in full in time (answered before routing); the connection is closed.',
   413: `Payload too large: the JSON body is larger than ${DOCUMENTED_MAX_BODY}.`,
   414: `URI too long: the request URL is longer than ${DOCUMENTED_MAX_URL_BYTES} bytes.`,
   416: 'Range not satisfiable: no byte of the requested range lies inside the file; Content-Range gives its size.',
   429: 'Too many requests from this client: wait Retry-After seconds.',
-  500: 'Internal error. Retryable; the envelope carries no stack trace.',
+  500: 'Internal error. Retryable; details.error_id names the line the server logged; the envelope carries no stack trace.',
   501: 'Not available in this engine version; the envelope points at what works instead.',
   502: 'A model provider of the live panel failed, or its result could not be used.',
   503: 'Live work or the store is unavailable (no panel configured, spending ceiling reached, no record store, or the store cannot be reached for the moment); the envelope says whether to retry and points at the fast path.',
@@ -189,6 +192,7 @@ function operation(spec: OperationSpec): Json {
   }
   // Routes and files alike answer other methods with 405 and Allow.
   add(405, 'METHOD_NOT_ALLOWED');
+  add(408, 'REQUEST_TIMEOUT');
   add(414, 'URI_TOO_LONG');
   add(431, 'HEADERS_TOO_LARGE');
   add(500, 'INTERNAL_ERROR');
@@ -233,8 +237,8 @@ function withEventStream(response: Json): Json {
   };
 }
 
-function textResponse(description: string, mediaType: 'text/markdown' | 'text/plain'): Json {
-  return { description, content: { [mediaType]: { schema: { type: 'string' } } } };
+function textResponse(description: string, mediaType: 'text/markdown' | 'text/plain' | 'application/xml', headers?: Json): Json {
+  return { description, ...(headers ? { headers } : {}), content: { [mediaType]: { schema: { type: 'string' } } } };
 }
 
 function queryParameter(name: string, schema: Json, description: string, options: { required?: boolean; list?: boolean; example?: unknown } = {}): Json {
@@ -257,6 +261,11 @@ const commaList = (values: readonly string[]): Json => ({ type: 'array', items: 
 const flag = (truthy: readonly string[]): Json => ({ type: 'string', enum: [...truthy, '0', 'false'] });
 
 const CACHE_HEADER: Json = { 'Cache-Control': { description: 'public, max-age=300 (5 minutes).', schema: { type: 'string' } } };
+
+/** Sent on / and /api/agent-entry (api/http/discovery.ts). */
+const DISCOVERY_LINK_HEADER: Json = {
+  Link: { description: 'RFC 8288 links: </openapi.json> with rel="service-desc" (this document) and </llms.txt> with rel="describedby".', required: true, schema: { type: 'string' } },
+};
 
 const IDEMPOTENCY_KEY: Json = {
   name: 'Idempotency-Key',
@@ -349,8 +358,8 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         operationId: 'getAgentEntry',
         tags: ['orientation'],
         summary: 'Agent entry packet',
-        description: 'The intended first call for a client with no memory of the service.',
-        responses: { '200': ok('Agent entry packet (spec §2.9).', ref('AgentEntry')) },
+        description: 'The intended first call for a client with no memory of the service. The Link header names this document (rel="service-desc") and /llms.txt (rel="describedby").',
+        responses: { '200': ok('Agent entry packet (spec §2.9).', ref('AgentEntry'), DISCOVERY_LINK_HEADER) },
         errors: noParameters,
       }),
     },
@@ -672,6 +681,36 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
     },
     '/llms.txt': {
       get: operation({ operationId: 'getLlmsTxt', tags: ['static'], summary: 'Orientation text', kind: 'file', responses: { '200': textResponse('Orientation text.', 'text/plain') } }),
+    },
+    '/.well-known/llms.txt': {
+      get: operation({
+        operationId: 'getWellKnownLlmsTxt',
+        tags: ['static'],
+        summary: 'Orientation text at its well-known address (same as /llms.txt)',
+        kind: 'file',
+        responses: { '200': textResponse('Orientation text, the same bytes as /llms.txt.', 'text/plain', CACHE_HEADER) },
+        errors: { 400: ['UNKNOWN_PARAMETER'], 404: ['ROUTE_NOT_FOUND'] },
+      }),
+    },
+    '/robots.txt': {
+      get: operation({
+        operationId: 'getRobotsTxt',
+        tags: ['static'],
+        summary: 'Rules for crawlers: pages and files open, /api/ closed except /api/agent-entry; names the sitemap',
+        responses: { '200': textResponse('robots.txt with an absolute Sitemap URL (PUBLIC_BASE_URL, else the scheme and Host of the request).', 'text/plain', CACHE_HEADER) },
+        errors: { 400: ['UNKNOWN_PARAMETER', 'BAD_REQUEST'] },
+      }),
+    },
+    '/sitemap.xml': {
+      get: operation({
+        operationId: 'getSitemap',
+        tags: ['static'],
+        summary: 'Sitemap of every site page and record twin',
+        description: `A sitemaps.org urlset of absolute URLs (PUBLIC_BASE_URL, else the scheme and Host of the request). Past ${SITEMAP_MAX_URLS} URLs it is a sitemapindex naming /sitemap.xml?page=1, 2, ...`,
+        parameters: [queryParameter('page', { type: 'integer', minimum: 1 }, 'One page of a sitemap too large for one file, as named by the index.')],
+        responses: { '200': textResponse('Sitemap (urlset) or sitemap index.', 'application/xml', CACHE_HEADER) },
+        errors: { 400: ['UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER', 'BAD_REQUEST'] },
+      }),
     },
     [`/${siteSlug}.context.md`]: {
       get: operation({ operationId: 'getContextDocument', tags: ['static'], summary: `Orientation text of ${siteName}`, kind: 'file', responses: { '200': textResponse('Context document.', 'text/markdown') } }),

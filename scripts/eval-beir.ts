@@ -2,8 +2,8 @@
  * Scores the fast path's retrieval on a BEIR dataset imported with scripts/import-beir.ts:
  *
  *   npm run eval:beir -- --content /tmp/beir-arguana \
- *     --queries /work/shared/benchmarks/arguana/queries.jsonl.gz \
- *     --qrels /work/shared/benchmarks/arguana/qrels-dev.tsv [--artifacts <dir>] [--limit N] [--json]
+ *     --queries ../shared/benchmarks/arguana/queries.jsonl.gz \
+ *     --qrels ../shared/benchmarks/arguana/qrels-dev.tsv [--artifacts <dir>] [--limit N] [--json]
  *
  * Builds the content (embeddings cached in .cache/embeddings) unless --artifacts already
  * holds a build, then reports nDCG@10, Recall@100 and MRR@10 over the judged queries.

@@ -2,17 +2,17 @@
  * The read API on the real data of ../shared/omnarai (imported into a temporary folder,
  * never into the repository), checked against the source files read here independently.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
+import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 
-const dataDir = path.resolve(REPO_ROOT, '../shared/omnarai');
-const hasData = existsSync(dataDir);
+const dataDir = sharedPath('omnarai');
+const hasData = haveFixtures(['corpus.json', 'media-corpus.jsonl', 'divergences.jsonl', 'concepts.json'].map((file) => path.join(dataDir, file)));
 
 interface SourceDivergence {
   id: string;

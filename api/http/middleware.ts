@@ -1,4 +1,5 @@
 /** Cross-cutting HTTP concerns: query parsing, CORS, security headers, error rendering. */
+import { randomBytes } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, apiError } from '../errors.ts';
 import { ProviderError } from '../providers/chat.ts';
@@ -21,9 +22,14 @@ export function parseQueryString(queryString: string): Record<string, string | s
   return out;
 }
 
+/** On every answer, errors included (also those http-server.ts writes before routing). */
+export const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location, Link',
+} as const;
+
 export const cors: RequestHandler = (request, response, next) => {
-  response.setHeader('Access-Control-Allow-Origin', '*');
-  response.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location');
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
   if (request.method === 'OPTIONS') {
     response.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
     response.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key, Mcp-Session-Id');
@@ -67,15 +73,15 @@ export function renderError(response: Response, error: ApiError): void {
 }
 
 export function createErrorHandler(log: (line: string) => void, suggest?: Suggest): ErrorRequestHandler {
-  return (error: unknown, _request, response, _next) => {
+  return (error: unknown, request, response, _next) => {
     if (response.headersSent) return;
     if (suggest) response.locals.suggestNextCall = suggest;
-    renderError(response, toApiError(error, log));
+    renderError(response, toApiError(error, log, request));
   };
 }
 
 /** Every error as the ApiError the client gets: the one mapping for JSON bodies and event streams. */
-export function toApiError(error: unknown, log: (line: string) => void): ApiError {
+export function toApiError(error: unknown, log: (line: string) => void, request?: { method: string; path: string }): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
     // An outage, not a bug: one line per request, no stack, and the client is told to retry.
@@ -102,8 +108,24 @@ export function toApiError(error: unknown, log: (line: string) => void): ApiErro
   if ((status !== undefined && status >= 400 && status < 500) || type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new ApiError(400, 'BAD_REQUEST', 'the request could not be read', 'Send UTF-8 JSON with Content-Type: application/json.');
   }
-  log(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);
-  return apiError('INTERNAL_ERROR', 'an internal error occurred', 'Retry once; if it persists, use the fast path GET /api/query?q=... or report the time of the failure.', {
+  // One line a failure, with an id the client also receives: a failing dependency must not
+  // flood the log with a stack per request, and an operator finds the line from a report.
+  const errorId = randomBytes(6).toString('hex');
+  log(`500 INTERNAL_ERROR error_id=${errorId}${request ? ` ${request.method} ${request.path}` : ''}: ${describeFailure(error)}`);
+  return apiError('INTERNAL_ERROR', 'an internal error occurred', `Retry once; if it persists, use the fast path GET /api/query?q=... or report error_id ${errorId}.`, {
     retryable: true,
+    details: { error_id: errorId },
   });
+}
+
+/** Name, message and the innermost frame of our own code, on one line. */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return `thrown ${typeof error}: ${oneLine(String(error))}`;
+  const frame = error.stack?.split('\n').find((line) => /^\s+at /.test(line) && !line.includes('node_modules') && !line.includes('node:'));
+  const where = frame ? ` (${frame.trim().replace(/^at /, '')})` : '';
+  return `${error.name}: ${oneLine(error.message)}${where}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 500);
 }
