@@ -13,6 +13,7 @@ import type { LiveService } from './live/service.ts';
 import { divergenceRoutes } from './routes/divergences.ts';
 import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
+import { wellFormedWrites } from './http/text-guard.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
@@ -83,6 +84,7 @@ export function createApp(options: AppOptions): Express {
   const limiter = createLimiter(store, context.now);
   context.limiter = limiter;
   context.limits = limits;
+  context.store = store;
 
   const app = express();
   app.disable('x-powered-by');
@@ -118,6 +120,7 @@ export function createApp(options: AppOptions): Express {
   // Bodies are read only where a body means something.
   const json = express.json({ limit: '64kb' });
   app.use((request, response, next) => (request.method === 'POST' ? json(request, response, next) : next()));
+  app.use(wellFormedWrites);
 
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),

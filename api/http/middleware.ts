@@ -2,7 +2,7 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, apiError } from '../errors.ts';
 import { ProviderError } from '../providers/chat.ts';
-import { StoreUnavailableError } from '../storage/store.ts';
+import { StoreUnavailableError, UnstorableTextError } from '../storage/store.ts';
 
 /**
  * WHATWG parsing of the query string: flat string values (repeats become arrays), no
@@ -79,6 +79,11 @@ export function createErrorHandler(log: (line: string) => void): ErrorRequestHan
       );
       return;
     }
+    if (error instanceof UnstorableTextError) {
+      // The edge rule (text-guard.ts) answers first; this is text that reached a driver another way.
+      renderError(response, apiError('INVALID_TEXT', error.message, 'Remove NUL characters and unpaired surrogates from the text and resend. Nothing was stored.', { details: { field: error.field, problem: error.problem } }));
+      return;
+    }
     if (error instanceof ProviderError) {
       renderError(response, apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true }));
       return;
@@ -103,8 +108,10 @@ export function createErrorHandler(log: (line: string) => void): ErrorRequestHan
     log(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);
     renderError(
       response,
-      apiError('INTERNAL_ERROR', 'an internal error occurred', 'Retry once; if it persists, use the fast path GET /api/query?q=... or report the time of the failure.', {
-        retryable: true,
+      // Transient failures have their own codes (STORE_UNAVAILABLE, PROVIDER_FAILED, ...); an
+      // unknown one is presumed permanent, so a client following the envelope does not loop.
+      apiError('INTERNAL_ERROR', 'an internal error occurred', 'Do not resend the same request unchanged; use the fast path GET /api/query?q=... meanwhile, or report the time of the failure.', {
+        retryable: false,
       }),
     );
   };

@@ -1,6 +1,6 @@
 import { runFastPath } from '../core/fast-path.ts';
 import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
-import { accepted, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive } from './live.ts';
+import { handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive, submitJob } from './live.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { apiError } from '../errors.ts';
 
@@ -31,12 +31,12 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             ...(body.syntheticIdentity ? { si: body.syntheticIdentity } : {}),
           });
           const live = requireLive(context, body.query);
-          await limitLive(context, request, response, 'live');
           const input = { query, ...(body.session_id ? { session_id: body.session_id } : {}) };
           if (body.async) {
-            accepted(response, await live.submit('deliberation', input));
+            await submitJob(context, request, response, { name: 'query', limit: 'live' }, 'deliberation', input);
             return;
           }
+          await limitLive(context, request, response, 'live');
           response.json(await live.deliberateNow(input));
         },
       },

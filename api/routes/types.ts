@@ -3,6 +3,7 @@ import type { Corpus } from '../load-artifacts.ts';
 import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
+import type { Store } from '../storage/store.ts';
 
 export interface RouteContext {
   corpus: Corpus;
@@ -15,6 +16,8 @@ export interface RouteContext {
   /** Set by createApp: rate limits on writes and live paths. */
   limiter?: Limiter;
   limits?: RateLimits;
+  /** Set by createApp: the store that also keeps Idempotency-Keys of job submissions. */
+  store?: Store;
 }
 
 export type Method = 'GET' | 'POST';
