@@ -415,7 +415,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           '200': ok('Full deliberation with a receipt.', ref('DeliberationResponse')),
           '202': accepted('Background deliberation submitted (async true). Poll GET /api/query?job=<job_id> about every 3 s.'),
         },
-        errors: { 400: ['INVALID_BODY', 'PARAM_MISSING'], ...livePanel, ...keyed },
+        errors: { 400: ['INVALID_BODY', 'PARAM_MISSING', 'INVALID_PARAMETER'], ...livePanel, ...keyed },
         post: true,
       }),
     },

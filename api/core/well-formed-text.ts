@@ -34,26 +34,26 @@ const join = (field: string, key: string) => (field === '' ? key : /^[A-Za-z_$][
 
 /**
  * The first string (or object key) in `value` that is not storable text, depth first, or
- * undefined when every string is. Plain objects and arrays are walked; other values are skipped.
+ * undefined when every string is. Plain objects and arrays are walked without recursion (a
+ * JSON body may nest thousands of levels deep); other values are skipped.
  */
 export function findIllFormedText(value: unknown, field = ''): IllFormedText | undefined {
-  if (typeof value === 'string') {
-    const found = problemIn(value);
-    return found ? { field: field || '(value)', ...found } : undefined;
-  }
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      const found = findIllFormedText(value[index], `${field}[${index}]`);
-      if (found) return found;
+  const pending: [unknown, string][] = [[value, field]];
+  while (pending.length > 0) {
+    const [item, where] = pending.pop()!;
+    if (typeof item === 'string') {
+      const found = problemIn(item);
+      if (found) return { field: where || '(value)', ...found };
+    } else if (Array.isArray(item)) {
+      for (let index = item.length - 1; index >= 0; index--) pending.push([item[index], `${where}[${index}]`]);
+    } else if (item !== null && typeof item === 'object' && !(item instanceof Date)) {
+      const entries = Object.entries(item);
+      for (const [key] of entries) {
+        const inKey = problemIn(key);
+        if (inKey) return { field: `${where || '(value)'}.(key)`, ...inKey };
+      }
+      for (let index = entries.length - 1; index >= 0; index--) pending.push([entries[index]![1], join(where, entries[index]![0])]);
     }
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object' || value instanceof Date) return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const inKey = problemIn(key);
-    if (inKey) return { field: `${join(field, '(key)')}`, ...inKey };
-    const found = findIllFormedText(item, join(field, key));
-    if (found) return found;
   }
   return undefined;
 }

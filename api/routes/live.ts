@@ -9,7 +9,7 @@ import { GLYPHS } from '../../schemas/vocab.ts';
 import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
 import type { LiveService } from '../live/service.ts';
-import { answerOnce } from '../http/idempotency.ts';
+import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
 import type { JobKind, JobRecord } from '../storage/store.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { encodeParam } from '../core/url.ts';
@@ -185,6 +185,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           rejectUnknownParameters(raw, ['q', 'async'], '/api/council');
           const question = questionOf(raw, '/api/council');
           const wantsAsync = asyncRequested(raw);
+          idempotencyKey(request);
           const live = requireLive(context, question);
           if (wantsAsync) {
             await submitJob(context, request, response, { name: 'council', limit: 'council' }, 'council', { question });
@@ -219,6 +220,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           rejectUnknownParameters(raw, ['q', 'async'], '/api/trace');
           const q = questionOf(raw, '/api/trace');
           const wantsAsync = asyncRequested(raw);
+          idempotencyKey(request);
           const query = parseQueryParameters({ q });
           const live = requireLive(context, q);
           if (wantsAsync) {

@@ -3,6 +3,7 @@ import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
 import { handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive, submitJob } from './live.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { apiError } from '../errors.ts';
+import { idempotencyKey } from '../http/idempotency.ts';
 
 export function queryRoutes(context: RouteContext): RouteDefinition[] {
   return [
@@ -11,6 +12,8 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response) => {
           const query = parseQueryParameters(request.query as RawQuery);
+          // Used by job submissions (async=1); malformed, it is rejected on every form alike.
+          idempotencyKey(request);
           if (await handleLiveQuery(context, query, request, response)) return;
           const body = await runFastPath(context.corpus, query, {
             includeDeliberation: query.mode === undefined,
@@ -21,6 +24,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
         POST: async (request, response) => {
           const parsed = QueryBodySchema.safeParse(request.body ?? {});
           if (!parsed.success) throw invalidBody(parsed.error);
+          idempotencyKey(request);
           const body = parsed.data;
           if (body.query.trim() === '') {
             throw apiError('PARAM_MISSING', 'query is empty: the service never answers a question that was not asked', 'Send {"query": "<your question>"}.', { extra: { param_missing: true } });
