@@ -371,7 +371,6 @@ const rows: Row[] = [
   { method: 'POST', url: '/api/contribute', body: { ...contribution, answer: 'nul \u0000' }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/contribute (NUL in the answer)' },
   { method: 'POST', url: '/api/store', body: { ...proposal, title: 'lone \ud800' }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/store (unpaired surrogate in the title)' },
   { method: 'POST', url: '/api/query', body: { query: 'why\u0000', async: true }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/query (NUL in the query)' },
-  { method: 'GET', url: '/api/query?q=why%00&async=1', status: 400, code: 'INVALID_TEXT', label: 'GET /api/query (NUL in q of a job submission)' },
   { method: 'POST', url: '/api/contribute', body: { ...contribution, justification: 'because' }, status: 400, code: 'INVALID_JUSTIFICATION', zod: InvalidJustificationErrorSchema, label: 'POST /api/contribute (invalid justification)' },
   { method: 'POST', url: '/api/contribute', body: { ...contribution, id: 'tst-d1' }, status: 404, code: 'RECORD_NOT_FOUND', label: 'POST /api/contribute (unknown record)' },
   { method: 'POST', url: '/api/contribute', body: {}, status: 400, code: 'INVALID_BODY', label: 'POST /api/contribute (empty body)' },

@@ -1,10 +1,11 @@
 /**
- * One rule at the edge for every write: each string of a POST body, and each query parameter
- * of a GET that submits a job (async=1), is well-formed Unicode without NUL; anything else is
- * 400 INVALID_TEXT before a route or a store driver sees it, so SQLite and PostgreSQL give the
- * same answer. Reads are not concerned: the fast path echoes any question byte for byte.
+ * One rule at the edge for every write: each string of a POST body (here, before any route),
+ * and each query parameter of a GET that submits a job (async=1, by submitJob), is well-formed
+ * Unicode without NUL; anything else is 400 INVALID_TEXT before a store driver sees it, so
+ * SQLite and PostgreSQL give the same answer. Reads are not concerned: the fast path echoes
+ * any question byte for byte.
  */
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { findIllFormedText, type IllFormedText } from '../core/well-formed-text.ts';
 import { apiError, type SuggestedCall } from '../errors.ts';
 
@@ -27,21 +28,20 @@ function cleaned(text: string): string {
   return text.replaceAll('\u0000', '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
-const submitsJob = (value: unknown) => typeof value === 'string' && ['1', 'true'].includes(value.toLowerCase());
-
 export const wellFormedWrites: RequestHandler = (request, _response, next) => {
-  if (RELAYED_PATHS.has(request.path)) return next();
-  if (request.method === 'POST' && request.body !== undefined) {
-    const found = findIllFormedText(request.body, 'body');
-    if (found) return next(invalidText(found, { method: 'POST', path: request.path }));
-  }
-  if ((request.method === 'GET' || request.method === 'HEAD') && submitsJob((request.query as Record<string, unknown>).async)) {
-    const query = request.query as Record<string, string | string[]>;
-    const found = findIllFormedText(query, 'query');
-    if (found) {
-      const resend = Object.fromEntries(Object.entries(query).map(([name, value]) => [cleaned(name), cleaned(Array.isArray(value) ? value[0] ?? '' : value)]));
-      return next(invalidText(found, { method: 'GET', path: request.path, query: resend }));
-    }
-  }
-  next();
+  if (RELAYED_PATHS.has(request.path) || request.method !== 'POST' || request.body === undefined) return next();
+  const found = findIllFormedText(request.body, 'body');
+  next(found ? invalidText(found, { method: 'POST', path: request.path }) : undefined);
 };
+
+/**
+ * The same rule for the query parameters of a GET that submits a job (async=1): called by the
+ * route once the parameters are validated, so an unknown parameter is still UNKNOWN_PARAMETER.
+ */
+export function assertWellFormedQuery(request: Request): void {
+  const query = request.query as Record<string, string | string[]>;
+  const found = findIllFormedText(query, 'query');
+  if (!found) return;
+  const resend = Object.fromEntries(Object.entries(query).map(([name, value]) => [cleaned(name), cleaned(Array.isArray(value) ? (value[0] ?? '') : value)]));
+  throw invalidText(found, { method: 'GET', path: request.path, query: resend });
+}

@@ -10,6 +10,7 @@ import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS,
 import { apiError } from '../errors.ts';
 import type { LiveService } from '../live/service.ts';
 import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
+import { assertWellFormedQuery } from '../http/text-guard.ts';
 import type { JobKind, JobRecord } from '../storage/store.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { encodeParam } from '../core/url.ts';
@@ -61,6 +62,7 @@ function acceptedBody(job: JobRecord) {
  */
 export async function submitJob(context: RouteContext, request: Request, response: Response, operation: { name: 'query' | 'trace' | 'council'; limit: 'live' | 'council' }, kind: JobKind, input: unknown): Promise<void> {
   const live = context.live!;
+  if (request.method !== 'POST') assertWellFormedQuery(request);
   const work = async () => {
     await limitLive(context, request, response, operation.limit);
     const job = await live.submit(kind, input);
