@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createPostgresStore } from '../api/storage/postgres-store.ts';
+import { createPostgresStore, isUnavailable } from '../api/storage/postgres-store.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
 import { StoreUnavailableError, UnstorableTextError, type Store } from '../api/storage/store.ts';
 import { tempDir } from './helpers/app.ts';
@@ -289,4 +289,28 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL store: rate-limit counters', ()
     await again.close();
     await old.end();
   });
+});
+
+describe('transient and permanent store errors', () => {
+  it('PostgreSQL: outages, deadlocks, lock and statement timeouts are transient; bad data and constraints are permanent', async () => {
+    const { default: pg } = await import('pg');
+    const failure = (code: string) => Object.assign(new pg.DatabaseError('failed', 0, 'error'), { code });
+    for (const code of ['08006', '57P01', '57P03', '53300', '53200', '40001', '40P01', '55P03', '57014']) expect(isUnavailable(failure(code)), code).toBe(true);
+    // 22021/22P05: NUL and untranslatable characters (what used to answer 500 retryable); 23505: unique violation.
+    for (const code of ['22021', '22P05', '22P02', '23505', '42601', '42P01']) expect(isUnavailable(failure(code)), code).toBe(false);
+  });
+
+  it('SQLite: a database locked by another process past busy_timeout is StoreUnavailableError, not a permanent failure', async () => {
+    const file = path.join(tempDir('store-busy'), 'store.db');
+    const store = createSqliteStore(file);
+    const Libsql = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
+    const other = new Libsql(file);
+    other.exec('BEGIN IMMEDIATE');
+    const error = await store.submitContribution(item(1), { key: 'c', limit: 5, windowMs: hour }, at(0)).then(() => undefined, (caught: unknown) => caught);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((await store.submitContribution(item(1), { key: 'c', limit: 5, windowMs: hour }, at(0))).outcome).toBe('created');
+    await store.close();
+  }, 30_000);
 });

@@ -94,12 +94,15 @@ const toContribution = (row: Record<string, unknown>): ContributionRecord => ({
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /**
- * Whether an error means the database cannot be reached rather than that a statement failed:
- * SQLSTATE class 08 (connection exception), 57P01-57P03 (shut down, crashed, starting up),
- * 53300 (too many connections), a socket error, or pg's own lost-connection errors.
+ * Whether an error is transient — the database cannot be reached or could not complete the
+ * statement for the moment — rather than a statement that will fail again: SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (shut down, crashed, starting up), class 53
+ * (insufficient resources, e.g. too many connections), class 40 (serialization failure,
+ * deadlock), 55P03 (lock not available), 57014 (statement cancelled or timed out), a socket
+ * error, or pg's own lost-connection errors. Everything else (bad data, constraint) is permanent.
  */
 export function isUnavailable(error: unknown): boolean {
-  if (error instanceof pg.DatabaseError) return /^(08|57P0[1-3]|53300)/.test(error.code ?? '');
+  if (error instanceof pg.DatabaseError) return /^(08|57P0[1-3]|53|40|55P03|57014)/.test(error.code ?? '');
   if (!(error instanceof Error)) return false;
   if ('syscall' in error) return true;
   return /^Connection terminated|is not queryable|timeout exceeded when trying to connect/.test(error.message);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { decideReservation } from './idempotency.ts';
-import type { ContributionRecord, Exchange, JobRecord, PersistedRecord, RateLimit, Reservation, SpendEntry, Store, SubmitOutcome } from './store.ts';
+import { StoreUnavailableError, type ContributionRecord, type Exchange, type JobRecord, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type Store, type SubmitOutcome } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
 
 interface Statement {
@@ -229,7 +229,7 @@ export function createSqliteStore(file: string): Store {
     }
   }
 
-  return refusingIllFormedText({
+  return reportingBusy(refusingIllFormedText({
     async createJob(job, now) {
       const at = now.toISOString();
       statements.insertJob.run(job.id, job.kind, 'queued', JSON.stringify(job.input ?? null), at, at);
@@ -353,5 +353,21 @@ export function createSqliteStore(file: string): Store {
     async close() {
       db.close();
     },
-  });
+  }));
+}
+
+/**
+ * A database another process holds locked past busy_timeout (SQLITE_BUSY, SQLITE_LOCKED) is
+ * transient, like PostgreSQL's outages: StoreUnavailableError (503, retryable). Other SQLite
+ * errors are permanent and stay as they are.
+ */
+function reportingBusy(store: Store): Store {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    wrapped[name] = (...args: unknown[]) =>
+      method(...args).catch((error: unknown) => {
+        throw /^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: unknown })?.code ?? '')) ? new StoreUnavailableError(error) : error;
+      });
+  }
+  return wrapped as unknown as Store;
 }
