@@ -208,6 +208,9 @@ for (const driver of drivers) {
       }
       expect(await store.listContributions()).toEqual([]);
       expect(await store.getJob('job_nul')).toBeUndefined();
+      // A look-up by an id no stored item can have finds nothing (PostgreSQL used to fail on it).
+      expect(await store.getJob('job\u0000')).toBeUndefined();
+      expect(await store.getContribution('ctb_\ud800')).toBeUndefined();
       expect(await store.getSession('s1', hour, at(0))).toEqual([]);
       expect(await store.listRecords()).toEqual([]);
       // Well-formed text of every plane is kept exactly: a surrogate pair, U+FFFD, controls other than NUL.

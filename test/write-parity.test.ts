@@ -89,6 +89,10 @@ for (const driver of drivers) {
       expect(await store.listContributions()).toEqual([]);
       expect(await store.unfinishedJobs()).toEqual([]);
       expect(await store.getSession('parity', HOUR, new Date())).toEqual([]);
+      // Polling a job id that no job can have is 404 on both drivers (PostgreSQL answered 500).
+      const poll = await send('GET', '/api/query?job=job%00', undefined);
+      expect(poll.status, poll.text).toBe(404);
+      expect(poll.body.error.code).toBe('JOB_NOT_FOUND');
       // The GET form's suggestion is the request cleaned, and it passes the rule.
       const suggested = (await send('GET', '/api/query?q=why%00&async=1', undefined)).body.error.suggested_next_call;
       expect(suggested).toEqual({ method: 'GET', path: '/api/query', query: { q: 'why', async: '1' } });

@@ -61,7 +61,7 @@ export async function answerOnce(request: Request, response: Response, write: Ke
     return;
   }
   const scope = { client: write.client, operation: write.operation, key };
-  const fingerprint = createHash('sha256').update(canonicalJson(write.request)).digest('hex');
+  const fingerprint = createHash('sha256').update(canonicalJson(write.request ?? null)).digest('hex');
   const reservation = await write.store.reserveIdempotencyKey(scope, fingerprint, write.now, RESERVATION_STALE_MS);
   if (reservation.state === 'replay') {
     response.setHeader('Idempotent-Replayed', 'true');
