@@ -40,10 +40,6 @@ export const POLL_INTERVAL_SECONDS = 3;
 
 const pollUrlOf = (job: JobRecord) => `/api/query?job=${encodeParam(job.id)}`;
 
-export function accepted(response: Response, job: JobRecord): void {
-  response.status(202).setHeader('Location', pollUrlOf(job)).json(acceptedBody(job));
-}
-
 function acceptedBody(job: JobRecord) {
   const pollUrl = pollUrlOf(job);
   return {
