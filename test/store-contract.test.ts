@@ -197,9 +197,8 @@ for (const driver of drivers) {
         ['identity with a lone high surrogate', () => store.submitContribution(item(2, { identity: 'x\ud800' }), limit, at(0))],
         ['proposal text with a lone low surrogate', () => store.submitContribution(item(3, { kind: 'proposal', record_id: null, justification: null, payload: { title: 't', text: '\udc00', sources: [] } }), limit, at(0))],
         ['job input', () => store.createJob({ id: 'job_nul', kind: 'deliberation', input: { query: { q: 'why\u0000' } } }, at(0))],
-        ['session exchange', () => store.appendExchange('s1', { question: 'q\ud83d', answer: 'a', sources: [], at: at(0).toISOString() }, 5, at(0))],
-        ['persisted record', () => store.saveRecord({ id: 'X-D9', frontmatter: { question: '\u0000' }, body: '', persisted_at: at(0).toISOString() })],
         ['idempotency acknowledgement', () => store.completeIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k' }, { status: 202, headers: {}, body: '"\u0000"' })],
+        ['idempotency key', () => store.reserveIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k\u0000' }, 'f', at(0), 60_000)],
       ];
       for (const [what, attempt] of attempts) {
         const error = await attempt().then(() => undefined, (caught: unknown) => caught);
@@ -208,16 +207,28 @@ for (const driver of drivers) {
       }
       expect(await store.listContributions()).toEqual([]);
       expect(await store.getJob('job_nul')).toBeUndefined();
+      expect(await store.reserveIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k' }, 'f', at(0), 60_000)).toEqual({ state: 'reserved' });
       // A look-up by an id no stored item can have finds nothing (PostgreSQL used to fail on it).
       expect(await store.getJob('job\u0000')).toBeUndefined();
       expect(await store.getContribution('ctb_\ud800')).toBeUndefined();
-      expect(await store.getSession('s1', hour, at(0))).toEqual([]);
-      expect(await store.listRecords()).toEqual([]);
       // Well-formed text of every plane is kept exactly: a surrogate pair, U+FFFD, controls other than NUL.
       const text = 'emoji \ud83d\ude00, replacement \ufffd, bell \u0007, RTL \u202e';
       const created = await store.submitContribution(item(4, { payload: { answer: text }, identity: text }), limit, at(0));
       expect(created).toMatchObject({ outcome: 'created', contribution: { identity: text, payload: { answer: text } } });
       expect((await store.getContribution('ctb_4'))?.payload.answer).toBe(text);
+      await store.close();
+    });
+
+    it('stores text the server produced (model output) safely and alike: NUL removed, unpaired surrogates as U+FFFD', async () => {
+      const store = await driver.open();
+      // A model answer with a NUL must not cost an acknowledged job its result.
+      await store.createJob({ id: 'job_model', kind: 'deliberation', input: { query: { q: 'why' } } }, at(0));
+      await store.finishJob('job_model', { result: { answer: 'a\u0000b \ud800 \ud83d\ude00', ['k\u0000']: ['\udc00'] } }, at(1));
+      expect((await store.getJob('job_model'))?.result).toEqual({ answer: 'ab \ufffd \ud83d\ude00', k: ['\ufffd'] });
+      await store.appendExchange('s1', { question: 'q', answer: 'x\u0000y', sources: [], at: at(0).toISOString() }, 5, at(0));
+      expect(await store.getSession('s1', hour, at(0))).toEqual([{ question: 'q', answer: 'xy', sources: [], at: at(0).toISOString() }]);
+      await store.saveRecord({ id: 'X-D9', frontmatter: { question: 'q', answers: [{ text: '\ud800' }] }, body: 'b\u0000', persisted_at: at(0).toISOString() });
+      expect(await store.listRecords()).toEqual([{ id: 'X-D9', frontmatter: { question: 'q', answers: [{ text: '\ufffd' }] }, body: 'b', persisted_at: at(0).toISOString() }]);
       await store.close();
     });
 
