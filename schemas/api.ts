@@ -1281,8 +1281,9 @@ export const ContributionStatusSchema = named(
 );
 export type ContributionStatus = z.infer<typeof ContributionStatusSchema>;
 
+// A replay for the same Idempotency-Key is the first answer byte for byte, marked only by the
+// header Idempotent-Replayed: true; it carries no flag of its own.
 const submissionFlags = {
-  replayed: z.literal(true).optional().describe('Present when the Idempotency-Key matched an earlier submission, which is returned.'),
   duplicate: z.literal(true).optional().describe('Present when identical content is already pending; nothing was added.'),
   review: text('How review works.'),
 };
