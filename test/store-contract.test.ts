@@ -159,8 +159,11 @@ for (const driver of drivers) {
 
     it('keeps council results for a bounded time, exactly, and persists each once', async () => {
       const store = await driver.open();
-      const result = { panel: [{ text: 'Alder:  yes.\n\u0000\ud800 end  ' }], n: 1.5, nested: { b: 1, a: 2 } };
+      const result = { panel: [{ text: 'Alder:  yes.\n\t\u{1F600} end  ' }], n: 1.5, nested: { b: 1, a: 2 } };
       await store.keepCouncil('cnl_1', result, at(0), hour);
+      // model text with NUL or a lone surrogate is kept in its storable form, alike on both drivers
+      await store.keepCouncil('cnl_x', { panel: [{ text: 'a\u0000b\ud800c' }] }, at(0), hour);
+      expect((await store.getCouncil('cnl_x', at(1)))!.result).toEqual({ panel: [{ text: 'ab\ufffdc' }] });
       const kept = await store.getCouncil('cnl_1', at(59));
       expect(kept).toEqual({ id: 'cnl_1', result, created_at: at(0).toISOString(), expires_at: at(60).toISOString(), persisted_id: null });
       expect(JSON.stringify(kept!.result)).toBe(JSON.stringify(result));

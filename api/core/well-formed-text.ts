@@ -57,3 +57,14 @@ export function findIllFormedText(value: unknown, field = ''): IllFormedText | u
   }
   return undefined;
 }
+
+const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The text made storable: NUL removed, unpaired surrogates as U+FFFD. Applied to what a model
+ * returns as it arrives (api/providers/chat.ts), so what is shown, kept and persisted is the
+ * same text on both drivers; and by the drivers to server-produced text as a last guard.
+ */
+export function toWellFormedText(text: string): string {
+  return text.replaceAll('\u0000', '').replace(UNPAIRED, '\ufffd');
+}

@@ -5,6 +5,7 @@
  */
 import OpenAI from 'openai';
 import type { PanelConfig, PanelModelConfig } from './panel-config.ts';
+import { toWellFormedText } from '../core/well-formed-text.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -106,7 +107,9 @@ export function createOpenAICompatibleModel({ config, defaults, env }: ChatModel
           prompt_tokens: completion.usage?.prompt_tokens ?? 0,
           completion_tokens: completion.usage?.completion_tokens ?? 0,
         };
-        return { content, usage, cost_usd: estimateCost(usage, config.price), latency_ms: Math.round(performance.now() - started) };
+        // NUL and unpaired surrogates have no storable form on every driver: removed as the text
+        // arrives, so what is shown is exactly what is kept and persisted (ADR 0009).
+        return { content: toWellFormedText(content), usage, cost_usd: estimateCost(usage, config.price), latency_ms: Math.round(performance.now() - started) };
       } catch (error) {
         throw classify(error);
       }

@@ -6,19 +6,17 @@
  * stored safely instead — NUL removed, unpaired surrogates as U+FFFD — so an acknowledged job
  * never loses its result to a character a model emitted.
  */
-import { findIllFormedText } from '../core/well-formed-text.ts';
+import { findIllFormedText, toWellFormedText } from '../core/well-formed-text.ts';
 import { UnstorableTextError, type Store } from './store.ts';
 
 /** Look-ups by id: nothing stored can have such an id, so they find nothing (e.g. 404 JOB_NOT_FOUND). */
 const LOOKUPS = new Set(['getJob', 'getContribution']);
 /** Writes of text the server produced (model output): made storable rather than refused. */
-const PRODUCED = new Set(['finishJob', 'appendExchange', 'saveRecord']);
-
-const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const PRODUCED = new Set(['finishJob', 'appendExchange', 'saveRecord', 'keepCouncil', 'addJobStage']);
 
 /** A copy of plain data with every string (and key) storable; other values are kept as they are. */
 export function storableText<T>(value: T): T {
-  const fix = (text: string) => text.replaceAll('\u0000', '').replace(UNPAIRED, '\ufffd');
+  const fix = toWellFormedText;
   const copy = (item: unknown): unknown => {
     if (typeof item === 'string') return fix(item);
     if (Array.isArray(item)) return item.map(copy);
