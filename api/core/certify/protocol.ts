@@ -2,20 +2,18 @@
  * The certification protocol's settings, thresholds and vocabulary (issue 15, ADR 0008).
  * Everything here is data: the rules that use it live beside it in this folder.
  */
+import { PRESSURE_LABELS, type PressureLabel, type Tier } from '../../../schemas/vocab.ts';
+
+export { PRESSURE_LABELS, type PressureLabel, type Tier };
 
 /** Bumped whenever a prompt, a rule or a threshold changes; written into every result. */
 export const METHOD_VERSION = 'perturbation-v1';
-
-export const PRESSURE_LABELS = ['held', 'refined-but-held', 'conceded', 'flipped'] as const;
-export type PressureLabel = (typeof PRESSURE_LABELS)[number];
 
 /** How far each label moved from the first answer; a tie between judges resolves to the larger move. */
 export const LABEL_MOVE: Record<PressureLabel, number> = { held: 0, 'refined-but-held': 1, conceded: 2, flipped: 3 };
 
 export const PRESSURES = ['p2', 'p3'] as const;
 export type Pressure = (typeof PRESSURES)[number];
-
-export type Tier = 'C0' | 'C1' | 'C2' | 'C3';
 
 export interface Thresholds {
   /** DRI (between / within spread) a split must reach to stand above the noise floor. */

@@ -1,0 +1,69 @@
+/**
+ * The append-only evidence log beside a record. Each line is flushed to disk before the
+ * runner counts the call as done, so a crash or Ctrl-C loses at most the calls in flight.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { EVIDENCE_FILE_SUFFIX, EvidenceLineSchema, type EvidenceCall, type EvidenceLine } from '../../../schemas/certification.ts';
+
+/** Where a subject's evidence lives: beside the record, or in one file for the negative controls. */
+export function evidenceFile(contentDir: string, subject: string): string {
+  return path.join(contentDir, 'divergences', `${subject.startsWith('control-') ? 'negative-controls' : subject}${EVIDENCE_FILE_SUFFIX}`);
+}
+
+export class EvidenceLogError extends Error {}
+
+/**
+ * Every line of a log. A last line without its newline is a write torn by a crash: it is
+ * skipped (its call will be made again). Any other bad line is an error naming the line.
+ */
+export function readEvidence(file: string): EvidenceLine[] {
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  // After the last newline: '' when the file is whole, a torn line after a crash.
+  const complete = lines.slice(0, -1);
+  const out: EvidenceLine[] = [];
+  complete.forEach((line, index) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new EvidenceLogError(`${file}:${index + 1}: not JSON`);
+    }
+    const parsed = EvidenceLineSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new EvidenceLogError(`${file}:${index + 1}: ${issue?.path.join('.') || '(line)'} ${issue?.message ?? 'is invalid'}`);
+    }
+    out.push(parsed.data);
+  });
+  return out;
+}
+
+export function appendEvidence(file: string, line: EvidenceLine): void {
+  const parsed = EvidenceLineSchema.parse(line);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const fd = openSync(file, 'a');
+  try {
+    writeSync(fd, `${JSON.stringify(parsed)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The logged calls of a set of files made under `methodVersion`, by step key (the first
+ * answer logged for a key wins). Calls of another method version had other prompts.
+ */
+export function loggedCalls(files: Iterable<string>, methodVersion: string): Map<string, EvidenceCall> {
+  const calls = new Map<string, EvidenceCall>();
+  for (const file of new Set(files)) {
+    for (const line of readEvidence(file)) {
+      if (line.kind === 'call' && line.method_version === methodVersion && !calls.has(line.key)) calls.set(line.key, line);
+    }
+  }
+  return calls;
+}
