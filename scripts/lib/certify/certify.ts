@@ -3,6 +3,7 @@
  * controls, and (with write) writes each record's certification block, unless a control
  * certified, in which case the instrument is broken and nothing is written.
  */
+import { setMaxListeners } from 'node:events';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { combineRuns, type CombinedOutcome, type RunOutcome } from '../../../api/core/certify/evaluate.ts';
@@ -122,6 +123,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
 
   // One signal for every call: the caller's (Ctrl-C), or ours when the ceiling is reached.
   const controller = new AbortController();
+  setMaxListeners(0, controller.signal); // the SDK adds a listener per request
   const abort = () => controller.abort();
   if (options.signal?.aborted) abort();
   options.signal?.addEventListener('abort', abort, { once: true });
