@@ -7,6 +7,9 @@ import type { EvidenceCall } from '../schemas/certification.ts';
 import { parseCertifyArgs, UsageError } from '../scripts/lib/certify/cli-args.ts';
 import { appendEvidence, EvidenceLogError, loggedCalls, readEvidence } from '../scripts/lib/certify/evidence-log.ts';
 import { createLimiter, createLocalSpendGuard, SpendCeilingError } from '../scripts/lib/certify/spend-guard.ts';
+import { ContentError } from '../scripts/lib/issues.ts';
+import { loadContent } from '../scripts/lib/load-content.ts';
+import { writeFixtureContent } from './helpers/fixture-content.ts';
 import { BlockWriteError, replaceCertificationBlock } from '../scripts/lib/certify/write-block.ts';
 
 const record = (certification: string) =>
@@ -80,6 +83,33 @@ describe('evidence log', () => {
 
   it('refuses to append a line the schema rejects', () => {
     expect(() => appendEvidence(path.join(os.tmpdir(), 'never.certification.jsonl'), { ...call('k'), cost_usd: -1 })).toThrow();
+  });
+});
+
+describe('content validation of evidence logs', () => {
+  it('accepts valid logs beside records, names a torn line, a bad line and evidence for no record', () => {
+    const dir = writeFixtureContent();
+    try {
+      appendEvidence(path.join(dir, 'divergences', 'TST-D1.certification.jsonl'), call('k1'));
+      appendEvidence(path.join(dir, 'divergences', 'negative-controls.certification.jsonl'), call('k2'));
+      expect(loadContent(dir).divergences).toHaveLength(2);
+      appendFileSync(path.join(dir, 'divergences', 'TST-D1.certification.jsonl'), '{"kind":');
+      writeFileSync(path.join(dir, 'divergences', 'TST-D8.certification.jsonl'), '');
+      writeFileSync(path.join(dir, 'divergences', 'TST-D2.certification.jsonl'), '{"kind":"result"}\n');
+      let error: unknown;
+      try {
+        loadContent(dir);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ContentError);
+      const message = (error as Error).message;
+      expect(message).toMatch(/TST-D1\.certification\.jsonl.*torn line/);
+      expect(message).toMatch(/TST-D8\.certification\.jsonl.*not a divergence record/);
+      expect(message).toMatch(/TST-D2\.certification\.jsonl: line 1: subject/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

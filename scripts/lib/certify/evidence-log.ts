@@ -6,12 +6,23 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, wr
 import path from 'node:path';
 import { EVIDENCE_FILE_SUFFIX, EvidenceLineSchema, type EvidenceCall, type EvidenceLine } from '../../../schemas/certification.ts';
 
+/** Name of the one evidence file the negative controls share. */
+export const NEGATIVE_CONTROLS = 'negative-controls';
+
 /** Where a subject's evidence lives: beside the record, or in one file for the negative controls. */
 export function evidenceFile(contentDir: string, subject: string): string {
-  return path.join(contentDir, 'divergences', `${subject.startsWith('control-') ? 'negative-controls' : subject}${EVIDENCE_FILE_SUFFIX}`);
+  return path.join(contentDir, 'divergences', `${subject.startsWith('control-') ? NEGATIVE_CONTROLS : subject}${EVIDENCE_FILE_SUFFIX}`);
 }
 
-export class EvidenceLogError extends Error {}
+export class EvidenceLogError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly detail: string,
+  ) {
+    super(`${file}:${line}: ${detail}`);
+  }
+}
 
 /**
  * Every line of a log. A last line without its newline is a write torn by a crash: it is
@@ -30,16 +41,31 @@ export function readEvidence(file: string): EvidenceLine[] {
     try {
       value = JSON.parse(line);
     } catch {
-      throw new EvidenceLogError(`${file}:${index + 1}: not JSON`);
+      throw new EvidenceLogError(file, index + 1, 'is not JSON');
     }
     const parsed = EvidenceLineSchema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new EvidenceLogError(`${file}:${index + 1}: ${issue?.path.join('.') || '(line)'} ${issue?.message ?? 'is invalid'}`);
+      throw new EvidenceLogError(file, index + 1, `${issue?.path.join('.') || '(line)'}: ${issue?.message ?? 'is invalid'}`);
     }
     out.push(parsed.data);
   });
   return out;
+}
+
+/**
+ * Problems of an evidence file found beside the records (for content validation): every line
+ * must parse; a torn last line means a run was interrupted and must be resumed before review.
+ */
+export function checkEvidenceFile(file: string): { field: string; message: string }[] {
+  try {
+    readEvidence(file);
+  } catch (error) {
+    if (error instanceof EvidenceLogError) return [{ field: `line ${error.line}`, message: error.detail }];
+    throw error;
+  }
+  const text = readFileSync(file, 'utf8');
+  return text === '' || text.endsWith('\n') ? [] : [{ field: '(end)', message: 'ends in a torn line (an interrupted certification): run npm run certify again to complete it' }];
 }
 
 export function appendEvidence(file: string, line: EvidenceLine): void {
