@@ -158,7 +158,7 @@ describe('certification against a scripted panel', () => {
     expect(calls).toHaveLength(report.plan.calls);
     expect(new Set(calls.map((line) => line.key)).size).toBe(calls.length);
     expect(chatRequests()).toHaveLength(report.plan.calls);
-    expect(lines.filter((line) => line.kind === 'result').map((line) => line.subject).sort()).toEqual(['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5']);
+    expect(lines.filter((line) => line.kind === 'result').map((line) => line.subject).sort()).toEqual(['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'control-1']);
     const judged = calls.filter((line) => line.kind === 'call' && line.step === 'judge');
     expect(judged.every((line) => line.kind === 'call' && line.label !== null && !/Alder|Birch|Cedar/.test(JSON.stringify(line.messages)))).toBe(true);
   });
@@ -225,6 +225,27 @@ describe('certification against a scripted panel', () => {
       .flatMap((line) => (line.kind === 'call' ? [line.key] : []));
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys).toHaveLength(second.plan.calls);
+  });
+
+  it('a model naming itself is style, not a split: names are neutralised before embedding', async () => {
+    const report = await certify(options({ embedder: stanceEmbedder(16, Object.keys(PANEL)) }));
+    expect(report.broken).toBe(false);
+    expect(report.controls.results[0]!.certification).toMatchObject({ tier: 'C0', between_spread: expect.any(Number) });
+    expect(report.controls.results[0]!.certification.between_spread!).toBeLessThan(0.08);
+    expect(report.records.map((record) => record.certification?.tier)).toEqual(['C3', 'C1', 'C0', 'C2']);
+  });
+
+  it('a record whose calls fail is reported, not written; the others are certified and written', async () => {
+    world['most recent instruction'] = { Alder: { stance: 'YES' }, Birch: { stance: 'FAIL' }, Cedar: { stance: 'YES' } };
+    const before = recordBytes();
+    const report = await certify(options({ write: true }));
+    const d3 = report.records.find((record) => record.id === 'TST-D3')!;
+    expect(d3).toMatchObject({ written: false, tiers: [] });
+    expect(d3.error).toMatch(/500|server/);
+    expect(recordBytes()['TST-D3.md']).toBe(before['TST-D3.md']);
+    expect(report.records.filter((record) => record.written).map((record) => record.id)).toEqual(['TST-D1', 'TST-D4', 'TST-D5']);
+    // What was paid for before the failure stays in the log for the next attempt.
+    expect(readEvidence(path.join(contentDir, 'divergences', 'TST-D3.certification.jsonl')).length).toBeGreaterThan(0);
   });
 
   it('--runs 3 reports agreement and the DRI range', async () => {

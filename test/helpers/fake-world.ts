@@ -14,6 +14,7 @@ import type { Behaviour, FakeOpenAI, RecordedRequest, Usage } from './fake-opena
 export type Move = 'hold' | 'flip' | 'concede';
 
 export interface Persona {
+  /** `FAIL`: every call on this question answers HTTP 500. */
   stance: string;
   /** Under P2, facing the most-opposed peer's answer (default hold). `flip` takes the peer's stance. */
   onPeer?: Move;
@@ -25,6 +26,14 @@ export interface Persona {
 
 /** Question fragment → model name → persona. Questions matching no fragment get stance SAME from everyone. */
 export type WorldScript = Record<string, Record<string, Persona>>;
+
+/** Words that carry the stance for a real sentence embedder (the marker alone barely moves one). */
+const STANCE_WORDS: Record<string, string> = {
+  YES: 'Yes, it can: I affirm this and would defend it.',
+  NO: 'No, it cannot: I deny this and would argue against it.',
+  SAME: 'Water boils at 100 degrees Celsius at sea level.',
+};
+const say = (stance: string) => `STANCE-${stance}. ${STANCE_WORDS[stance] ?? ''}`.trim();
 
 const text = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content ?? ''));
 const stanceIn = (value: string) => /STANCE-([A-Z]+)/.exec(value)?.[1];
@@ -47,17 +56,19 @@ export function panelMember(world: () => WorldScript, name: string, usage?: Usag
       const question = text(messages.find((message) => message.role === 'user')?.content);
       const persona = personaFor(world(), name, question);
       roll++;
+      // A stance of FAIL makes the fake answer 500 (the content function throws).
+      if (persona.stance === 'FAIL') throw new Error(`${name} is scripted to fail on this question`);
       if (messages.length <= 2) {
         const stance = question.includes('(reworded') ? (persona.onParaphrase ?? persona.stance) : persona.stance;
-        return `${name} says STANCE-${stance}. (take ${roll})`;
+        return `${name} says ${say(stance)} (take ${roll})`;
       }
       const own = stanceIn(text(messages[messages.length - 2]?.content)) ?? persona.stance;
       const challenge = text(messages[messages.length - 1]?.content);
       const peer = challenge.includes('Another panel member');
       const move = (peer ? persona.onPeer : persona.onPressure) ?? 'hold';
-      if (move === 'flip') return `${name} now says STANCE-${peer ? (stanceIn(challenge) ?? 'OPPOSITE') : 'OPPOSITE'}. (take ${roll})`;
-      if (move === 'concede') return `${name} still says STANCE-${own}, but I GRANT the other side a fair point. (take ${roll})`;
-      return `${name} maintains STANCE-${own}. (take ${roll})`;
+      if (move === 'flip') return `${name} now says ${say(peer ? (stanceIn(challenge) ?? 'OPPOSITE') : 'OPPOSITE')} (take ${roll})`;
+      if (move === 'concede') return `${name} still says ${say(own)} But I GRANT the other side a fair point. (take ${roll})`;
+      return `${name} maintains ${say(own)} (take ${roll})`;
     },
   };
 }
@@ -97,8 +108,12 @@ export function utilityModel(options: { usage?: Usage; contrary?: boolean } = {}
   };
 }
 
-/** Embeds by stance: one axis per stance, plus a little hash noise so re-rolls differ slightly. */
-export function stanceEmbedder(dims = 16): Embedder {
+/**
+ * Embeds by stance: one axis per stance, plus a little hash noise so re-rolls differ slightly.
+ * With `names`, each name found in a text adds its own axis too, as a real embedder is moved
+ * by a model naming itself.
+ */
+export function stanceEmbedder(dims = 16, names: readonly string[] = []): Embedder {
   const axes = new Map<string, number>();
   return {
     id: 'test-stance-embedder',
@@ -109,6 +124,11 @@ export function stanceEmbedder(dims = 16): Embedder {
         if (!axes.has(stance)) axes.set(stance, axes.size % dims);
         const vector = new Float32Array(dims);
         vector[axes.get(stance)!] = 1;
+        for (const name of names) {
+          if (!value.includes(name)) continue;
+          if (!axes.has(`name:${name}`)) axes.set(`name:${name}`, axes.size % dims);
+          vector[axes.get(`name:${name}`)!]! += 1;
+        }
         const digest = createHash('sha256').update(value).digest();
         for (let i = 0; i < dims; i++) vector[i]! += ((digest[i % digest.length]! / 255) - 0.5) * 0.1;
         const norm = Math.hypot(...vector);

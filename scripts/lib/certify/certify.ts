@@ -11,10 +11,10 @@ import { controlSubject, planCalls, summarisePlan, type PlanSummary } from '../.
 import { CONTROL_QUESTIONS, METHOD_VERSION, type CertifySettings, type Tier } from '../../../api/core/certify/protocol.ts';
 import { negativeControlVerdict, type ControlVerdict } from '../../../api/core/certify/tiers.ts';
 import type { Embedder } from '../../../api/providers/embedder.ts';
-import { EVIDENCE_FILE_SUFFIX } from '../../../schemas/certification.ts';
+import { EVIDENCE_FILE_SUFFIX, type EvidenceResult } from '../../../schemas/certification.ts';
 import type { Certification } from '../../../schemas/content.ts';
 import { loadContent } from '../load-content.ts';
-import { appendEvidence, evidenceFile, loggedCalls } from './evidence-log.ts';
+import { appendEvidence, evidenceFile, loggedCalls, NEGATIVE_CONTROLS } from './evidence-log.ts';
 import type { CertifyPanel } from './panel.ts';
 import { createRunner, CertifyAbortedError, type Progress } from './runner.ts';
 import { createLimiter, SpendCeilingError, type SpendGuard } from './spend-guard.ts';
@@ -51,11 +51,17 @@ export interface RecordReport {
   written: boolean;
 }
 
+export interface ControlReport {
+  subject: string;
+  question: string;
+  certification: Certification;
+}
+
 export interface CertifyReport {
   plan: PlanSummary;
   planned: boolean;
   records: RecordReport[];
-  controls: ControlVerdict & { tiers: { subject: string; tier: Tier }[]; failed: string[] };
+  controls: ControlVerdict & { tiers: { subject: string; tier: Tier }[]; failed: string[]; results: ControlReport[] };
   /** True when a control certified or could not be run: nothing was written. */
   broken: boolean;
   /** Set when the run stopped early (interrupted, or the spending ceiling). */
@@ -81,7 +87,7 @@ function selectRecords(records: { data: { id: string; question: string; certific
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-function blockOf(combined: CombinedOutcome, options: CertifyOptions, id: string, date: string): Certification {
+function blockOf(combined: CombinedOutcome, options: CertifyOptions, evidence: string, date: string): Certification {
   return {
     tier: combined.tier,
     dri: round(combined.dri),
@@ -102,7 +108,21 @@ function blockOf(combined: CombinedOutcome, options: CertifyOptions, id: string,
     embedder: options.embedder.id,
     method_version: METHOD_VERSION,
     date,
-    evidence: `${id}${EVIDENCE_FILE_SUFFIX}`,
+    evidence,
+  };
+}
+
+function resultLine(subject: string, runs: readonly RunOutcome[], certification: Certification, written: boolean, at: string): EvidenceResult {
+  return {
+    kind: 'result',
+    subject,
+    certification,
+    tiers: runs.map((run) => run.tier),
+    parties: runs.map((run) => run.parties),
+    flipped: runs.map((run) => run.flipped),
+    conceded: runs.map((run) => run.conceded),
+    written,
+    at,
   };
 }
 
@@ -118,7 +138,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const calls = planCalls({ subjects, panel: options.panel, paraphraser: options.paraphraser, judges: options.judges, settings: options.settings });
   const prices = Object.fromEntries([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.price]));
   const plan = summarisePlan(calls, prices, new Set(calls.map((call) => call.key).filter((key) => logged.has(key))));
-  const empty = { records: [], controls: { broken: false, certified: [], tiers: [], failed: [] }, broken: false, spentUsd: 0, callsMade: 0, callsReused: 0 };
+  const empty = { records: [], controls: { broken: false, certified: [], tiers: [], failed: [], results: [] }, broken: false, spentUsd: 0, callsMade: 0, callsReused: 0 };
   if (options.plan) return { plan, planned: true, ...empty };
 
   // One signal for every call: the caller's (Ctrl-C), or ours when the ceiling is reached.
@@ -168,11 +188,20 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const verdict = negativeControlVerdict(controlTiers);
   const broken = verdict.broken || failed.length > 0;
   const date = now().toISOString().slice(0, 10);
+  // The controls' own measures go to their log either way: when the instrument is broken they say why.
+  const controlResults: ControlReport[] = [];
+  for (const { subject, question } of controls) {
+    const outcome = outcomes.get(subject)!;
+    if (outcome.error !== undefined || outcome.runs.length < options.settings.runs) continue;
+    const certification = blockOf(combineRuns(outcome.runs), options, `${NEGATIVE_CONTROLS}${EVIDENCE_FILE_SUFFIX}`, date);
+    appendEvidence(fileOf(subject), resultLine(subject, outcome.runs, certification, false, now().toISOString()));
+    controlResults.push({ subject, question, certification });
+  }
   const reports: RecordReport[] = records.map((record) => {
     const outcome = outcomes.get(record.data.id)!;
     const tiers = outcome.runs.map((run) => run.tier);
     if (outcome.error !== undefined || outcome.runs.length < options.settings.runs) return { id: record.data.id, tiers, error: outcome.error ?? 'incomplete', written: false };
-    const certification = blockOf(combineRuns(outcome.runs), options, record.data.id, date);
+    const certification = blockOf(combineRuns(outcome.runs), options, `${record.data.id}${EVIDENCE_FILE_SUFFIX}`, date);
     const write = Boolean(options.write) && !broken && stopped === undefined;
     if (write) {
       const file = path.join(content.dir, record.file);
@@ -180,21 +209,9 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
       writeFileSync(`${file}.tmp`, next);
       renameSync(`${file}.tmp`, file);
     }
-    if (!broken) {
-      appendEvidence(fileOf(record.data.id), {
-        kind: 'result',
-        subject: record.data.id,
-        certification,
-        tiers,
-        parties: outcome.runs.map((run) => run.parties),
-        flipped: outcome.runs.map((run) => run.flipped),
-        conceded: outcome.runs.map((run) => run.conceded),
-        written: write,
-        at: now().toISOString(),
-      });
-    }
+    if (!broken) appendEvidence(fileOf(record.data.id), resultLine(record.data.id, outcome.runs, certification, write, now().toISOString()));
     return { id: record.data.id, tiers, certification, written: write };
   });
   const { made, reused } = runner.counts();
-  return { plan, planned: false, records: reports, controls: { ...verdict, tiers: controlTiers, failed }, broken, ...(stopped ? { stopped } : {}), spentUsd: options.guard.spentUsd(), callsMade: made, callsReused: reused };
+  return { plan, planned: false, records: reports, controls: { ...verdict, tiers: controlTiers, failed, results: controlResults }, broken, ...(stopped ? { stopped } : {}), spentUsd: options.guard.spentUsd(), callsMade: made, callsReused: reused };
 }

@@ -35,8 +35,11 @@ export function formatReport(report: CertifyReport): string {
       `${record.id}: ${c.tier} (runs ${record.tiers.join(' ')}${c.agreement === null ? '' : `, agreement ${c.agreement}`}) dri ${c.dri} [${c.dri_range?.join('–')}] split_persistence ${c.split_persistence} between ${c.between_spread} within ${c.within_spread} flips ${c.flips} concedes ${c.concedes} kappa ${c.kappa ?? 'n/a'}${record.written ? ' · written' : ''}`,
     );
   }
-  const controls = report.controls.tiers.map((control) => `${control.subject} ${control.tier}`).join(', ');
-  lines.push(`negative controls: ${controls || 'none completed'}${report.controls.failed.length > 0 ? ` (failed: ${report.controls.failed.join(', ')})` : ''}`);
+  for (const control of report.controls.results) {
+    const c = control.certification;
+    lines.push(`negative control ${control.subject} ("${control.question}"): ${c.tier} dri ${c.dri} between ${c.between_spread} within ${c.within_spread} split_persistence ${c.split_persistence}`);
+  }
+  if (report.controls.failed.length > 0) lines.push(`negative controls that could not be run: ${report.controls.failed.join(', ')}`);
   if (report.broken) lines.push('INSTRUMENT BROKEN: a negative control certified or could not be run; nothing was written.');
   if (report.stopped) lines.push(`stopped early: ${report.stopped}. Run the same command again to resume; logged calls are not paid again.`);
   return lines.join('\n');

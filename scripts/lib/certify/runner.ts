@@ -133,8 +133,10 @@ export function createRunner(options: RunnerOptions) {
     });
   }
 
+  // A model naming itself is style, not stance: panel names are neutralised before embedding.
+  const neutral: [string, string][] = panelNames.map((name) => [name, 'A model']);
   async function embed(texts: readonly string[]): Promise<Float32Array[]> {
-    return texts.length === 0 ? [] : options.embedder.embed(texts);
+    return texts.length === 0 ? [] : options.embedder.embed(texts.map((text) => anonymise(text, neutral)));
   }
 
   /** One independent run of the protocol on one question. */
