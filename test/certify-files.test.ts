@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EvidenceCall } from '../schemas/certification.ts';
 import { parseCertifyArgs, UsageError } from '../scripts/lib/certify/cli-args.ts';
-import { appendEvidence, EvidenceLogError, loggedCalls, readEvidence } from '../scripts/lib/certify/evidence-log.ts';
+import { appendEvidence, EvidenceLogError, loggedCalls, readEvidence, reusableCall } from '../scripts/lib/certify/evidence-log.ts';
 import { createLimiter, createLocalSpendGuard, SpendCeilingError } from '../scripts/lib/certify/spend-guard.ts';
 import { ContentError } from '../scripts/lib/issues.ts';
 import { loadContent } from '../scripts/lib/load-content.ts';
@@ -73,7 +73,11 @@ describe('evidence log', () => {
       appendEvidence(file, call('k2', 'older-method'));
       appendFileSync(file, '{"kind":"call","key":"k3","sub');
       expect(readEvidence(file).map((line) => (line.kind === 'call' ? line.answer : ''))).toEqual(['verbatim\u0000 answer ✓', 'verbatim\u0000 answer ✓']);
-      expect([...loggedCalls([file, file], 'perturbation-v1').keys()]).toEqual(['k1']);
+      const logged = loggedCalls([file, file], 'perturbation-v1');
+      expect([...logged.keys()]).toEqual(['k1']);
+      expect(reusableCall(logged.get('k1'), 'a-1', [{ role: 'user', content: 'Q?' }])?.key).toBe('k1');
+      expect(reusableCall(logged.get('k1'), 'a-2', [{ role: 'user', content: 'Q?' }])).toBeUndefined();
+      expect(reusableCall(logged.get('k1'), 'a-1', [{ role: 'user', content: 'Q? ' }])).toBeUndefined();
       writeFileSync(file, `${readFileSync(file, 'utf8')}\n{"kind":"call"}\n`);
       expect(() => readEvidence(file)).toThrow(EvidenceLogError);
     } finally {

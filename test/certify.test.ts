@@ -18,7 +18,7 @@ import { certifyPanel } from '../scripts/lib/certify/panel.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
 import { loadContent } from '../scripts/lib/load-content.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { scriptWorld, stanceEmbedder, type WorldScript } from './helpers/fake-world.ts';
+import { panelMember, scriptWorld, stanceEmbedder, type WorldScript } from './helpers/fake-world.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
 
 const USAGE = { prompt_tokens: 120, completion_tokens: 40 };
@@ -225,6 +225,27 @@ describe('certification against a scripted panel', () => {
       .flatMap((line) => (line.kind === 'call' ? [line.key] : []));
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys).toHaveLength(second.plan.calls);
+  });
+
+  it('a new model version behind the same name, or another blinding seed, is asked again', async () => {
+    const first = await certify(options({ selection: { ids: ['TST-D1'] } }));
+    fake.requests.length = 0;
+    const config = panelConfig();
+    config.panel[1]!.model = 'birch-live-2';
+    fake.setDefault('birch-live-2', panelMember(() => world, 'Birch', USAGE));
+    const second = await certify(options({ ...certifyPanel(config, {}), selection: { ids: ['TST-D1'] } }));
+    // Birch's own calls (3 + 2 + 2 per subject) are new; so are the steps whose prompts carry
+    // Birch's new answers (every P2 facing Birch as the peer, and the judges of Birch's moves).
+    const birch = chatRequests().filter((request) => request.model === 'birch-live-2');
+    expect(birch).toHaveLength(2 * (3 + 2 + 2));
+    expect(chatRequests().filter((request) => request.model === 'alder-live' || request.model === 'cedar-live').every((request) => request.messages!.length === 4)).toBe(true);
+    expect(second.callsReused).toBeGreaterThan(0);
+    expect(second.callsMade + second.callsReused).toBe(first.plan.calls);
+
+    fake.requests.length = 0;
+    await certify(options({ ...certifyPanel(config, {}), selection: { ids: ['TST-D1'] }, seed: 7 }));
+    expect(chatRequests().length).toBeGreaterThan(0);
+    expect(chatRequests().every((request) => ['chair-live', 'backup-live', 'judge-live'].includes(request.model!))).toBe(true);
   });
 
   it('a model naming itself is style, not a split: names are neutralised before embedding', async () => {

@@ -137,7 +137,9 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const logged = loggedCalls(subjects.map((s) => fileOf(s.subject)), METHOD_VERSION);
   const calls = planCalls({ subjects, panel: options.panel, paraphraser: options.paraphraser, judges: options.judges, settings: options.settings });
   const prices = Object.fromEntries([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.price]));
-  const plan = summarisePlan(calls, prices, new Set(calls.map((call) => call.key).filter((key) => logged.has(key))));
+  // The plan counts a step as logged when its model version answered it; the runner also checks the prompt.
+  const modelIds = new Map([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.modelId]));
+  const plan = summarisePlan(calls, prices, new Set(calls.filter((call) => logged.get(call.key)?.some((line) => line.model_id === modelIds.get(call.model))).map((call) => call.key)));
   const empty = { records: [], controls: { broken: false, certified: [], tiers: [], failed: [], results: [] }, broken: false, spentUsd: 0, callsMade: 0, callsReused: 0 };
   if (options.plan) return { plan, planned: true, ...empty };
 

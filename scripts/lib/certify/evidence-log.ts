@@ -81,15 +81,29 @@ export function appendEvidence(file: string, line: EvidenceLine): void {
 }
 
 /**
- * The logged calls of a set of files made under `methodVersion`, by step key (the first
- * answer logged for a key wins). Calls of another method version had other prompts.
+ * The logged calls of a set of files made under `methodVersion`, by step key, in log order.
+ * Calls of another method version had other prompts and are never reused.
  */
-export function loggedCalls(files: Iterable<string>, methodVersion: string): Map<string, EvidenceCall> {
-  const calls = new Map<string, EvidenceCall>();
+export function loggedCalls(files: Iterable<string>, methodVersion: string): Map<string, EvidenceCall[]> {
+  const calls = new Map<string, EvidenceCall[]>();
   for (const file of new Set(files)) {
     for (const line of readEvidence(file)) {
-      if (line.kind === 'call' && line.method_version === methodVersion && !calls.has(line.key)) calls.set(line.key, line);
+      if (line.kind !== 'call' || line.method_version !== methodVersion) continue;
+      const lines = calls.get(line.key) ?? [];
+      lines.push(line);
+      calls.set(line.key, lines);
     }
   }
   return calls;
+}
+
+/**
+ * The logged answer a step may reuse: same key, same model version, same prompt to the byte.
+ * A new model version behind the same name, or a changed prompt (another seed's blinding,
+ * another paraphrase), is asked again.
+ */
+export function reusableCall(lines: readonly EvidenceCall[] | undefined, modelId: string, messages: readonly { role: string; content: string }[]): EvidenceCall | undefined {
+  return lines?.find(
+    (line) => line.model_id === modelId && line.messages.length === messages.length && line.messages.every((message, i) => message.role === messages[i]!.role && message.content === messages[i]!.content),
+  );
 }

@@ -24,7 +24,7 @@ import { METHOD_VERSION, PRESSURES, type CertifySettings, type Pressure, type Pr
 import { controlSpread, mostOpposedPeers, type Vector } from '../../../api/core/certify/spread.ts';
 import type { EvidenceCall } from '../../../schemas/certification.ts';
 import { seededRandom } from '../random.ts';
-import { appendEvidence } from './evidence-log.ts';
+import { appendEvidence, reusableCall } from './evidence-log.ts';
 import type { SpendGuard } from './spend-guard.ts';
 
 export interface CertifyModel extends PlanModel {
@@ -49,7 +49,7 @@ export interface RunnerOptions {
   embedder: Embedder;
   settings: CertifySettings;
   /** Already logged calls, by step key. */
-  logged: ReadonlyMap<string, EvidenceCall>;
+  logged: ReadonlyMap<string, readonly EvidenceCall[]>;
   /** Evidence file of a subject. */
   fileOf: (subject: string) => string;
   limit: <T>(task: () => Promise<T>) => Promise<T>;
@@ -90,7 +90,7 @@ export function createRunner(options: RunnerOptions) {
   };
 
   async function call(subject: string, run: number, step: Step, key: string, model: CertifyModel, messages: Message[]): Promise<EvidenceCall> {
-    const logged = options.logged.get(key);
+    const logged = reusableCall(options.logged.get(key), model.modelId, messages);
     if (logged) {
       reused++;
       report();
