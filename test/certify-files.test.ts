@@ -2,8 +2,10 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EvidenceCall } from '../schemas/certification.ts';
+import type { Certification } from '../schemas/content.ts';
 import { parseCertifyArgs, UsageError } from '../scripts/lib/certify/cli-args.ts';
 import { appendEvidence, EvidenceLogError, loggedCalls, readEvidence, reusableCall } from '../scripts/lib/certify/evidence-log.ts';
 import { createLimiter, createLocalSpendGuard, SpendCeilingError } from '../scripts/lib/certify/spend-guard.ts';
@@ -40,6 +42,47 @@ describe('certification block writer', () => {
   it('inserts the block before answers when the record has none', () => {
     const next = replaceCertificationBlock(record(''), { tier: 'C0', dri: 0.3 }, 'TST');
     expect(next).toBe(record('').replace('re_elicits: TST-D1\n', 're_elicits: TST-D1\ncertification:\n  tier: C0\n  dri: 0.3\n'));
+  });
+
+  it('for any block and any verbatim answer text, only the block changes', () => {
+    const block = fc.record(
+      {
+        tier: fc.constantFrom('C0', 'C1', 'C2', 'C3'),
+        dri: fc.double({ min: 0, max: 1000, noNaN: true }),
+        split_persistence: fc.double({ min: 0, max: 1, noNaN: true }),
+        flips: fc.nat(9),
+        agreement: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
+        judges: fc.array(fc.string({ minLength: 1 }).filter((name) => name.trim() === name && name !== ''), { maxLength: 3 }),
+      },
+      { requiredKeys: ['tier'] },
+    );
+    const answer = fc.string({ unit: 'grapheme', minLength: 1 }).filter((value) => value.trim() !== '');
+    fc.assert(
+      fc.property(block, answer, fc.boolean(), (certification, text, hadBlock) => {
+        const raw = [
+          '---',
+          'id: TST-D9',
+          'date: 2026-01-01',
+          'question: "Q?"',
+          'method: m',
+          ...(hadBlock ? ['certification:', '  tier: C1'] : []),
+          'answers:',
+          `  - {model: A, model_id: a-1, date: "2026-01-01", text: ${JSON.stringify(text)}}`,
+          '  - model: B',
+          '    model_id: b-1',
+          '    date: "2026-01-01"',
+          `    text: ${JSON.stringify(text)}`,
+          '---',
+          '',
+          'Body.',
+          '',
+        ].join('\n');
+        const next = replaceCertificationBlock(raw, certification as Certification, 'TST');
+        const outside = (value: string) => value.replace(/^certification:.*\n(?:[ \t].*\n)*/m, '');
+        return outside(next) === outside(raw);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('refuses a block the schema rejects, and files without frontmatter', () => {

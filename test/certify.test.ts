@@ -269,6 +269,20 @@ describe('certification against a scripted panel', () => {
     expect(readEvidence(path.join(contentDir, 'divergences', 'TST-D3.certification.jsonl')).length).toBeGreaterThan(0);
   });
 
+  it('a record the writer cannot edit safely is measured and reported, not written, and the others are', async () => {
+    const file = path.join(contentDir, 'divergences', 'TST-D4.md');
+    // A quoted key is valid YAML, but not the plain `certification:` line the writer edits.
+    writeFileSync(file, readFileSync(file, 'utf8').replace("method: 'Asked verbatim.'\n", "method: 'Asked verbatim.'\n\"certification\": {tier: C0}\n"));
+    expect(loadContent(contentDir).divergences).toHaveLength(5);
+    const before = readFileSync(file);
+    const report = await certify(options({ write: true }));
+    const d4 = report.records.find((record) => record.id === 'TST-D4')!;
+    expect(d4).toMatchObject({ written: false, certification: { tier: 'C0' } });
+    expect(d4.error).toMatch(/not written: .*would not parse/);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(report.records.filter((record) => record.written).map((record) => record.id)).toEqual(['TST-D1', 'TST-D3', 'TST-D5']);
+  });
+
   it('--runs 3 reports agreement and the DRI range', async () => {
     const report = await certify(options({ selection: { ids: ['TST-D1'] }, settings: { ...options().settings, runs: 3 } }));
     expect(report.records[0]!.certification).toMatchObject({ tier: 'C3', runs: 3, agreement: 1 });

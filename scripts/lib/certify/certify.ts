@@ -18,7 +18,7 @@ import { appendEvidence, evidenceFile, loggedCalls, NEGATIVE_CONTROLS } from './
 import type { CertifyPanel } from './panel.ts';
 import { createRunner, CertifyAbortedError, type Progress } from './runner.ts';
 import { createLimiter, SpendCeilingError, type SpendGuard } from './spend-guard.ts';
-import { replaceCertificationBlock } from './write-block.ts';
+import { BlockWriteError, replaceCertificationBlock } from './write-block.ts';
 
 export interface Selection {
   ids?: string[] | undefined;
@@ -46,7 +46,7 @@ export interface RecordReport {
   id: string;
   tiers: Tier[];
   certification?: Certification;
-  /** Why the record could not be certified this time (a provider failure). */
+  /** Why the record could not be certified this time (a provider failure), or why its block was not written. */
   error?: string;
   written: boolean;
 }
@@ -204,15 +204,22 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     const tiers = outcome.runs.map((run) => run.tier);
     if (outcome.error !== undefined || outcome.runs.length < options.settings.runs) return { id: record.data.id, tiers, error: outcome.error ?? 'incomplete', written: false };
     const certification = blockOf(combineRuns(outcome.runs), options, `${record.data.id}${EVIDENCE_FILE_SUFFIX}`, date);
-    const write = Boolean(options.write) && !broken && stopped === undefined;
+    let write = Boolean(options.write) && !broken && stopped === undefined;
+    let error: string | undefined;
     if (write) {
       const file = path.join(content.dir, record.file);
-      const next = replaceCertificationBlock(readFileSync(file, 'utf8'), certification, content.site.id_prefix);
-      writeFileSync(`${file}.tmp`, next);
-      renameSync(`${file}.tmp`, file);
+      try {
+        const next = replaceCertificationBlock(readFileSync(file, 'utf8'), certification, content.site.id_prefix);
+        writeFileSync(`${file}.tmp`, next);
+        renameSync(`${file}.tmp`, file);
+      } catch (caught) {
+        if (!(caught instanceof BlockWriteError)) throw caught;
+        write = false;
+        error = `measured, but the block was not written: ${caught.message}`;
+      }
     }
     if (!broken) appendEvidence(fileOf(record.data.id), resultLine(record.data.id, outcome.runs, certification, write, now().toISOString()));
-    return { id: record.data.id, tiers, certification, written: write };
+    return { id: record.data.id, tiers, certification, written: write, ...(error ? { error } : {}) };
   });
   const { made, reused } = runner.counts();
   return { plan, planned: false, records: reports, controls: { ...verdict, tiers: controlTiers, failed, results: controlResults }, broken, ...(stopped ? { stopped } : {}), spentUsd: options.guard.spentUsd(), callsMade: made, callsReused: reused };

@@ -26,13 +26,13 @@ export function formatReport(report: CertifyReport): string {
   if (report.planned) return `${lines.join('\n')}\n(--plan: nothing was sent)`;
   lines.push(`spent ${usd(report.spentUsd)} on ${report.callsMade} calls; ${report.callsReused} read back from the evidence log`);
   for (const record of report.records) {
-    if (record.error !== undefined) {
-      lines.push(`${record.id}: not certified: ${record.error}`);
+    if (record.certification === undefined) {
+      lines.push(`${record.id}: not certified: ${record.error ?? 'incomplete'}`);
       continue;
     }
     const c = record.certification!;
     lines.push(
-      `${record.id}: ${c.tier} (runs ${record.tiers.join(' ')}${c.agreement === null ? '' : `, agreement ${c.agreement}`}) dri ${c.dri} [${c.dri_range?.join('–')}] split_persistence ${c.split_persistence} between ${c.between_spread} within ${c.within_spread} flips ${c.flips} concedes ${c.concedes} kappa ${c.kappa ?? 'n/a'}${record.written ? ' · written' : ''}`,
+      `${record.id}: ${c.tier}${record.error ? ` (${record.error})` : ''} (runs ${record.tiers.join(' ')}${c.agreement === null ? '' : `, agreement ${c.agreement}`}) dri ${c.dri} [${c.dri_range?.join('–')}] split_persistence ${c.split_persistence} between ${c.between_spread} within ${c.within_spread} flips ${c.flips} concedes ${c.concedes} kappa ${c.kappa ?? 'n/a'}${record.written ? ' · written' : ''}`,
     );
   }
   for (const control of report.controls.results) {

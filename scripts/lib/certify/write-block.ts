@@ -54,7 +54,13 @@ export function replaceCertificationBlock(raw: string, block: Certification, idP
   const next = raw.slice(0, span.start) + text + raw.slice(span.end);
   const schema = createDivergenceSchema(idPrefix);
   const before = schema.safeParse(parseMarkdown(raw).data);
-  const after = schema.safeParse(parseMarkdown(next).data);
+  let parsedNext;
+  try {
+    parsedNext = parseMarkdown(next);
+  } catch (error) {
+    throw new BlockWriteError(`the written record would not parse: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const after = schema.safeParse(parsedNext.data);
   if (!after.success) {
     const issue = after.error.issues[0];
     throw new BlockWriteError(`the written record would not validate: ${issue?.path.join('.')} ${issue?.message}`);
@@ -64,6 +70,6 @@ export function replaceCertificationBlock(raw: string, block: Certification, idP
     const strip = ({ certification: _certification, ...rest }: typeof before.data) => rest;
     if (!isDeepStrictEqual(strip(before.data), strip(after.data))) throw new BlockWriteError('writing the block would change another field');
   }
-  if (parseMarkdown(next).body !== parseMarkdown(raw).body) throw new BlockWriteError('writing the block would change the body');
+  if (parsedNext.body !== parseMarkdown(raw).body) throw new BlockWriteError('writing the block would change the body');
   return next;
 }
