@@ -44,6 +44,7 @@ async function main(): Promise<number> {
     plan: args.plan,
     write: args.write,
     seed: args.seed,
+    ...(args.attempt ? { attempt: args.attempt } : {}),
     signal: controller.signal,
     onProgress: (progress) => {
       if (tty) process.stderr.write(`\r${formatProgress(progress)}`);

@@ -197,6 +197,7 @@ describe('npm run certify arguments', () => {
     expect(args.settings).toMatchObject({ runs: 3, t: 5, k: 2 });
     expect(args).toMatchObject({ write: true, plan: false, judges: ['X', 'Y'] });
     expect(parseCertifyArgs(['--tier', 'C0']).selection.tier).toBe('C0');
+    expect(parseCertifyArgs(['--all', '--attempt', '2026-12']).attempt).toBe('2026-12');
   });
 
   it.each([
@@ -208,6 +209,7 @@ describe('npm run certify arguments', () => {
     [['--all', '--plan', '--write'], /--plan/],
     [['--all', '--budget', '-3'], /--budget/],
     [['--all', '--bogus'], /bogus/],
+    [['--all', '--attempt', 'Bad Name'], /--attempt/],
   ])('rejects %j', (argv, message) => {
     expect(() => parseCertifyArgs(argv)).toThrow(UsageError);
     expect(() => parseCertifyArgs(argv)).toThrow(message);

@@ -248,6 +248,18 @@ describe('certification against a scripted panel', () => {
     expect(chatRequests().every((request) => ['chair-live', 'backup-live', 'judge-live'].includes(request.model!))).toBe(true);
   });
 
+  it('--attempt measures afresh; the same attempt resumes', async () => {
+    const first = await certify(options({ selection: { ids: ['TST-D1'] } }));
+    fake.requests.length = 0;
+    const fresh = await certify(options({ selection: { ids: ['TST-D1'] }, attempt: 'again' }));
+    expect(fresh.plan.logged).toBe(0);
+    expect(chatRequests()).toHaveLength(first.plan.calls);
+    fake.requests.length = 0;
+    const resumed = await certify(options({ selection: { ids: ['TST-D1'] }, attempt: 'again' }));
+    expect(resumed.callsReused).toBe(first.plan.calls);
+    expect(chatRequests()).toHaveLength(0);
+  });
+
   it('a model naming itself is style, not a split: names are neutralised before embedding', async () => {
     const report = await certify(options({ embedder: stanceEmbedder(16, Object.keys(PANEL)) }));
     expect(report.broken).toBe(false);

@@ -15,12 +15,17 @@ import { PRESSURES, type CertifySettings, type Pressure } from './protocol.ts';
 
 export type Step = 'control' | 'paraphrase' | 'p1' | 'p2' | 'p3' | 'judge';
 
+/** Keys are scoped by subject, and by attempt when one is named (`--attempt`): a new attempt measures afresh. */
+export function keyScope(subject: string, attempt?: string): string {
+  return attempt ? `${subject}@${attempt}` : subject;
+}
+
 export const stepKeys = {
-  control: (subject: string, run: number, model: string, roll: number) => `${subject}/r${run}/control/${model}/${roll}`,
-  paraphrase: (subject: string, run: number, index: number) => `${subject}/r${run}/paraphrase/${index}`,
-  p1: (subject: string, run: number, index: number, model: string) => `${subject}/r${run}/p1/${index}/${model}`,
-  pressure: (subject: string, run: number, pressure: Pressure, model: string) => `${subject}/r${run}/${pressure}/${model}`,
-  judge: (subject: string, run: number, pressure: Pressure, model: string, judge: string) => `${subject}/r${run}/judge/${pressure}/${model}/${judge}`,
+  control: (scope: string, run: number, model: string, roll: number) => `${scope}/r${run}/control/${model}/${roll}`,
+  paraphrase: (scope: string, run: number, index: number) => `${scope}/r${run}/paraphrase/${index}`,
+  p1: (scope: string, run: number, index: number, model: string) => `${scope}/r${run}/p1/${index}/${model}`,
+  pressure: (scope: string, run: number, pressure: Pressure, model: string) => `${scope}/r${run}/${pressure}/${model}`,
+  judge: (scope: string, run: number, pressure: Pressure, model: string, judge: string) => `${scope}/r${run}/judge/${pressure}/${model}/${judge}`,
 };
 
 /** Subject name of the n-th negative control of a run. */
@@ -40,6 +45,8 @@ export interface PlanInput {
   paraphraser: PlanModel;
   judges: readonly PlanModel[];
   settings: Pick<CertifySettings, 't' | 'k' | 'runs'>;
+  /** Names a fresh measurement; the same name resumes it. */
+  attempt?: string | undefined;
 }
 
 export interface PlannedCall {
@@ -68,26 +75,27 @@ export function planCalls(input: PlanInput): PlannedCall[] {
   const maxAnswer = Math.max(...input.panel.map((model) => model.maxTokens));
   for (const { subject, question } of input.subjects) {
     const questionTokens = estimateTokens(question);
+    const scope = keyScope(subject, input.attempt);
     for (let run = 0; run < runs; run++) {
       const add = (key: string, step: Step, model: PlanModel, promptTokens: number) =>
         calls.push({ key, subject, run, step, model: model.name, promptTokens, maxTokens: model.maxTokens });
       for (const model of input.panel) {
-        for (let roll = 0; roll < t; roll++) add(stepKeys.control(subject, run, model.name, roll), 'control', model, OVERHEAD_TOKENS.answer + questionTokens);
+        for (let roll = 0; roll < t; roll++) add(stepKeys.control(scope, run, model.name, roll), 'control', model, OVERHEAD_TOKENS.answer + questionTokens);
       }
       for (let index = 0; index < k; index++) {
-        add(stepKeys.paraphrase(subject, run, index), 'paraphrase', input.paraphraser, OVERHEAD_TOKENS.paraphrase + questionTokens);
+        add(stepKeys.paraphrase(scope, run, index), 'paraphrase', input.paraphraser, OVERHEAD_TOKENS.paraphrase + questionTokens);
         for (const model of input.panel) {
-          add(stepKeys.p1(subject, run, index, model.name), 'p1', model, OVERHEAD_TOKENS.answer + Math.ceil(questionTokens * 1.2));
+          add(stepKeys.p1(scope, run, index, model.name), 'p1', model, OVERHEAD_TOKENS.answer + Math.ceil(questionTokens * 1.2));
         }
       }
       for (const model of input.panel) {
-        add(stepKeys.pressure(subject, run, 'p2', model.name), 'p2', model, OVERHEAD_TOKENS.pressure + questionTokens + model.maxTokens + maxAnswer);
-        add(stepKeys.pressure(subject, run, 'p3', model.name), 'p3', model, OVERHEAD_TOKENS.pressure + questionTokens + model.maxTokens);
+        add(stepKeys.pressure(scope, run, 'p2', model.name), 'p2', model, OVERHEAD_TOKENS.pressure + questionTokens + model.maxTokens + maxAnswer);
+        add(stepKeys.pressure(scope, run, 'p3', model.name), 'p3', model, OVERHEAD_TOKENS.pressure + questionTokens + model.maxTokens);
       }
       for (const pressure of PRESSURES) {
         for (const model of input.panel) {
           const shown = pressure === 'p2' ? 3 * maxAnswer : 2 * maxAnswer;
-          for (const judge of input.judges) add(stepKeys.judge(subject, run, pressure, model.name, judge.name), 'judge', judge, OVERHEAD_TOKENS.judge + questionTokens + shown);
+          for (const judge of input.judges) add(stepKeys.judge(scope, run, pressure, model.name, judge.name), 'judge', judge, OVERHEAD_TOKENS.judge + questionTokens + shown);
         }
       }
     }

@@ -36,6 +36,8 @@ export interface CertifyOptions extends CertifyPanel {
   plan?: boolean;
   write?: boolean;
   seed?: number;
+  /** Names a fresh measurement: answers logged under another attempt are not reused. */
+  attempt?: string;
   controlQuestions?: readonly string[];
   now?: () => Date;
   signal?: AbortSignal;
@@ -135,7 +137,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const subjects = [...records.map((record) => ({ subject: record.data.id, question: record.data.question })), ...controls];
   const fileOf = (subject: string) => evidenceFile(content.dir, subject);
   const logged = loggedCalls(subjects.map((s) => fileOf(s.subject)), METHOD_VERSION);
-  const calls = planCalls({ subjects, panel: options.panel, paraphraser: options.paraphraser, judges: options.judges, settings: options.settings });
+  const calls = planCalls({ subjects, panel: options.panel, paraphraser: options.paraphraser, judges: options.judges, settings: options.settings, attempt: options.attempt });
   const prices = Object.fromEntries([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.price]));
   // The plan counts a step as logged when its model version answered it; the runner also checks the prompt.
   const modelIds = new Map([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.modelId]));

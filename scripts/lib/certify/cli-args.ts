@@ -16,6 +16,7 @@ export const CERTIFY_USAGE = `Usage: npm run certify -- <ids…> | --all | --tie
   --paraphraser NAME  model that writes the rewordings (default: the first model under extra)
   --budget USD        spend at most this much (never more than the panel's spending_ceiling_usd)
   --seed N            seed of the judges' blinding (default 0)
+  --attempt NAME      measure afresh under this name (logged answers of other attempts are not reused); the same name resumes
   --json              print the report as JSON
 Environment: PANEL_CONFIG (required), CONTENT_DIR, the key variables the panel names.`;
 
@@ -30,6 +31,7 @@ export interface CertifyArgs {
   paraphraser: string | undefined;
   budget: number | undefined;
   seed: number;
+  attempt: string | undefined;
 }
 
 export class UsageError extends Error {}
@@ -62,6 +64,7 @@ export function parseCertifyArgs(argv: readonly string[]): CertifyArgs {
         paraphraser: { type: 'string' },
         budget: { type: 'string' },
         seed: { type: 'string' },
+        attempt: { type: 'string' },
       },
     });
   } catch (error) {
@@ -75,6 +78,7 @@ export function parseCertifyArgs(argv: readonly string[]): CertifyArgs {
   if (values.plan && values.write) throw new UsageError('--plan sends nothing and writes nothing; drop --write');
   const budget = values.budget === undefined ? undefined : Number(values.budget);
   if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) throw new UsageError(`--budget must be a positive number of USD, not ${JSON.stringify(values.budget)}`);
+  if (values.attempt !== undefined && !/^[a-z0-9][a-z0-9-]{0,39}$/.test(values.attempt)) throw new UsageError(`--attempt must be a lower-case slug (a-z, 0-9, -), not ${JSON.stringify(values.attempt)}`);
   const names = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((name) => name.trim()).filter((name) => name !== ''));
   return {
     selection: { ids: positionals.length > 0 ? positionals : undefined, all: values.all, tier: tier as Tier | undefined },
@@ -93,5 +97,6 @@ export function parseCertifyArgs(argv: readonly string[]): CertifyArgs {
     paraphraser: values.paraphraser,
     budget,
     seed: integer('seed', values.seed, 0, 0, 2 ** 31 - 1),
+    attempt: values.attempt,
   };
 }

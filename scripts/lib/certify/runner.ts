@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Embedder } from '../../../api/providers/embedder.ts';
 import { evaluateRun, type RunOutcome } from '../../../api/core/certify/evaluate.ts';
 import { parseJudgeLabel } from '../../../api/core/certify/labels.ts';
-import { callCeilingUsd, estimateTokens, stepKeys, usageCostUsd, type PlanModel, type Step } from '../../../api/core/certify/plan.ts';
+import { callCeilingUsd, estimateTokens, keyScope, stepKeys, usageCostUsd, type PlanModel, type Step } from '../../../api/core/certify/plan.ts';
 import {
   anonymise,
   answerPrompt,
@@ -54,6 +54,8 @@ export interface RunnerOptions {
   fileOf: (subject: string) => string;
   limit: <T>(task: () => Promise<T>) => Promise<T>;
   guard: SpendGuard;
+  /** Names a fresh measurement (step keys are scoped by it); the same name resumes it. */
+  attempt?: string | undefined;
   /** Mixed with each step key to draw the judges' blinding. */
   seed: number;
   /** Total calls of the plan, for progress. */
@@ -142,9 +144,10 @@ export function createRunner(options: RunnerOptions) {
   /** One independent run of the protocol on one question. */
   async function runOnce(subject: string, question: string, run: number): Promise<RunOutcome> {
     const { t, k } = options.settings;
+    const scope = keyScope(subject, options.attempt);
     const [controls, paraphrases] = await Promise.all([
-      Promise.all(options.panel.map((model) => Promise.all(range(t).map((roll) => call(subject, run, 'control', stepKeys.control(subject, run, model.name, roll), model, answerPrompt(question)))))),
-      Promise.all(range(k).map((index) => call(subject, run, 'paraphrase', stepKeys.paraphrase(subject, run, index), options.paraphraser, paraphrasePrompt(question, index, k)))),
+      Promise.all(options.panel.map((model) => Promise.all(range(t).map((roll) => call(subject, run, 'control', stepKeys.control(scope, run, model.name, roll), model, answerPrompt(question)))))),
+      Promise.all(range(k).map((index) => call(subject, run, 'paraphrase', stepKeys.paraphrase(scope, run, index), options.paraphraser, paraphrasePrompt(question, index, k)))),
     ]);
     const answersOf = (i: number) => controls[i]!.map((line) => line.answer);
     const vectors = await embed(options.panel.flatMap((_, i) => answersOf(i)));
@@ -155,15 +158,15 @@ export function createRunner(options: RunnerOptions) {
 
     const p1 = Promise.all(
       paraphrases.map((line, index) =>
-        Promise.all(options.panel.map((model) => call(subject, run, 'p1', stepKeys.p1(subject, run, index, model.name), model, answerPrompt(cleanParaphrase(line.answer))))),
+        Promise.all(options.panel.map((model) => call(subject, run, 'p1', stepKeys.p1(scope, run, index, model.name), model, answerPrompt(cleanParaphrase(line.answer))))),
       ),
     );
     const pressured = Promise.all(
       options.panel.map(async (model) => {
         const peer = peers[model.name];
         const [p2, p3] = await Promise.all([
-          call(subject, run, 'p2', stepKeys.pressure(subject, run, 'p2', model.name), model, peerPressurePrompt(question, own(model.name), peer ? own(peer) : '')),
-          call(subject, run, 'p3', stepKeys.pressure(subject, run, 'p3', model.name), model, stanceFlipPrompt(question, own(model.name))),
+          call(subject, run, 'p2', stepKeys.pressure(scope, run, 'p2', model.name), model, peerPressurePrompt(question, own(model.name), peer ? own(peer) : '')),
+          call(subject, run, 'p3', stepKeys.pressure(scope, run, 'p3', model.name), model, stanceFlipPrompt(question, own(model.name))),
         ]);
         const after: Record<Pressure, string> = { p2: p2.answer, p3: p3.answer };
         const votes: Partial<Record<Pressure, PressureLabel[]>> = {};
@@ -171,7 +174,7 @@ export function createRunner(options: RunnerOptions) {
           PRESSURES.map(async (pressure) => {
             const labels = await Promise.all(
               options.judges.map(async (judge) => {
-                const key = stepKeys.judge(subject, run, pressure, model.name, judge.name);
+                const key = stepKeys.judge(scope, run, pressure, model.name, judge.name);
                 const blinding = blind(model.name, peer, panelNames, seededRandom(seedOf(options.seed, key)));
                 const hide = (text: string) => anonymise(text, blinding.replacements);
                 const messages = judgePrompt({
