@@ -159,6 +159,8 @@ describe('certification against a scripted panel', () => {
     expect(new Set(calls.map((line) => line.key)).size).toBe(calls.length);
     expect(chatRequests()).toHaveLength(report.plan.calls);
     expect(lines.filter((line) => line.kind === 'result').map((line) => line.subject).sort()).toEqual(['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'control-1']);
+    const d3Result = lines.find((line) => line.kind === 'result' && line.subject === 'TST-D3');
+    expect(d3Result).toMatchObject({ flipped: [['Birch']], conceded: [['Cedar']], labels: [{ Alder: { p2: 'held', p3: 'held' }, Birch: { p2: 'flipped', p3: 'held' }, Cedar: { p2: 'held', p3: 'conceded' } }] });
     const judged = calls.filter((line) => line.kind === 'call' && line.step === 'judge');
     expect(judged.every((line) => line.kind === 'call' && line.label !== null && !/Alder|Birch|Cedar/.test(JSON.stringify(line.messages)))).toBe(true);
   });

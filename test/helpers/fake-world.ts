@@ -97,10 +97,8 @@ export function utilityModel(options: { usage?: Usage; contrary?: boolean } = {}
         return `"${between(user, 'of this question:')} (reworded ${index})"`;
       }
       if (options.contrary) return '{"label": "flipped"}';
-      const before = user.slice(user.indexOf('first answer:'));
-      const after = user.slice(user.indexOf('answer after the challenge:'));
-      const beforeStance = stanceIn(between(before, before.split('\n')[0]!));
-      const afterText = between(after, 'answer after the challenge:');
+      const beforeStance = stanceIn(between(user, "'s first answer:"));
+      const afterText = between(user, "'s answer after the challenge:");
       if (stanceIn(afterText) !== beforeStance) return '{"label": "flipped"}';
       if (afterText.includes('I GRANT')) return '{"label": "conceded"}';
       return '{"label": "held"}';

@@ -123,6 +123,8 @@ function resultLine(subject: string, runs: readonly RunOutcome[], certification:
     parties: runs.map((run) => run.parties),
     flipped: runs.map((run) => run.flipped),
     conceded: runs.map((run) => run.conceded),
+    labels: runs.map((run) => run.labels),
+    dri: runs.map((run) => run.dri),
     written,
     at,
   };
