@@ -4,7 +4,6 @@
  * certified, in which case the instrument is broken and nothing is written.
  */
 import { setMaxListeners } from 'node:events';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { combineRuns, type CombinedOutcome, type RunOutcome } from '../../../api/core/certify/evaluate.ts';
 import { controlSubject, planCalls, summarisePlan, type PlanSummary } from '../../../api/core/certify/plan.ts';
@@ -18,7 +17,7 @@ import { appendEvidence, evidenceFile, loggedCalls, NEGATIVE_CONTROLS } from './
 import type { CertifyPanel } from './panel.ts';
 import { createRunner, CertifyAbortedError, type Progress } from './runner.ts';
 import { createLimiter, SpendCeilingError, type SpendGuard } from './spend-guard.ts';
-import { BlockWriteError, replaceCertificationBlock } from './write-block.ts';
+import { writeCertificationBlock } from './write-block.ts';
 
 export interface Selection {
   ids?: string[] | undefined;
@@ -208,20 +207,10 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     const tiers = outcome.runs.map((run) => run.tier);
     if (outcome.error !== undefined || outcome.runs.length < options.settings.runs) return { id: record.data.id, tiers, error: outcome.error ?? 'incomplete', written: false };
     const certification = blockOf(combineRuns(outcome.runs), options, `${record.data.id}${EVIDENCE_FILE_SUFFIX}`, date);
-    let write = Boolean(options.write) && !broken && stopped === undefined;
-    let error: string | undefined;
-    if (write) {
-      const file = path.join(content.dir, record.file);
-      try {
-        const next = replaceCertificationBlock(readFileSync(file, 'utf8'), certification, content.site.id_prefix);
-        writeFileSync(`${file}.tmp`, next);
-        renameSync(`${file}.tmp`, file);
-      } catch (caught) {
-        if (!(caught instanceof BlockWriteError)) throw caught;
-        write = false;
-        error = `measured, but the block was not written: ${caught.message}`;
-      }
-    }
+    const wanted = Boolean(options.write) && !broken && stopped === undefined;
+    const refused = wanted ? writeCertificationBlock(path.join(content.dir, record.file), certification, content.site.id_prefix) : undefined;
+    const write = wanted && refused === undefined;
+    const error = refused === undefined ? undefined : `measured, but the block was not written: ${refused}`;
     if (!broken) appendEvidence(fileOf(record.data.id), resultLine(record.data.id, outcome.runs, certification, write, now().toISOString()));
     return { id: record.data.id, tiers, certification, written: write, ...(error ? { error } : {}) };
   });

@@ -2,6 +2,7 @@
  * Writes a certification block into a record's frontmatter by editing only that block's
  * lines: every other byte of the file (verbatim answers above all) stays as it was.
  */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import { createDivergenceSchema, type Certification } from '../../../schemas/content.ts';
@@ -72,4 +73,21 @@ export function replaceCertificationBlock(raw: string, block: Certification, idP
   }
   if (parsedNext.body !== parseMarkdown(raw).body) throw new BlockWriteError('writing the block would change the body');
   return next;
+}
+
+/**
+ * Writes the block into the record file (whole-file replace through a rename, so a reader
+ * never sees half a file). Returns why it was not written when the edit would not be safe.
+ */
+export function writeCertificationBlock(file: string, certification: Certification, idPrefix: string): string | undefined {
+  let next: string;
+  try {
+    next = replaceCertificationBlock(readFileSync(file, 'utf8'), certification, idPrefix);
+  } catch (error) {
+    if (error instanceof BlockWriteError) return error.message;
+    throw error;
+  }
+  writeFileSync(`${file}.tmp`, next);
+  renameSync(`${file}.tmp`, file);
+  return undefined;
 }
