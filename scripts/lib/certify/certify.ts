@@ -5,16 +5,17 @@
  */
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
-import { combineRuns, type CombinedOutcome, type RunOutcome } from '../../../api/core/certify/evaluate.ts';
+import { combineRuns, type RunOutcome } from '../../../api/core/certify/evaluate.ts';
 import { controlSubject, planCalls, summarisePlan, type PlanSummary } from '../../../api/core/certify/plan.ts';
 import { CONTROL_QUESTIONS, METHOD_VERSION, type CertifySettings, type Tier } from '../../../api/core/certify/protocol.ts';
 import { negativeControlVerdict, type ControlVerdict } from '../../../api/core/certify/tiers.ts';
 import type { Embedder } from '../../../api/providers/embedder.ts';
-import { EVIDENCE_FILE_SUFFIX, type EvidenceResult } from '../../../schemas/certification.ts';
+import { EVIDENCE_FILE_SUFFIX } from '../../../schemas/certification.ts';
 import type { Certification } from '../../../schemas/content.ts';
 import { loadContent } from '../load-content.ts';
 import { appendEvidence, evidenceFile, loggedCalls, NEGATIVE_CONTROLS } from './evidence-log.ts';
 import type { CertifyPanel } from './panel.ts';
+import { blockOf, resultLine } from './outcome.ts';
 import { createRunner, CertifyAbortedError, type Progress } from './runner.ts';
 import { createLimiter, SpendCeilingError, type SpendGuard } from './spend-guard.ts';
 import { writeCertificationBlock } from './write-block.ts';
@@ -84,49 +85,6 @@ function selectRecords(records: { data: { id: string; question: string; certific
   if (selection.tier) return records.filter((record) => record.data.certification.tier === selection.tier);
   if (selection.all) return records;
   throw new SelectionError('name record ids, --all, or --tier <C0|C1|C2|C3>');
-}
-
-const round = (value: number) => Math.round(value * 1000) / 1000;
-
-function blockOf(combined: CombinedOutcome, options: CertifyOptions, evidence: string, date: string): Certification {
-  return {
-    tier: combined.tier,
-    dri: round(combined.dri),
-    split_persistence: round(combined.splitPersistence),
-    dri_range: [round(combined.driRange[0]), round(combined.driRange[1])],
-    between_spread: round(combined.between),
-    within_spread: round(combined.within),
-    flips: combined.flips,
-    concedes: combined.concedes,
-    k: options.settings.k,
-    t: options.settings.t,
-    runs: options.settings.runs,
-    agreement: combined.agreement === undefined ? null : round(combined.agreement),
-    kappa: combined.kappa === undefined ? null : round(combined.kappa),
-    panel: options.panel.map((model) => model.name),
-    judges: options.judges.map((model) => model.name),
-    paraphraser: options.paraphraser.name,
-    embedder: options.embedder.id,
-    method_version: METHOD_VERSION,
-    date,
-    evidence,
-  };
-}
-
-function resultLine(subject: string, runs: readonly RunOutcome[], certification: Certification, written: boolean, at: string): EvidenceResult {
-  return {
-    kind: 'result',
-    subject,
-    certification,
-    tiers: runs.map((run) => run.tier),
-    parties: runs.map((run) => run.parties),
-    flipped: runs.map((run) => run.flipped),
-    conceded: runs.map((run) => run.conceded),
-    labels: runs.map((run) => run.labels),
-    dri: runs.map((run) => run.dri),
-    written,
-    at,
-  };
 }
 
 export async function certify(options: CertifyOptions): Promise<CertifyReport> {
