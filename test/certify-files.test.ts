@@ -6,7 +6,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EvidenceCall } from '../schemas/certification.ts';
 import type { Certification } from '../schemas/content.ts';
+import { PanelConfigSchema } from '../api/providers/panel-config.ts';
 import { parseCertifyArgs, UsageError } from '../scripts/lib/certify/cli-args.ts';
+import { certifyPanel, JUDGE_MAX_TOKENS } from '../scripts/lib/certify/panel.ts';
 import { appendEvidence, EvidenceLogError, loggedCalls, readEvidence, reusableCall } from '../scripts/lib/certify/evidence-log.ts';
 import { createLimiter, createLocalSpendGuard, SpendCeilingError } from '../scripts/lib/certify/spend-guard.ts';
 import { ContentError } from '../scripts/lib/issues.ts';
@@ -187,6 +189,22 @@ describe('spend guard and limiter', () => {
       ),
     );
     expect(peak).toBe(2);
+  });
+});
+
+describe('certification panel', () => {
+  const model = (name: string) => ({ name, family: name, lab: 'L', model: `${name.toLowerCase()}-1`, base_url: 'http://127.0.0.1:9/v1' });
+  const config = (extra: string[]) => PanelConfigSchema.parse({ panel: ['A', 'B'].map(model), extra: extra.map(model), chair: { use: 'A' } });
+
+  it('judges and the paraphraser come from extra, never from the panel under test', () => {
+    const chosen = certifyPanel(config(['J1', 'J2']), {});
+    expect(chosen.panel.map((m) => m.name)).toEqual(['A', 'B']);
+    expect(chosen.judges.map((m) => [m.name, m.maxTokens])).toEqual([['J1', JUDGE_MAX_TOKENS], ['J2', JUDGE_MAX_TOKENS]]);
+    expect(chosen.paraphraser.name).toBe('J1');
+    expect(certifyPanel(config(['J1', 'J2']), {}, { judges: ['J2'], paraphraser: 'J2' }).judges.map((m) => m.name)).toEqual(['J2']);
+    expect(() => certifyPanel(config([]), {})).toThrow(/extra/);
+    expect(() => certifyPanel(config(['J1']), {}, { judges: ['A'] })).toThrow(/sits on the panel/);
+    expect(() => certifyPanel(config(['J1']), {}, { paraphraser: 'Nobody' })).toThrow(/not a model/);
   });
 });
 
