@@ -62,7 +62,8 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  // Exit once stdout has drained: a piped report (--json) must not be cut short.
+  (code) => process.stdout.write('', () => process.exit(code)),
   (error: unknown) => {
     console.error(`certify: ${(error as Error).message}`);
     process.exit(1);
