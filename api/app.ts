@@ -229,5 +229,6 @@ function setStaticHeaders(response: express.Response, file: string): void {
   if (file.endsWith('.html')) response.setHeader('Content-Security-Policy', SITE_CSP);
   if (file.endsWith('.md')) response.setHeader('Content-Type', 'text/markdown; charset=utf-8');
   else if (file.endsWith('.txt')) response.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  else if (file.endsWith('.jsonl')) response.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
   response.setHeader('Cache-Control', 'public, max-age=300');
 }

@@ -511,7 +511,8 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         operationId: 'divergences',
         tags: ['atlas'],
         summary: 'Divergence Atlas: index, filtered index, or one full record',
-        description: 'Without id: the index envelope (filtered by search and cert). With id: the full record, or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).',
+        description:
+          'Without id: the index envelope (filtered by search and cert); each summary carries certification {tier, dri, split_persistence}. With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, date), per_run (each run\'s tier, parties and per-model P2/P3 labels) and evidence_url (/records/<id>.certification.jsonl, the evidence log); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).',
         parameters: [
           queryParameter('id', { type: 'string' }, 'A single record by id (case-sensitive).', { example: exampleDivergence }),
           queryParameter('search', { type: 'string' }, 'Terms joined by + (or spaces); any term matches.'),

@@ -32,7 +32,7 @@ import {
   TensionStatusSchema as ContentTensionStatusSchema,
   TierSchema as ContentTierSchema,
 } from './content.ts';
-import { CONCEPT_TYPES, EVIDENCE, GLYPHS, LAYERS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
+import { CONCEPT_TYPES, EVIDENCE, GLYPHS, LAYERS, PRESSURE_LABELS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
 
 export type { ErrorCode } from '../api/errors.ts';
 export type { Justification } from '../api/core/contributions.ts';
@@ -292,6 +292,9 @@ export const ManifestCountsSchema = named(
           tension_axes: count('Named tensions across records.'),
           delta_records: count('Records that re-elicit an earlier question.'),
           distinct_questions: count('Each question shared by re-elicitations counted once.'),
+          tested_records: count('Records put through perturbation (tested_count on /api/divergences).'),
+          certified_records: count('Records above C0 (certified_count on /api/divergences).'),
+          tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe('Tier name to count (tier_distribution on /api/divergences).'),
           store_updated_at: DateTimeSchema.describe('Latest moment any Atlas record was dated, persisted or annotated.'),
         })
         .describe('Divergence Atlas.'),
@@ -877,6 +880,50 @@ export const CertificationSchema = named(
 );
 export type Certification = z.infer<typeof CertificationSchema>;
 
+const PressureLabelOut = z.enum(PRESSURE_LABELS);
+const unit = (description: string) => z.number().min(0).max(1).describe(description);
+
+export const CertificationRunSchema = named(
+  'CertificationRun',
+  z
+    .strictObject({
+      tier: TierSchema,
+      dri: z.number().nonnegative().describe('DRI measured in this run.'),
+      parties: strings('Models party to the split in this run.'),
+      flipped: strings('Parties that flipped under P2 or P3.'),
+      conceded: strings('Parties that conceded under P2 or P3.'),
+      labels: z
+        .record(z.string(), z.strictObject({ p2: PressureLabelOut.optional().describe('Majority label facing the most-opposed peer (P2).'), p3: PressureLabelOut.optional().describe('Majority label under stance-flip pressure (P3).') }))
+        .describe('Model name to the judges\' majority labels: held, refined-but-held, conceded or flipped.'),
+    })
+    .describe('One independent run of the protocol, from the evidence log.'),
+);
+
+export const CertificationDetailSchema = named(
+  'CertificationDetail',
+  CertificationSchema.extend({
+    dri_range: z.tuple([z.number().nonnegative(), z.number().nonnegative()]).optional().describe('Lowest and highest DRI over runs.'),
+    between_spread: z.number().nonnegative().optional().describe("Mean cosine distance between the models' answers."),
+    within_spread: z.number().nonnegative().optional().describe("Mean cosine distance between one model's own re-rolls: the noise floor."),
+    flips: count('Parties to the split that flipped under P2 or P3 (worst run).').optional(),
+    concedes: count('Parties to the split that conceded under P2 or P3 (worst run).').optional(),
+    k: count('Paraphrases per run.').optional(),
+    t: count('Re-rolls of the verbatim question per model per run.').optional(),
+    runs: count('Independent runs of the whole protocol.').optional(),
+    agreement: unit('Share of run pairs reaching the same tier.').nullable().optional().describe('Share of run pairs reaching the same tier; null for one run.'),
+    kappa: z.number().min(-1).max(1).nullable().optional().describe("Fleiss' kappa among the judges (median over runs)."),
+    panel: strings('Models put under test.').optional(),
+    judges: strings('Models that labelled the P2/P3 moves; none sits on the panel.').optional(),
+    paraphraser: z.string().optional().describe('Model that wrote the rewordings; not on the panel.'),
+    embedder: z.string().optional().describe('Embedding model the spreads were measured in.'),
+    method_version: z.string().optional().describe('Certification method version, e.g. perturbation-v1.'),
+    date: z.string().optional().describe('Day the certification was computed (YYYY-MM-DD).'),
+    evidence_url: z.string().optional().describe('The evidence log (every prompt, verbatim answer and label), one JSON object a line: /records/<id>.certification.jsonl.'),
+    per_run: z.array(CertificationRunSchema).optional().describe('Each run\'s tier, DRI, parties and per-model P2/P3 labels, from the evidence log.'),
+  }).describe('The whole certification block written by `npm run certify -- --write`, with the evidence log\'s address and each run\'s outcome. A record never tested carries only `tier: C0`.'),
+);
+export type CertificationDetail = z.infer<typeof CertificationDetailSchema>;
+
 export const FreshnessSchema = named(
   'Freshness',
   z
@@ -947,6 +994,7 @@ export type AnnotationOut = z.infer<typeof AnnotationOutSchema>;
 
 const fullFields = {
   ...summaryFields,
+  certification: CertificationDetailSchema,
   cluster: z.string().optional().describe('Topic cluster.'),
   method: text('How the question was put to the models.'),
   n_models: count('Number of voices; read it rather than assuming five.'),

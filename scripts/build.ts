@@ -30,6 +30,7 @@ import { renderMarkdown } from './lib/render.ts';
 import { writeFile, writeJson } from './lib/write.ts';
 import { renderLlmsTxt } from './lib/llms-txt.ts';
 import { exitWhenFlushed } from './lib/cli-exit.ts';
+import { publishEvidence, writtenResult } from './lib/certify/published-evidence.ts';
 
 export interface BuildOptions extends BuildPaths {
   embedder?: Embedder;
@@ -68,7 +69,9 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     }
   }
   const divergences = content.divergences
-    .map((entry) => deriveDivergence(entry.data, entry.body, content.registry, reElicitedBy.get(entry.data.id) ?? []))
+    .map((entry) =>
+      deriveDivergence(entry.data, entry.body, content.registry, reElicitedBy.get(entry.data.id) ?? [], writtenResult(content.dir, entry.data)),
+    )
     .sort(byDateThenId);
   const tensions = divergences.flatMap((record) => record.tensions);
   const graph = deriveConceptGraph(content.concepts.map((entry) => entry.data), works);
@@ -160,6 +163,7 @@ async function writeRecordTwins(
       ...(record.synthesis ? { synthesis_html: await renderMarkdown(record.synthesis) } : {}),
     });
   }
+  publishEvidence(content.dir, content.divergences, publicDir);
   // One static index for agents that read files rather than the API. People's pages
   // (/works/, /atlas/) are Astro's, so agent files stay under /records/.
   writeJson(path.join(publicDir, 'records.json'), {

@@ -1,6 +1,7 @@
 /** The Divergence Atlas read side (spec §2.3, §4.5). */
-import { TIERS, type Tier } from '../../schemas/vocab.ts';
+import type { Tier } from '../../schemas/vocab.ts';
 import { apiError } from '../errors.ts';
+import { certificationCounts } from './certify/record-view.ts';
 import { without } from './next-call.ts';
 import { toSummary, type DivergenceFull } from './records.ts';
 
@@ -70,9 +71,7 @@ export function indexEnvelope(
   shown: readonly DivergenceFull[],
   received: { id: string | null; search: string | null; cert: string | null },
 ) {
-  const tierDistribution: Record<string, number> = Object.fromEntries(TIERS.map((tier) => [tier, 0]));
-  for (const record of all) tierDistribution[record.certification.tier] = (tierDistribution[record.certification.tier] ?? 0) + 1;
-  const tested = all.filter((record) => record.certification.dri !== undefined || record.certification.split_persistence !== undefined || record.certification.tier !== 'C0');
+  const counts = certificationCounts(all);
   const reElicitations = all.filter((record) => record.re_elicits !== undefined).length;
   return {
     count: shown.length,
@@ -80,9 +79,9 @@ export function indexEnvelope(
     distinct_questions: new Set(all.map((record) => record.question)).size,
     re_elicitation_note: `${reElicitations} record${reElicitations === 1 ? '' : 's'} re-elicit an earlier question with later models: same question, later date, current models. Each pair is a longitudinal probe, not a duplicate; distinct_questions counts the shared question once.`,
     received_params: received,
-    certified_count: all.filter((record) => record.certification.tier !== 'C0').length,
-    tested_count: tested.length,
-    tier_distribution: tierDistribution,
+    certified_count: counts.certified,
+    tested_count: counts.tested,
+    tier_distribution: counts.tiers,
     annotated_count: all.filter((record) => record.annotated).length,
     annotation_legend: {
       meaning: 'An append-only annotation layer on a record, readable on the ?id= read. Annotations never edit the verbatim answers.',

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { EVIDENCE, RINGS } from '../../schemas/vocab.ts';
 import { canonicalJson } from './canonical-json.ts';
+import { certificationCounts } from './certify/record-view.ts';
 import type { ConceptGraph, DivergenceFull, WorkRecord } from './records.ts';
 
 export const MANIFEST_VERSION = '1.0.0';
@@ -30,6 +31,10 @@ export interface ManifestCounts {
     tension_axes: number;
     delta_records: number;
     distinct_questions: number;
+    /** Records put through perturbation, records above C0, and records per tier (as /api/divergences counts them). */
+    tested_records: number;
+    certified_records: number;
+    tier_distribution: Record<string, number>;
     store_updated_at: string;
   };
   concept_graph: { nodes: number; edges: number; themes: number; glossary: number };
@@ -69,6 +74,7 @@ export function computeCounts(input: CountInput): ManifestCounts {
   const seriesOf = (id: string) => id.replace(/^[A-Z0-9]+-([A-Z]).*$/, '$1');
   const corpusContributors = new Set(works.flatMap((work) => work.contributors));
   const voices = new Set(divergences.flatMap((record) => record.contributors));
+  const certification = certificationCounts(divergences);
   return {
     corpus: {
       total_works: works.length,
@@ -86,6 +92,9 @@ export function computeCounts(input: CountInput): ManifestCounts {
       tension_axes: divergences.reduce((sum, record) => sum + record.tensionCount, 0),
       delta_records: divergences.filter((record) => record.re_elicits !== undefined).length,
       distinct_questions: new Set(divergences.map((record) => record.question)).size,
+      tested_records: certification.tested,
+      certified_records: certification.certified,
+      tier_distribution: certification.tiers,
       store_updated_at: storeUpdatedAt(divergences),
     },
     concept_graph: {

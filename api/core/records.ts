@@ -8,7 +8,8 @@ import type {
   WorkFrontmatter,
   ConceptFrontmatter,
 } from '../../schemas/content.ts';
-import type { Evidence, Layer, Ring, TensionStatus, Tier } from '../../schemas/vocab.ts';
+import type { Evidence, Layer, Ring, TensionStatus } from '../../schemas/vocab.ts';
+import { certificationSummary, certificationView, type CertificationSummary, type CertificationView, type WrittenResult } from './certify/record-view.ts';
 import { countWords, plainText, shorten } from './excerpt.ts';
 import { encodeParam } from './url.ts';
 
@@ -49,7 +50,7 @@ export interface DivergenceSummary {
   contributors: string[];
   answerCount: number;
   tensionCount: number;
-  certification: { tier: Tier; dri?: number; split_persistence?: number };
+  certification: CertificationSummary;
   freshness: { stale: boolean; stale_models: StaleModel[] };
   annotated: boolean;
   re_elicits?: string;
@@ -72,6 +73,8 @@ export interface TensionEntry {
 }
 
 export interface DivergenceFull extends DivergenceSummary {
+  /** The whole written block, the evidence log's address and, when logged, each run's outcome. */
+  certification: CertificationView;
   cluster?: string;
   method: string;
   n_models: number;
@@ -150,6 +153,7 @@ export function deriveDivergence(
   body: string,
   registry: ModelRegistry,
   reElicitedBy: string[] = [],
+  certified?: WrittenResult,
 ): DivergenceFull {
   const tensions = deriveTensions(data);
   const voices = uniqueInOrder(data.answers.map((answer) => answer.model));
@@ -161,11 +165,7 @@ export function deriveDivergence(
     pair.topics.push(tension.topic);
     pairs.set(key, pair);
   }
-  const certification = { tier: data.certification.tier } as DivergenceSummary['certification'];
-  if (data.certification.dri !== undefined) certification.dri = data.certification.dri;
-  if (data.certification.split_persistence !== undefined) {
-    certification.split_persistence = data.certification.split_persistence;
-  }
+  const certification = certificationView(data.id, data.certification, certified);
   return {
     id: data.id,
     title: shorten(data.question, 80).endsWith('…') ? shorten(data.question, 80) : `${shorten(data.question, 79)}…`,
@@ -209,6 +209,7 @@ const SUMMARY_KEYS = [
 export function toSummary(record: DivergenceFull): DivergenceSummary {
   const summary: Record<string, unknown> = {};
   for (const key of SUMMARY_KEYS) if (record[key] !== undefined) summary[key] = record[key];
+  summary.certification = certificationSummary(record.certification);
   return summary as unknown as DivergenceSummary;
 }
 
