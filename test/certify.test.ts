@@ -9,7 +9,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deriveDivergence } from '../api/core/records.ts';
+import { deriveDivergence, toSummary } from '../api/core/records.ts';
 import { PanelConfigSchema, type PanelConfig } from '../api/providers/panel-config.ts';
 import { EvidenceLineSchema } from '../schemas/certification.ts';
 import { certify, type CertifyOptions } from '../scripts/lib/certify/certify.ts';
@@ -149,7 +149,9 @@ describe('certification against a scripted panel', () => {
     const d1 = content.divergences.find((entry) => entry.data.id === 'TST-D1')!;
     expect(d1.data.certification).toMatchObject({ tier: 'C3', flips: 0 });
     const written = report.records.find((record) => record.id === 'TST-D1')!.certification!;
-    expect(deriveDivergence(d1.data, d1.body, content.registry).certification).toEqual({ tier: 'C3', dri: written.dri, split_persistence: written.split_persistence });
+    expect(toSummary(deriveDivergence(d1.data, d1.body, content.registry)).certification).toEqual({ tier: 'C3', dri: written.dri, split_persistence: written.split_persistence });
+    const { evidence: _file, ...block } = written;
+    expect(deriveDivergence(d1.data, d1.body, content.registry).certification).toEqual({ ...block, evidence_url: '/records/TST-D1.certification.jsonl' });
 
     // Every evidence line validates; every call of the plan is logged once with its prompt and verbatim answer.
     const lines = ['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'negative-controls'].flatMap((name) => readEvidence(path.join(contentDir, 'divergences', `${name}.certification.jsonl`)));
