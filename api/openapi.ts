@@ -512,7 +512,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         tags: ['atlas'],
         summary: 'Divergence Atlas: index, filtered index, or one full record',
         description:
-          'Without id: the index envelope (filtered by search and cert); each summary carries certification {tier, dri, split_persistence}. With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, date), per_run (each run\'s tier, parties and per-model P2/P3 labels) and evidence_url (/records/<id>.certification.jsonl, the evidence log); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).',
+          'Without id: the index envelope (filtered by search and cert); each summary carries certification {tier, dri, split_persistence}. With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, date), per_run (each run\'s tier, parties and per-model P2/P3 labels) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).',
         parameters: [
           queryParameter('id', { type: 'string' }, 'A single record by id (case-sensitive).', { example: exampleDivergence }),
           queryParameter('search', { type: 'string' }, 'Terms joined by + (or spaces); any term matches.'),

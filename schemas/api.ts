@@ -992,6 +992,43 @@ export const AnnotationOutSchema = named(
 );
 export type AnnotationOut = z.infer<typeof AnnotationOutSchema>;
 
+const LongitudinalSchema = named(
+  'Longitudinal',
+  z
+    .strictObject({
+      earlier: z.strictObject({ id: text('Earlier record.'), date: CalendarDateOutSchema }).describe('The record first asked.'),
+      later: z.strictObject({ id: text('Re-elicitation.'), date: CalendarDateOutSchema }).describe('The record that re-asked the question verbatim.'),
+      embedder: text('Embedding model the distances were measured in.'),
+      floor: z.number().nonnegative().describe('Distance at or above which a family moved or a tension still holds.'),
+      families: z
+        .array(
+          z.strictObject({
+            model: text('Model family.'),
+            earlier_model_ids: strings('Versions that answered on the earlier date.'),
+            later_model_ids: strings('Versions that answered on the later date.'),
+            distance: z.number().nonnegative().nullable().describe("Cosine distance between the family's answer centroids on the two dates; null when it answered only once."),
+            status: z.enum(['moved', 'steady', 'only-earlier', 'only-later']).describe('moved (distance at or above floor), steady, or answered on one date only.'),
+          }),
+        )
+        .describe('Who moved since the earlier date, per model family.'),
+      tensions: z
+        .array(
+          z.strictObject({
+            topic: text('Tension topic.'),
+            voice_a: text('Voice.'),
+            voice_b: text('Voice.'),
+            earlier_distance: z.number().nonnegative().nullable().describe('Distance between the two voices on the earlier date.'),
+            later_distance: z.number().nonnegative().nullable().describe('Distance between the two voices on the later date; null when one did not answer.'),
+            status: z.enum(['still-holds', 'converged', 'voice-missing']).describe('Whether the tension still holds on the later date.'),
+          }),
+        )
+        .describe("The earlier record's tensions, checked on the later date."),
+      moved: strings('Families that moved.'),
+      note: text('How the summary was computed and how far to trust it.'),
+    })
+    .describe('Longitudinal summary of a re-elicitation pair, computed by the build from both records.'),
+);
+
 const fullFields = {
   ...summaryFields,
   certification: CertificationDetailSchema,
@@ -1009,6 +1046,7 @@ const fullFields = {
     .describe('Tension map.'),
   annotations: z.array(AnnotationOutSchema).describe('Annotation layer (append-only).'),
   re_elicited_by: strings('Later records that re-elicit this question.'),
+  longitudinal: z.array(LongitudinalSchema).optional().describe('On both records of a re-elicitation pair: who moved since the earlier date and which tensions still hold, one entry per pair.'),
   synthesis: z.string().optional().describe('Curated synthesis (Markdown).'),
   divergence_score: z.number().nullable().optional().describe('Divergence score, when computed.'),
   deliberation_card: z.record(z.string(), z.unknown()).nullable().optional().describe('Deliberation card of a live panel; its fields are not shown.'),

@@ -31,6 +31,7 @@ import { writeFile, writeJson } from './lib/write.ts';
 import { renderLlmsTxt } from './lib/llms-txt.ts';
 import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { publishEvidence, writtenResult } from './lib/certify/published-evidence.ts';
+import { attachLongitudinal } from './lib/longitudinal.ts';
 
 export interface BuildOptions extends BuildPaths {
   embedder?: Embedder;
@@ -76,6 +77,9 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const tensions = divergences.flatMap((record) => record.tensions);
   const graph = deriveConceptGraph(content.concepts.map((entry) => entry.data), works);
 
+  const embedder = options.embedder ?? (await createUseLiteEmbedder());
+  await attachLongitudinal(divergences, createEmbeddingCache(options.cacheDir, embedder), embedder.id);
+
   writeJson(out.works, works);
   writeJson(out.divergences, divergences);
   writeJson(out.tensions, tensions);
@@ -90,7 +94,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   writeJson(out.audio, audio);
   await writePages(content, out);
 
-  const search = await buildSearch(content, works, divergences, options, log);
+  const search = await buildSearch(content, works, divergences, { ...options, embedder }, log);
   writeJson(out.searchMeta, search.meta);
   writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
   writeFile(out.searchFullText, encodeFullText(search.fullText));

@@ -127,6 +127,15 @@ describe('the record page explains the tier', () => {
     expect(html).toContain('href="/records/TST-D1.certification.jsonl"');
   });
 
+  it('shows the longitudinal summary of the re-elicitation pair on both pages', () => {
+    for (const id of ['TST-D1', 'TST-D2']) {
+      const html = page(id);
+      expect(html, id).toContain('data-longitudinal="TST-D1:TST-D2"');
+      expect(html, id).toContain('No model family moved.');
+      expect(html, id).toMatch(/Alder \(alder-1 → alder-2\): held steady/);
+    }
+  });
+
   it('says "not yet tested" for a record never put through perturbation', () => {
     const html = page('TST-D2');
     expect(html).toContain('Not yet tested');

@@ -11,6 +11,7 @@ import type {
 import type { Evidence, Layer, Ring, TensionStatus } from '../../schemas/vocab.ts';
 import { certificationSummary, certificationView, type CertificationSummary, type CertificationView, type WrittenResult } from './certify/record-view.ts';
 import { countWords, plainText, shorten } from './excerpt.ts';
+import type { LongitudinalSummary } from './longitudinal.ts';
 import { encodeParam } from './url.ts';
 
 export const EXCERPT_CHARS = 280;
@@ -84,6 +85,8 @@ export interface DivergenceFull extends DivergenceSummary {
   tension_map: { voices: string[]; pairs: { a: string; b: string; topics: string[] }[] };
   annotations: DivergenceFrontmatter['annotations'];
   re_elicited_by: string[];
+  /** Set by the build on both records of a re-elicitation pair: who moved, which tensions still hold. */
+  longitudinal?: LongitudinalSummary[];
   synthesis?: string;
   divergence_score?: number | null;
   deliberation_card?: Record<string, unknown> | null;
