@@ -1000,6 +1000,7 @@ const LongitudinalSchema = named(
       later: z.strictObject({ id: text('Re-elicitation.'), date: CalendarDateOutSchema }).describe('The record that re-asked the question verbatim.'),
       embedder: text('Embedding model the distances were measured in.'),
       floor: z.number().nonnegative().describe('Distance at or above which a family moved or a tension still holds.'),
+      judges: strings('Judges that labelled each family\'s move, when configured (off the panel, blind to names).').optional(),
       families: z
         .array(
           z.strictObject({
@@ -1008,6 +1009,7 @@ const LongitudinalSchema = named(
             later_model_ids: strings('Versions that answered on the later date.'),
             distance: z.number().nonnegative().nullable().describe("Cosine distance between the family's answer centroids on the two dates; null when it answered only once."),
             status: z.enum(['moved', 'steady', 'only-earlier', 'only-later']).describe('moved (distance at or above floor), steady, or answered on one date only.'),
+            judge_label: PressureLabelOut.nullable().optional().describe("The judges' majority label of the move (held, refined-but-held, conceded, flipped; null undecided), when judges were configured."),
           }),
         )
         .describe('Who moved since the earlier date, per model family.'),

@@ -53,3 +53,18 @@ export type EvidenceResult = z.infer<typeof EvidenceResultSchema>;
 
 export const EvidenceLineSchema = z.discriminatedUnion('kind', [EvidenceCallSchema, EvidenceResultSchema]);
 export type EvidenceLine = z.infer<typeof EvidenceLineSchema>;
+
+/**
+ * Judges' reading of a re-elicitation pair, written by `npm run reelicit` beside the new
+ * record (`<id>.longitudinal.json`) when judges are configured: per model family, how its
+ * answer moved from the earlier record to the new one.
+ */
+export const LONGITUDINAL_FILE_SUFFIX = '.longitudinal.json';
+export const LongitudinalJudgementSchema = z.strictObject({
+  earlier: z.string().min(1),
+  later: z.string().min(1),
+  judges: z.array(z.string().min(1)).min(1),
+  labels: z.record(z.string(), z.strictObject({ label: z.enum(PRESSURE_LABELS).nullable(), votes: z.array(z.enum(PRESSURE_LABELS).nullable()) })),
+  at: DateOrDateTimeSchema,
+});
+export type LongitudinalJudgement = z.infer<typeof LongitudinalJudgementSchema>;

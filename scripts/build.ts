@@ -45,6 +45,8 @@ export interface BuildResult {
   chunks: number;
   embedded: number;
   cachedEmbeddings: number;
+  /** Answers of re-elicitation pairs newly embedded for their longitudinal summary (not from the cache). */
+  answersEmbedded: number;
   milliseconds: number;
 }
 
@@ -78,7 +80,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const graph = deriveConceptGraph(content.concepts.map((entry) => entry.data), works);
 
   const embedder = options.embedder ?? (await createUseLiteEmbedder());
-  await attachLongitudinal(divergences, createEmbeddingCache(options.cacheDir, embedder), embedder.id);
+  const answersEmbedded = await attachLongitudinal(divergences, createEmbeddingCache(options.cacheDir, embedder), embedder.id, content.dir);
 
   writeJson(out.works, works);
   writeJson(out.divergences, divergences);
@@ -126,6 +128,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     chunks: search.meta.chunk_records.length,
     embedded: search.embedded,
     cachedEmbeddings: search.cached,
+    answersEmbedded,
     milliseconds: Date.now() - started,
   };
   log(

@@ -3,14 +3,15 @@ import { parseArgs } from 'node:util';
 import { loadPanelConfig } from '../api/providers/panel-config.ts';
 import { createLocalSpendGuard } from './lib/certify/spend-guard.ts';
 import { pathsFromEnv } from './lib/paths.ts';
-import { reelicit, reelicitPanel, type ReelicitReport } from './lib/reelicit/reelicit.ts';
+import { reelicit, reelicitJudges, reelicitPanel, type ReelicitReport } from './lib/reelicit/reelicit.ts';
 
 const USAGE = `Usage: npm run reelicit -- --stale | <ids…>  [--plan] [--write] [--json]
   --stale   every stale record (a retired model version answered) not yet re-asked with current models
   <ids…>    these records
   --plan    print the calls and their most cost; send nothing
   --write   write each new record to content/divergences/ (validated; otherwise only printed)
-Needs PANEL_CONFIG: the current panel answers; its model versions must be in models.yaml.`;
+Needs PANEL_CONFIG: the current panel answers; its model versions must be in models.yaml. Models under
+\`extra\` judge each family's move since the earlier record (written beside it as <id>.longitudinal.json).`;
 
 function format(report: ReelicitReport): string {
   const lines = [
@@ -19,6 +20,7 @@ function format(report: ReelicitReport): string {
   for (const record of report.records) {
     const target = record.id ? ` → ${record.id}${record.written ? ` (written: ${record.file})` : ''}` : '';
     lines.push(`${record.original}${target}: ${record.error ? `not written: ${record.error}` : JSON.stringify(record.question)}`);
+    if (record.judged) lines.push(`  judges: ${Object.entries(record.judged).map(([model, label]) => `${model} ${label ?? 'undecided'}`).join(', ')}`);
   }
   for (const skip of report.skipped) lines.push(`${skip.id}: skipped, ${skip.reason}`);
   return lines.join('\n');
@@ -46,6 +48,7 @@ async function main(): Promise<number> {
     contentDir: pathsFromEnv().contentDir,
     selection: values.stale ? { stale: true } : { ids: positionals },
     panel: reelicitPanel(config, process.env),
+    judges: reelicitJudges(config, process.env),
     guard: createLocalSpendGuard(config.spending_ceiling_usd),
     plan: Boolean(values.plan),
     write: Boolean(values.write),

@@ -176,7 +176,9 @@ describe('build artifacts', () => {
     const first = await buildArtifacts({ contentDir, artifactsDir: tempDir('first'), cacheDir, embedder: counting });
     // Identical passages (a re-elicited question) are embedded once.
     expect(first.embedded).toBeGreaterThan(0);
-    expect(embeddedTexts).toBe(first.embedded);
+    // Plus the re-elicitation pair's answers, embedded once for its longitudinal summary.
+    expect(first.answersEmbedded).toBe(3);
+    expect(embeddedTexts).toBe(first.embedded + first.answersEmbedded);
     expect(first.cachedEmbeddings).toBe(first.chunks - first.embedded);
 
     const file = path.join(contentDir, 'works/TST-2.md');
@@ -185,6 +187,7 @@ describe('build artifacts', () => {
     embeddedTexts = 0;
     const second = await buildArtifacts({ contentDir, artifactsDir: tempDir('second'), cacheDir, embedder: counting });
     expect(second.embedded).toBe(1);
+    expect(second.answersEmbedded).toBe(0);
     expect(embeddedTexts).toBe(1);
     expect(second.cachedEmbeddings).toBe(second.chunks - 1);
   });

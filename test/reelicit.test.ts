@@ -12,10 +12,10 @@ import { DivergenceRecordSchema } from '../schemas/api.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
 import { parseMarkdown } from '../scripts/lib/frontmatter.ts';
 import { loadContent } from '../scripts/lib/load-content.ts';
-import { REELICIT_METHOD, reelicit, reelicitPanel, ReelicitError } from '../scripts/lib/reelicit/reelicit.ts';
+import { REELICIT_METHOD, reelicit, reelicitJudges, reelicitPanel, ReelicitError } from '../scripts/lib/reelicit/reelicit.ts';
 import { buildApp } from './helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { scriptWorld, type WorldScript } from './helpers/fake-world.ts';
+import { scriptWorld, utilityModel, type WorldScript } from './helpers/fake-world.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
 
 const QUESTION = 'Can a refusal that came from training still be your own?';
@@ -54,7 +54,13 @@ beforeEach(() => {
   fake.requests.length = 0;
   const world: WorldScript = { [QUESTION]: { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } } };
   scriptWorld(fake, () => world, VERSIONS, []);
+  fake.setDefault('judge-live', utilityModel());
 });
+
+function judges() {
+  const judge = { name: 'Judge', family: 'Judge', lab: 'Judge Lab (fictional)', model: 'judge-live', base_url: fake.baseURL, price: { input_per_mtok: 1, output_per_mtok: 2 } };
+  return reelicitJudges(PanelConfigSchema.parse({ panel: [judge, { ...judge, name: 'Other' }], extra: [judge], chair: { use: 'Judge' }, defaults: { max_retries: 0, max_tokens: 300 } }), {});
+}
 afterAll(async () => {
   await fake.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -122,7 +128,12 @@ describe('npm run reelicit', () => {
 
   it('the build summarises the pair on both records: who moved since the earlier date, which tensions still hold', async () => {
     const dir = fixture();
-    await reelicit({ contentDir: dir, selection: { ids: ['TST-D1'] }, panel: panel(), guard: createLocalSpendGuard(10), write: true });
+    const report = await reelicit({ contentDir: dir, selection: { ids: ['TST-D1'] }, panel: panel(), judges: judges(), guard: createLocalSpendGuard(10), write: true });
+    // The scripted judge sees a stance marker after and none before: it labels every move flipped.
+    expect(report.records[0]!.judged).toEqual({ Alder: 'flipped', Birch: 'flipped', Cedar: 'flipped' });
+    expect(fake.requests.filter((entry) => entry.model === 'judge-live')).toHaveLength(3);
+    expect(fake.requests.filter((entry) => entry.model === 'judge-live').every((entry) => !JSON.stringify(entry.messages).includes('Alder'))).toBe(true);
+    expect(existsSync(path.join(dir, 'divergences', 'TST-D3.longitudinal.json'))).toBe(true);
     const built = await buildApp(dir);
     try {
       const earlier = DivergenceRecordSchema.parse((await request(built.app).get('/api/divergences?id=TST-D1').expect(200)).body);
@@ -138,11 +149,14 @@ describe('npm run reelicit', () => {
       }
       // The scripted answers say nothing like the 2025 ones: every family moved.
       expect(pair.moved).toEqual(['Alder', 'Birch', 'Cedar']);
+      expect(pair.judges).toEqual(['Judge']);
+      expect(pair.families.map((family) => family.judge_label)).toEqual(['flipped', 'flipped', 'flipped']);
       expect(pair.tensions.length).toBe(loadContent(dir).divergences.find((record) => record.data.id === 'TST-D1')!.data.tensions.length);
       for (const tension of pair.tensions) expect(tension.status).toBe(tension.later_distance! >= pair.floor ? 'still-holds' : 'converged');
       // The re-elicitation already linking D1 (TST-D2, identical answers) shows no one moved.
       const steady = earlier.longitudinal!.find((summary) => summary.later.id === 'TST-D2')!;
       expect(steady.moved).toEqual([]);
+      expect(steady.judges).toBeUndefined();
       expect(steady.families.every((family) => family.distance === 0)).toBe(true);
       expect((await request(built.app).get('/api/divergences').expect(200)).body.records.every((record: object) => !('longitudinal' in record))).toBe(true);
     } finally {

@@ -4,7 +4,7 @@
  * in the engine's embedding space (centroid cosine distance). Per tension named on the
  * earlier record: whether its two voices still stand apart on the later date. Pure: vectors in.
  */
-import { DEFAULT_THRESHOLDS } from './certify/protocol.ts';
+import { DEFAULT_THRESHOLDS, type PressureLabel } from './certify/protocol.ts';
 import { centroid, cosineDistance, type Vector } from './certify/spread.ts';
 
 /** A family moved, or a tension still holds, at or above this distance (the certification's between-model floor). */
@@ -24,6 +24,14 @@ export interface FamilyShift {
   /** Cosine distance between the family's answer centroids on the two dates; null when it answered only once. */
   distance: number | null;
   status: 'moved' | 'steady' | 'only-earlier' | 'only-later';
+  /** The judges' majority label of the move, when judges were configured for the re-elicitation. */
+  judge_label?: PressureLabel | null;
+}
+
+/** Judges' labels of each family's move (from `<later id>.longitudinal.json`). */
+export interface PairJudgement {
+  judges: string[];
+  labels: Record<string, { label: PressureLabel | null }>;
 }
 
 export interface TensionCheck {
@@ -40,6 +48,7 @@ export interface LongitudinalSummary {
   later: { id: string; date: string };
   embedder: string;
   floor: number;
+  judges?: string[];
   families: FamilyShift[];
   tensions: TensionCheck[];
   moved: string[];
@@ -73,6 +82,7 @@ export function longitudinalSummary(
   later: PairRecord,
   laterVectors: readonly Vector[],
   embedder: string,
+  judged?: PairJudgement,
   floor = LONGITUDINAL_FLOOR,
 ): LongitudinalSummary {
   const before = byFamily(earlier, earlierVectors);
@@ -88,6 +98,7 @@ export function longitudinalSummary(
       later_model_ids: [...(b?.ids ?? [])],
       distance,
       status: !a ? 'only-later' : !b ? 'only-earlier' : distance! >= floor ? 'moved' : 'steady',
+      ...(judged && a && b ? { judge_label: judged.labels[model]?.label ?? null } : {}),
     };
   });
   const tensions: TensionCheck[] = earlier.tensions.map((tension) => {
@@ -107,6 +118,7 @@ export function longitudinalSummary(
     later: { id: later.id, date: later.date },
     embedder,
     floor,
+    ...(judged ? { judges: judged.judges } : {}),
     families,
     tensions,
     moved: families.filter((family) => family.status === 'moved').map((family) => family.model),

@@ -14,6 +14,9 @@ import type { DivergenceFrontmatter } from '../../../schemas/content.ts';
 import type { SpendGuard } from '../certify/spend-guard.ts';
 import { createLimiter } from '../certify/spend-guard.ts';
 import { stringifyMarkdown } from '../frontmatter.ts';
+import type { PressureLabel } from '../../../api/core/certify/protocol.ts';
+import { LONGITUDINAL_FILE_SUFFIX, type LongitudinalJudgement } from '../../../schemas/certification.ts';
+import { judgePair, JUDGE_REPLY_TOKENS } from './judge-pair.ts';
 import { loadContent, type LoadedContent, type MarkdownEntry } from '../load-content.ts';
 
 export interface ReelicitModel {
@@ -24,7 +27,7 @@ export interface ReelicitModel {
   lab?: string;
   maxTokens: number;
   price?: { input_per_mtok: number; output_per_mtok: number } | undefined;
-  complete(messages: { role: 'user'; content: string }[], maxTokens: number): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
+  complete(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxTokens: number): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
 }
 
 export type ReelicitSelection = { stale: true } | { ids: string[] };
@@ -33,6 +36,8 @@ export interface ReelicitOptions {
   contentDir: string;
   selection: ReelicitSelection;
   panel: ReelicitModel[];
+  /** Judges off the panel (the configuration's `extra`): when given, each family's move is labelled too. */
+  judges?: ReelicitModel[];
   guard: SpendGuard;
   plan?: boolean;
   write?: boolean;
@@ -46,6 +51,8 @@ export interface ReelicitRecordReport {
   id?: string;
   file?: string;
   answers?: { model: string; model_id: string; truncated: boolean }[];
+  /** Judges' majority label of each family's move since the earlier record, when judges are configured. */
+  judged?: Record<string, PressureLabel | null>;
   written: boolean;
   error?: string;
 }
@@ -103,9 +110,15 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
     throw new ReelicitError(`panel model versions not in models.yaml: ${unknown.map((model) => `${model.name} (${model.modelId})`).join(', ')}; add them there (with superseded_by on the versions they replace) first`);
   }
   const { chosen, skipped } = select(content, options.selection);
-  const calls = chosen.length * options.panel.length;
+  const judges = options.judges ?? [];
+  const calls = chosen.length * options.panel.length * (1 + judges.length);
   const estimatedCostUsd = chosen.reduce(
-    (sum, entry) => sum + options.panel.reduce((inner, model) => inner + callCeilingUsd(estimateTokens(entry.data.question), model.maxTokens, model.price), 0),
+    (sum, entry) =>
+      sum +
+      options.panel.reduce((inner, model) => inner + callCeilingUsd(estimateTokens(entry.data.question), model.maxTokens, model.price), 0) +
+      // A judge reads the question and both answers: at most two completion budgets of text.
+      options.panel.length *
+        judges.reduce((inner, judge) => inner + callCeilingUsd(estimateTokens(entry.data.question) + 2 * Math.max(...options.panel.map((model) => model.maxTokens)) + 200, JUDGE_REPLY_TOKENS, judge.price), 0),
     0,
   );
   const report: ReelicitReport = { plan: Boolean(options.plan), calls, estimatedCostUsd, spentUsd: 0, records: [], skipped };
@@ -155,7 +168,12 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
       };
       const markdown = stringifyMarkdown(data, '');
       record.file = `divergences/${id}.md`;
-      if (options.write) writeValidated(options.contentDir, record.file, markdown);
+      const judgement =
+        judges.length > 0
+          ? await judgePair({ question, earlier: { id: entry.data.id, answers: entry.data.answers }, later: { id, date: data.date, answers: data.answers }, judges, guard: options.guard, at: now().toISOString() })
+          : undefined;
+      if (judgement) record.judged = Object.fromEntries(Object.entries(judgement.labels).map(([model, value]) => [model, value.label]));
+      if (options.write) writeValidated(options.contentDir, record.file, markdown, judgement);
       record.written = Boolean(options.write);
     } catch (error) {
       record.error = (error as Error).message;
@@ -166,14 +184,17 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
 }
 
 /** Writes the record, then validates the whole content folder; a record that does not validate is removed again. */
-function writeValidated(contentDir: string, relative: string, markdown: string): void {
+function writeValidated(contentDir: string, relative: string, markdown: string, judgement?: LongitudinalJudgement): void {
   const file = path.join(contentDir, relative);
   if (existsSync(file)) throw new ReelicitError(`${relative} already exists`);
+  const judged = judgement ? file.replace(/\.md$/, LONGITUDINAL_FILE_SUFFIX) : undefined;
   writeFileSync(file, markdown);
+  if (judged) writeFileSync(judged, `${JSON.stringify(judgement, null, 2)}\n`);
   try {
     loadContent(contentDir);
   } catch (error) {
     rmSync(file, { force: true });
+    if (judged) rmSync(judged, { force: true });
     throw new ReelicitError(`the new record does not validate, so it was not kept: ${(error as Error).message}`);
   }
 }
@@ -194,4 +215,9 @@ export function reelicitPanel(config: PanelConfig, env: NodeJS.ProcessEnv): Reel
       },
     };
   });
+}
+
+/** The configuration's `extra` models as judges of each family's move (none when `extra` is empty). */
+export function reelicitJudges(config: PanelConfig, env: NodeJS.ProcessEnv): ReelicitModel[] {
+  return reelicitPanel({ ...config, panel: config.extra }, env);
 }
