@@ -1,7 +1,7 @@
 /**
  * The Atlas organised by question: a record and its re-elicitations (the same question asked
  * again later, linked by `re_elicits`) form one entry, its members in date order. Filters match
- * an entry when any of its members matches, so an entry never hides half of its history.
+ * an entry when one of its members matches, so an entry never hides half of its history.
  */
 import { divergences, type DivergenceFull, type Freshness } from './artifacts.ts';
 
@@ -10,8 +10,6 @@ export interface AtlasEntry {
   latest: DivergenceFull;
   /** Every member, oldest first. */
   members: DivergenceFull[];
-  tiers: string[];
-  freshness: Freshness[];
   voices: string[];
   themes: string[];
 }
@@ -46,8 +44,6 @@ export function groupByQuestion(records: readonly DivergenceFull[]): AtlasEntry[
     return {
       latest: members.at(-1)!,
       members,
-      tiers: unique(members.map((record) => record.certification.tier)),
-      freshness: unique(members.map((record) => (record.freshness.stale ? 'stale' : 'current'))) as Freshness[],
       voices: unique(members.flatMap((record) => record.contributors)),
       themes: unique(members.flatMap((record) => (record.cluster ? [record.cluster] : []))),
     };
@@ -61,13 +57,20 @@ export function atlasEntries(): AtlasEntry[] {
   return groupByQuestion(divergences());
 }
 
+/** An entry matches when one of its records matches every dimension of the filter. */
 export function entryMatches(entry: AtlasEntry, filter: AtlasFilter): boolean {
-  return (
-    (!filter.tier || entry.tiers.includes(filter.tier)) &&
-    (!filter.freshness || entry.freshness.includes(filter.freshness)) &&
-    (!filter.voice || entry.voices.includes(filter.voice)) &&
-    (!filter.theme || entry.themes.includes(filter.theme))
+  return entry.members.some(
+    (record) =>
+      (!filter.tier || record.certification.tier === filter.tier) &&
+      (!filter.freshness || (record.freshness.stale ? 'stale' : 'current') === filter.freshness) &&
+      (!filter.voice || record.contributors.includes(filter.voice)) &&
+      (!filter.theme || record.cluster === filter.theme),
   );
+}
+
+/** Each member's tier and freshness ("C1:stale C3:current"), for the in-place filter script. */
+export function memberFacets(entry: AtlasEntry): string {
+  return entry.members.map((record) => `${record.certification.tier}:${record.freshness.stale ? 'stale' : 'current'}`).join(' ');
 }
 
 /** The people's page of a voice or theme filter. */
