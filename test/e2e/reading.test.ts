@@ -4,6 +4,7 @@
  * entry per question with filters that work without JavaScript, a phone's first screen, the
  * reading face served by the deployment itself, concept pages, and per-record card metadata.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -332,6 +333,21 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     expect(await panel.getAttribute('data-tier')).toBe(record.certification.tier);
     expect(await panel.locator('[data-cert="dri"]').textContent()).toBe(String(record.certification.dri));
     expect(await panel.locator('[data-cert="split_persistence"]').textContent()).toContain(`${Math.round(record.certification.split_persistence! * 100)} %`);
+  });
+
+  it('has no serious or critical axe violations on the reading pages, at 375 and 1280 px, light and dark', async () => {
+    const axe = readFileSync(path.join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+    const paths = ['/', '/atlas/', `/atlas/${richRecord().id}/`, '/atlas/voice/kestrel/', '/graph/', `/graph/${corpus.graph.nodes[0]!.id}/`];
+    for (const [width, colorScheme] of [[375, 'light'], [1280, 'light'], [1280, 'dark']] as const) {
+      await open({ width, colorScheme });
+      for (const pagePath of paths) {
+        await page.goto(`${server.origin}${pagePath}`);
+        await page.addScriptTag({ content: axe });
+        const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+        expect(violations, `${pagePath} at ${width} px, ${colorScheme}`).toEqual([]);
+      }
+      await context.close();
+    }
   });
 
   it('keeps each touched page under the JavaScript budget', async () => {
