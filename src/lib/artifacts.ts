@@ -157,6 +157,12 @@ export function publicText(publicPath: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
+/** A binary file under artifacts/public (e.g. an audio file), or undefined when absent. */
+export function publicBytes(publicPath: string): Uint8Array | undefined {
+  const file = path.join(artifactsDir(), 'public', ...publicPath.split('/').filter(Boolean));
+  return existsSync(file) ? readFileSync(file) : undefined;
+}
+
 /**
  * Shift the headings of rendered markdown so the highest one becomes `top` (a page keeps one
  * h1, and a card's headings nest under its own). Levels never go past h6.

@@ -21,11 +21,11 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
   let browser: Browser;
   let corpus: Corpus;
   let server: Listening;
-  let context: BrowserContext;
+  let context: BrowserContext | undefined;
   let page: Page;
-  let problems: string[];
+  let problems: string[] = [];
   /** Requests the pages made to any origin but the deployment's own. */
-  let foreign: string[];
+  let foreign: string[] = [];
 
   beforeAll(async () => {
     const built = await buildApp(path.join(REPO_ROOT, 'content'));
@@ -58,8 +58,12 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
 
   afterEach(async () => {
     await context?.close();
-    expect(problems, 'console errors, exceptions or failed requests').toEqual([]);
-    expect(foreign, 'requests to other origins').toEqual([]);
+    context = undefined;
+    const [seen, elsewhere] = [problems, foreign];
+    problems = [];
+    foreign = [];
+    expect(seen, 'console errors, exceptions or failed requests').toEqual([]);
+    expect(elsewhere, 'requests to other origins').toEqual([]);
   });
 
   /** The record with the most tensions whose tensions name voices that answered. */
@@ -172,7 +176,7 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     expect(await first.evaluate((card) => { const box = card.getBoundingClientRect(); return box.top < window.innerHeight && box.bottom > 0; })).toBe(true);
     const bystander = page.locator('article.answer:not(.involved)').first();
     expect(await bystander.evaluate((card) => getComputedStyle(card).outlineStyle)).toBe('none');
-    await context.close();
+    await context!.close();
 
     await open({ javaScriptEnabled: false });
     await page.goto(`${server.origin}/atlas/${record.id}/`);
@@ -324,6 +328,12 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     expect(icon.headers.get('content-type')).toContain('image/svg+xml');
   });
 
+  it('shows each track’s exact duration, as its file holds it', async () => {
+    const html = await (await fetch(`${server.origin}/listen/`)).text();
+    expect(html).toContain('0:22.28');
+    expect(html).not.toMatch(/Duration <span data-duration="23">/);
+  });
+
   it('shows the certification evidence a record carries in its side panel', async () => {
     const record = corpus.divergences.find((candidate) => candidate.certification.dri !== undefined && candidate.certification.split_persistence !== undefined)!;
     expect(record).toBeDefined();
@@ -346,7 +356,7 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
         const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`)) as string[];
         expect(violations, `${pagePath} at ${width} px, ${colorScheme}`).toEqual([]);
       }
-      await context.close();
+      await context!.close();
     }
   });
 
