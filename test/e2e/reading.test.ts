@@ -322,6 +322,8 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     expect(decode(meta('twitter:title'))).toBe(record.question);
     for (const voice of record.contributors) expect(meta('og:description')).toContain(voice);
     expect(meta('og:type')).toBe('article');
+    // A demonstration deployment says so in the card too.
+    expect(meta('og:description')).toMatch(/fictional/);
     expect(html).toContain('<link rel="icon" href="/favicon.svg"');
     const icon = await fetch(`${server.origin}/favicon.svg`);
     expect(icon.status).toBe(200);
