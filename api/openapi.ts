@@ -48,7 +48,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   RECORD_NOT_FOUND: 'No divergence record has that id (GET /api/divergences?id=, POST /api/contribute). Ids are case-sensitive; details.nearest_ids and suggested_next_call name the closest ids.',
   ROUTE_NOT_FOUND: 'Nothing is served at that path (any path not in this document, or a static file that does not exist).',
   METHOD_NOT_ALLOWED: 'The path does not accept that method; the Allow header and details.allowed list the methods it does accept.',
-  SPENDING_CEILING_REACHED: "The live panel's spending ceiling is reached; live work resumes when an operator raises it. Use the fast path meanwhile.",
+  SPENDING_CEILING_REACHED: "The live panel's spending ceiling leaves no room: every call reserves its worst-case cost (prompt bytes + max_tokens at the model's prices) before it is made, and a call whose reservation would cross the ceiling is not made. Also the error.code of a job whose every call was refused. Live work resumes when an operator raises the ceiling (or calls in flight settle). Use the fast path meanwhile.",
   PERSISTENCE_UNAVAILABLE: 'Persisting council records is not enabled on this deployment (no INGEST_SECRET configured).',
   STORE_UNAVAILABLE: 'The store that keeps jobs, sessions, contributions and rate limits cannot be reached for the moment (its database is down or restarting); nothing was acknowledged. Retryable: wait Retry-After seconds and resend writes with the same Idempotency-Key.',
   NOT_PERSISTABLE: 'The live-panel result is not a valid divergence record (for example fewer than two voices answered); nothing was stored.',
@@ -56,6 +56,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record).',
   AUTH_INVALID: 'The bearer credential is not the ingestion secret.',
   JOB_NOT_FOUND: 'No background job has that id (unknown or expired).',
+  JOB_ALREADY_FINISHED: 'POST /api/jobs/cancel on a job that already ended (done or failed); poll it for its result.',
   INVALID_BODY: 'The JSON body does not have the documented shape; details name the field.',
   INVALID_JUSTIFICATION: 'The justification of a contribution is not one of the closed vocabulary; the body carries valid_values.',
   UNKNOWN_ACTION: "POST /api/store with an action other than 'propose'.",
@@ -68,6 +69,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   HEADERS_TOO_LARGE: 'The request headers exceed the 16 kB the server reads (answered before routing, in the envelope).',
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
   JOB_INTERRUPTED: 'Not an HTTP status: the error.code of a background job interrupted by server restarts twice; it is not retried again.',
+  JOB_CANCELLED: 'Not an HTTP status: the error.code of a background job cancelled with POST /api/jobs/cancel (status cancelled); its model calls were aborted.',
 };
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
@@ -75,6 +77,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'Authorization required.',
   403: 'Authorization refused.',
   404: 'Not found.',
+  409: 'Conflict: the request does not fit the current state of the resource (e.g. cancelling a job that already ended).',
   405: 'Method not allowed: this path answers only the methods in the Allow header. Every method not documented on this path gets this response.',
   413: `Payload too large: the JSON body is larger than ${DOCUMENTED_MAX_BODY}.`,
   414: `URI too long: the request URL is longer than ${DOCUMENTED_MAX_URL_BYTES} bytes.`,
@@ -415,6 +418,19 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           '202': accepted('Trace submitted as a background job.'),
         },
         errors: { 400: liveGetErrors400, ...livePanel },
+      }),
+    },
+    '/api/jobs/cancel': {
+      post: operation({
+        operationId: 'cancelJob',
+        tags: ['live panel'],
+        summary: 'Cancel a background job and abort its model calls',
+        description:
+          'Cancels a queued or running job (deliberation, trace or council): its model calls are aborted at once in the process running it (another process sharing a PostgreSQL store sees it at its next job sweep), their reservations against the spending ceiling are released, and the job ends with status cancelled and error.code JOB_CANCELLED. Cancelling a cancelled job answers its state again; a job already done or failed answers 409 JOB_ALREADY_FINISHED. No body.',
+        parameters: [queryParameter('job', { type: 'string', minLength: 1 }, 'Id of the job (job_id of the 202).', { required: true })],
+        responses: { '200': ok('The job, now cancelled.', ref('JobState')) },
+        errors: { 400: ['PARAM_MISSING', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['JOB_NOT_FOUND'], 409: ['JOB_ALREADY_FINISHED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'STORE_UNAVAILABLE'] },
+        post: true,
       }),
     },
     '/api/council': {

@@ -705,7 +705,10 @@ export type QueryRequest = z.infer<typeof QueryRequestSchema>;
 
 export const JobKindSchema = named('JobKind', z.enum(['deliberation', 'trace', 'council']).describe('What the job runs.'));
 export type JobKind = z.infer<typeof JobKindSchema>;
-export const JobStatusSchema = named('JobStatus', z.enum(['queued', 'running', 'done', 'failed']).describe('Job state; done when complete.'));
+export const JobStatusSchema = named(
+  'JobStatus',
+  z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).describe('Job state; done when complete, cancelled after POST /api/jobs/cancel (its model calls were aborted).'),
+);
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 
 export const AsyncJobAcceptedSchema = named(
@@ -714,6 +717,7 @@ export const AsyncJobAcceptedSchema = named(
     .looseObject({
       job_id: text('Id of the submitted job.'),
       poll_url: text('GET it about every 3 s until status is done (about 25 s in total).'),
+      cancel_url: text('POST it to cancel the job and abort its model calls.'),
       status: JobStatusSchema,
       kind: JobKindSchema,
       poll_after_seconds: z.number().int().positive().describe('Advised polling interval.'),
@@ -734,7 +738,10 @@ export const JobStateSchema = named(
       updated_at: DateTimeSchema.describe('Last change of the job.'),
       poll_url: text('Where to poll.'),
       poll_after_seconds: z.number().int().positive().optional().describe('Present while the job is queued or running.'),
-      error: z.looseObject({ code: text('Failure code.'), message: text('What failed.') }).optional().describe('Present when status is failed.'),
+      error: z
+        .looseObject({ code: text('Failure code (JOB_CANCELLED when cancelled).'), message: text('What failed.') })
+        .optional()
+        .describe('Present when status is failed or cancelled.'),
     })
     .describe('Job state on GET /api/query?job=<id> (spec §4.2 rule 6). When status is done, the full result (deliberation, trace or council) is merged in; other fields are not shown.'),
 );
@@ -756,8 +763,38 @@ export const LiveTensionSchema = named(
 export type LiveTension = z.infer<typeof LiveTensionSchema>;
 
 const panelVoice = z
-  .looseObject({ model_id: text('Model version that was asked.'), status: z.enum(['answered', 'failed']).describe('Whether the voice answered.') })
+  .looseObject({
+    model_id: text('Model version that was asked.'),
+    status: z.enum(['answered', 'failed']).describe('Whether the voice answered.'),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe('On answered voices: true when the model stopped at max_tokens (finish_reason "length", after one retry with twice the room): the text is exactly what it said, cut off.'),
+    failure: z
+      .string()
+      .optional()
+      .describe('On failed voices: why (timeout, deadline, rate_limited, server_error, connection, auth, bad_request, malformed, empty, truncated, aborted, spending_ceiling).'),
+  })
   .describe('One panel voice: its verbatim answer, or why it failed. Other fields are not shown.');
+
+export const LiveCostSchema = named(
+  'LiveCost',
+  z
+    .looseObject({
+      total_usd: z.number().nonnegative().describe('Sum of every call the response made (panel, chair, retries, second tries): usage × the configured prices. Equals cost_usd.'),
+      panel_usd: z.number().nonnegative().describe('Calls of the panel voices (council, deliberation).'),
+      chair_usd: z.number().nonnegative().describe('Calls of the chair (synthesis; every trace pass).'),
+      calls: count('Calls made, including failed ones.'),
+      prompt_tokens: count('Prompt tokens reported by the providers.'),
+      completion_tokens: count('Completion tokens reported by the providers.'),
+    })
+    .describe('What a live response cost, as recorded against the spending ceiling.'),
+);
+
+const liveCost = {
+  cost_usd: z.number().nonnegative().describe('Cost of every call the response made, chair included (= cost.total_usd).'),
+  cost: LiveCostSchema,
+};
 
 export const DeliberationResponseSchema = named(
   'DeliberationResponse',
@@ -772,6 +809,7 @@ export const DeliberationResponseSchema = named(
       panel: z.array(panelVoice).describe('The panel voices.'),
       trace: z.looseObject({}).describe('Retrieval, timings and usage; fields not shown.'),
       receipt: ReceiptSchema,
+      ...liveCost,
     })
     .describe('Full deliberation (spec §4.2 rule 7): answer, sources, tensions, deliberationCard, trace and a receipt. Live panel outputs are perspectives, not truth.'),
 );
@@ -788,6 +826,7 @@ export const TraceResponseSchema = named(
       delta: z.looseObject({}).describe('What the corpus changed; inner shape not shown.'),
       sources: z.array(z.looseObject({ id: text('Record id.') })).describe('Records the augmented pass saw.'),
       receipt: ReceiptSchema.extend({ measured: z.literal(true).describe('Present and true only on trace.') }).describe('Measured receipt, derived from the baseline-versus-augmented delta.'),
+      ...liveCost,
     })
     .describe('Trace (spec §4.4): baseline, augmented, delta, sources and a measured receipt. A single-run demonstrator, not a controlled study.'),
 );
@@ -803,6 +842,7 @@ export const CouncilResponseSchema = named(
       panel: z.array(panelVoice).describe('A panel of verbatim model answers.'),
       reading: text('Synthesized reading.'),
       tensions: z.array(LiveTensionSchema).describe('Named tensions.'),
+      ...liveCost,
     })
     .describe('Live council (spec §4.6): a panel of verbatim model answers plus a synthesized reading and tensions. Other field names are not shown.'),
 );

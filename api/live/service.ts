@@ -6,16 +6,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createDivergenceSchema } from '../../schemas/content.ts';
 import { deliberate, type LiveDeps } from '../core/live/deliberate.ts';
 import { councilToFrontmatter, runCouncil, type CouncilResult } from '../core/live/council.ts';
-import type { Meter } from '../core/live/panel-run.ts';
 import { runTrace } from '../core/live/trace.ts';
 import type { FastQuery } from '../core/query-params.ts';
-import { apiError } from '../errors.ts';
+import { ApiError, apiError } from '../errors.ts';
 import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
 import { applyPersistedRecords, type Corpus } from '../load-artifacts.ts';
 import { ProviderError, type Panel } from '../providers/chat.ts';
 import type { JobRecord, Store } from '../storage/store.ts';
 import { stringifyMarkdown } from '../../scripts/lib/frontmatter.ts';
 import { encodeParam } from '../core/url.ts';
+import { createReservingMeter, runSignal } from './spend.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -36,6 +36,15 @@ export interface DeliberationJobInput {
   session_id?: string;
 }
 
+const CEILING_ACTION = 'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.';
+
+/** Every voice refused by the ceiling: the run answers as the ceiling, not as a panel that failed. */
+function assertSomeoneWasCalled(voices: readonly { status: string; failure?: string }[], ceiling: number): void {
+  if (voices.length > 0 && voices.every((voice) => voice.status === 'failed' && voice.failure === 'spending_ceiling')) {
+    throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} leaves no room for another call (spend plus calls in flight)`, CEILING_ACTION, { retryable: false });
+  }
+}
+
 export function createLiveService(options: LiveServiceOptions) {
   const now = options.now ?? (() => new Date());
   const log = options.log ?? (() => {});
@@ -43,23 +52,34 @@ export function createLiveService(options: LiveServiceOptions) {
   const ceiling = panel.config.spending_ceiling_usd;
   registerPanelModels(corpus, panel);
 
-  const meter: Meter = {
-    async charge(purpose, model, result) {
-      await store.addSpend({ at: now().toISOString(), purpose, model: model.modelId, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens, cost_usd: result.cost_usd });
-    },
-  };
+  const meter = createReservingMeter(store, panel, now);
+  const deadlineMs = panel.config.defaults.deliberation_deadline_ms;
   const deps: LiveDeps = { corpus, panel, meter, now, randomHex: () => randomBytes(12).toString('hex'), textOf: (id) => corpus.textOf(id) };
 
   async function assertBudget(): Promise<void> {
     const spent = await store.totalSpendUsd();
     if (spent >= ceiling) {
-      throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} is reached ($${spent.toFixed(2)} spent)`, 'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.', { retryable: false });
+      throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} is reached ($${spent.toFixed(2)} spent)`, CEILING_ACTION, { retryable: false });
     }
   }
 
-  async function runDeliberation(input: DeliberationJobInput) {
+  /** Runs `work` under the run's deadline and the caller's signal; a run every call of which the ceiling refused is the ceiling's error. */
+  async function bounded<T>(caller: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const run = runSignal(deadlineMs, caller);
+    try {
+      return await work(run.signal);
+    } catch (error) {
+      if (error instanceof ProviderError && error.failure === 'spending_ceiling') assertSomeoneWasCalled([{ status: 'failed', failure: error.failure }], ceiling);
+      throw error;
+    } finally {
+      run.done();
+    }
+  }
+
+  async function runDeliberation(input: DeliberationJobInput, caller?: AbortSignal) {
     const history = input.session_id ? await store.getSession(input.session_id, SESSION_TTL_MS, now()) : [];
-    const result = await deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })) });
+    const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal }));
+    assertSomeoneWasCalled(result.panel, ceiling);
     if (input.session_id) {
       await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());
       return { ...result, session: { session_id: input.session_id, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
@@ -75,35 +95,47 @@ export function createLiveService(options: LiveServiceOptions) {
     log,
     newId: () => `job_${randomUUID()}`,
     describeFailure: (error) =>
-      error instanceof ProviderError
-        ? { code: 'PROVIDER_FAILED', message: error.message }
-        : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
+      error instanceof ApiError
+        ? { code: error.code, message: error.message }
+        : error instanceof ProviderError
+          ? { code: 'PROVIDER_FAILED', message: error.message }
+          : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
     handlers: {
-      deliberation: (input) => runDeliberation(input as DeliberationJobInput),
-      trace: (input) => runTrace(deps, (input as { query: FastQuery }).query),
-      council: (input) => runCouncil({ panel, meter, now, randomHex: deps.randomHex }, (input as { question: string }).question),
+      deliberation: (input, signal) => runDeliberation(input as DeliberationJobInput, signal),
+      trace: (input, signal) => traceRun((input as { query: FastQuery }).query, signal),
+      council: (input, signal) => councilRun((input as { question: string }).question, signal),
     },
   });
 
+  const traceRun = (query: FastQuery, caller?: AbortSignal) => bounded(caller, (signal) => runTrace(deps, query, signal));
+  async function councilRun(question: string, caller?: AbortSignal) {
+    const result = await bounded(caller, (signal) => runCouncil({ panel, meter, now, randomHex: deps.randomHex }, question, signal));
+    assertSomeoneWasCalled(result.panel, ceiling);
+    return result;
+  }
+
   return {
     runner,
-    async deliberateNow(input: DeliberationJobInput) {
+    /** `signal`: the caller's; when it aborts (the client went away), every call of the run is aborted. */
+    async deliberateNow(input: DeliberationJobInput, signal?: AbortSignal) {
       await assertBudget();
-      return runDeliberation(input);
+      return runDeliberation(input, signal);
     },
-    async traceNow(query: FastQuery) {
+    async traceNow(query: FastQuery, signal?: AbortSignal) {
       await assertBudget();
-      return runTrace(deps, query);
+      return traceRun(query, signal);
     },
-    async councilNow(question: string) {
+    async councilNow(question: string, signal?: AbortSignal) {
       await assertBudget();
-      return runCouncil({ panel, meter, now, randomHex: deps.randomHex }, question);
+      return councilRun(question, signal);
     },
     async submit(kind: JobRecord['kind'], input: unknown) {
       await assertBudget();
       return runner.submit(kind, input);
     },
     poll: (id: string) => runner.get(id),
+    /** Cancels a queued or running job and aborts its calls; the job afterwards (undefined when unknown). */
+    cancel: (id: string) => runner.cancel(id),
     /** Validates a council result as a divergence record, stores it, and serves it at once. */
     async persistCouncil(result: CouncilResult) {
       if (result.n_models < 2) {

@@ -36,11 +36,26 @@ export async function limitLive(context: RouteContext, request: Request, respons
 
 export const POLL_INTERVAL_SECONDS = 3;
 
+/**
+ * Aborted when the client goes away before its answer is sent: a live run that nobody
+ * will read stops its model calls (and their spending) instead of paying for the panel.
+ */
+export function callerSignal(response: Response): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort(new Error('the client went away before the answer was sent'));
+  });
+  return controller.signal;
+}
+
+export const cancelPath = (id: string) => `/api/jobs/cancel?job=${encodeParam(id)}`;
+
 export function accepted(response: Response, job: JobRecord): void {
   const pollUrl = `/api/query?job=${encodeParam(job.id)}`;
   response.status(202).setHeader('Location', pollUrl).json({
     job_id: job.id,
     poll_url: pollUrl,
+    cancel_url: cancelPath(job.id),
     status: job.status,
     kind: job.kind,
     poll_after_seconds: POLL_INTERVAL_SECONDS,
@@ -51,7 +66,7 @@ export function accepted(response: Response, job: JobRecord): void {
 export function jobState(job: JobRecord) {
   const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeParam(job.id)}` };
   if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
-  if (job.status === 'failed') return { ...base, error: job.error };
+  if (job.status === 'failed' || job.status === 'cancelled') return { ...base, error: job.error };
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
 }
 
@@ -130,13 +145,13 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
   if (query.sync) {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    response.json(await live.deliberateNow({ query }));
+    response.json(await live.deliberateNow({ query }, callerSignal(response)));
     return true;
   }
   if (query.mode === 'trace') {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    response.json(await live.traceNow(query));
+    response.json(await live.traceNow(query, callerSignal(response)));
     return true;
   }
   return false;
@@ -158,7 +173,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             accepted(response, await live.submit('council', { question }));
             return;
           }
-          response.json(await live.councilNow(question));
+          response.json(await live.councilNow(question, callerSignal(response)));
         },
         POST: async (request, response) => {
           const parsed = CouncilBodySchema.safeParse(request.body ?? {});
@@ -168,7 +183,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           if (parsed.data.persist) assertIngestSecret(request, context);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
-          const result = await live.councilNow(question);
+          const result = await live.councilNow(question, callerSignal(response));
           if (!parsed.data.persist) {
             response.json(result);
             return;
@@ -193,7 +208,31 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             accepted(response, await live.submit('trace', { query }));
             return;
           }
-          response.json(await live.traceNow(query));
+          response.json(await live.traceNow(query, callerSignal(response)));
+        },
+      },
+    },
+    {
+      path: '/api/jobs/cancel',
+      methods: {
+        POST: async (request, response) => {
+          const raw = request.query as RawQuery;
+          rejectUnknownParameters(raw, ['job'], '/api/jobs/cancel');
+          const id = single(raw, 'job');
+          if (id === undefined || id.trim() === '') {
+            throw apiError('PARAM_MISSING', 'job is missing or empty', 'Send the job_id you received: POST /api/jobs/cancel?job=<job_id>.', { extra: { param_missing: true } });
+          }
+          const live = requireLive(context, undefined);
+          const job = await live.cancel(id);
+          if (!job) {
+            throw apiError('JOB_NOT_FOUND', `no job has id "${id}"`, 'Check the job_id; nothing was cancelled.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: '<your question>', async: '1' } } });
+          }
+          if (job.status !== 'cancelled') {
+            throw apiError('JOB_ALREADY_FINISHED', `job "${id}" already ended with status ${job.status}; there is nothing to cancel`, 'Poll the job for its result.', {
+              suggestedNextCall: { method: 'GET', path: '/api/query', query: { job: id } },
+            });
+          }
+          response.json(jobState(job));
         },
       },
     },

@@ -4,6 +4,7 @@
  * turned into a divergence record (persist) in the content format.
  */
 import type { Panel } from '../../providers/chat.ts';
+import { costOf, createLedger, type CallScope } from './metered-call.ts';
 import { askPanel, synthesize, type Meter } from './panel-run.ts';
 import { councilMessages, createMarker } from './prompts.ts';
 
@@ -16,13 +17,15 @@ export interface CouncilDeps {
   randomHex: () => string;
 }
 
-export async function runCouncil(deps: CouncilDeps, question: string) {
+/** `signal` aborts every call of the council (the caller went away, the job was cancelled, the deadline passed). */
+export async function runCouncil(deps: CouncilDeps, question: string, signal?: AbortSignal) {
   const started = performance.now();
-  const voices = await askPanel(deps.panel.members, () => councilMessages(question), deps.meter, 'council', deps.now);
+  const scope: CallScope = { meter: deps.meter, ledger: createLedger(), ...(signal ? { signal } : {}) };
+  const voices = await askPanel(deps.panel.members, () => councilMessages(question), scope, 'council', deps.now, { retryTruncated: deps.panel.config.defaults.retry_truncated });
   const answered = voices.filter((voice) => voice.status === 'answered');
   const outcome =
     answered.length >= 2
-      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: [], marker: createMarker(deps.randomHex) }, deps.meter)
+      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: [], marker: createMarker(deps.randomHex) }, scope)
       : { synthesis: null, chair: null, attempts: [] };
   return {
     question_received: question,
@@ -32,7 +35,7 @@ export async function runCouncil(deps: CouncilDeps, question: string) {
     n_models: answered.length,
     panel: voices.map((voice) =>
       voice.status === 'answered'
-        ? { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, date: voice.date, status: 'answered' as const, text: voice.text, latency_ms: voice.latency_ms }
+        ? { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, date: voice.date, status: 'answered' as const, text: voice.text, truncated: voice.truncated, latency_ms: voice.latency_ms }
         : { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, status: 'failed' as const, failure: voice.failure, message: voice.message },
     ),
     failed_voices: voices.filter((voice) => voice.status === 'failed').map((voice) => ({ model: voice.name, model_id: voice.model_id, failure: voice.status === 'failed' ? voice.failure : '', message: voice.status === 'failed' ? voice.message : '' })),
@@ -41,7 +44,9 @@ export async function runCouncil(deps: CouncilDeps, question: string) {
     deliberation_card: outcome.synthesis?.deliberation_card ?? null,
     chair: outcome.chair,
     chair_attempts: outcome.attempts,
-    cost_usd: answered.reduce((sum, voice) => sum + voice.cost_usd, 0),
+    /** Every call the council made: panel, retries, second tries and the chair. */
+    cost_usd: scope.ledger.cost_usd,
+    cost: costOf(scope.ledger),
     latency_ms: Math.round(performance.now() - started),
     note: 'Live panel outputs are perspectives, not truth. Answers are verbatim and attributed by model id.',
   };
@@ -49,7 +54,7 @@ export async function runCouncil(deps: CouncilDeps, question: string) {
 export type CouncilResult = Awaited<ReturnType<typeof runCouncil>>;
 
 /** Divergence frontmatter for a council result (validated by the content schema before it is stored). */
-export function councilToFrontmatter(result: CouncilResult, id: string, persistedAt: string) {
+export function councilToFrontmatter(result: Pick<CouncilResult, 'date' | 'question' | 'method' | 'panel' | 'tensions' | 'deliberation_card'> & Partial<CouncilResult>, id: string, persistedAt: string) {
   return {
     id,
     date: result.date,
@@ -57,7 +62,10 @@ export function councilToFrontmatter(result: CouncilResult, id: string, persiste
     cluster: 'live-council',
     method: result.method,
     certification: { tier: 'C0' },
-    answers: result.panel.flatMap((voice) => (voice.status === 'answered' ? [{ model: voice.model, model_id: voice.model_id, lab: voice.lab, date: voice.date, text: voice.text }] : [])),
+    // A truncated answer is stored exactly as said and marked, never as a complete one.
+    answers: result.panel.flatMap((voice) =>
+      voice.status === 'answered' ? [{ model: voice.model, model_id: voice.model_id, lab: voice.lab, date: voice.date, text: voice.text, ...(voice.truncated ? { truncated: true as const } : {}) }] : [],
+    ),
     tensions: result.tensions,
     ...(result.deliberation_card ? { deliberation_card: result.deliberation_card } : {}),
     provenance: { source: 'live council (POST /api/council with persist)', persisted_at: persistedAt },
