@@ -924,6 +924,7 @@ export const AnswerOutSchema = named(
     lab: AnswerSchema.shape.lab.describe('Lab of the model.'),
     date: AnswerSchema.shape.date.describe('When the answer was given (ISO 8601 date or date-time).'),
     text: AnswerSchema.shape.text.describe('Verbatim answer.'),
+    truncated: AnswerSchema.shape.truncated.describe('Present and true when the model was cut off at max_tokens: the text is verbatim but incomplete.'),
     contributed: AnswerSchema.shape.contributed.unwrap()
       .extend({
         identity: text('Declared identity of the contributor.'),
