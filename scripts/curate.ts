@@ -10,6 +10,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { panelReview } from '../api/core/live/review.ts';
+import { createLedger } from '../api/core/live/metered-call.ts';
+import { createReservingMeter } from '../api/live/spend.ts';
 import { createPanel } from '../api/providers/chat.ts';
 import { loadPanelConfig } from '../api/providers/panel-config.ts';
 import { openStore } from '../api/storage/open-store.ts';
@@ -91,7 +93,8 @@ async function main(): Promise<number> {
       if (!panel) throw new Error('a multi-model review needs PANEL_CONFIG with keys for at least two members');
       const entry = item.record_id ? content.divergences.find((candidate) => candidate.data.id === item.record_id) : undefined;
       const record = entry ? deriveDivergence(entry.data, entry.body, content.registry) : undefined;
-      for (const vote of await panelReview(panel.members, item, record, () => new Date())) {
+      const scope = { meter: createReservingMeter(store, panel, () => new Date()), ledger: createLedger() };
+      for (const vote of await panelReview(panel.members, item, record, () => new Date(), scope)) {
         if (vote.vote) await store.addReview(item.id, { reviewer: vote.reviewer, vote: vote.vote, reason: vote.reason, at: vote.at });
         console.log(`${vote.reviewer}: ${vote.vote ?? 'no vote'}: ${vote.reason}`);
       }
