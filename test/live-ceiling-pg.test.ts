@@ -1,7 +1,8 @@
 /**
  * The hard spending ceiling across processes: two API processes share one PostgreSQL store
  * and a $0.02 ceiling; councils submitted to both at once spend at most the ceiling, because
- * every call reserves its worst case in one store transaction before it is made.
+ * every call reserves its worst case in one store transaction before it is made. A job
+ * cancelled through either process has its calls aborted.
  */
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -17,6 +18,11 @@ import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from './helpers/
 import { startServerProcess } from './helpers/server-process.ts';
 
 const CEILING = 0.02;
+
+async function eventually(condition: () => boolean, limitMs = 10_000): Promise<boolean> {
+  for (let waited = 0; waited < limitMs && !condition(); waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  return condition();
+}
 const children: ChildProcess[] = [];
 let postgres: TestPostgres;
 let fake: FakeOpenAI;
@@ -26,12 +32,10 @@ const bases: string[] = [];
 describe.skipIf(!POSTGRES_AVAILABLE)('spending ceiling across two processes on PostgreSQL', () => {
   beforeAll(async () => {
     [postgres, fake, built] = await Promise.all([startPostgres(), startFakeOpenAI(), buildApp(writeFixtureContent())]);
-    // Every call bills its whole max_tokens, so the councils together would cost about $0.07.
-    for (const name of PANEL) fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'answer', content: `${name} answers`, usage: { prompt_tokens: 10, completion_tokens: 400 } });
-    for (const chair of ['chair-live', 'backup-live']) fake.setDefault(chair, { kind: 'json', value: DEFAULT_SYNTHESIS, usage: { prompt_tokens: 500, completion_tokens: 400 } });
     const dir = tempDir('ceiling-pg');
     const configFile = path.join(dir, 'panel.yaml');
-    writeFileSync(configFile, stringifyYaml(testPanelConfig(fake, { spending_ceiling_usd: CEILING })));
+    // Long call deadlines: a hanging call ends only if it is cancelled.
+    writeFileSync(configFile, stringifyYaml(testPanelConfig(fake, { spending_ceiling_usd: CEILING, defaults: { timeout_ms: 120_000, max_retries: 0, max_tokens: 400 } })));
     const env = {
       ARTIFACTS_DIR: built.artifactsDir, STORE_PATH: postgres.url, PANEL_CONFIG: configFile, SITE_DIR: path.join(dir, 'none'),
       JOB_SWEEP_MS: '200', COUNCIL_RATE_LIMIT: '1000/3600', COUNCIL_GLOBAL_RATE_LIMIT: '1000/3600',
@@ -48,7 +52,22 @@ describe.skipIf(!POSTGRES_AVAILABLE)('spending ceiling across two processes on P
     postgres?.stop();
   });
 
+  it('a job cancelled through one process has its calls aborted wherever it runs', async () => {
+    for (const name of PANEL) fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'hang' });
+    const submitted = (await (await fetch(`${bases[0]}/api/council?q=${encodeURIComponent('Cancel across processes?')}&async=1`)).json()) as { cancel_url: string; poll_url: string };
+    expect(await eventually(() => fake.requests.length === PANEL.length)).toBe(true);
+    const cancelled = await fetch(`${bases[1]}${submitted.cancel_url}`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    // The process running it sees the cancellation at once (its own) or at its next sweep.
+    expect(await eventually(() => fake.requests.every((entry) => entry.abortedByClient))).toBe(true);
+    expect(((await (await fetch(`${bases[0]}${submitted.poll_url}`)).json()) as { status: string }).status).toBe('cancelled');
+  });
+
   it('twenty councils submitted to both processes at once spend at most the ceiling', async () => {
+    fake.reset();
+    // Every call bills its whole max_tokens, so the councils together would cost about $0.07.
+    for (const name of PANEL) fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'answer', content: `${name} answers`, usage: { prompt_tokens: 10, completion_tokens: 400 } });
+    for (const chair of ['chair-live', 'backup-live']) fake.setDefault(chair, { kind: 'json', value: DEFAULT_SYNTHESIS, usage: { prompt_tokens: 500, completion_tokens: 400 } });
     const submitted = await Promise.all(
       Array.from({ length: 20 }, async (_, n) => {
         const response = await fetch(`${bases[n % 2]}/api/council?q=${encodeURIComponent(`Shared ceiling ${n}?`)}&async=1`);

@@ -80,7 +80,8 @@ export function createLiveService(options: LiveServiceOptions) {
     const history = input.session_id ? await store.getSession(input.session_id, SESSION_TTL_MS, now()) : [];
     const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal }));
     assertSomeoneWasCalled(result.panel, ceiling);
-    if (input.session_id) {
+    // Nobody reads a run whose caller went away (or whose job was cancelled): it joins no session.
+    if (input.session_id && !caller?.aborted) {
       await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());
       return { ...result, session: { session_id: input.session_id, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
     }
