@@ -59,7 +59,7 @@ export function accepted(response: Response, job: JobRecord): void {
     status: job.status,
     kind: job.kind,
     poll_after_seconds: POLL_INTERVAL_SECONDS,
-    note: `Poll GET ${pollUrl} about every ${POLL_INTERVAL_SECONDS} s; a deliberation takes about 25 s. The full result is returned once status is done.`,
+    note: `Poll GET ${pollUrl} about every ${POLL_INTERVAL_SECONDS} s; a deliberation takes about 25 s. The full result is returned once status is done. POST ${cancelPath(job.id)} cancels it and aborts its model calls.`,
   });
 }
 
