@@ -1446,3 +1446,13 @@ export const CouncilRequestSchema = named(
     .describe('Body of POST /api/council (spec §4.6). Unknown fields are rejected with INVALID_BODY.'),
 );
 export type CouncilRequest = z.infer<typeof CouncilRequestSchema>;
+
+export const CancelJobRequestSchema = named(
+  'CancelJobRequest',
+  z
+    .strictObject({
+      job: z.string().min(1).max(200).optional().describe('Id of the job to cancel (job_id of the 202); or give it as ?job=<id>.'),
+    })
+    .describe('Optional body of POST /api/jobs/cancel. Unknown fields are rejected with INVALID_BODY; a job id in both the query and the body must be the same.'),
+);
+export type CancelJobRequest = z.infer<typeof CancelJobRequestSchema>;

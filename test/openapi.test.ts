@@ -365,6 +365,9 @@ const rows: Row[] = [
   { method: 'POST', url: '/api/jobs/cancel?job=a&job=b', status: 400, code: 'PARAM_REPEATED' },
   { method: 'POST', url: '/api/jobs/cancel?job=a&q=x', status: 400, code: 'UNKNOWN_PARAMETER' },
   { method: 'GET', url: '/api/jobs/cancel?job=a', status: 405, code: 'METHOD_NOT_ALLOWED' },
+  { method: 'POST', url: '/api/jobs/cancel', body: { job: 'job_1' }, status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
+  { method: 'POST', url: '/api/jobs/cancel?job=a', body: { job: 'b' }, status: 400, code: 'CONFLICTING_PARAMETERS' },
+  { method: 'POST', url: '/api/jobs/cancel', body: { id: 'a' }, status: 400, code: 'INVALID_BODY' },
   // Write ladder: contributions, proposals, invitations, plays
   { method: 'POST', url: '/api/contribute', body: contribution, status: 202, zod: ContributionAcceptedSchema },
   { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'key-1' }, status: 202, zod: ContributionAcceptedSchema, label: 'POST /api/contribute (Idempotency-Key)' },
@@ -550,6 +553,7 @@ describe('live panel responses match the document', () => {
     await live.live.runner.idle();
     expect((await checked('POST', done.body.cancel_url as string, 409)).body.error.code).toBe('JOB_ALREADY_FINISHED');
     expect((await checked('POST', '/api/jobs/cancel?job=job_unknown', 404)).body.error.code).toBe('JOB_NOT_FOUND');
+    expect((await checked('POST', '/api/jobs/cancel', 409, { job: done.body.job_id })).body.error.code).toBe('JOB_ALREADY_FINISHED');
   });
 
   it('persisting a council: 401, 403, then 201 and a record that reads back as a DivergenceRecord', async () => {

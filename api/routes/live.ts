@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
+import { CancelJobRequestSchema } from '../../schemas/api.ts';
 import { GLYPHS } from '../../schemas/vocab.ts';
 import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
@@ -218,7 +219,14 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
         POST: async (request, response) => {
           const raw = request.query as RawQuery;
           rejectUnknownParameters(raw, ['job'], '/api/jobs/cancel');
-          const id = single(raw, 'job');
+          const fromQuery = single(raw, 'job');
+          const parsed = CancelJobRequestSchema.safeParse(request.body ?? {});
+          if (!parsed.success) throw invalidBody(parsed.error);
+          const fromBody = parsed.data.job;
+          if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
+            throw apiError('CONFLICTING_PARAMETERS', `the query names job "${fromQuery}" and the body job "${fromBody}"`, 'Name the job once: POST /api/jobs/cancel?job=<job_id>, or the body {"job": "<job_id>"}.');
+          }
+          const id = fromQuery ?? fromBody;
           if (id === undefined || id.trim() === '') {
             throw apiError('PARAM_MISSING', 'job is missing or empty', 'Send the job_id you received: POST /api/jobs/cancel?job=<job_id>.', { extra: { param_missing: true } });
           }
