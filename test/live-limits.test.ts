@@ -194,6 +194,10 @@ describe('truncated answers', () => {
     expect(birch).toMatchObject({ status: 'answered', text: 'Birch whole answer', truncated: false });
     expect(cedar).toMatchObject({ status: 'failed', failure: 'truncated' });
     expect(fake.requestsFor('alder-live').map((entry) => (entry.body as { max_tokens: number }).max_tokens)).toEqual([400, 800]);
+    // The chair is told which answer is incomplete.
+    const chairPrompt = JSON.stringify(fake.requestsFor('chair-live')[0]!.messages);
+    expect(chairPrompt).toContain('[Alder | panel answer, cut off at its token limit (incomplete)]');
+    expect(chairPrompt).toContain('[Birch | panel answer]');
     // Persisted marked: the record says the answer was cut off.
     const record = await request(app).get(response.body.persisted.href);
     expect(record.body.answers).toEqual([

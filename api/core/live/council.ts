@@ -25,7 +25,7 @@ export async function runCouncil(deps: CouncilDeps, question: string, signal?: A
   const answered = voices.filter((voice) => voice.status === 'answered');
   const outcome =
     answered.length >= 2
-      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: [], marker: createMarker(deps.randomHex) }, scope)
+      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })), glyphs: [], marker: createMarker(deps.randomHex) }, scope)
       : { synthesis: null, chair: null, attempts: [] };
   return {
     question_received: question,

@@ -72,7 +72,7 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
   const synthesisStarted = performance.now();
   const outcome =
     answered.length > 0
-      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: query.glyphs, marker: createMarker(deps.randomHex) }, scope)
+      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })), glyphs: query.glyphs, marker: createMarker(deps.randomHex) }, scope)
       : { synthesis: null, chair: null, attempts: [] };
   const synthesisMs = performance.now() - synthesisStarted;
 

@@ -67,7 +67,7 @@ export interface SynthesisOutcome {
 /** Each chair gets two tries (the second told what was wrong); then the next chair. */
 export async function synthesize(
   chairs: readonly ChatModel[],
-  input: { question: string; answers: { name: string; text: string }[]; glyphs: readonly Glyph[]; marker: string },
+  input: { question: string; answers: { name: string; text: string; truncated?: boolean }[]; glyphs: readonly Glyph[]; marker: string },
   scope: CallScope,
 ): Promise<SynthesisOutcome> {
   const attempts: ChairAttempt[] = [];
