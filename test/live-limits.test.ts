@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createJobRunner } from '../api/jobs/runner.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
 import type { Store } from '../api/storage/store.ts';
@@ -259,15 +260,35 @@ describe('cancellation', () => {
     expect(again.body.status).toBe('cancelled');
   });
 
-  it('a queued job that is cancelled never runs', async () => {
-    const { app, live } = await liveApp();
+  it('a queued job that is cancelled never runs, and its handler sees no result stored', async () => {
     const store = createSqliteStore(':memory:');
-    const job = await store.createJob({ id: 'job_queued', kind: 'council', input: { question: 'never' } }, new Date());
-    expect((await store.cancelJob(job.id, new Date()))?.status).toBe('cancelled');
-    expect(await store.claimJob(job.id, new Date())).toBe(false);
-    await store.finishJob(job.id, { result: { late: true } }, new Date());
-    expect((await store.getJob(job.id))?.status).toBe('cancelled');
-    await live.runner.idle();
-    expect((await request(app).post('/api/jobs/cancel?job=job_nope')).status).toBe(404);
+    const ran: string[] = [];
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const runner = createJobRunner({
+      store,
+      concurrency: 1,
+      now: () => new Date(),
+      newId: (() => { let n = 0; return () => `job_${++n}`; })(),
+      log: () => {},
+      describeFailure: (error) => ({ code: 'JOB_FAILED', message: String(error) }),
+      handlers: {
+        council: async (input) => {
+          ran.push(String(input));
+          if (input === 'first') await released;
+          return { ok: input };
+        },
+        deliberation: async () => null,
+        trace: async () => null,
+      },
+    });
+    const first = await runner.submit('council', 'first');
+    const second = await runner.submit('council', 'second');
+    expect((await runner.cancel(second.id))?.status).toBe('cancelled');
+    release();
+    await runner.idle();
+    expect(ran).toEqual(['first']);
+    expect(await store.getJob(first.id)).toMatchObject({ status: 'done', result: { ok: 'first' } });
+    expect(await store.getJob(second.id)).toMatchObject({ status: 'cancelled', result: null, error: { code: 'JOB_CANCELLED' } });
   });
 });
