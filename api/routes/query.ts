@@ -1,6 +1,6 @@
 import { runFastPath } from '../core/fast-path.ts';
 import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
-import { accepted, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive } from './live.ts';
+import { accepted, callerSignal, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive } from './live.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { apiError } from '../errors.ts';
 
@@ -37,7 +37,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             accepted(response, await live.submit('deliberation', input));
             return;
           }
-          response.json(await live.deliberateNow(input));
+          response.json(await live.deliberateNow(input, callerSignal(response)));
         },
       },
     },
