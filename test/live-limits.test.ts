@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJobRunner } from '../api/jobs/runner.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { Store } from '../api/storage/store.ts';
+import { StoreUnavailableError, type Store } from '../api/storage/store.ts';
 import { buildApp, testEmbedder, type BuiltApp } from './helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from './helpers/fake-openai.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
@@ -133,6 +133,15 @@ describe('spending ceiling by reservation', () => {
     expect(response.body.failed_voices).toEqual([expect.objectContaining({ failure: 'spending_ceiling' })]);
     expect(fake.requests.filter((entry) => panelIds.includes(entry.model!))).toHaveLength(2);
     expect((await store.spendStatus(new Date())).spent_usd).toBeLessThanOrEqual(0.0018);
+  });
+
+  it('a store that cannot reserve fails the run with 503 STORE_UNAVAILABLE, and no model is called', async () => {
+    const { app, store } = await liveApp();
+    store.reserveSpend = () => Promise.reject(new StoreUnavailableError(new Error('connection refused')));
+    const response = await request(app).get('/api/council?q=Store%20down%3F');
+    expect(response.status).toBe(503);
+    expect(response.body.error.code).toBe('STORE_UNAVAILABLE');
+    expect(fake.requests).toHaveLength(0);
   });
 
   it('a reservation left by a dead process stops counting once it expires', async () => {

@@ -46,8 +46,10 @@ export async function askPanel(
         }
         return { ...identity, status: 'answered', text: result.content, truncated: result.truncated, latency_ms: result.latency_ms, usage: result.usage, cost_usd: result.cost_usd, date: now().toISOString() };
       } catch (error) {
-        const failure = error instanceof ProviderError ? error : new ProviderError('malformed', (error as Error).message);
-        return { ...identity, status: 'failed', failure: failure.failure, message: failure.message };
+        // Only the model's own failures are a voice's; a store that cannot reserve or record
+        // the spend fails the whole run (nothing may be called without a reservation).
+        if (!(error instanceof ProviderError)) throw error;
+        return { ...identity, status: 'failed', failure: error.failure, message: error.message };
       }
     }),
   );
@@ -87,7 +89,8 @@ export async function synthesize(
         }
         content = result.content;
       } catch (error) {
-        attempts.push({ chair: chair.name, problem: error instanceof ProviderError ? `${error.failure}: ${error.message}` : String(error) });
+        if (!(error instanceof ProviderError)) throw error;
+        attempts.push({ chair: chair.name, problem: `${error.failure}: ${error.message}` });
         break;
       }
       const parsed = parseStructured(content, SynthesisSchema);

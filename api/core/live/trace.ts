@@ -17,6 +17,7 @@ async function firstWorking(chairs: readonly ChatModel[], run: (model: ChatModel
     try {
       return { model, content: await run(model) };
     } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
       last = error;
     }
   }
@@ -56,7 +57,8 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, signal?: AbortS
           problems.push(`${model.name}: ${parsed.problem}`);
         }
       } catch (error) {
-        problems.push(`${model.name}: ${(error as Error).message}`);
+        if (!(error instanceof ProviderError)) throw error;
+        problems.push(`${model.name}: ${error.message}`);
         break;
       }
     }
