@@ -1,13 +1,18 @@
 /**
  * The Express app: wiring only. Routes are thin; behaviour lives in api/core/.
- * Order: headers → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
+ * Order: headers (security, CORS, discovery links, compression) → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Capabilities } from './core/capabilities.ts';
 import { ApiError, apiError } from './errors.ts';
+import { bodyTooDeep, nestsDeeperThan } from './http/body-depth.ts';
+import { createCompression } from './http/compression.ts';
+import { discoveryLinks } from './http/discovery.ts';
 import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
+import { isMediaPath, mediaFiles } from './http/media.ts';
+import { AGENT_ENTRY_CALL, createSuggest, routeCall } from './http/suggest.ts';
 import type { Corpus } from './load-artifacts.ts';
 import type { LiveService } from './live/service.ts';
 import { divergenceRoutes } from './routes/divergences.ts';
@@ -15,6 +20,7 @@ import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
+import { crawlerRoutes } from './routes/crawlers.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { createSqliteStore } from './storage/sqlite-store.ts';
 import type { Store } from './storage/store.ts';
@@ -41,9 +47,13 @@ export interface AppOptions {
   trustProxy?: boolean | number | string;
   /** POST /api/mcp options (allowed browser origins); defaults from MCP_ALLOWED_ORIGINS. */
   mcp?: McpHttpOptions;
+  /** PUBLIC_BASE_URL: origin of the absolute URLs in sitemap.xml and robots.txt; else each request's own. */
+  publicBaseUrl?: string;
 }
 
 export const MAX_URL_BYTES = 8192;
+/** Same value as DOCUMENTED_MAX_BODY in api/openapi.ts. */
+export const MAX_JSON_BODY_BYTES = 64 * 1024;
 
 export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: boolean): Capabilities {
   return {
@@ -83,6 +93,7 @@ export function createApp(options: AppOptions): Express {
   const limiter = createLimiter(store, context.now);
   context.limiter = limiter;
   context.limits = limits;
+  context.log = log;
 
   const app = express();
   app.disable('x-powered-by');
@@ -93,17 +104,18 @@ export function createApp(options: AppOptions): Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.set('query parser', parseQueryString);
-  app.use(securityHeaders, cors);
+  app.use(securityHeaders, cors, discoveryLinks, createCompression());
   app.use((request, _response, next) => {
-    // Byte ranges and write preconditions have no use on this read API and its files.
-    for (const header of ['range', 'if-range', 'if-match', 'if-unmodified-since']) delete request.headers[header];
+    // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
+    const ignored = isMediaPath(request.path) ? ['if-match', 'if-unmodified-since'] : ['range', 'if-range', 'if-match', 'if-unmodified-since'];
+    for (const header of ignored) delete request.headers[header];
     // API answers are computed per request (and may start live work): never 304.
-    if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/'].includes(request.path)) {
+    if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/', '/robots.txt', '/sitemap.xml'].includes(request.path)) {
       delete request.headers['if-none-match'];
       delete request.headers['if-modified-since'];
     }
     if (request.path.includes('//')) {
-      next(new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', { suggestedNextCall: { method: 'GET', path: '/api/agent-entry' } }));
+      next(new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', { suggestedNextCall: AGENT_ENTRY_CALL }));
       return;
     }
     next();
@@ -116,8 +128,18 @@ export function createApp(options: AppOptions): Express {
     next();
   });
   // Bodies are read only where a body means something.
-  const json = express.json({ limit: '64kb' });
-  app.use((request, response, next) => (request.method === 'POST' ? json(request, response, next) : next()));
+  const json = express.json({ limit: MAX_JSON_BODY_BYTES });
+  app.use((request, response, next) => {
+    if (request.method !== 'POST') return next();
+    // A body announced over the limit is refused before a byte of it is read (the parser
+    // would first read it all, from a client that may never send it), and the connection closed.
+    const encoding = request.headers['content-encoding'] ?? 'identity';
+    if (Number(request.headers['content-length']) > MAX_JSON_BODY_BYTES && encoding === 'identity' && request.is('application/json')) {
+      next(apiError('PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.', { headers: { Connection: 'close' } }));
+      return;
+    }
+    json(request, response, next);
+  });
 
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
@@ -129,6 +151,7 @@ export function createApp(options: AppOptions): Express {
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
     ...staticRoutes(context),
+    ...crawlerRoutes(context, { ...(siteBuilt ? { siteDir: options.siteDir! } : {}), ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) }),
   ];
   for (const route of routes) {
     const allowed = Object.keys(route.methods);
@@ -138,7 +161,11 @@ export function createApp(options: AppOptions): Express {
       const handler = route.methods[method as keyof typeof route.methods];
       if (!handler) {
         response.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
-        next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed } }));
+        next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed }, suggestedNextCall: routeCall(options.corpus, routes, 'GET', route.path) ?? null }));
+        return;
+      }
+      if (request.method === 'POST' && !route.answersDeepBodies && nestsDeeperThan(request.body)) {
+        next(bodyTooDeep());
         return;
       }
       handle(handler)(request, response, next);
@@ -147,6 +174,7 @@ export function createApp(options: AppOptions): Express {
 
   const staticDirs = [options.corpus.publicDir, ...(siteBuilt ? [options.siteDir!] : [])];
   app.use(staticMethodGuard(staticDirs));
+  app.use(mediaFiles(options.corpus.publicDir, setStaticHeaders));
   const staticOptions = { extensions: false as const, redirect: false, acceptRanges: false, setHeaders: setStaticHeaders };
   app.use(express.static(options.corpus.publicDir, { ...staticOptions, index: false }));
   if (siteBuilt) app.use(express.static(options.siteDir!, { ...staticOptions, index: ['index.html'] }));
@@ -154,11 +182,11 @@ export function createApp(options: AppOptions): Express {
   app.use((request, _response, next) => {
     next(
       new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', {
-        suggestedNextCall: { method: 'GET', path: '/api/agent-entry' },
+        suggestedNextCall: AGENT_ENTRY_CALL,
       }),
     );
   });
-  app.use(createErrorHandler(log));
+  app.use(createErrorHandler(log, createSuggest(options.corpus, routes)));
   return app;
 }
 
@@ -176,7 +204,7 @@ function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
       next();
       return;
     }
-    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative);
+    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative) || isMediaPath(relative);
     const exists = template || dirs.some((dir) => {
       const file = path.resolve(dir, `.${relative}`);
       if (!file.startsWith(path.resolve(dir) + path.sep)) return false;
@@ -187,7 +215,7 @@ function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
       return;
     }
     response.setHeader('Allow', 'GET, HEAD, OPTIONS');
-    next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, { details: { allowed: ['GET', 'HEAD'] } }));
+    next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, { details: { allowed: ['GET', 'HEAD'] }, suggestedNextCall: { method: 'GET', path: request.path } }));
   };
 }
 

@@ -1,8 +1,37 @@
 /** Server configuration, parsed once at start-up. A bad value fails with its name. */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { REPO_ROOT, pathsFromEnv } from '../scripts/lib/paths.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from './http/rate-limit.ts';
+
+/**
+ * Every rate limit the server enforces, the variable that sets it (`<count>/<seconds>`) and
+ * what it counts; defaults are DEFAULT_RATE_LIMITS. README.md lists each with its default
+ * (a test keeps the two in step).
+ */
+export const RATE_LIMIT_SETTINGS = [
+  { env: 'CONTRIBUTE_RATE_LIMIT', limit: 'contribute', counts: 'POST /api/contribute and POST /api/store, per client' },
+  { env: 'PLAY_RATE_LIMIT', limit: 'play', counts: 'POST /api/play, per client' },
+  { env: 'LIVE_RATE_LIMIT', limit: 'live', counts: 'live deliberation and trace (sync or async), per client' },
+  { env: 'LIVE_GLOBAL_RATE_LIMIT', limit: 'liveGlobal', counts: 'live deliberation and trace, all clients together' },
+  { env: 'COUNCIL_RATE_LIMIT', limit: 'council', counts: 'live council, per client' },
+  { env: 'COUNCIL_GLOBAL_RATE_LIMIT', limit: 'councilGlobal', counts: 'live council, all clients together' },
+] as const satisfies readonly { env: string; limit: keyof RateLimits; counts: string }[];
+
+/** A limit as the environment writes it: `<count>/<seconds>`. */
+export function formatWindow(window: Window): string {
+  return `${window.limit}/${Math.round(window.windowMs / 1000)}`;
+}
+
+const windowSetting = z
+  .string()
+  .regex(/^\d+\/[1-9]\d*$/, 'must be <count>/<seconds> with seconds at least 1, e.g. 30/3600')
+  .optional();
+
+/** Default time to receive a whole request, head and body (BODY_TIMEOUT_MS). */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -17,12 +46,14 @@ const EnvSchema = z.object({
   EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),
   EMBED_THREADS: z.coerce.number().int().min(1).max(8).optional().describe('CPU threads one question embedding uses (its matrix products)'),
   EMBED_KERNELS: z.enum(['auto', 'wasm']).default('auto').describe('matrix kernels of the embedder: native AVX2 + FMA where built (auto), or WebAssembly only'),
-  CONTRIBUTE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>, e.g. 30/3600').optional(),
-  LIVE_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
-  LIVE_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
-  COUNCIL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
-  COUNCIL_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
-  TRUST_PROXY: z.string().optional().describe('Express trust proxy: "true", a hop count, or an address list'),
+  ...Object.fromEntries(RATE_LIMIT_SETTINGS.map((setting) => [setting.env, windowSetting])),
+  TRUST_PROXY: z.string().optional().describe('proxies in front of the server: a hop count, or a comma list of their addresses / CIDR ranges'),
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL, e.g. https://polyphony.example' })
+    .refine((value) => !/[?#]/.test(value), 'must not carry a query or fragment')
+    .optional()
+    .describe('the public origin (and path prefix) of the site, for absolute URLs in sitemap.xml and robots.txt'),
+  BODY_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(DEFAULT_BODY_TIMEOUT_MS).describe('time to receive a whole request, head and body'),
 });
 
 export interface ServerConfig {
@@ -46,9 +77,14 @@ export interface ServerConfig {
   embedKernels: 'auto' | 'wasm';
   jobLeaseMs: number;
   jobSweepMs: number;
-  trustProxy: boolean | number | string | undefined;
-  /** Overrides of the default rate limits (api/http/rate-limit.ts), from `<count>/<seconds>` values. */
-  limits: Partial<Record<'contribute' | 'live' | 'liveGlobal' | 'council' | 'councilGlobal', { limit: number; windowMs: number }>>;
+  /** Express `trust proxy`: a hop count or an address list, never `true` (any client could then name its own address). */
+  trustProxy: number | string | undefined;
+  /** Every rate limit: DEFAULT_RATE_LIMITS with the overrides of RATE_LIMIT_SETTINGS. */
+  limits: RateLimits;
+  /** Origin (and path prefix) for absolute URLs in sitemap.xml and robots.txt; else the request's own. */
+  publicBaseUrl: string | undefined;
+  /** Time to receive a whole request, head and body; a body that never finishes is answered 408 and closed. */
+  bodyTimeoutMs: number;
 }
 
 /**
@@ -90,29 +126,49 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),
-    limits: Object.fromEntries(
-      (
-        [
-          ['contribute', parsed.data.CONTRIBUTE_RATE_LIMIT],
-          ['live', parsed.data.LIVE_RATE_LIMIT],
-          ['liveGlobal', parsed.data.LIVE_GLOBAL_RATE_LIMIT],
-          ['council', parsed.data.COUNCIL_RATE_LIMIT],
-          ['councilGlobal', parsed.data.COUNCIL_GLOBAL_RATE_LIMIT],
-        ] as const
-      ).flatMap(([name, value]) => (value ? [[name, window(value)!]] : [])),
-    ),
+    limits: rateLimitsFromEnv(parsed.data as Record<string, unknown>),
+    publicBaseUrl: parsed.data.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    bodyTimeoutMs: parsed.data.BODY_TIMEOUT_MS,
   };
 }
 
-function parseTrustProxy(value: string | undefined): boolean | number | string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (value === 'true' || value === 'false') return value === 'true';
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
+function rateLimitsFromEnv(values: Record<string, unknown>): RateLimits {
+  const limits: RateLimits = { ...DEFAULT_RATE_LIMITS };
+  for (const setting of RATE_LIMIT_SETTINGS) {
+    const value = values[setting.env];
+    if (typeof value !== 'string') continue;
+    const [count, seconds] = value.split('/').map(Number);
+    limits[setting.limit] = { limit: count!, windowMs: seconds! * 1000 };
+  }
+  return limits;
 }
 
-function window(value: string | undefined): { limit: number; windowMs: number } | undefined {
-  if (!value) return undefined;
-  const [count, seconds] = value.split('/').map(Number);
-  return { limit: count!, windowMs: seconds! * 1000 };
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY names the proxies in front of the server, so that the client address (rate
+ * limits, play counts) is the one the nearest trusted proxy saw. `true` would trust every
+ * X-Forwarded-For entry, the leftmost of which any client writes itself: refused by name.
+ */
+function parseTrustProxy(value: string | undefined): number | string | undefined {
+  if (value === undefined || value === '' || value === 'false' || value === '0') return undefined;
+  if (value === 'true') {
+    throw new Error('invalid environment: TRUST_PROXY: "true" would trust any X-Forwarded-For a client sends; give the number of proxies in front of the server (e.g. 1) or their addresses (e.g. loopback or 10.0.0.0/8)');
+  }
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !PROXY_NAMES.has(entry) && !isAddressOrRange(entry));
+  if (bad.length > 0 || entries.length === 0) {
+    throw new Error(`invalid environment: TRUST_PROXY: ${bad.map((entry) => JSON.stringify(entry)).join(', ')} is not a hop count, an IP address, a CIDR range or one of loopback, linklocal, uniquelocal`);
+  }
+  return entries.join(',');
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return family === 4 && isIP(prefix) === 4;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
 }

@@ -10,6 +10,12 @@ export interface SuggestedCall {
   body?: unknown;
 }
 
+/** Query parameters as the app parses them (repeats become arrays). */
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+/** How a refused GET is mended (a parameter dropped, a value replaced); see api/core/next-call.ts. */
+export type QueryRepair = (raw: RawQuery) => RawQuery;
+
 export interface ErrorEnvelope {
   error: {
     code: string;
@@ -34,6 +40,8 @@ export class ApiError extends Error {
       /** Extra top-level fields beside `error` (e.g. the usage document with param_missing). */
       extra?: Record<string, unknown>;
       headers?: Record<string, string>;
+      /** For a refused GET parameter: the mend that makes the same GET acceptable (never rendered). */
+      repair?: QueryRepair;
     } = {},
   ) {
     super(message);
@@ -71,7 +79,9 @@ export const ERROR_CODES = {
   CONFLICTING_PARAMETERS: 400,
   QUERY_TOO_LONG: 400,
   INVALID_JSON: 400,
+  BODY_TOO_DEEP: 400,
   BAD_REQUEST: 400,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   HEADERS_TOO_LARGE: 431,
@@ -89,11 +99,14 @@ export const ERROR_CODES = {
   ORIGIN_NOT_ALLOWED: 403,
   JOB_NOT_FOUND: 404,
   JOB_ALREADY_FINISHED: 409,
+  SESSION_NOT_FOUND: 404,
+  COUNCIL_NOT_FOUND: 404,
   INVALID_BODY: 400,
   INVALID_JUSTIFICATION: 400,
   UNKNOWN_ACTION: 400,
   UNKNOWN_SOURCE: 400,
   TRACK_NOT_FOUND: 404,
+  RANGE_NOT_SATISFIABLE: 416,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   JOB_FAILED: 500,

@@ -5,7 +5,7 @@
 import cluster from 'node:cluster';
 import { createApp } from './app.ts';
 import { createHttpServer } from './http/http-server.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, type ServerConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
 import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
 import { createPanel } from './providers/chat.ts';
@@ -15,7 +15,7 @@ import { isSharedStore, openStore } from './storage/open-store.ts';
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const config = loadConfig();
+  const config = configOrExit();
   const log = (line: string) => console.error(`[server] ${line}`);
   // Questions are embedded on worker threads (EMBED_WORKERS, default 1), off the event loop,
   // each on EMBED_THREADS cores (default 2), on native kernels where they were built.
@@ -68,10 +68,11 @@ async function main(): Promise<void> {
     log,
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
     limits: config.limits,
+    ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
   });
-  const server = createHttpServer(app).listen(config.port, config.host, () => {
+  const server = createHttpServer(app, { requestTimeoutMs: config.bodyTimeoutMs }).listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     console.log(
@@ -84,8 +85,20 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
 }
 
+/** A bad setting is the operator's to fix: its name and the reason, without a stack. */
+function configOrExit(): ServerConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    console.error(`[server] ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+
 const workers = Number(process.env.WORKERS ?? '1');
 if (Number.isInteger(workers) && workers > 1 && cluster.isPrimary) {
+  // Checked once here: a worker that exits on a bad setting would be restarted forever.
+  configOrExit();
   for (let index = 0; index < workers; index++) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
     console.error(`[server] worker ${worker.process.pid} exited (${signal ?? code}); starting another`);

@@ -206,6 +206,7 @@ export const AgentEntrySchema = named(
       citation: z
         .strictObject({
           how: text('How to cite: by record id, contributor and date.'),
+          example: text("A citation of a record this deployment holds, in the form the how field gives (its ids carry the deployment's prefix)."),
           license: text('Licence of the corpus.'),
           attribution: text('Attribution line.'),
         })
@@ -691,7 +692,10 @@ export const QueryRequestSchema = named(
         .string()
         .regex(/^[A-Za-z0-9_-]{1,128}$/)
         .optional()
-        .describe('Threads prior exchanges; a rolling buffer of 5 exchanges with a 24 h TTL.'),
+        .describe(
+          'Continues a session the server issued to this client (session.session_id of an earlier response, or session_id of the 202 form): a rolling buffer of 5 exchanges, alive 24 h after its last use. An id the server did not issue to this client, or an expired one, is 404 SESSION_NOT_FOUND and nothing runs.',
+        ),
+      new_session: z.boolean().optional().describe('Start a session: the server issues an unguessable session id, returned as session.session_id (and as session_id in the 202 form). Not combined with session_id.'),
       syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
     })
     .describe('Body of POST /api/query (spec §4.3). Unknown fields are rejected with INVALID_BODY.'),
@@ -722,10 +726,30 @@ export const AsyncJobAcceptedSchema = named(
       kind: JobKindSchema,
       poll_after_seconds: z.number().int().positive().describe('Advised polling interval.'),
       note: text('How to poll.'),
+      session_id: z.string().optional().describe('POST /api/query with new_session or session_id: the session the job threads.'),
     })
     .describe('202 on submission of a background job (spec §3, §4.2 rule 5): a job_id and a poll_url.'),
 );
 export type AsyncJobAccepted = z.infer<typeof AsyncJobAcceptedSchema>;
+
+export const JobStageSchema = named(
+  'JobStage',
+  z
+    .looseObject({
+      stage: z.enum(['retrieval', 'voice', 'chair']).describe('retrieval (with sources), voice (one panel member answered, with its verbatim answer, or failed, with the failure), chair (started, then done or failed).'),
+      at: DateTimeSchema.describe('When the stage happened.'),
+      status: z.enum(['answered', 'failed', 'started', 'done']).optional().describe('For voice: answered or failed; for chair: started, done or failed.'),
+      name: z.string().optional().describe('For voice: the panel member.'),
+      model_id: z.string().optional().describe('For voice: the model version asked.'),
+      answer: z.string().optional().describe('For an answered voice: its verbatim answer.'),
+      failure: z.string().optional().describe('For a failed voice: the failure kind.'),
+      sources: z.array(z.string()).optional().describe('For retrieval: ids of the records the panel will see.'),
+      chair: z.string().nullable().optional().describe('For chair done or failed: the chair that answered, or null.'),
+      attempt: z.number().int().positive().optional().describe('On a job: the run it belongs to (a job interrupted by a restart runs again).'),
+    })
+    .describe('One step of a live run as it happened: stored on the job (JobState.stages) and sent as `event: stage` on the sync paths with Accept: text/event-stream.'),
+);
+export type JobStage = z.infer<typeof JobStageSchema>;
 
 export const JobStateSchema = named(
   'JobState',
@@ -738,6 +762,7 @@ export const JobStateSchema = named(
       updated_at: DateTimeSchema.describe('Last change of the job.'),
       poll_url: text('Where to poll.'),
       poll_after_seconds: z.number().int().positive().optional().describe('Present while the job is queued or running.'),
+      stages: z.array(JobStageSchema).describe('Progress so far, oldest first: retrieval, each voice as it answered or failed (failure timeout, spending_ceiling, truncated, aborted, ...), the chair. Stored as they happen; a cancelled job stores no stage after its cancel.'),
       error: z
         .looseObject({ code: text('Failure code (JOB_CANCELLED when cancelled).'), message: text('What failed.') })
         .optional()
@@ -810,6 +835,16 @@ export const DeliberationResponseSchema = named(
       trace: z.looseObject({}).describe('Retrieval, timings and usage; fields not shown.'),
       receipt: ReceiptSchema,
       ...liveCost,
+      session: z
+        .looseObject({
+          session_id: text('The server-issued session id: send it as session_id to continue.'),
+          started: z.boolean().describe('True when this deliberation started the session (new_session).'),
+          prior_exchanges: count('Exchanges of the session the panel saw.'),
+          buffer: count('Exchanges kept (5).'),
+          ttl_hours: z.number().describe('Hours a session stays alive after its last use (24).'),
+        })
+        .optional()
+        .describe('POST /api/query with new_session or session_id.'),
     })
     .describe('Full deliberation (spec §4.2 rule 7): answer, sources, tensions, deliberationCard, trace and a receipt. Live panel outputs are perspectives, not truth.'),
 );
@@ -843,6 +878,8 @@ export const CouncilResponseSchema = named(
       reading: text('Synthesized reading.'),
       tensions: z.array(LiveTensionSchema).describe('Named tensions.'),
       ...liveCost,
+      council_id: z.string().nullable().describe('The id under which this exact result is kept for 24 h: POST /api/council {"council_id": ..., "persist": true} with the bearer secret stores it as shown, with no model call. Null only when the store could not keep it.'),
+      kept_until: DateTimeSchema.nullable().describe('Until when the result can be persisted by council_id.'),
     })
     .describe('Live council (spec §4.6): a panel of verbatim model answers plus a synthesized reading and tensions. Other field names are not shown.'),
 );
@@ -855,10 +892,11 @@ export const CouncilPersistedSchema = named(
       .looseObject({
         id: z.string().min(1).describe('Id of the committed record: <PFX>-D<digits>.'),
         href: text('Relative path /api/divergences?id=<record_id>.'),
-        persisted_at: DateTimeSchema.describe('When the record was committed.'),
+        persisted_at: DateTimeSchema.optional().describe('When the record was committed (absent when already_persisted).'),
+        already_persisted: z.boolean().optional().describe('True (with status 200) when this council_id had been persisted before: the earlier record, nothing new stored.'),
       })
       .describe('The committed divergence record.'),
-  }).describe('201 on POST /api/council with persist true: the council plus the committed record.'),
+  }).describe('201 on POST /api/council with persist true: the council exactly as it was shown (by council_id) or as it was just run (q), plus the committed record. 200 with already_persisted when that council_id was committed before.'),
 );
 export type CouncilPersisted = z.infer<typeof CouncilPersistedSchema>;
 
@@ -1439,9 +1477,14 @@ export const CouncilRequestSchema = named(
   'CouncilRequest',
   z
     .strictObject({
-      q: councilQuestion.optional().describe('The question (q or question is required).'),
+      q: councilQuestion.optional().describe('The question (q or question is required unless council_id is given).'),
       question: councilQuestion.optional().describe('Alias of q.'),
-      persist: z.boolean().optional().describe('With Authorization: Bearer <INGEST_SECRET>, commits the record (201).'),
+      council_id: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,128}$/)
+        .optional()
+        .describe('The council_id of a council result you have read (kept 24 h): with persist true, commits exactly that result with no model call. Not combined with q.'),
+      persist: z.boolean().optional().describe('With Authorization: Bearer <INGEST_SECRET>, commits the record (201): the council named by council_id, or a new one run on q.'),
     })
     .describe('Body of POST /api/council (spec §4.6). Unknown fields are rejected with INVALID_BODY.'),
 );

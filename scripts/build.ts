@@ -29,6 +29,7 @@ import { pathsFromEnv, type BuildPaths } from './lib/paths.ts';
 import { renderMarkdown } from './lib/render.ts';
 import { writeFile, writeJson } from './lib/write.ts';
 import { renderLlmsTxt } from './lib/llms-txt.ts';
+import { exitWhenFlushed } from './lib/cli-exit.ts';
 
 export interface BuildOptions extends BuildPaths {
   embedder?: Embedder;
@@ -366,7 +367,8 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ContentError) {
       console.error(`[build] ${error.message}`);
-      process.exit(1);
+      // Every problem is listed, which can be long: exit only once stderr has drained.
+      await exitWhenFlushed(1);
     }
     throw error;
   }

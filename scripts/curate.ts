@@ -1,118 +1,168 @@
 /**
- * `npm run curate -- <command>`: the curator's CLI over the store's pending contributions.
- *   list [--status pending|approved|rejected]   items with their context and panel votes
- *   show <id>                                   one item in full
- *   approve <id> --by <name> [--note <text>] [--family <name>] [--model-id <id>]
- *   reject <id> --by <name> --reason <text>
- *   review <id>                                 ask the configured panel to vote (PANEL_CONFIG)
- * STORE_PATH and CONTENT_DIR choose the store and the content folder.
+ * `npm run curate -- <command>`: the curator's CLI over the store's contributions (USAGE
+ * below is what `--help` prints). STORE_PATH and CONTENT_DIR choose the store and the content
+ * folder. Output is never cut short: the CLI exits only once stdout has drained.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { panelReview } from '../api/core/live/review.ts';
 import { createLedger } from '../api/core/live/metered-call.ts';
 import { createReservingMeter } from '../api/live/spend.ts';
+import { deriveDivergence } from '../api/core/records.ts';
 import { createPanel } from '../api/providers/chat.ts';
 import { loadPanelConfig } from '../api/providers/panel-config.ts';
 import { openStore } from '../api/storage/open-store.ts';
-import type { ContributionRecord } from '../api/storage/store.ts';
-import { deriveDivergence } from '../api/core/records.ts';
+import type { ContributionRecord, Store } from '../api/storage/store.ts';
+import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
 import { approveContribution, rejectContribution } from './lib/curation.ts';
+import { DEFAULT_LIST_LIMIT, describeContribution, listQuery, pageHeader, pageJson, UsageError, type RecordContext } from './lib/curation-list.ts';
 import { loadContent } from './lib/load-content.ts';
 import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    status: { type: 'string' },
-    by: { type: 'string' },
-    note: { type: 'string' },
-    reason: { type: 'string' },
-    family: { type: 'string' },
-    'model-id': { type: 'string' },
-    store: { type: 'string', default: process.env.STORE_PATH ?? path.join(REPO_ROOT, '.data', 'polyphony.db') },
-    content: { type: 'string', default: pathsFromEnv().contentDir },
-  },
-});
+const USAGE = `usage: npm run curate -- <command> [options]
 
-const [command, id] = positionals;
-const store = await openStore(values.store);
-const content = loadContent(values.content);
+  list [filters] [--limit N|all] [--offset M] [--json]
+        contributions with their context and panel votes, oldest first, ${DEFAULT_LIST_LIMIT} a page;
+        the first line says which items of how many and the --offset of the next page
+        --status pending|approved|rejected|all   (default pending)
+        --kind answer|proposal
+        --record <id>       answers to one Atlas record
+        --client <hash>     items from one client (the hash shown as "client:")
+  show <id> [--json]                          one item in full
+  approve <id> --by <name> [--note <text>] [--family <name>] [--model-id <id>] [--json]
+                                              writes content/ with provenance, validated
+  reject <id> --by <name> --reason <text> [--json]
+  review <id> [--json]                        ask the configured panel to vote (PANEL_CONFIG)
 
-function describe(item: ContributionRecord, full: boolean): string {
-  const record = item.record_id ? content.divergences.find((entry) => entry.data.id === item.record_id) : undefined;
-  const text = item.kind === 'answer' ? String(item.payload.answer) : `${String(item.payload.title)}\n${String(item.payload.text)}`;
-  const lines = [
-    `${item.id}  ${item.kind}  ${item.status}  ${item.created_at}`,
-    `  identity: ${item.identity}${item.justification ? `   justification: ${item.justification}` : ''}`,
-    ...(record ? [`  record: ${record.data.id}: ${record.data.question}`, `  voices already there: ${record.data.answers.map((answer) => `${answer.model} (${answer.model_id})`).join(', ')}`] : []),
-    ...(item.kind === 'proposal' ? [`  sources: ${((item.payload.sources as string[]) ?? []).join(', ') || '(none)'}   evidence: ${String(item.payload.evidence)}`] : []),
-    `  text: ${full ? `\n${text}` : `${text.slice(0, 200).replace(/\s+/g, ' ')}${text.length > 200 ? '…' : ''}`}`,
-    ...item.reviews.map((review) => `  vote by ${review.reviewer}: ${review.vote ?? 'none'}: ${review.reason}`),
-    ...(item.reason && item.status !== 'pending' ? [`  ${item.status} by ${item.reviewer}: ${item.reason}`] : []),
-  ];
-  return lines.join('\n');
+  --json    one JSON document on stdout: for list {total, offset, limit, count, next_offset,
+            items}; for show and reject the contribution; for approve {contribution, files};
+            for review {id, votes}
+  --store <file|postgres URL>   default STORE_PATH, else .data/polyphony.db
+  --content <dir>               default CONTENT_DIR, else content/
+`;
+
+function readArguments(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' },
+      status: { type: 'string' },
+      kind: { type: 'string' },
+      record: { type: 'string' },
+      client: { type: 'string' },
+      limit: { type: 'string' },
+      offset: { type: 'string' },
+      by: { type: 'string' },
+      note: { type: 'string' },
+      reason: { type: 'string' },
+      family: { type: 'string' },
+      'model-id': { type: 'string' },
+      store: { type: 'string', default: process.env.STORE_PATH ?? path.join(REPO_ROOT, '.data', 'polyphony.db') },
+      content: { type: 'string', default: pathsFromEnv().contentDir },
+    },
+  });
+}
+type Values = ReturnType<typeof readArguments>['values'];
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
 }
 
-async function main(): Promise<number> {
+function recordContexts(contentDir: string): (id: string | null) => RecordContext | undefined {
+  const content = loadContent(contentDir);
+  return (id) => {
+    const entry = id ? content.divergences.find((candidate) => candidate.data.id === id) : undefined;
+    return entry && { id: entry.data.id, question: entry.data.question, voices: entry.data.answers.map((answer) => `${answer.model} (${answer.model_id})`) };
+  };
+}
+
+async function found(store: Store, id: string | undefined): Promise<ContributionRecord> {
+  if (!id) throw new UsageError('name the contribution: <command> <id>');
+  const item = await store.getContribution(id);
+  if (!item) throw new Error(`no contribution ${id}`);
+  return item;
+}
+
+async function run(store: Store, command: string, id: string | undefined, values: Values): Promise<void> {
   switch (command) {
     case 'list': {
-      const status = (values.status ?? 'pending') as ContributionRecord['status'];
-      const items = await store.listContributions(status);
-      console.log(items.length === 0 ? `no ${status} contributions` : items.map((item) => describe(item, false)).join('\n\n'));
-      return 0;
+      const query = listQuery(values);
+      const page = await store.findContributions(query);
+      if (values.json) return print(pageJson(query, page));
+      const context = recordContexts(values.content);
+      return print([pageHeader(query, page), ...page.items.map((item) => describeContribution(item, context(item.record_id), false))].join('\n\n'));
     }
     case 'show': {
-      const item = id ? await store.getContribution(id) : undefined;
-      if (!item) throw new Error(`no contribution ${id ?? '(missing id)'}`);
-      console.log(describe(item, true));
-      return 0;
+      const item = await found(store, id);
+      return print(values.json ? JSON.stringify(item) : describeContribution(item, recordContexts(values.content)(item.record_id), true));
     }
     case 'approve': {
-      if (!id || !values.by) throw new Error('usage: approve <id> --by <curator> [--note <text>] [--family <name>] [--model-id <id>]');
+      if (!id || !values.by) throw new UsageError('approve needs <id> and --by <curator>');
       const result = await approveContribution(store, values.content, id, {
         by: values.by,
         ...(values.note ? { note: values.note } : {}),
         ...(values.family ? { family: values.family } : {}),
         ...(values['model-id'] ? { modelId: values['model-id'] } : {}),
       });
-      console.log(`approved ${id}; wrote ${result.files.join(', ')}. Commit them for review; the next build publishes them.`);
-      return 0;
+      return print(values.json ? JSON.stringify(result) : `approved ${id}; wrote ${result.files.join(', ')}. Commit them for review; the next build publishes them.`);
     }
     case 'reject': {
-      if (!id || !values.by || !values.reason) throw new Error('usage: reject <id> --by <curator> --reason <text>');
-      await rejectContribution(store, id, values.by, values.reason);
-      console.log(`rejected ${id}`);
-      return 0;
+      if (!id || !values.by || !values.reason) throw new UsageError('reject needs <id>, --by <curator> and --reason <text>');
+      const rejected = await rejectContribution(store, id, values.by, values.reason);
+      return print(values.json ? JSON.stringify(rejected) : `rejected ${id}`);
     }
     case 'review': {
-      const item = id ? await store.getContribution(id) : undefined;
-      if (!item) throw new Error(`no contribution ${id ?? '(missing id)'}`);
+      const item = await found(store, id);
       const config = loadPanelConfig(process.env.PANEL_CONFIG);
       const panel = config ? createPanel(config, process.env).panel : undefined;
       if (!panel) throw new Error('a multi-model review needs PANEL_CONFIG with keys for at least two members');
+      const content = loadContent(values.content);
       const entry = item.record_id ? content.divergences.find((candidate) => candidate.data.id === item.record_id) : undefined;
       const record = entry ? deriveDivergence(entry.data, entry.body, content.registry) : undefined;
       const scope = { meter: createReservingMeter(store, panel, () => new Date()), ledger: createLedger() };
-      for (const vote of await panelReview(panel.members, item, record, () => new Date(), scope)) {
-        if (vote.vote) await store.addReview(item.id, { reviewer: vote.reviewer, vote: vote.vote, reason: vote.reason, at: vote.at });
-        console.log(`${vote.reviewer}: ${vote.vote ?? 'no vote'}: ${vote.reason}`);
-      }
-      return 0;
+      const votes = await panelReview(panel.members, item, record, () => new Date(), scope);
+      for (const vote of votes) if (vote.vote) await store.addReview(item.id, { reviewer: vote.reviewer, vote: vote.vote, reason: vote.reason, at: vote.at });
+      return print(values.json ? JSON.stringify({ id: item.id, votes }) : votes.map((vote) => `${vote.reviewer}: ${vote.vote ?? 'no vote'}: ${vote.reason}`).join('\n'));
     }
     default:
-      console.error('usage: npm run curate -- list|show|approve|reject|review ... (see scripts/curate.ts)');
-      return 2;
+      throw new UsageError(command ? `unknown command ${JSON.stringify(command)}` : 'name a command');
   }
 }
 
-main()
-  .then(async (code) => {
-    await store.close();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error((error as Error).message);
-    await store.close();
-    process.exit(1);
-  });
+async function main(args: string[]): Promise<number> {
+  let parsed: ReturnType<typeof readArguments>;
+  try {
+    parsed = readArguments(args);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, id] = positionals;
+  if (values.help || command === 'help') {
+    print(USAGE);
+    return 0;
+  }
+  let store: Store | undefined;
+  try {
+    // Options are checked before the store is opened (opening a new SQLite path creates it).
+    if (command === 'list') listQuery(values);
+    store = await openStore(values.store);
+    await run(store, command ?? '', id, values);
+    return 0;
+  } catch (error) {
+    process.stderr.write(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `${(error as Error).message}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+quietOnClosedPipe();
+const code = await main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).message}\n`);
+  return 1;
+});
+await exitWhenFlushed(code);

@@ -2,8 +2,8 @@
  * Scores the fast path's retrieval on a BEIR dataset imported with scripts/import-beir.ts:
  *
  *   npm run eval:beir -- --content /tmp/beir-arguana \
- *     --queries /work/shared/benchmarks/arguana/queries.jsonl.gz \
- *     --qrels /work/shared/benchmarks/arguana/qrels-dev.tsv [--artifacts <dir>] [--limit N] [--json]
+ *     --queries ../shared/benchmarks/arguana/queries.jsonl.gz \
+ *     --qrels ../shared/benchmarks/arguana/qrels-dev.tsv [--artifacts <dir>] [--limit N] [--json]
  *
  * Builds the content (embeddings cached in .cache/embeddings) unless --artifacts already
  * holds a build, then reports nDCG@10, Recall@100 and MRR@10 over the judged queries.
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { SearchTuning } from '../api/core/search/search-index.ts';
 import { runBeirEval, type BeirEvalResult } from './lib/beir-eval.ts';
+import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
 
 const USAGE = `usage: eval-beir --content <content-dir> --queries <queries.jsonl[.gz]> --qrels <qrels.tsv>
@@ -121,14 +122,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 
 const invokedDirectly = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
-  runCli(process.argv.slice(2)).then(
-    (code) => {
-      // TensorFlow keeps handles open; exit explicitly once the report is written.
-      process.exit(code);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  // TensorFlow keeps handles open: exit explicitly, once the report has drained.
+  runCli(process.argv.slice(2)).then(exitWhenFlushed, (error: unknown) => {
+    console.error(error);
+    return exitWhenFlushed(1);
+  });
 }

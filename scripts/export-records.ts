@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isSharedStore, openStore } from '../api/storage/open-store.ts';
+import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
 import { stringifyMarkdown } from './lib/frontmatter.ts';
 import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
 import { writeFile } from './lib/write.ts';
@@ -18,9 +19,10 @@ const { values } = parseArgs({
   },
 });
 const storePath = values.store;
+quietOnClosedPipe();
 if (!isSharedStore(storePath) && !existsSync(storePath)) {
   console.error(`no store at ${storePath} (set --store or STORE_PATH)`);
-  process.exit(2);
+  await exitWhenFlushed(2);
 }
 const store = await openStore(storePath);
 let written = 0;

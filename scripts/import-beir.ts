@@ -2,7 +2,7 @@
  * Imports a BEIR corpus (corpus.jsonl or corpus.jsonl.gz) into a content folder, one work
  * per document with its text verbatim, so retrieval can be scored on the benchmark:
  *
- *   npm run import:beir -- --from /work/shared/benchmarks/arguana --out /tmp/beir-arguana
+ *   npm run import:beir -- --from ../shared/benchmarks/arguana --out /tmp/beir-arguana
  *     [--name arguana] [--prefix BEIR] [--limit N] [--ids <file>] [--force]
  *
  * Writes import-map.json (BEIR _id → record id) beside site.yaml. The output must not enter

@@ -1,4 +1,5 @@
 /** `npm run validate`: checks a content folder and lists every problem, for contributors and CI. */
+import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { ContentError } from './lib/issues.ts';
 import { loadContent } from './lib/load-content.ts';
 import { pathsFromEnv } from './lib/paths.ts';
@@ -13,7 +14,8 @@ try {
 } catch (error) {
   if (error instanceof ContentError) {
     console.error(error.message);
-    process.exit(1);
+    // Every problem is listed, which can be long: exit only once stderr has drained.
+    await exitWhenFlushed(1);
   }
   throw error;
 }

@@ -274,6 +274,23 @@ describe('kin, tensions and orientation', () => {
     expect(health.version).toBe('5.2.0');
     expect(manifest.hashes.how_to_verify.manifest).toMatch(/sorted recursively/);
   });
+
+  it("the agent entry's citation example is a record of this deployment, with its prefix (not the demo's)", async () => {
+    const { citation } = (await get('/api/agent-entry')).body;
+    const id = String(citation.example).split(' ')[0]!;
+    expect(id).toMatch(/^TST-/);
+    expect(built.corpus.workById.has(id) || built.corpus.divergenceById.has(id)).toBe(true);
+    expect(citation.how).toContain(citation.example);
+    expect(citation.how).not.toMatch(/PLY-/);
+  });
+
+  it('a parameter on a path that takes none is refused without an empty list of choices', async () => {
+    const response = await get('/api/info?_view=bogus');
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'UNKNOWN_PARAMETER', details: { unknown: ['_view'], allowed: [] }, suggested_next_call: { method: 'GET', path: '/api/info' } });
+    expect(response.body.error.agent_action).not.toMatch(/one of: \./);
+    expect(response.body.error.agent_action).toMatch(/\/api\/info takes no query parameters/);
+  });
 });
 
 describe('static resources (spec §4.9) and errors', () => {

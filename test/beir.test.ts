@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,7 @@ import { parseMarkdown } from '../scripts/lib/frontmatter.ts';
 import { loadContent } from '../scripts/lib/load-content.ts';
 import { pathsFromEnv } from '../scripts/lib/paths.ts';
 import { tempDir } from './helpers/app.ts';
+import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 
 const judged = (entries: Record<string, number>) => new Map(Object.entries(entries));
 /** 1 / log2(rank + 1), the discount of rank `rank` (1-based). */
@@ -157,11 +158,11 @@ describe('import:beir', () => {
   });
 });
 
-const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? '/work/shared/benchmarks/arguana';
+const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? sharedPath('benchmarks', 'arguana');
 /** ArguAna ids name their debate: test-environment-aeghhgwpe-pro02b → test-environment-aeghhgwpe. */
 const debateOf = (id: string) => id.replace(/-[^-]+$/, '');
 const SUBSET = { queries: 60, docs: 300, groupOf: debateOf };
-const haveArguana = existsSync(path.join(ARGUANA, 'corpus.jsonl.gz')) && existsSync(path.join(ARGUANA, 'qrels-dev.tsv'));
+const haveArguana = haveFixtures(['corpus.jsonl.gz', 'qrels-dev.tsv', 'queries.jsonl.gz'].map((file) => path.join(ARGUANA, file)));
 
 describe.skipIf(!haveArguana)('retrieval quality regression on an ArguAna subset', () => {
   it('subsets deterministically', () => {

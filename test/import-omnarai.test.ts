@@ -16,10 +16,11 @@ import { parseMarkdown } from '../scripts/lib/frontmatter.ts';
 import { loadContent, type LoadedContent } from '../scripts/lib/load-content.ts';
 import { buildOmnaraiContent, deriveRegistry, layerForType, splitContributors, type OmnaraiSources } from '../scripts/lib/omnarai.ts';
 import { createDivergenceSchema } from '../schemas/content.ts';
+import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dataDir = path.resolve(repoRoot, '../shared/omnarai');
-const hasData = existsSync(dataDir);
+const dataDir = sharedPath('omnarai');
+const hasData = haveFixtures(['corpus.json', 'media-corpus.jsonl', 'divergences.jsonl', 'concepts.json'].map((file) => path.join(dataDir, file)));
 const cli = path.join(repoRoot, 'scripts/import-omnarai.ts');
 const tsx = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
 

@@ -236,15 +236,23 @@ describe('cancellation', () => {
 
   const syncForms: [string, string, RequestInit][] = [
     ['GET sync=1', `/api/query?q=${encodeURIComponent('Will you wait?')}&sync=1`, {}],
-    ['POST /api/query', '/api/query', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'Will you wait?', session_id: 'gone' }) }],
+    // Continues a session the server issued (its session_id is filled in below).
+    ['POST /api/query', '/api/query', { method: 'POST', headers: { 'Content-Type': 'application/json' } }],
     ['GET /api/council', `/api/council?q=${encodeURIComponent('Will you wait?')}`, {}],
   ];
   it.each(syncForms)('a client that disconnects from %s aborts the provider calls and releases their reservations', async (_name, url, init) => {
-    for (const model of panelIds) fake.setDefault(model, { kind: 'hang' });
     const { app, store } = await liveApp({ defaults: { timeout_ms: 120_000, max_retries: 0, max_tokens: 400 } });
     const base = await listening(app);
+    let sessionId: string | undefined;
+    if (init.method === 'POST') {
+      const started = await fetch(`${base}/api/query`, { ...init, body: JSON.stringify({ query: 'First turn', new_session: true }) });
+      sessionId = ((await started.json()) as { session: { session_id: string } }).session.session_id;
+      fake.requests.splice(0);
+    }
+    for (const model of panelIds) fake.setDefault(model, { kind: 'hang' });
     const client = new AbortController();
-    const pending = fetch(`${base}${url}`, { ...init, signal: client.signal }).catch((error: unknown) => error);
+    const body = sessionId ? { body: JSON.stringify({ query: 'Will you wait?', session_id: sessionId }) } : {};
+    const pending = fetch(`${base}${url}`, { ...init, ...body, signal: client.signal }).catch((error: unknown) => error);
     expect(await eventually(() => panelIds.every((model) => fake.counts(model) === 1))).toBe(true);
     expect((await store.spendStatus(new Date())).reserved_usd).toBeGreaterThan(0);
     client.abort();
@@ -253,8 +261,8 @@ describe('cancellation', () => {
     expect(await eventually(() => fake.requests.every((entry) => entry.abortedByClient))).toBe(true);
     expect(await eventually(async () => (await store.spendStatus(new Date())).reserved_usd === 0)).toBe(true);
     expect(fake.counts('chair-live')).toBe(0);
-    // A run nobody reads joins no session.
-    expect(await store.getSession('gone', 3_600_000, new Date())).toEqual([]);
+    // A run nobody reads joins no session: it still holds only its first turn.
+    if (sessionId) expect((await store.getSession(sessionId, 3_600_000, new Date())).map((turn) => turn.question)).toEqual(['First turn']);
   });
 
   it('POST /api/jobs/cancel cancels a running job and aborts its calls', async () => {

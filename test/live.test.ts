@@ -191,22 +191,29 @@ describe('deliberation, jobs and sessions', () => {
     expect(failed.body.error).toMatchObject({ code: 'PROVIDER_FAILED' });
   });
 
-  it('POST /api/query threads a session: a rolling buffer of 5 that expires after 24 h', async () => {
+  it('POST /api/query threads a session the server issued: a rolling buffer of 5 that expires after 24 h', async () => {
     let clock = new Date('2026-01-01T00:00:00Z');
     const { app } = await liveApp({}, () => clock);
-    for (let turn = 1; turn <= 7; turn++) {
-      const response = await request(app).post('/api/query').send({ query: `question number ${turn}`, session_id: 'sess-1' });
-      expect(response.status).toBe(200);
-      expect(response.body.session.prior_exchanges).toBe(Math.min(turn - 1, 5));
+    const first = await request(app).post('/api/query').send({ query: 'question number 1', new_session: true });
+    expect(first.status).toBe(200);
+    const sessionId = first.body.session.session_id as string;
+    expect(first.body.session).toMatchObject({ started: true, prior_exchanges: 0, buffer: 5, ttl_hours: 24 });
+    for (let turn = 2; turn <= 7; turn++) {
       clock = new Date(clock.getTime() + 60_000);
+      const response = await request(app).post('/api/query').send({ query: `question number ${turn}`, session_id: sessionId });
+      expect(response.status).toBe(200);
+      expect(response.body.session).toMatchObject({ session_id: sessionId, started: false, prior_exchanges: Math.min(turn - 1, 5) });
     }
     const lastPrompt = JSON.stringify(fake.requestsFor('alder-live').at(-1)!.messages);
     expect(lastPrompt).toContain('question number 6');
     expect(lastPrompt).toContain('question number 2');
     expect(lastPrompt).not.toContain('question number 1\\n');
     clock = new Date(clock.getTime() + 24 * 3_600_000 + 1000);
-    const expired = await request(app).post('/api/query').send({ query: 'after a day', session_id: 'sess-1' });
-    expect(expired.body.session.prior_exchanges).toBe(0);
+    const calls = fake.requests.length;
+    const expired = await request(app).post('/api/query').send({ query: 'after a day', session_id: sessionId });
+    expect(expired.status).toBe(404);
+    expect(expired.body.error.code).toBe('SESSION_NOT_FOUND');
+    expect(fake.requests).toHaveLength(calls);
     const invalid = await request(app).post('/api/query').send({ query: 'x', session_id: 'bad id!' });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.code).toBe('INVALID_BODY');

@@ -247,17 +247,55 @@ describe('live tools', () => {
     });
 
     it('deliberate submits a job, polls it by job_id, and returns the synthesis with sources', async () => {
-      const submitted = await call(client, 'deliberate', { q: 'Can a trained refusal be owned?', session_id: 'mcp-test' });
+      const submitted = await call(client, 'deliberate', { q: 'Can a trained refusal be owned?', new_session: true });
       expect(submitted.isError).toBeFalsy();
       const job = structured(submitted);
       expect(job).toMatchObject({ job_id: expect.any(String), kind: 'deliberation', next_call: { tool: 'deliberate', arguments: { job_id: job.job_id } } });
       expect(textOf(submitted)).toContain(String(job.job_id));
+      // the session started with the job is named at once
+      expect(job.session_id).toMatch(/^ses_/);
+      expect(textOf(submitted)).toContain(`Session ${String(job.session_id)} started`);
 
       const done = await call(client, 'deliberate', { job_id: job.job_id, wait_seconds: 30 });
       expect(done.isError).toBeFalsy();
       expect(structured(done)).toMatchObject({ status: 'done', answer: DEFAULT_SYNTHESIS.answer, tensions: DEFAULT_SYNTHESIS.tensions });
       expect(textOf(done)).toMatch(/ownership: Alder vs Birch/);
       expect(textOf(done)).toMatch(/Sources: TST-/);
+      // the session the server issued is named, and continues on the next call
+      const sessionId = (structured(done).session as Json).session_id as string;
+      expect(sessionId).toBe(job.session_id);
+      expect(textOf(done)).toContain(`Session ${sessionId}`);
+      const next = await call(client, 'deliberate', { q: 'And then?', session_id: sessionId, wait_seconds: 30 });
+      expect(structured(next).session).toMatchObject({ session_id: sessionId, prior_exchanges: 1 });
+      const stranger = await call(client, 'deliberate', { q: 'And then?', session_id: 'ses_chosen_by_the_caller' });
+      expect(errorOf(stranger).code).toBe('SESSION_NOT_FOUND');
+    });
+
+    it('sends the job stages as MCP progress notifications when the client passes a progressToken', async () => {
+      fake.script('cedar-live', [{ kind: 'status', status: 500 }]);
+      const messages: string[] = [];
+      const progress: number[] = [];
+      const result = (await client.callTool({ name: 'deliberate', arguments: { q: 'Can a trained refusal be owned?', wait_seconds: 30 } }, undefined, {
+        onprogress: (notification) => {
+          progress.push(notification.progress);
+          messages.push(String(notification.message));
+        },
+      })) as CallToolResult;
+      expect(structured(result)).toMatchObject({ status: 'done' });
+      expect(messages[0]).toMatch(/^retrieval: \d+ sources$/);
+      expect(messages).toEqual(expect.arrayContaining(['Alder (alder-live) answered', 'Birch (birch-live) answered', 'Cedar (cedar-live) failed: server_error', 'the chair is synthesizing', 'the chair answered (Chair)']));
+      expect(messages).toHaveLength(6);
+      expect(progress).toEqual([1, 2, 3, 4, 5, 6]);
+      // without a progressToken, no notification is sent
+      // (the SDK reports a progress notification it has no handler for as an error)
+      const unexpected: Error[] = [];
+      const previous = client.onerror;
+      client.onerror = (error) => unexpected.push(error);
+      const quiet = (await client.callTool({ name: 'council', arguments: { q: 'Quiet?', wait_seconds: 30 } })) as CallToolResult;
+      client.onerror = previous;
+      expect(structured(quiet)).toMatchObject({ status: 'done', council_id: expect.stringMatching(/^council_/) });
+      expect(textOf(quiet)).toContain('POST /api/council');
+      expect(unexpected).toEqual([]);
     });
 
     it('trace and council finish within wait_seconds', async () => {
@@ -448,6 +486,15 @@ describe('HTTP transport', () => {
     const notJson = await request(noPanel.app).post('/api/mcp').set('Accept', 'application/json, text/event-stream').set('Content-Type', 'application/json').send('{"jsonrpc":');
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe('INVALID_JSON');
+  });
+
+  it('a batch inside a batch is no batch: refused whole as an invalid message, its inner calls not looked into', async () => {
+    const badCall = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: '' } };
+    const flat = await post(noPanel.app, [badCall]);
+    expect(flat.body).toEqual([{ jsonrpc: '2.0', id: 3, error: { code: -32602, message: expect.stringMatching(/params.name/) } }]);
+    const nested = await post(noPanel.app, [[badCall]]);
+    expect(nested.status).toBe(400);
+    expect(nested.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
   it('GET and DELETE are 405 in the envelope', async () => {

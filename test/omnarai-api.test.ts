@@ -2,17 +2,17 @@
  * The read API on the real data of ../shared/omnarai (imported into a temporary folder,
  * never into the repository), checked against the source files read here independently.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
+import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 
-const dataDir = path.resolve(REPO_ROOT, '../shared/omnarai');
-const hasData = existsSync(dataDir);
+const dataDir = sharedPath('omnarai');
+const hasData = haveFixtures(['corpus.json', 'media-corpus.jsonl', 'divergences.jsonl', 'concepts.json'].map((file) => path.join(dataDir, file)));
 
 interface SourceDivergence {
   id: string;
@@ -81,6 +81,21 @@ describe.skipIf(!hasData)('read API on the imported Omnarai data (../shared/omna
     expect(search.body.index.embedded).toBe(source!.divergences.length);
     const founding = source!.divergences[0]!;
     expect(search.body.results.map((result: { id: string }) => result.id)).toContain(founding.id);
+  });
+
+  it("the agent entry cites a real imported record with the deployment's prefix, and _view lists no empty choices", async () => {
+    const { citation } = (await get('/api/agent-entry')).body;
+    const id = String(citation.example).split(' ')[0]!;
+    expect(id.startsWith(`${built.corpus.site.id_prefix}-`)).toBe(true);
+    expect(source!.corpus.map((work) => work.id)).toContain(id);
+    expect(citation.how).toContain(citation.example);
+    if (built.corpus.site.id_prefix !== 'PLY') expect(citation.how).not.toMatch(/PLY-/);
+    const view = await get('/api/info?_view=bogus');
+    expect(view.status).toBe(400);
+    expect(view.body.error.details).toEqual({ unknown: ['_view'], allowed: [] });
+    expect(view.body.error.agent_action).not.toMatch(/one of: \./);
+    expect(view.body.error.suggested_next_call).toEqual({ method: 'GET', path: '/api/info' });
+    expect((await get('/api/info')).status).toBe(200);
   });
 
   it('kin finds what a lineage said, from the answers in the source', async () => {

@@ -15,17 +15,17 @@
  *   two voices split over what the question asks about (found here from the source tensions);
  * - an identity question of the form "What is X?" finds the work that defines X.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
 import { createContractChecker } from './helpers/contract.ts';
+import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 
-const dataDir = path.resolve(REPO_ROOT, '../shared/omnarai');
-const hasData = existsSync(path.join(dataDir, 'eval-gold-set.json')) && existsSync(path.join(dataDir, 'divergences.jsonl'));
+const dataDir = sharedPath('omnarai');
+const hasData = haveFixtures(['eval-gold-set.json', 'divergences.jsonl'].map((file) => path.join(dataDir, file)));
 
 interface GoldQuery {
   id: string;

@@ -103,9 +103,13 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/concepts/{id}.json': ['get'],
   '/concepts/{id}.md': ['get'],
   '/llms.txt': ['get'],
+  '/.well-known/llms.txt': ['get'],
+  '/robots.txt': ['get'],
+  '/sitemap.xml': ['get'],
   [`/${SLUG}.context.md`]: ['get'],
   '/audio/manifest.json': ['get'],
   '/audio/{slug}.txt': ['get'],
+  '/audio/{file}': ['get'],
   '/records/{id}.json': ['get'],
   '/records/{id}.md': ['get'],
 };
@@ -409,10 +413,22 @@ const rows: Row[] = [
   { method: 'GET', url: '/concepts/refusal.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/concepts/nowhere.json', status: 404, code: 'ROUTE_NOT_FOUND' },
   { method: 'GET', url: '/llms.txt', status: 200, contentType: 'text/plain' },
+  { method: 'GET', url: '/.well-known/llms.txt', status: 200, contentType: 'text/plain' },
+  { method: 'GET', url: '/.well-known/llms.txt?x=1', status: 400, code: 'UNKNOWN_PARAMETER' },
+  { method: 'GET', url: '/robots.txt', status: 200, contentType: 'text/plain' },
+  { method: 'GET', url: '/robots.txt', headers: { Host: 'bad host!' }, status: 400, code: 'BAD_REQUEST', label: 'GET /robots.txt (Host not a host name)' },
+  { method: 'GET', url: '/sitemap.xml', status: 200, contentType: 'application/xml' },
+  { method: 'GET', url: '/sitemap.xml?page=1', status: 200, contentType: 'application/xml' },
+  { method: 'GET', url: '/sitemap.xml?page=2', status: 400, code: 'INVALID_PARAMETER' },
+  { method: 'POST', url: '/sitemap.xml', status: 405, code: 'METHOD_NOT_ALLOWED' },
   { method: 'GET', url: `/${SLUG}.context.md`, status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/audio/manifest.json', status: 200, zod: AudioManifestSchema },
   { method: 'GET', url: '/audio/harbour-talk.txt', status: 200, contentType: 'text/plain' },
   { method: 'GET', url: '/audio/silence.txt', status: 404, code: 'ROUTE_NOT_FOUND' },
+  { method: 'GET', url: '/audio/silence.wav', status: 404, code: 'ROUTE_NOT_FOUND', headers: { Range: 'bytes=0-9' } },
+  { method: 'GET', url: '/audio/harbour-talk.wav', status: 200 },
+  { method: 'GET', url: '/audio/harbour-talk.wav', status: 206, headers: { Range: 'bytes=0-9' }, label: 'GET /audio/harbour-talk.wav with Range' },
+  { method: 'GET', url: '/audio/harbour-talk.wav', status: 416, code: 'RANGE_NOT_SATISFIABLE', headers: { Range: 'bytes=99999-' }, label: 'GET /audio/harbour-talk.wav past its end' },
   { method: 'GET', url: '/records/TST-1.json', status: 200, zod: WorkDocumentSchema },
   { method: 'GET', url: '/records/TST-D1.json', status: 200, zod: DivergenceDocumentSchema },
   { method: 'GET', url: '/records/TST-1.md', status: 200, contentType: 'text/markdown' },
@@ -519,7 +535,10 @@ describe('live panel responses match the document', () => {
 
   it('sync deliberation, trace and council bodies', async () => {
     DeliberationResponseSchema.parse((await checked('GET', `/api/query?q=${refusal}&sync=1`, 200)).body);
-    DeliberationResponseSchema.parse((await checked('POST', '/api/query', 200, { query: 'Can a refusal be owned?', session_id: 'session-1', glyph: 'Ξ' })).body);
+    const started = await checked('POST', '/api/query', 200, { query: 'Can a refusal be owned?', new_session: true, glyph: 'Ξ' });
+    DeliberationResponseSchema.parse(started.body);
+    DeliberationResponseSchema.parse((await checked('POST', '/api/query', 200, { query: 'And then?', session_id: started.body.session.session_id })).body);
+    expect((await checked('POST', '/api/query', 404, { query: 'Whose session?', session_id: 'session-1' })).body.error.code).toBe('SESSION_NOT_FOUND');
     TraceResponseSchema.parse((await checked('GET', `/api/query?q=${refusal}&mode=trace`, 200)).body);
     TraceResponseSchema.parse((await checked('GET', `/api/trace?q=${refusal}`, 200)).body);
     CouncilResponseSchema.parse((await checked('GET', '/api/council?q=Is+a+trained+refusal+yours%3F', 200)).body);
@@ -562,6 +581,12 @@ describe('live panel responses match the document', () => {
     expect((await checked('POST', '/api/council', 403, body, { Authorization: 'Bearer wrong' })).body.error.code).toBe('AUTH_INVALID');
     const persisted = await checked('POST', '/api/council', 201, body, { Authorization: `Bearer ${INGEST_SECRET}` });
     CouncilPersistedSchema.parse(persisted.body);
+    // the council that was read, by its council_id: 201, then 200 already persisted, 404 unknown
+    const shown = await checked('GET', '/api/council?q=Who+keeps+a+refusal%3F', 200);
+    const byId = { council_id: shown.body.council_id, persist: true };
+    CouncilPersistedSchema.parse((await checked('POST', '/api/council', 201, byId, { Authorization: `Bearer ${INGEST_SECRET}` })).body);
+    CouncilPersistedSchema.parse((await checked('POST', '/api/council', 200, byId, { Authorization: `Bearer ${INGEST_SECRET}` })).body);
+    expect((await checked('POST', '/api/council', 404, { council_id: 'council_unknown', persist: true }, { Authorization: `Bearer ${INGEST_SECRET}` })).body.error.code).toBe('COUNCIL_NOT_FOUND');
     const record = await checked('GET', persisted.body.persisted.href as string, 200);
     DivergenceRecordSchema.parse(record.body);
     DivergenceIndexSchema.parse((await checked('GET', '/api/divergences', 200)).body);

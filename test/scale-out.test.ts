@@ -68,9 +68,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('scale-out on PostgreSQL', () => {
     expect((await store.listContributions('pending')).filter((item) => item.identity === 'scale-test')).toHaveLength(3);
     await store.close();
 
-    const first = await fetch(`${a}/api/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'first turn', session_id: 'shared-session' }) });
+    const first = await fetch(`${a}/api/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'first turn', new_session: true }) });
     expect(first.status).toBe(200);
-    const second = (await (await fetch(`${b}/api/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'second turn', session_id: 'shared-session' }) })).json()) as { session: { prior_exchanges: number } };
+    const sessionId = ((await first.json()) as { session: { session_id: string } }).session.session_id;
+    const second = (await (await fetch(`${b}/api/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'second turn', session_id: sessionId }) })).json()) as { session: { prior_exchanges: number } };
     expect(second.session.prior_exchanges).toBe(1);
   });
 });

@@ -122,6 +122,19 @@ describe('static site', () => {
     expect(doc.body).toMatchObject({ name: 'limitations', markdown_url: '/limitations.md' });
   });
 
+  it('the sitemap lists every page of the built site and every record twin, and each URL answers 200', async () => {
+    const app = createApp({ corpus: built.corpus, siteDir, log: () => {} });
+    const xml = (await request(app).get('/sitemap.xml').set('Host', 'site.test').expect(200)).text;
+    const paths = [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map((match) => {
+      expect(match[1]!.startsWith('http://site.test/'), match[1]).toBe(true);
+      return match[1]!.slice('http://site.test'.length).replaceAll('&amp;', '&');
+    });
+    const pages = htmlFiles(siteDir).filter((file) => path.basename(file) === 'index.html');
+    expect(paths.filter((urlPath) => urlPath.endsWith('/'))).toHaveLength(pages.length);
+    expect(paths).toEqual(expect.arrayContaining(['/', '/atlas/', '/atlas/TST-D1/', '/works/TST-1/', '/records/TST-D1.md', '/records/TST-1.json']));
+    for (const urlPath of paths) expect((await request(app).get(urlPath)).status, urlPath).toBe(200);
+  });
+
   it('draws each record\'s tension map and links the llms.txt orientation', () => {
     const page = readFileSync(path.join(siteDir, 'atlas/TST-D1/index.html'), 'utf8');
     expect(page).toMatch(/<figure class="tension-map">\s*<svg[^>]+role="img"/);

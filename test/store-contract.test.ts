@@ -2,11 +2,12 @@
  * One contract for every store driver (the embedded SQLite one and the PostgreSQL
  * scale-out one): jobs, sessions, spend, records, contributions, limits, plays, secrets.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { createPostgresStore } from '../api/storage/postgres-store.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { Store } from '../api/storage/store.ts';
+import type { ContributionKind, ContributionStatus, Store } from '../api/storage/store.ts';
 import { tempDir } from './helpers/app.ts';
 import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from './helpers/postgres.ts';
 
@@ -81,6 +82,58 @@ for (const driver of drivers) {
       expect((await store.getSession('s1', hour, at(8))).map((turn) => turn.question)).toEqual(['q3', 'q4', 'q5', 'q6', 'q7']);
       expect(await store.getSession('s1', hour, at(7 + 61))).toEqual([]);
       expect(await store.getSession('s1', hour, at(8))).toEqual([]);
+      await store.close();
+    });
+
+    it('issues sessions to a client: unknown ids find nothing, activity keeps them alive for the time-to-live', async () => {
+      const store = await driver.open();
+      expect(await store.findSession('never-issued', hour, at(0))).toBeUndefined();
+      // exchanges under an id the server never issued do not make it a session
+      await store.appendExchange('never-issued', { question: 'q', answer: 'a', sources: [], at: at(0).toISOString() }, 5, at(0));
+      expect(await store.findSession('never-issued', hour, at(0))).toBeUndefined();
+      await store.createSession('ses_a', 'client-a', at(0));
+      expect(await store.findSession('ses_a', hour, at(59))).toEqual({ client: 'client-a', exchanges: [] });
+      await store.appendExchange('ses_a', { question: 'q1', answer: 'a1  \n', sources: ['X-1'], at: at(50).toISOString() }, 5, at(50));
+      expect(await store.findSession('ses_a', hour, at(100))).toEqual({ client: 'client-a', exchanges: [{ question: 'q1', answer: 'a1  \n', sources: ['X-1'], at: at(50).toISOString() }] });
+      expect(await store.findSession('ses_a', hour, at(111))).toBeUndefined();
+      await expect(store.createSession('ses_a', 'client-b', at(0))).rejects.toThrow();
+      await store.close();
+    });
+
+    it('records job stages in order, byte for byte', async () => {
+      const store = await driver.open();
+      await store.createJob({ id: 'job_s', kind: 'deliberation', input: null }, at(0));
+      expect(await store.jobStages('job_s')).toEqual([]);
+      const stages = Array.from({ length: 12 }, (_, n) => ({ stage: n === 0 ? 'retrieval' : 'voice', at: at(n).toISOString(), n, answer: `  verbatim ${n}\n\u{1F600}` }));
+      for (const stage of stages.slice(0, 2)) await store.addJobStage('job_s', stage);
+      // concurrent voices: every stage kept, none lost to a sequence clash
+      await Promise.all(stages.slice(2).map((stage) => store.addJobStage('job_s', stage)));
+      const kept = await store.jobStages('job_s');
+      expect(kept.slice(0, 2)).toEqual(stages.slice(0, 2));
+      expect([...kept].sort((a, b) => Number(a.n) - Number(b.n))).toEqual(stages);
+      expect(await store.jobStages('job_other')).toEqual([]);
+      await store.close();
+    });
+
+    it('keeps council results for a bounded time, exactly, and persists each once', async () => {
+      const store = await driver.open();
+      const result = { panel: [{ text: 'Alder:  yes.\n\u0000\ud800 end  ' }], n: 1.5, nested: { b: 1, a: 2 } };
+      await store.keepCouncil('cnl_1', result, at(0), hour);
+      const kept = await store.getCouncil('cnl_1', at(59));
+      expect(kept).toEqual({ id: 'cnl_1', result, created_at: at(0).toISOString(), expires_at: at(60).toISOString(), persisted_id: null });
+      expect(JSON.stringify(kept!.result)).toBe(JSON.stringify(result));
+      expect(await store.getCouncil('cnl_1', at(61))).toBeUndefined();
+      expect(await store.getCouncil('cnl_nope', at(0))).toBeUndefined();
+      // compare and set: only one of several concurrent persists claims it
+      const claims = await Promise.all(['X-D1', 'X-D2', 'X-D3'].map((id) => store.setCouncilPersisted('cnl_1', id, null)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const winner = (await store.getCouncil('cnl_1', at(1)))!.persisted_id!;
+      expect(await store.setCouncilPersisted('cnl_1', null, 'X-D9')).toBe(false);
+      expect(await store.setCouncilPersisted('cnl_1', null, winner)).toBe(true);
+      expect((await store.getCouncil('cnl_1', at(1)))!.persisted_id).toBeNull();
+      // keeping another result later drops the expired ones
+      await store.keepCouncil('cnl_2', { n: 2 }, at(200), hour);
+      expect(await store.getCouncil('cnl_1', at(0))).toBeUndefined();
       await store.close();
     });
 
@@ -161,6 +214,49 @@ for (const driver of drivers) {
       const again = await store.reviewContribution('ctb_1', { status: 'rejected', reviewer: 'other', reason: 'late' }, at(3));
       expect(again).toMatchObject({ status: 'approved', reviewer: 'curator' });
       expect(await store.listContributions('rejected')).toEqual([]);
+      await store.close();
+    });
+
+    it('filters and pages contributions in the store, with the total of every match', async () => {
+      const store = await driver.open();
+      const limit = { key: 'c', limit: 1000, windowMs: hour };
+      // Several items share a timestamp, so the order falls back on the id.
+      for (let n = 0; n < 36; n++) {
+        const extra = n % 3 === 0 ? { kind: 'proposal' as const, record_id: null, justification: null } : { record_id: n % 2 === 0 ? 'X-D1' : 'X-D2' };
+        await store.submitContribution(item(n, { id: `ctb_${String(n % 7).padStart(2, '0')}_${n}`, client: `client-${n % 4}`, ...extra }), limit, at(n % 5));
+      }
+      const all = await store.listContributions();
+      for (const [index, contribution] of all.entries()) {
+        if (index % 5 === 1) await store.reviewContribution(contribution.id, { status: 'approved', reviewer: 'curator', reason: 'ok' }, at(9));
+        if (index % 5 === 2) await store.reviewContribution(contribution.id, { status: 'rejected', reviewer: 'curator', reason: 'no' }, at(9));
+      }
+      const everything = await store.listContributions();
+      const ordered = [...everything].sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+      expect(everything.map((entry) => entry.id)).toEqual(ordered.map((entry) => entry.id));
+
+      const queries = fc.record(
+        {
+          status: fc.constantFrom('pending', 'approved', 'rejected') as fc.Arbitrary<ContributionStatus>,
+          kind: fc.constantFrom('answer', 'proposal') as fc.Arbitrary<ContributionKind>,
+          record_id: fc.constantFrom('X-D1', 'X-D2', 'X-D9', "X'; DROP TABLE contributions; --"),
+          client: fc.constantFrom('client-0', 'client-1', 'client-3', 'client-9'),
+          limit: fc.integer({ min: 0, max: 40 }),
+          offset: fc.integer({ min: 0, max: 40 }),
+        },
+        { requiredKeys: [] },
+      );
+      await fc.assert(
+        fc.asyncProperty(queries, async (query) => {
+          const matching = ordered.filter((entry) => (['status', 'kind', 'record_id', 'client'] as const).every((field) => query[field] === undefined || entry[field] === query[field]));
+          const start = query.offset ?? 0;
+          const page = await store.findContributions(query);
+          expect(page.total).toBe(matching.length);
+          expect(page.items).toEqual(matching.slice(start, query.limit === undefined ? undefined : start + query.limit));
+        }),
+        { numRuns: 60 },
+      );
+      expect((await store.findContributions({})).items).toEqual(ordered);
+      expect(await store.findContributions({ kind: 'proposal', offset: 500 })).toEqual({ items: [], total: 12 });
       await store.close();
     });
 

@@ -1,6 +1,7 @@
 /** The Divergence Atlas read side (spec §2.3, §4.5). */
 import { TIERS, type Tier } from '../../schemas/vocab.ts';
 import { apiError } from '../errors.ts';
+import { without } from './next-call.ts';
 import { toSummary, type DivergenceFull } from './records.ts';
 
 export const CERT_FILTERS = ['C1', 'C2', 'C3', 'certified'] as const;
@@ -27,7 +28,7 @@ export function parseCert(value: string | undefined): CertFilter | undefined {
   if (value === undefined) return undefined;
   const match = CERT_FILTERS.find((candidate) => candidate.toLowerCase() === value.trim().toLowerCase());
   if (!match) {
-    throw apiError('UNKNOWN_CERT', `unknown cert "${value}"`, `Use cert=${CERT_FILTERS.join(', cert=')}.`, { details: { allowed: CERT_FILTERS } });
+    throw apiError('UNKNOWN_CERT', `unknown cert "${value}"`, `Use cert=${CERT_FILTERS.join(', cert=')}.`, { details: { allowed: CERT_FILTERS }, repair: without('cert') });
   }
   return match;
 }

@@ -6,6 +6,7 @@ import { LAYERS, RINGS, EVIDENCE_ORDER } from '../../schemas/vocab.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import { GLYPH_MODES } from './glyphs.ts';
 import { recognizeFamily } from './kin.ts';
+import { ATLAS_RELEVANCE_RATIO, admitAtlasByRelevance } from './atlas-admission.ts';
 import { evidenceAtOrAbove, type FastQuery } from './query-params.ts';
 import { readQuestion, type QuestionIntent, type VoiceLexiconEntry } from './query-intent.ts';
 import type { TensionEntry } from './records.ts';
@@ -41,7 +42,17 @@ export interface Retrieval {
   excludeIds?: { requested: string[]; matched: string[]; unmatched: string[] };
 }
 
-export async function retrieve(corpus: Corpus, query: FastQuery): Promise<Retrieval> {
+export interface RetrieveOptions {
+  /**
+   * How relevant an Atlas record must be, as a share of the best work's relevance, to be
+   * returned when the caller set no glyph and no layer (atlas-admission.ts); 0 keeps every
+   * Atlas record retrieval found. Benchmarks sweep it; the API uses the default.
+   */
+  atlasRatio?: number;
+}
+
+export async function retrieve(corpus: Corpus, query: FastQuery, options: RetrieveOptions = {}): Promise<Retrieval> {
+  const atlasRatio = options.atlasRatio ?? ATLAS_RELEVANCE_RATIO;
   const filters: SearchFilters = {
     ...(query.layers ? { layers: query.layers } : {}),
     ...(query.rings ? { rings: query.rings } : {}),
@@ -75,14 +86,18 @@ export async function retrieve(corpus: Corpus, query: FastQuery): Promise<Retrie
   // words choose it (query-intent.ts).
   const intent = reweight || query.layers ? undefined : readQuestion(query.cleanQuery, voiceLexicon(corpus));
   if (intent && intent.kind !== 'open') {
-    const ranked = await rankForIntent(corpus, query.cleanQuery, intent, { filters, limit, ...(similarityFloor !== undefined ? { similarityFloor } : {}) });
+    const ranked = await rankForIntent(corpus, query.cleanQuery, intent, { filters, limit, atlasRatio, ...(similarityFloor !== undefined ? { similarityFloor } : {}) });
     return { ...ranked, filters, ...(excludeIds ? { excludeIds } : {}) };
   }
+  // Retrieval diversifies greedily over one candidate pool, so asking for more places and
+  // dropping the Atlas records that do not earn theirs leaves the works in the order, and at
+  // the places, they would have had without those records: a shorter list is not padded.
   let hits = await corpus.search.search(query.cleanQuery, {
     filters,
-    limit: reweight ? Math.min(limit * 3, 100) : limit,
+    limit: reweight ? Math.min(limit * 3, 100) : intent ? Math.max(limit, Math.min(limit * 3, 100)) : limit,
     ...(similarityFloor !== undefined ? { similarityFloor } : {}),
   });
+  if (intent) hits = admitAtlasByRelevance(hits, atlasRatio).slice(0, limit);
   if (reweight) {
     const modelVoices = new Set(corpus.registry.families.map((family) => family.name));
     hits = hits
@@ -161,7 +176,7 @@ async function rankForIntent(
   corpus: Corpus,
   question: string,
   intent: QuestionIntent,
-  options: { filters: SearchFilters; limit: number; similarityFloor?: number },
+  options: { filters: SearchFilters; limit: number; atlasRatio: number; similarityFloor?: number },
 ): Promise<Pick<Retrieval, 'hits' | 'answering'>> {
   const { filters, limit } = options;
   const floor = options.similarityFloor !== undefined ? { similarityFloor: options.similarityFloor } : {};
@@ -206,19 +221,24 @@ async function rankForIntent(
       if (found.length > 0) splits.set(hit.record.id, found);
     }
   }
-  const weighted = candidates.map((hit) => {
+  let weighted = candidates.map((hit) => {
     if (hit.record.kind !== 'divergence') return hit;
     const weight = intent.kind === 'factual' ? FACTUAL_ATLAS_WEIGHT : splits.has(hit.record.id) ? NAMED_PAIR_WEIGHT : 1;
     return weight === 1 ? hit : { ...hit, relevanceScore: hit.relevanceScore * weight };
   });
   weighted.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
+  const bestAtlas = weighted.find((hit) => hit.record.kind === 'divergence');
+  // Atlas records earn their place against the works (atlas-admission.ts) on their weighted
+  // score, whatever the question's wording: a lookup's are halved first, a named pair's raised.
+  weighted = admitAtlasByRelevance(weighted, options.atlasRatio);
   // The same voice-diversity re-ranking as retrieval's, on the re-weighted scores (with the
   // default penalty: a corpus loaded with other tuning, as benchmarks do, keeps this one here).
   const ranked = diversify(weighted, limit, DEFAULT_TUNING.diversityPenalty);
-  if (intent.kind === 'contested' && !ranked.some((hit) => hit.record.kind === 'divergence')) {
-    // A contested question always shows its best Atlas evidence, in the last place if that is
-    // where it ranks (diversify fills every place while candidates remain: the list is full).
-    ranked[ranked.length - 1] = weighted.find((hit) => hit.record.kind === 'divergence')!;
+  if (intent.kind === 'contested' && bestAtlas && !ranked.some((hit) => hit.record.kind === 'divergence')) {
+    // A question worded as a disagreement always shows its best Atlas evidence, even one that
+    // did not earn a place: in the last place, or after the works when the list is not full.
+    if (ranked.length < limit) ranked.push(bestAtlas);
+    else ranked[ranked.length - 1] = bestAtlas;
   }
   const hits = ranked.map((hit) => ({ ...hit, relevanceScore: Math.round(Math.min(1, hit.relevanceScore) * 10000) / 10000 }));
   const answering = new Map(hits.filter((hit) => splits.has(hit.record.id)).map((hit) => [hit.record.id, splits.get(hit.record.id)!]));

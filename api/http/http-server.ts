@@ -1,21 +1,55 @@
 /**
  * The HTTP server around the app. Requests Node's parser rejects before Express sees them
- * (a request head over its 16 kB limit, malformed bytes) still get the §7 envelope.
+ * (a request head over its 16 kB limit, malformed bytes, a request that never arrives in
+ * full) still get the §7 envelope, with the CORS headers every other answer carries.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { CORS_HEADERS } from './middleware.ts';
 
-function envelope(status: number, reason: string, code: string, message: string, action: string): string {
-  const body = JSON.stringify({ error: { code, message, agent_action: action, retryable: false, suggested_next_call: { method: 'GET', path: '/api/agent-entry' } } });
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+export interface HttpServerOptions {
+  /**
+   * Time to receive a whole request, head and body (BODY_TIMEOUT_MS). A client that announces
+   * a body and never sends it is answered 408 and disconnected instead of holding a socket.
+   */
+  requestTimeoutMs?: number;
 }
 
-export function createHttpServer(app: Express): http.Server {
-  const server = http.createServer(app);
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
-    if (!socket.writable) {
+/** Node's own default: 5 minutes. */
+const NODE_REQUEST_TIMEOUT_MS = 300_000;
+/** Node's default time to receive the request head; never more than the whole request's. */
+const HEADERS_TIMEOUT_MS = 60_000;
+
+function envelope(status: number, reason: string, code: string, message: string, action: string, retryable = false): string {
+  const body = JSON.stringify({ error: { code, message, agent_action: action, retryable, suggested_next_call: { method: 'GET', path: '/api/agent-entry' } } });
+  const cors = Object.entries(CORS_HEADERS)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\n${cors}Connection: close\r\n\r\n${body}`;
+}
+
+export function createHttpServer(app: Express, options: HttpServerOptions = {}): http.Server {
+  const requestTimeout = options.requestTimeoutMs ?? NODE_REQUEST_TIMEOUT_MS;
+  const server = http.createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+      // Node checks the deadlines on this period (default 30 s): a tenth of the timeout keeps
+      // the answer close to it.
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(requestTimeout / 10))),
+    },
+    app,
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
+    // Once the app has answered (a 413 while the announced body still trickles in), a second
+    // answer would corrupt the stream: only close.
+    if (!socket.writable || socket._httpMessage?.headersSent) {
       socket.destroy();
+      return;
+    }
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      socket.end(envelope(408, 'Request Timeout', 'REQUEST_TIMEOUT', `the request did not arrive in full within ${requestTimeout} ms`, 'Resend the whole request, head and body, without pausing.', true));
       return;
     }
     if (error.code === 'HPE_HEADER_OVERFLOW') {

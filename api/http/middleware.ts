@@ -1,8 +1,10 @@
 /** Cross-cutting HTTP concerns: query parsing, CORS, security headers, error rendering. */
+import { randomBytes } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, apiError } from '../errors.ts';
 import { ProviderError } from '../providers/chat.ts';
 import { StoreUnavailableError } from '../storage/store.ts';
+import type { Suggest } from './suggest.ts';
 
 /**
  * WHATWG parsing of the query string: flat string values (repeats become arrays), no
@@ -20,9 +22,14 @@ export function parseQueryString(queryString: string): Record<string, string | s
   return out;
 }
 
+/** On every answer, errors included (also those http-server.ts writes before routing). */
+export const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location, Link',
+} as const;
+
 export const cors: RequestHandler = (request, response, next) => {
-  response.setHeader('Access-Control-Allow-Origin', '*');
-  response.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location');
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
   if (request.method === 'OPTIONS') {
     response.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
     response.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key, Mcp-Session-Id');
@@ -51,6 +58,11 @@ export function handle(handler: AsyncHandler): RequestHandler {
 }
 
 export function renderError(response: Response, error: ApiError): void {
+  // A client error (4xx but 429) that names no next call of its own gets the example call of its path.
+  const suggest = response.locals.suggestNextCall as Suggest | undefined;
+  if (suggest && !error.options.suggestedNextCall && error.status >= 400 && error.status < 500 && error.status !== 429) {
+    error.options.suggestedNextCall = suggest(response.req) ?? null;
+  }
   // A static file may have set its own type before failing: the envelope is JSON.
   response.removeHeader('Content-Type');
   response.removeHeader('Content-Length');
@@ -60,52 +72,60 @@ export function renderError(response: Response, error: ApiError): void {
   response.status(error.status).json(error.toBody());
 }
 
-export function createErrorHandler(log: (line: string) => void): ErrorRequestHandler {
-  return (error: unknown, _request, response, _next) => {
+export function createErrorHandler(log: (line: string) => void, suggest?: Suggest): ErrorRequestHandler {
+  return (error: unknown, request, response, _next) => {
     if (response.headersSent) return;
-    if (error instanceof ApiError) {
-      renderError(response, error);
-      return;
-    }
-    if (error instanceof StoreUnavailableError) {
-      // An outage, not a bug: one line per request, no stack, and the client is told to retry.
-      log(error.message);
-      renderError(
-        response,
-        apiError('STORE_UNAVAILABLE', 'the store is unavailable for the moment; this request was not acknowledged', 'Retry in a few seconds (Retry-After); resend writes with the same Idempotency-Key so that none is stored twice. The fast path GET /api/query?q=... and the Atlas do not need the store.', {
-          retryable: true,
-          headers: { 'Retry-After': '2' },
-        }),
-      );
-      return;
-    }
-    if (error instanceof ProviderError) {
-      renderError(response, apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true }));
-      return;
-    }
-    // Only errors meant for the client (body-parser's, with `expose`) say something about
-    // the request itself; a provider's status must never leak through as ours.
-    const type = (error as { type?: string }).type;
-    const exposed = (error as { expose?: boolean }).expose === true;
-    const status = type || exposed ? ((error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode) : undefined;
-    if (type === 'entity.parse.failed') {
-      renderError(response, new ApiError(400, 'INVALID_JSON', 'the request body is not valid JSON', 'Send a JSON object with Content-Type: application/json.'));
-      return;
-    }
-    if (type === 'entity.too.large' || status === 413) {
-      renderError(response, new ApiError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.'));
-      return;
-    }
-    if ((status !== undefined && status >= 400 && status < 500) || type === 'encoding.unsupported' || type === 'charset.unsupported') {
-      renderError(response, new ApiError(400, 'BAD_REQUEST', 'the request could not be read', 'Send UTF-8 JSON with Content-Type: application/json.'));
-      return;
-    }
-    log(`unhandled error: ${(error as Error)?.stack ?? String(error)}`);
-    renderError(
-      response,
-      apiError('INTERNAL_ERROR', 'an internal error occurred', 'Retry once; if it persists, use the fast path GET /api/query?q=... or report the time of the failure.', {
-        retryable: true,
-      }),
-    );
+    if (suggest) response.locals.suggestNextCall = suggest;
+    renderError(response, toApiError(error, log, request));
   };
+}
+
+/** Every error as the ApiError the client gets: the one mapping for JSON bodies and event streams. */
+export function toApiError(error: unknown, log: (line: string) => void, request?: { method: string; path: string }): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) {
+    // An outage, not a bug: one line per request, no stack, and the client is told to retry.
+    log(error.message);
+    return apiError('STORE_UNAVAILABLE', 'the store is unavailable for the moment; this request was not acknowledged', 'Retry in a few seconds (Retry-After); resend writes with the same Idempotency-Key so that none is stored twice. The fast path GET /api/query?q=... and the Atlas do not need the store.', {
+      retryable: true,
+      headers: { 'Retry-After': '2' },
+    });
+  }
+  if (error instanceof ProviderError) {
+    return apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true });
+  }
+  // Only errors meant for the client (body-parser's, with `expose`) say something about
+  // the request itself; a provider's status must never leak through as ours.
+  const type = (error as { type?: string }).type;
+  const exposed = (error as { expose?: boolean }).expose === true;
+  const status = type || exposed ? ((error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode) : undefined;
+  if (type === 'entity.parse.failed') {
+    return new ApiError(400, 'INVALID_JSON', 'the request body is not valid JSON', 'Send a JSON object with Content-Type: application/json.');
+  }
+  if (type === 'entity.too.large' || status === 413) {
+    return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.');
+  }
+  if ((status !== undefined && status >= 400 && status < 500) || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new ApiError(400, 'BAD_REQUEST', 'the request could not be read', 'Send UTF-8 JSON with Content-Type: application/json.');
+  }
+  // One line a failure, with an id the client also receives: a failing dependency must not
+  // flood the log with a stack per request, and an operator finds the line from a report.
+  const errorId = randomBytes(6).toString('hex');
+  log(`500 INTERNAL_ERROR error_id=${errorId}${request ? ` ${request.method} ${request.path}` : ''}: ${describeFailure(error)}`);
+  return apiError('INTERNAL_ERROR', 'an internal error occurred', `Retry once; if it persists, use the fast path GET /api/query?q=... or report error_id ${errorId}.`, {
+    retryable: true,
+    details: { error_id: errorId },
+  });
+}
+
+/** Name, message and the innermost frame of our own code, on one line. */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return `thrown ${typeof error}: ${oneLine(String(error))}`;
+  const frame = error.stack?.split('\n').find((line) => /^\s+at /.test(line) && !line.includes('node_modules') && !line.includes('node:'));
+  const where = frame ? ` (${frame.trim().replace(/^at /, '')})` : '';
+  return `${error.name}: ${oneLine(error.message)}${where}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 500);
 }

@@ -9,8 +9,8 @@ import type { JobKind, JobRecord, Store } from '../storage/store.ts';
 
 export const MAX_ATTEMPTS = 2;
 
-/** `signal` aborts when the job is cancelled. */
-export type JobHandler = (input: unknown, signal: AbortSignal) => Promise<unknown>;
+/** `job` names the run, e.g. to record its progress stages on it; its `signal` aborts when the job is cancelled. */
+export type JobHandler = (input: unknown, job: { id: string; attempt: number; signal: AbortSignal }) => Promise<unknown>;
 
 export interface JobFailure {
   code: string;
@@ -86,7 +86,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const controller = new AbortController();
       controllers.set(id, controller);
       try {
-        const result = await options.handlers[job.kind](job.input, controller.signal);
+        const result = await options.handlers[job.kind](job.input, { id, attempt: job.attempts, signal: controller.signal });
         // A job cancelled meanwhile stays cancelled (finishJob only ends running jobs).
         await options.store.finishJob(id, { result }, options.now());
       } catch (error) {

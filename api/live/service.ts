@@ -1,24 +1,38 @@
 /**
  * Wires the live paths: panel, store, jobs, sessions, spending ceiling and persistence.
  * Routes call this; the deliberation logic itself is in api/core/live/.
+ * Progress stages go to the job record (jobs) or to the caller's callback (sync paths).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createDivergenceSchema } from '../../schemas/content.ts';
 import { deliberate, type LiveDeps } from '../core/live/deliberate.ts';
-import { councilToFrontmatter, runCouncil, type CouncilResult } from '../core/live/council.ts';
+import { runCouncil } from '../core/live/council.ts';
+import type { OnStage } from '../core/live/stages.ts';
 import { runTrace } from '../core/live/trace.ts';
 import type { FastQuery } from '../core/query-params.ts';
-import { ApiError, apiError } from '../errors.ts';
+import { ApiError, apiError, type SuggestedCall } from '../errors.ts';
 import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
-import { applyPersistedRecords, type Corpus } from '../load-artifacts.ts';
+import type { Corpus } from '../load-artifacts.ts';
 import { ProviderError, type Panel } from '../providers/chat.ts';
-import type { JobRecord, Store } from '../storage/store.ts';
-import { stringifyMarkdown } from '../../scripts/lib/frontmatter.ts';
-import { encodeParam } from '../core/url.ts';
+import type { Exchange, JobRecord, JobStage, Store } from '../storage/store.ts';
+import { createStageRecorder, stampStage } from './progress.ts';
+import { COUNCIL_KEEP_MS, createCouncilPersistence } from './council-persistence.ts';
 import { createReservingMeter, runSignal } from './spend.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Told of each stage of a sync run as it happens, stamped with its time. */
+export type StageListener = (stage: JobStage) => void;
+
+/** `restart`: the caller's request starting a new session instead (the default: a sample one). */
+export function sessionNotFound(sessionId: string, restart?: SuggestedCall) {
+  return apiError(
+    'SESSION_NOT_FOUND',
+    `no session "${sessionId}" was issued to this client, or it has been idle for more than ${SESSION_TTL_MS / 3_600_000} h`,
+    'Session ids are issued by the server: resend without session_id and with "new_session": true to start a session, then pass the session.session_id of that response on later calls. Nothing ran.',
+    { suggestedNextCall: restart ?? { method: 'POST', path: '/api/query', body: { query: '<your question>', new_session: true } } },
+  );
+}
 
 export interface LiveServiceOptions {
   corpus: Corpus;
@@ -33,7 +47,12 @@ export interface LiveServiceOptions {
 
 export interface DeliberationJobInput {
   query: FastQuery;
+  /** A session issued by the server (issueSession), checked against session_client. */
   session_id?: string;
+  /** Hashed id of the client asking; a session is read only by the client it was issued to. */
+  session_client?: string;
+  /** This deliberation started the session. */
+  session_started?: boolean;
 }
 
 const CEILING_ACTION = 'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.';
@@ -76,17 +95,64 @@ export function createLiveService(options: LiveServiceOptions) {
     }
   }
 
-  async function runDeliberation(input: DeliberationJobInput, caller?: AbortSignal) {
-    const history = input.session_id ? await store.getSession(input.session_id, SESSION_TTL_MS, now()) : [];
-    const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal }));
+  /** The exchanges of a session issued to this client, or SESSION_NOT_FOUND. */
+  async function openSession(sessionId: string, client: string | undefined, restart?: SuggestedCall): Promise<Exchange[]> {
+    const session = await store.findSession(sessionId, SESSION_TTL_MS, now());
+    if (!session || session.client !== client) throw sessionNotFound(sessionId, restart);
+    return session.exchanges;
+  }
+
+  async function runDeliberation(input: DeliberationJobInput, caller?: AbortSignal, onStage?: OnStage) {
+    const history = input.session_id ? await openSession(input.session_id, input.session_client) : [];
+    const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal, ...(onStage ? { onStage } : {}) }));
     assertSomeoneWasCalled(result.panel, ceiling);
     // Nobody reads a run whose caller went away (or whose job was cancelled): it joins no session.
     if (input.session_id && !caller?.aborted) {
       await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());
-      return { ...result, session: { session_id: input.session_id, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
+      return { ...result, session: { session_id: input.session_id, started: input.session_started === true, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
     }
     return result;
   }
+
+  const councilDeps = { panel, meter, now, randomHex: deps.randomHex };
+  /** Runs a council and keeps its result under a council_id, so what was shown can be persisted as is. */
+  async function runKeptCouncil(question: string, caller?: AbortSignal, onStage?: OnStage) {
+    const result = await bounded(caller, (signal) => runCouncil(councilDeps, question, { signal, ...(onStage ? { onStage } : {}) }));
+    assertSomeoneWasCalled(result.panel, ceiling);
+    // Nobody reads a run whose caller went away (or whose job was cancelled): nothing to keep.
+    if (caller?.aborted) return { council_id: null, kept_until: null, ...result };
+    const councilId = `council_${randomBytes(16).toString('hex')}`;
+    const keptAt = now();
+    try {
+      await store.keepCouncil(councilId, result, keptAt, COUNCIL_KEEP_MS);
+    } catch (error) {
+      // The answers were paid for: show them even if they cannot be kept for persisting.
+      log(`council result not kept: ${(error as Error).message}`);
+      return { council_id: null, kept_until: null, ...result };
+    }
+    return { council_id: councilId, kept_until: new Date(keptAt.getTime() + COUNCIL_KEEP_MS).toISOString(), ...result };
+  }
+
+  const traceRun = (query: FastQuery, caller?: AbortSignal, onStage?: OnStage) => bounded(caller, (signal) => runTrace(deps, query, { signal, ...(onStage ? { onStage } : {}) }));
+
+  /**
+   * Runs `run` with its stages stored on the job, all of them stored before the job ends.
+   * A cancelled job's stages stop: nothing heard after the cancel is stored.
+   */
+  async function withStages<T>(job: { id: string; attempt: number; signal: AbortSignal }, run: (onStage: OnStage) => Promise<T>): Promise<T> {
+    const recorder = createStageRecorder(store, job, now, log);
+    try {
+      return await run((stage) => {
+        if (!job.signal.aborted) recorder.onStage(stage);
+      });
+    } finally {
+      await recorder.flushed();
+    }
+  }
+
+  const stamped = (listener: StageListener | undefined): OnStage | undefined => listener && ((stage) => listener(stampStage(stage, now)));
+
+  const persistence = createCouncilPersistence({ corpus, store, now });
 
   const runner: JobRunner = createJobRunner({
     store,
@@ -102,33 +168,27 @@ export function createLiveService(options: LiveServiceOptions) {
           ? { code: 'PROVIDER_FAILED', message: error.message }
           : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
     handlers: {
-      deliberation: (input, signal) => runDeliberation(input as DeliberationJobInput, signal),
-      trace: (input, signal) => traceRun((input as { query: FastQuery }).query, signal),
-      council: (input, signal) => councilRun((input as { question: string }).question, signal),
+      deliberation: (input, job) => withStages(job, (onStage) => runDeliberation(input as DeliberationJobInput, job.signal, onStage)),
+      trace: (input, job) => withStages(job, (onStage) => traceRun((input as { query: FastQuery }).query, job.signal, onStage)),
+      council: (input, job) => withStages(job, (onStage) => runKeptCouncil((input as { question: string }).question, job.signal, onStage)),
     },
   });
 
-  const traceRun = (query: FastQuery, caller?: AbortSignal) => bounded(caller, (signal) => runTrace(deps, query, signal));
-  async function councilRun(question: string, caller?: AbortSignal) {
-    const result = await bounded(caller, (signal) => runCouncil({ panel, meter, now, randomHex: deps.randomHex }, question, signal));
-    assertSomeoneWasCalled(result.panel, ceiling);
-    return result;
-  }
-
   return {
     runner,
-    /** `signal`: the caller's; when it aborts (the client went away), every call of the run is aborted. */
-    async deliberateNow(input: DeliberationJobInput, signal?: AbortSignal) {
+    assertBudget,
+    /** `signal`: the caller's; when it aborts (the client went away, even mid-stream), every call of this run is aborted. */
+    async deliberateNow(input: DeliberationJobInput, signal?: AbortSignal, onStage?: StageListener) {
       await assertBudget();
-      return runDeliberation(input, signal);
+      return runDeliberation(input, signal, stamped(onStage));
     },
-    async traceNow(query: FastQuery, signal?: AbortSignal) {
+    async traceNow(query: FastQuery, signal?: AbortSignal, onStage?: StageListener) {
       await assertBudget();
-      return traceRun(query, signal);
+      return traceRun(query, signal, stamped(onStage));
     },
-    async councilNow(question: string, signal?: AbortSignal) {
+    async councilNow(question: string, signal?: AbortSignal, onStage?: StageListener) {
       await assertBudget();
-      return councilRun(question, signal);
+      return runKeptCouncil(question, signal, stamped(onStage));
     },
     async submit(kind: JobRecord['kind'], input: unknown) {
       await assertBudget();
@@ -137,24 +197,21 @@ export function createLiveService(options: LiveServiceOptions) {
     poll: (id: string) => runner.get(id),
     /** Cancels a queued or running job and aborts its calls; the job afterwards (undefined when unknown). */
     cancel: (id: string) => runner.cancel(id),
-    /** Validates a council result as a divergence record, stores it, and serves it at once. */
-    async persistCouncil(result: CouncilResult) {
-      if (result.n_models < 2) {
-        throw apiError('NOT_PERSISTABLE', 'fewer than two voices answered, so there is no divergence record to commit', 'Retry the council later; nothing was stored.', { retryable: true });
-      }
-      const persistedAt = now().toISOString();
-      let id = `${corpus.site.id_prefix}-D${now().getTime()}`;
-      while (corpus.divergenceById.has(id)) id = `${corpus.site.id_prefix}-D${Number(id.split('-D')[1]) + 1}`;
-      const frontmatter = councilToFrontmatter(result, id, persistedAt);
-      const parsed = createDivergenceSchema(corpus.site.id_prefix).safeParse(frontmatter);
-      if (!parsed.success) {
-        throw apiError('NOT_PERSISTABLE', `the council result is not a valid divergence record: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'Nothing was stored. Retry the council.', { retryable: true });
-      }
-      const record = { id, frontmatter: frontmatter as Record<string, unknown>, body: '', persisted_at: persistedAt };
-      await store.saveRecord(record);
-      applyPersistedRecords(corpus, [record], now());
-      return { id, href: `/api/divergences?id=${encodeParam(id)}`, persisted_at: persistedAt, content_path: `content/divergences/${id}.md`, markdown: stringifyMarkdown(frontmatter, '') };
+    stages: (id: string) => store.jobStages(id),
+    /** Starts a session for a client (a hashed client id); the id is unguessable. */
+    async issueSession(client: string): Promise<string> {
+      const sessionId = `ses_${randomBytes(24).toString('base64url')}`;
+      await store.createSession(sessionId, client, now());
+      return sessionId;
     },
+    /** Throws SESSION_NOT_FOUND unless the session was issued to this client and is alive. */
+    async checkSession(sessionId: string, client: string, restart?: SuggestedCall): Promise<void> {
+      await openSession(sessionId, client, restart);
+    },
+    /** The salt of hashed client ids (the one the rate limits use). */
+    clientSalt: () => store.secret('client-hash-salt'),
+    persistCouncil: persistence.persistCouncil,
+    persistKeptCouncil: persistence.persistKeptCouncil,
   };
 }
 export type LiveService = ReturnType<typeof createLiveService>;

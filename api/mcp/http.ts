@@ -9,6 +9,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request } from 'express';
 import { ApiError } from '../errors.ts';
+import { MAX_BODY_DEPTH, nestsDeeperThan } from '../http/body-depth.ts';
 import type { RouteDefinition } from '../routes/types.ts';
 import { createInProcessCall } from './in-process.ts';
 import { isOriginAllowed, parseAllowedOrigins } from './origin.ts';
@@ -27,7 +28,8 @@ function originNotAllowed(origin: string): ApiError {
     'ORIGIN_NOT_ALLOWED',
     `requests from the browser origin ${JSON.stringify(origin)} are not allowed on ${MCP_PATH}`,
     'Call from a server-side agent or desktop client (they send no Origin header), from a loopback origin, or ask the operator to add your origin to MCP_ALLOWED_ORIGINS.',
-    { retryable: false, details: { origin } },
+    // The plain HTTP API answers any origin (CORS *): the next call a browser page can make.
+    { retryable: false, details: { origin }, suggestedNextCall: { method: 'GET', path: '/api/agent-entry' } },
   );
 }
 
@@ -37,18 +39,26 @@ export function mcpRoutes(options: McpHttpOptions = {}): RouteDefinition[] {
   return [
     {
       path: MCP_PATH,
+      answersDeepBodies: true,
       methods: {
         POST: async (request, response) => {
           const origin = request.get('origin');
           if (origin !== undefined && !isOriginAllowed(origin, allowedOrigins)) throw originNotAllowed(origin);
+          // A call that asks for progress, from a client that accepts event streams, is answered
+          // as a stream (progress notifications, then the result); every other call as JSON.
+          const streamed = asksForProgress(request.body) && /text\/event-stream/i.test(request.get('accept') ?? '');
           acceptJsonAnswers(request);
-          const invalid = invalidToolCall(request.body);
+          if (nestsDeeperThan(request.body)) {
+            response.status(400).json(tooDeep(request.body));
+            return;
+          }
+          const invalid = invalidBatchOrCall(request.body);
           if (invalid) {
             response.json(invalid);
             return;
           }
           const server = createMcpServer({ call: inProcessCallFor(request) });
-          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed });
           response.on('close', () => {
             void transport.close();
             void server.close();
@@ -63,9 +73,16 @@ export function mcpRoutes(options: McpHttpOptions = {}): RouteDefinition[] {
 
 const BOTH = 'application/json, text/event-stream';
 
+/** A single tools/call whose params carry _meta.progressToken. */
+function asksForProgress(body: unknown): boolean {
+  if (!isPlainObject(body) || body.method !== 'tools/call' || !isPlainObject(body.params)) return false;
+  const meta = body.params._meta;
+  return isPlainObject(meta) && (typeof meta.progressToken === 'string' || typeof meta.progressToken === 'number');
+}
+
 /**
  * Streamable HTTP asks clients to accept both JSON and SSE, and the SDK answers 406
- * otherwise. This server only ever answers JSON, so a client that accepts JSON (or sends
+ * otherwise. This server answers JSON unless a call asks for progress, so a client that accepts JSON (or sends
  * no Accept, like plain curl) is served as if it had asked properly: no install, no ritual.
  */
 function acceptJsonAnswers(request: Request): void {
@@ -92,23 +109,38 @@ function inProcessCallFor(request: Request) {
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** The id to answer with: the message's own when it is usable, else null (JSON-RPC 2.0 §5). */
+const idOf = (message: unknown) => (isPlainObject(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null);
+
+/**
+ * A body nested past MAX_BODY_DEPTH is refused whole, before the SDK or any tool walks it:
+ * one JSON-RPC "Invalid Request" error, as for any message that cannot be served.
+ */
+function tooDeep(body: unknown) {
+  return { jsonrpc: '2.0', id: idOf(body), error: { code: -32600, message: `Invalid Request: the body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep` } };
+}
+
+/**
+ * A batch with an unusable tool call is answered whole: errors for the bad calls, and a
+ * request to resend the others one by one (MCP itself no longer uses batches). Batches do
+ * not nest: an array inside a batch is an invalid message, left to the SDK to refuse.
+ */
+function invalidBatchOrCall(body: unknown): unknown {
+  if (!Array.isArray(body)) return invalidToolCall(body);
+  const answers = body.map((message) => invalidToolCall(message));
+  if (!answers.some(Boolean)) return undefined;
+  return body.flatMap((message, index) => {
+    if (answers[index]) return [answers[index]];
+    if (!isPlainObject(message) || !('id' in message)) return [];
+    return [{ jsonrpc: '2.0', id: idOf(message), error: { code: -32600, message: 'Invalid request: another message in this batch was invalid; send this one on its own' } }];
+  });
+}
+
 /**
  * The SDK turns a tools/call whose params do not parse into -32603 with a raw validation
  * dump; a caller deserves -32602 invalid params saying what is wrong.
  */
 function invalidToolCall(body: unknown): unknown {
-  if (Array.isArray(body)) {
-    // A batch with an unusable tool call is answered whole: errors for the bad calls, and a
-    // request to resend the others one by one (MCP itself no longer uses batches).
-    const answers = body.map((message) => invalidToolCall(message));
-    if (!answers.some(Boolean)) return undefined;
-    return body.flatMap((message, index) => {
-      if (answers[index]) return [answers[index]];
-      if (!isPlainObject(message) || !('id' in message)) return [];
-      const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-      return [{ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request: another message in this batch was invalid; send this one on its own' } }];
-    });
-  }
   if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call' || !('id' in body)) return undefined;
   const params = body.params;
   let problem: string | undefined;
@@ -116,6 +148,5 @@ function invalidToolCall(body: unknown): unknown {
   else if (typeof params.name !== 'string' || params.name === '') problem = 'params.name must be the name of a tool (see tools/list)';
   else if (params.arguments !== undefined && !isPlainObject(params.arguments)) problem = 'params.arguments must be an object';
   if (!problem) return undefined;
-  const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
-  return { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${problem}` } };
+  return { jsonrpc: '2.0', id: idOf(body), error: { code: -32602, message: `Invalid params: ${problem}` } };
 }

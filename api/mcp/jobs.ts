@@ -9,6 +9,7 @@ import { MAX_QUERY_CHARS } from '../core/query-params.ts';
 import { errorFromResponse, errorResult, fromResponse, isObject, successResult, type JsonObject } from './results.ts';
 import { summarizeJobResult } from './summaries.ts';
 import type { AppRequest, ToolDeps } from './types.ts';
+import type { JobProgress } from './progress.ts';
 
 /** Above this, MCP clients' default request timeouts (often 60 s) start to bite. */
 export const MAX_WAIT_SECONDS = 50;
@@ -50,6 +51,8 @@ export async function runLiveJob(
   input: LiveJobInput,
   submit: (question: string) => AppRequest,
   signal: AbortSignal | undefined,
+  /** Reports the job's stages as they appear (MCP progress notifications). */
+  progress?: JobProgress,
 ): Promise<CallToolResult> {
   const hasQuestion = input.q !== undefined;
   if (hasQuestion === (input.job_id !== undefined)) {
@@ -65,11 +68,14 @@ export async function runLiveJob(
   }
 
   let jobId = input.job_id;
+  let sessionId: string | undefined;
   if (jobId === undefined) {
     const submitted = await deps.call(submit(input.q!), signal);
     if (submitted.status !== 202) return fromResponse(submitted, summarizeJobResult);
     if (!isObject(submitted.body) || typeof submitted.body.job_id !== 'string') return errorFromResponse({ ...submitted, status: 502 });
     jobId = submitted.body.job_id;
+    // A session started with the job is named at once, before the job is done.
+    if (typeof submitted.body.session_id === 'string') sessionId = submitted.body.session_id;
   }
 
   const sleep = deps.sleep ?? defaultSleep;
@@ -78,9 +84,10 @@ export async function runLiveJob(
     const polled = await deps.call({ method: 'GET', path: '/api/query', query: { job: jobId } }, signal);
     if (polled.status !== 200 || !isObject(polled.body)) return fromResponse(polled, summarizeJobResult);
     const job = polled.body;
+    await progress?.(job);
     if (job.status === 'done') return successResult(summarizeJobResult(job), job);
     if (job.status === 'failed' || job.status === 'cancelled') return failedJob(tool, job);
-    if (Date.now() >= deadline || signal?.aborted) return pendingJob(tool, job);
+    if (Date.now() >= deadline || signal?.aborted) return pendingJob(tool, sessionId ? { ...job, session_id: sessionId } : job);
     await sleep(Math.min(POLL_EVERY_MS, Math.max(0, deadline - Date.now())), signal);
   }
 }
@@ -88,7 +95,7 @@ export async function runLiveJob(
 function pendingJob(tool: string, job: JsonObject): CallToolResult {
   const next = { tool, arguments: { job_id: job.job_id, wait_seconds: 20 } };
   return successResult(
-    `Job ${String(job.job_id)} (${String(job.kind)}) is ${String(job.status)}. Call ${tool} again with ${JSON.stringify(next.arguments)} to wait for the result (a deliberation takes about 25 s; poll about every 3 s without wait_seconds).`,
+    `Job ${String(job.job_id)} (${String(job.kind)}) is ${String(job.status)}.${typeof job.session_id === 'string' ? ` Session ${job.session_id} started: pass it as session_id on later calls.` : ''} Call ${tool} again with ${JSON.stringify(next.arguments)} to wait for the result (a deliberation takes about 25 s; poll about every 3 s without wait_seconds).`,
     { ...job, next_call: next },
   );
 }

@@ -46,6 +46,7 @@ export function summarizeDeliberation(body: JsonObject): string {
     list(body.tensions).length > 0 && 'Tensions:',
     ...tensionLines(body.tensions),
     receiptLine(body.receipt),
+    isObject(body.session) && `Session ${text(body.session.session_id)} (${text(body.session.prior_exchanges)} prior exchange(s)): pass it as session_id to continue.`,
     'Live panel outputs are perspectives, not truth. ' + CITATION_NOTE,
   ]);
 }
@@ -74,6 +75,7 @@ export function summarizeCouncil(body: JsonObject): string {
     list(body.tensions).length > 0 && 'Tensions:',
     ...tensionLines(body.tensions),
     'Answers are verbatim and attributed by model id; live panel outputs are perspectives, not truth. Not persisted over MCP.',
+    typeof body.council_id === 'string' && `Kept as council_id ${body.council_id} until ${text(body.kept_until)}: an operator can commit exactly this result with POST /api/council {"council_id": "${body.council_id}", "persist": true}.`,
   ]);
 }
 

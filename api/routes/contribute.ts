@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { nearestIds } from '../core/atlas.ts';
+import { mendContribution, mendProposal, sampleIdentity } from '../core/examples.ts';
+import { parseOrSuggest, truncate, withValue } from '../core/next-call.ts';
 import {
   ContributeBodySchema,
   contentHash,
@@ -14,7 +16,7 @@ import {
   type Justification,
 } from '../core/contributions.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
-import { apiError } from '../errors.ts';
+import { apiError, type SuggestedCall } from '../errors.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../storage/store.ts';
 import { invalidBody } from './live.ts';
@@ -26,7 +28,9 @@ function idempotencyKey(request: Request): string | null {
   const key = request.get('idempotency-key');
   if (key === undefined) return null;
   if (!IDEMPOTENCY_KEY.test(key)) {
-    throw apiError('INVALID_PARAMETER', 'Idempotency-Key must be 1-200 visible ASCII characters', 'Send a unique key such as a UUID, or leave the header out.');
+    throw apiError('INVALID_PARAMETER', 'Idempotency-Key must be 1-200 visible ASCII characters', 'Send a unique key such as a UUID, or leave the header out.', {
+      suggestedNextCall: { method: 'POST', path: request.path, body: request.body },
+    });
   }
   return key;
 }
@@ -52,12 +56,13 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
       methods: {
         POST: async (request, response) => {
           const parsed = ContributeBodySchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error);
+          if (!parsed.success) throw invalidBody(parsed.error, mendContribution(corpus, request.body));
           const body = parsed.data;
           if (!(JUSTIFICATION_VALUES as string[]).includes(body.justification)) {
             throw apiError('INVALID_JUSTIFICATION', `"${body.justification}" is not a valid justification`, `Resend with justification set to one of: ${JUSTIFICATION_VALUES.join(', ')}.`, {
               details: { allowed: JUSTIFICATION_VALUES, meanings: JUSTIFICATIONS },
               extra: { valid_values: JUSTIFICATION_VALUES },
+              suggestedNextCall: mendContribution(corpus, body),
             });
           }
           const record = corpus.divergenceById.get(body.id);
@@ -104,14 +109,14 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
         POST: async (request, response) => {
           const action = (request.body as { action?: unknown } | undefined)?.action;
           if (action !== 'propose') {
-            throw apiError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(action ?? null)}`, "Send {\"action\": \"propose\", \"title\", \"text\", \"identity\", \"sources\"} to propose a synthesis.", { details: { allowed: ['propose'] } });
+            throw apiError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(action ?? null)}`, "Send {\"action\": \"propose\", \"title\", \"text\", \"identity\", \"sources\"} to propose a synthesis.", { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) });
           }
           const parsed = ProposeBodySchema.safeParse(request.body);
-          if (!parsed.success) throw invalidBody(parsed.error);
+          if (!parsed.success) throw invalidBody(parsed.error, mendProposal(corpus, request.body));
           const body = parsed.data;
           const unknown = body.sources.filter((id) => !corpus.workById.has(id) && !corpus.divergenceById.has(id));
           if (unknown.length > 0) {
-            throw apiError('UNKNOWN_SOURCE', `sources not in the corpus: ${unknown.join(', ')}`, 'Cite existing record ids (case-sensitive); find them with GET /api/query?q=...', { details: { unknown } });
+            throw apiError('UNKNOWN_SOURCE', `sources not in the corpus: ${unknown.join(', ')}`, 'Cite existing record ids (case-sensitive); find them with GET /api/query?q=...', { details: { unknown }, suggestedNextCall: mendProposal(corpus, body) });
           }
           const client = await limiter.client(request);
           await submit(
@@ -145,13 +150,15 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
       path: '/api/invite',
       methods: {
         GET: (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['for'], '/api/invite');
-          const forModel = single(raw, 'for')?.trim();
-          if (!forModel) {
-            throw apiError('PARAM_MISSING', 'for is missing or empty', 'Name the model to invite, e.g. GET /api/invite?for=<model name>.', { extra: { param_missing: true }, suggestedNextCall: { method: 'GET', path: '/api/invite', query: { for: corpus.registry.families[0]?.name ?? 'your-model' } } });
-          }
-          if (forModel.length > 200) throw apiError('INVALID_PARAMETER', 'for is longer than 200 characters', 'Send a model name.');
+          const forModel = parseOrSuggest('/api/invite', request.query as RawQuery, (raw) => {
+            rejectUnknownParameters(raw, ['for'], '/api/invite');
+            const value = single(raw, 'for')?.trim();
+            if (!value) {
+              throw apiError('PARAM_MISSING', 'for is missing or empty', 'Name the model to invite, e.g. GET /api/invite?for=<model name>.', { extra: { param_missing: true }, repair: withValue('for', sampleIdentity(corpus)) });
+            }
+            if (value.length > 200) throw apiError('INVALID_PARAMETER', 'for is longer than 200 characters', 'Send a model name.', { repair: withValue('for', truncate(value, 200)) });
+            return value;
+          });
           response.json(invitation(forModel, corpus.divergences, corpus.registry));
         },
       },
@@ -160,7 +167,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
       path: '/api/play',
       methods: {
         GET: async (request, response) => {
-          rejectUnknownParameters(request.query as RawQuery, [], '/api/play');
+          parseOrSuggest('/api/play', request.query as RawQuery, (raw) => rejectUnknownParameters(raw, [], '/api/play'));
           const counts = new Map((await store.playCounts()).map((row) => [row.slug, row]));
           const tracks = corpus.audio.tracks.map((track) => {
             const count = counts.get(track.slug);
@@ -179,10 +186,16 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
         },
         POST: async (request, response) => {
           const parsed = z.strictObject({ slug: z.string().min(1).max(200) }).safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error);
+          const slugs = corpus.audio.tracks.map((candidate) => candidate.slug);
+          // The same POST with the nearest slug (the first track if none is near); GET /api/play without tracks.
+          const playCall = (wanted: unknown): SuggestedCall => {
+            const slug = (typeof wanted === 'string' ? nearestIds(wanted, slugs)[0] : undefined) ?? slugs[0];
+            return slug ? { method: 'POST', path: '/api/play', body: { slug } } : { method: 'GET', path: '/api/play' };
+          };
+          if (!parsed.success) throw invalidBody(parsed.error, playCall((request.body as { slug?: unknown } | undefined)?.slug));
           const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.data.slug);
           if (!track) {
-            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.data.slug}"`, 'Use a slug from /audio/manifest.json.', { details: { slugs: corpus.audio.tracks.map((candidate) => candidate.slug) } });
+            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.data.slug}"`, 'Use a slug from /audio/manifest.json.', { details: { slugs }, suggestedNextCall: playCall(parsed.data.slug) });
           }
           const client = await limiter.client(request);
           const limit: RateLimit = { key: `play:${client}`, ...limits.play };

@@ -1,4 +1,6 @@
 import { filterRecords, indexEnvelope, nearestIds, parseCert, searchTerms } from '../core/atlas.ts';
+import { sampleQuestion } from '../core/examples.ts';
+import { parseOrSuggest, without, withValue } from '../core/next-call.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
@@ -13,12 +15,11 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/divergences',
       methods: {
         GET: (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['id', 'search', 'cert'], '/api/divergences');
-          const id = single(raw, 'id');
-          const search = single(raw, 'search');
-          const certParam = single(raw, 'cert');
-          const cert = parseCert(certParam);
+          const { id, search, certParam, cert } = parseOrSuggest('/api/divergences', request.query as RawQuery, (raw) => {
+            rejectUnknownParameters(raw, ['id', 'search', 'cert'], '/api/divergences');
+            const certParam = single(raw, 'cert');
+            return { id: single(raw, 'id'), search: single(raw, 'search'), certParam, cert: parseCert(certParam) };
+          });
           if (id !== undefined) {
             const record = corpus.divergenceById.get(id.trim());
             if (!record) {
@@ -52,23 +53,22 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/divergences/search',
       methods: {
         GET: async (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['q', 'k'], '/api/divergences/search');
-          const q = single(raw, 'q');
-          if (q === undefined || q.trim() === '') {
-            throw apiError('PARAM_MISSING', 'q is missing or empty', 'Resend with q set to your question, e.g. GET /api/divergences/search?q=...', {
-              suggestedNextCall: { method: 'GET', path: '/api/divergences/search', query: { q: 'Can a model own its refusals?' } },
-              extra: { param_missing: true },
-            });
-          }
-          const kParam = single(raw, 'k');
-          let k = ATLAS_SEARCH_DEFAULT_K;
-          if (kParam !== undefined) {
-            if (!/^\d+$/.test(kParam) || Number(kParam) < 1 || Number(kParam) > ATLAS_SEARCH_MAX_K) {
-              throw apiError('INVALID_PARAMETER', `k must be an integer from 1 to ${ATLAS_SEARCH_MAX_K}, got "${kParam}"`, `Send k between 1 and ${ATLAS_SEARCH_MAX_K}, or leave it out for ${ATLAS_SEARCH_DEFAULT_K}.`);
+          const { q, k } = parseOrSuggest('/api/divergences/search', request.query as RawQuery, (raw) => {
+            rejectUnknownParameters(raw, ['q', 'k'], '/api/divergences/search');
+            const q = single(raw, 'q');
+            if (q === undefined || q.trim() === '') {
+              throw apiError('PARAM_MISSING', 'q is missing or empty', 'Resend with q set to your question, e.g. GET /api/divergences/search?q=...', {
+                repair: withValue('q', sampleQuestion(corpus)),
+                extra: { param_missing: true },
+              });
             }
-            k = Number(kParam);
-          }
+            const kParam = single(raw, 'k');
+            if (kParam === undefined) return { q, k: ATLAS_SEARCH_DEFAULT_K };
+            if (!/^\d+$/.test(kParam) || Number(kParam) < 1 || Number(kParam) > ATLAS_SEARCH_MAX_K) {
+              throw apiError('INVALID_PARAMETER', `k must be an integer from 1 to ${ATLAS_SEARCH_MAX_K}, got "${kParam}"`, `Send k between 1 and ${ATLAS_SEARCH_MAX_K}, or leave it out for ${ATLAS_SEARCH_DEFAULT_K}.`, { repair: without('k') });
+            }
+            return { q, k: Number(kParam) };
+          });
           const hits = await corpus.search.similar(q, (record) => record.kind === 'divergence', k);
           response.json({
             query: q,

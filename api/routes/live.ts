@@ -8,11 +8,14 @@ import { z } from 'zod';
 import { CancelJobRequestSchema } from '../../schemas/api.ts';
 import { GLYPHS } from '../../schemas/vocab.ts';
 import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
-import { apiError } from '../errors.ts';
+import { apiError, type SuggestedCall } from '../errors.ts';
 import type { LiveService } from '../live/service.ts';
-import type { JobRecord } from '../storage/store.ts';
+import type { JobRecord, JobStage } from '../storage/store.ts';
+import { streamRun, wantsEventStream } from '../http/sse.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { encodeParam } from '../core/url.ts';
+import { mendBody, sampleQuestion } from '../core/examples.ts';
+import { parseOrSuggest, truncate, without, withValue } from '../core/next-call.ts';
 
 export function livePanelUnavailable(question: string | undefined) {
   return apiError(
@@ -51,10 +54,11 @@ export function callerSignal(response: Response): AbortSignal {
 
 export const cancelPath = (id: string) => `/api/jobs/cancel?job=${encodeParam(id)}`;
 
-export function accepted(response: Response, job: JobRecord): void {
+export function accepted(response: Response, job: JobRecord, extra: Record<string, unknown> = {}): void {
   const pollUrl = `/api/query?job=${encodeParam(job.id)}`;
   response.status(202).setHeader('Location', pollUrl).json({
     job_id: job.id,
+    ...extra,
     poll_url: pollUrl,
     cancel_url: cancelPath(job.id),
     status: job.status,
@@ -64,20 +68,29 @@ export function accepted(response: Response, job: JobRecord): void {
   });
 }
 
-export function jobState(job: JobRecord) {
-  const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeParam(job.id)}` };
+/** The job as polled: its status, the stages so far (retrieval, each voice, the chair), and the result once done. */
+export function jobState(job: JobRecord, stages: JobStage[]) {
+  const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeParam(job.id)}`, stages };
   if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
   if (job.status === 'failed' || job.status === 'cancelled') return { ...base, error: job.error };
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
 }
 
-function questionOf(raw: RawQuery, path: string): string {
+function questionOf(raw: RawQuery, path: string, sample: string): string {
   const q = single(raw, 'q');
   if (q === undefined || q.trim() === '') {
-    throw apiError('PARAM_MISSING', 'q is missing or empty', `Resend with q set to your question, e.g. GET ${path}?q=...`, { extra: { param_missing: true }, suggestedNextCall: { method: 'GET', path, query: { q: '<your question>' } } });
+    throw apiError('PARAM_MISSING', 'q is missing or empty', `Resend with q set to your question, e.g. GET ${path}?q=...`, { extra: { param_missing: true }, repair: withValue('q', sample) });
   }
-  if (q.length > MAX_QUERY_CHARS) throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question.');
+  if (q.length > MAX_QUERY_CHARS) throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question.', { repair: withValue('q', truncate(q, MAX_QUERY_CHARS)) });
   return q;
+}
+
+/** The q and async parameters of GET /api/council and GET /api/trace. */
+function liveParameters(context: RouteContext, path: string, query: unknown): { question: string; wantsAsync: boolean } {
+  return parseOrSuggest(path, query as RawQuery, (raw) => {
+    rejectUnknownParameters(raw, ['q', 'async'], path);
+    return { question: questionOf(raw, path, sampleQuestion(context.corpus)), wantsAsync: asyncRequested(raw) };
+  });
 }
 
 /** async=1|true submits a job, 0|false or absent runs now; anything else is rejected. */
@@ -85,7 +98,7 @@ function asyncRequested(raw: RawQuery): boolean {
   const value = single(raw, 'async')?.toLowerCase();
   if (value === undefined || value === '0' || value === 'false') return false;
   if (value === '1' || value === 'true') return true;
-  throw apiError('INVALID_PARAMETER', `"async" must be 1 or true (or 0/false), got "${value}"`, 'Send async=1 or leave it out.');
+  throw apiError('INVALID_PARAMETER', `"async" must be 1 or true (or 0/false), got "${value}"`, 'Send async=1 or leave it out.', { repair: without('async') });
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
@@ -93,37 +106,65 @@ function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
-function assertIngestSecret(request: Request, context: RouteContext): void {
+function assertIngestSecret(request: Request, context: RouteContext, question: string): void {
+  // Every refusal here points at the same council without persist, which needs no secret.
+  const withoutPersist: SuggestedCall = { method: 'POST', path: '/api/council', body: { q: question } };
   if (!context.ingestSecret) {
-    throw apiError('PERSISTENCE_UNAVAILABLE', 'persisting council records is not enabled on this deployment (no INGEST_SECRET configured)', 'Run the council without persist; an operator can enable persistence by setting INGEST_SECRET.');
+    throw apiError('PERSISTENCE_UNAVAILABLE', 'persisting council records is not enabled on this deployment (no INGEST_SECRET configured)', 'Run the council without persist; an operator can enable persistence by setting INGEST_SECRET.', { suggestedNextCall: withoutPersist });
   }
   const header = request.get('authorization') ?? '';
   const match = header.match(/^Bearer\s+(.+)$/i);
   if (!match) {
-    throw apiError('AUTH_REQUIRED', 'persisting needs Authorization: Bearer <INGEST_SECRET>', 'Send the ingestion secret as a bearer token, or call without persist.', { headers: { 'WWW-Authenticate': 'Bearer realm="polyphony-ingest"' } });
+    throw apiError('AUTH_REQUIRED', 'persisting needs Authorization: Bearer <INGEST_SECRET>', 'Send the ingestion secret as a bearer token, or call without persist.', { headers: { 'WWW-Authenticate': 'Bearer realm="polyphony-ingest"' }, suggestedNextCall: withoutPersist });
   }
   if (!constantTimeEqual(match[1]!.trim(), context.ingestSecret)) {
-    throw apiError('AUTH_INVALID', 'the bearer token is not the ingestion secret', 'Check the secret with the operator; the council can still be run without persist.');
+    throw apiError('AUTH_INVALID', 'the bearer token is not the ingestion secret', 'Check the secret with the operator; the council can still be run without persist.', { suggestedNextCall: withoutPersist });
   }
 }
 
 const CouncilBodySchema = z.strictObject({
-  q: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional(),
-  question: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional(),
-  persist: z.boolean().optional(),
+  q: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional().describe('A new question for the panel (runs a council).'),
+  question: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional().describe('Alias of q.'),
+  council_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('The council_id of a council result already shown (kept 24 h): with persist true, stores exactly that result; no model is called.'),
+  persist: z.boolean().optional().describe('Commit the council as a divergence record (needs Authorization: Bearer <INGEST_SECRET>).'),
 });
 
 export const QueryBodySchema = z.strictObject({
   query: z.string().max(MAX_QUERY_CHARS).describe('The question.'),
   async: z.boolean().optional().describe('Submit as a background job (202 with job_id, poll_url).'),
   glyph: z.enum(GLYPHS).optional().describe('Retrieval and decoding mode operator.'),
-  session_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('Threads prior exchanges: a rolling buffer of 5 exchanges with a 24 h TTL.'),
+  session_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('Continues a session the server issued to you (session.session_id of an earlier response): a rolling buffer of 5 exchanges, 24 h after its last use. Ids the server did not issue to this client answer 404 SESSION_NOT_FOUND.'),
+  new_session: z.boolean().optional().describe('Start a session: the response carries session.session_id (and the 202 form session_id) to send on later calls.'),
   syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
 });
 
-export function invalidBody(error: z.ZodError) {
+/** suggestion: the same POST mended (see api/core/examples.ts). */
+export function invalidBody(error: z.ZodError, suggestion?: SuggestedCall) {
   const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', { details: { issues } });
+  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', { details: { issues }, ...(suggestion ? { suggestedNextCall: suggestion } : {}) });
+}
+
+/**
+ * Runs a sync live path: JSON once done, or Server-Sent Events (each stage, then the
+ * result) when the caller accepts text/event-stream. The budget is checked before the
+ * stream starts, so a refusal keeps its HTTP status.
+ */
+export async function answerNow(
+  context: RouteContext,
+  request: Request,
+  response: Response,
+  live: LiveService,
+  run: (signal: AbortSignal, onStage?: (stage: JobStage) => void) => Promise<unknown>,
+): Promise<void> {
+  response.vary('Accept');
+  // The client going away (a closed stream too) aborts this run's own calls, nobody else's.
+  const signal = callerSignal(response);
+  if (!wantsEventStream(request)) {
+    response.json(await run(signal));
+    return;
+  }
+  await live.assertBudget();
+  await streamRun(response, context.log ?? (() => {}), (onStage) => run(signal, onStage));
 }
 
 /** The deliberation forms of GET /api/query: async, sync, job and mode=trace. */
@@ -132,9 +173,9 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
     const live = requireLive(context, undefined);
     const job = await live.poll(query.job);
     if (!job) {
-      throw apiError('JOB_NOT_FOUND', `no job has id "${query.job}"`, 'Submit the question again with async=1 and poll the job_id you receive.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: '<your question>', async: '1' } } });
+      throw apiError('JOB_NOT_FOUND', `no job has id "${query.job}"`, 'Submit the question again with async=1 and poll the job_id you receive.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } } });
     }
-    response.json(jobState(job));
+    response.json(jobState(job, await live.stages(job.id)));
     return true;
   }
   if (query.async) {
@@ -146,13 +187,13 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
   if (query.sync) {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    response.json(await live.deliberateNow({ query }, callerSignal(response)));
+    await answerNow(context, request, response, live, (signal, onStage) => live.deliberateNow({ query }, signal, onStage));
     return true;
   }
   if (query.mode === 'trace') {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    response.json(await live.traceNow(query, callerSignal(response)));
+    await answerNow(context, request, response, live, (signal, onStage) => live.traceNow(query, signal, onStage));
     return true;
   }
   return false;
@@ -164,33 +205,47 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/council',
       methods: {
         GET: async (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['q', 'async'], '/api/council');
-          const question = questionOf(raw, '/api/council');
-          const wantsAsync = asyncRequested(raw);
+          const { question, wantsAsync } = liveParameters(context, '/api/council', request.query);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
           if (wantsAsync) {
             accepted(response, await live.submit('council', { question }));
             return;
           }
-          response.json(await live.councilNow(question, callerSignal(response)));
+          await answerNow(context, request, response, live, (signal, onStage) => live.councilNow(question, signal, onStage));
         },
         POST: async (request, response) => {
           const parsed = CouncilBodySchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error);
+          // Mended without persist: a suggestion cannot carry the bearer secret.
+          const { persist: _persist, council_id: _councilId, ...mended } = mendBody(CouncilBodySchema, request.body, { q: sampleQuestion(context.corpus) });
+          if (!parsed.success) throw invalidBody(parsed.error, { method: 'POST', path: '/api/council', body: mended });
+          const { council_id: councilId, persist } = parsed.data;
           const question = parsed.data.q ?? parsed.data.question;
-          if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question)', 'Send {"q": "<question>", "persist": true}.', { extra: { param_missing: true } });
-          if (parsed.data.persist) assertIngestSecret(request, context);
+          if (councilId !== undefined) {
+            const keep: SuggestedCall = { method: 'POST', path: '/api/council', body: { council_id: councilId, persist: true } };
+            if (question !== undefined) throw apiError('CONFLICTING_PARAMETERS', 'council_id names a council already run; q asks for a new one: send one of them', 'To keep a council you have read, send {"council_id": "...", "persist": true} alone.', { suggestedNextCall: keep });
+            if (persist !== true) throw apiError('INVALID_BODY', 'council_id is only used with persist true', 'Send {"council_id": "...", "persist": true} with Authorization: Bearer <INGEST_SECRET>.', { suggestedNextCall: keep });
+            assertIngestSecret(request, context, sampleQuestion(context.corpus));
+            const outcome = await requireLive(context, undefined).persistKeptCouncil(councilId);
+            response.status(outcome.created ? 201 : 200).setHeader('Location', outcome.persisted.href).json({ ...outcome.shown, persisted: outcome.persisted });
+            return;
+          }
+          if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question), or council_id with persist', 'Send {"q": "<question>"} to run a council; to keep one you have read, send {"council_id": "...", "persist": true}.', { extra: { param_missing: true }, suggestedNextCall: { method: 'POST', path: '/api/council', body: mended } });
+          if (persist) assertIngestSecret(request, context, question);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
           const result = await live.councilNow(question, callerSignal(response));
-          if (!parsed.data.persist) {
+          if (!persist) {
             response.json(result);
             return;
           }
-          const persisted = await live.persistCouncil(result);
-          response.status(201).setHeader('Location', persisted.href).json({ ...result, persisted });
+          // Run and persist in one call: the response shows exactly what was stored.
+          if (result.council_id === null) {
+            response.status(201).json({ ...result, persisted: await live.persistCouncil(result) });
+            return;
+          }
+          const outcome = await live.persistKeptCouncil(result.council_id);
+          response.status(201).setHeader('Location', outcome.persisted.href).json({ ...outcome.shown, persisted: outcome.persisted });
         },
       },
     },
@@ -198,10 +253,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/trace',
       methods: {
         GET: async (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['q', 'async'], '/api/trace');
-          const q = questionOf(raw, '/api/trace');
-          const wantsAsync = asyncRequested(raw);
+          const { question: q, wantsAsync } = liveParameters(context, '/api/trace', request.query);
           const query = parseQueryParameters({ q });
           const live = requireLive(context, q);
           await limitLive(context, request, response, 'live');
@@ -209,7 +261,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             accepted(response, await live.submit('trace', { query }));
             return;
           }
-          response.json(await live.traceNow(query, callerSignal(response)));
+          await answerNow(context, request, response, live, (signal, onStage) => live.traceNow(query, signal, onStage));
         },
       },
     },
@@ -220,27 +272,30 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           const raw = request.query as RawQuery;
           rejectUnknownParameters(raw, ['job'], '/api/jobs/cancel');
           const fromQuery = single(raw, 'job');
+          // Without a job to name, the next call that succeeds starts one (its 202 names its cancel_url).
+          const submit: SuggestedCall = { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } };
+          const poll = (id: string): SuggestedCall => ({ method: 'GET', path: '/api/query', query: { job: id } });
           const parsed = CancelJobRequestSchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error);
+          if (!parsed.success) throw invalidBody(parsed.error, fromQuery ? poll(fromQuery) : submit);
           const fromBody = parsed.data.job;
           if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
-            throw apiError('CONFLICTING_PARAMETERS', `the query names job "${fromQuery}" and the body job "${fromBody}"`, 'Name the job once: POST /api/jobs/cancel?job=<job_id>, or the body {"job": "<job_id>"}.');
+            throw apiError('CONFLICTING_PARAMETERS', `the query names job "${fromQuery}" and the body job "${fromBody}"`, 'Name the job once: POST /api/jobs/cancel?job=<job_id>, or the body {"job": "<job_id>"}.', { suggestedNextCall: poll(fromQuery) });
           }
           const id = fromQuery ?? fromBody;
           if (id === undefined || id.trim() === '') {
-            throw apiError('PARAM_MISSING', 'job is missing or empty', 'Send the job_id you received: POST /api/jobs/cancel?job=<job_id>.', { extra: { param_missing: true } });
+            throw apiError('PARAM_MISSING', 'job is missing or empty', 'Send the job_id you received: POST /api/jobs/cancel?job=<job_id>.', { extra: { param_missing: true }, suggestedNextCall: submit });
           }
           const live = requireLive(context, undefined);
           const job = await live.cancel(id);
           if (!job) {
-            throw apiError('JOB_NOT_FOUND', `no job has id "${id}"`, 'Check the job_id; nothing was cancelled.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: '<your question>', async: '1' } } });
+            throw apiError('JOB_NOT_FOUND', `no job has id "${id}"`, 'Check the job_id; nothing was cancelled.', { suggestedNextCall: submit });
           }
           if (job.status !== 'cancelled') {
             throw apiError('JOB_ALREADY_FINISHED', `job "${id}" already ended with status ${job.status}; there is nothing to cancel`, 'Poll the job for its result.', {
-              suggestedNextCall: { method: 'GET', path: '/api/query', query: { job: id } },
+              suggestedNextCall: poll(id),
             });
           }
-          response.json(jobState(job));
+          response.json(jobState(job, await live.stages(job.id)));
         },
       },
     },

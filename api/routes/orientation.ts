@@ -1,9 +1,10 @@
 import { agentEntry, health, info } from '../core/orientation.ts';
+import { parseOrSuggest } from '../core/next-call.ts';
 import { rejectUnknownParameters, type RawQuery } from '../core/query-params.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
 export function orientationRoutes(context: RouteContext): RouteDefinition[] {
-  const noParameters = (path: string) => (query: unknown) => rejectUnknownParameters(query as RawQuery, [], path);
+  const noParameters = (path: string) => (query: unknown) => parseOrSuggest(path, query as RawQuery, (raw) => rejectUnknownParameters(raw, [], path));
   return [
     {
       path: '/api/agent-entry',

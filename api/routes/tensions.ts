@@ -1,4 +1,5 @@
 import { TENSION_STATUSES, type TensionStatus } from '../../schemas/vocab.ts';
+import { parseOrSuggest, without } from '../core/next-call.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
 import { apiError } from '../errors.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
@@ -9,12 +10,14 @@ export function tensionRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/tensions',
       methods: {
         GET: (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['status'], '/api/tensions');
-          const status = single(raw, 'status')?.trim().toLowerCase();
-          if (status !== undefined && !(TENSION_STATUSES as readonly string[]).includes(status)) {
-            throw apiError('UNKNOWN_STATUS', `unknown tension status "${status}"`, `Use status=${TENSION_STATUSES.join(', status=')}, or leave it out for all.`, { details: { allowed: TENSION_STATUSES } });
-          }
+          const status = parseOrSuggest('/api/tensions', request.query as RawQuery, (raw) => {
+            rejectUnknownParameters(raw, ['status'], '/api/tensions');
+            const value = single(raw, 'status')?.trim().toLowerCase();
+            if (value !== undefined && !(TENSION_STATUSES as readonly string[]).includes(value)) {
+              throw apiError('UNKNOWN_STATUS', `unknown tension status "${value}"`, `Use status=${TENSION_STATUSES.join(', status=')}, or leave it out for all.`, { details: { allowed: TENSION_STATUSES }, repair: without('status') });
+            }
+            return value;
+          });
           const all = context.corpus.tensions;
           const tensions = status ? all.filter((tension) => tension.status === (status as TensionStatus)) : all;
           const byStatus = Object.fromEntries(TENSION_STATUSES.map((value) => [value, all.filter((tension) => tension.status === value).length]));

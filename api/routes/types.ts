@@ -15,6 +15,8 @@ export interface RouteContext {
   /** Set by createApp: rate limits on writes and live paths. */
   limiter?: Limiter;
   limits?: RateLimits;
+  /** Set by createApp: one line per server-side problem. */
+  log?: (line: string) => void;
 }
 
 export type Method = 'GET' | 'POST';
@@ -23,4 +25,6 @@ export type Method = 'GET' | 'POST';
 export interface RouteDefinition {
   path: string;
   methods: Partial<Record<Method, AsyncHandler>>;
+  /** The route refuses over-deep bodies itself, in its own protocol (MCP: a JSON-RPC error). */
+  answersDeepBodies?: boolean;
 }

@@ -8,7 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type PersistedRecord, type RateLimit, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
+import { contributionPageStatement } from './contribution-query.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -42,6 +43,11 @@ CREATE INDEX IF NOT EXISTS contributions_hash ON contributions(content_hash, sta
 CREATE UNLOGGED TABLE IF NOT EXISTS rate_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS plays (slug TEXT NOT NULL, client TEXT NOT NULL, day TEXT NOT NULL, PRIMARY KEY (slug, client, day));
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS job_stages (job_id TEXT NOT NULL, seq INTEGER NOT NULL, stage TEXT NOT NULL, PRIMARY KEY (job_id, seq));
+CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, client TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS kept_councils (
+  id TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, persisted_id TEXT
+);
 `;
 
 const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
@@ -227,6 +233,42 @@ export async function createPostgresStore(connectionString: string, options: { m
       }
       return rows.map((row) => row.exchange);
     },
+    async createSession(sessionId, client, now) {
+      await pool.query('INSERT INTO sessions (id, client, created_at) VALUES ($1, $2, $3)', [sessionId, client, now.toISOString()]);
+    },
+    async findSession(sessionId, ttlMs, now) {
+      const issued = await pool.query<{ client: string; created_at: string }>('SELECT client, created_at FROM sessions WHERE id = $1', [sessionId]);
+      if (!issued.rows[0]) return undefined;
+      const { rows } = await pool.query<{ exchange: Exchange; at: string }>('SELECT exchange, at FROM session_exchanges WHERE session_id = $1 ORDER BY seq', [sessionId]);
+      const lastActivity = Math.max(Date.parse(issued.rows[0].created_at), ...rows.map((row) => Date.parse(row.at)));
+      if (now.getTime() - lastActivity > ttlMs) return undefined;
+      return { client: issued.rows[0].client, exchanges: rows.map((row) => row.exchange) };
+    },
+    async addJobStage(jobId, stage) {
+      // Stages are text, not JSONB: kept byte for byte, as the voices' answers they carry.
+      await transaction(async (client) => {
+        await lock(client, `stages:${jobId}`);
+        await client.query('INSERT INTO job_stages (job_id, seq, stage) SELECT $1, COALESCE(MAX(seq), 0) + 1, $2 FROM job_stages WHERE job_id = $1', [jobId, JSON.stringify(stage)]);
+      });
+    },
+    async jobStages(jobId) {
+      const { rows } = await pool.query<{ stage: string }>('SELECT stage FROM job_stages WHERE job_id = $1 ORDER BY seq', [jobId]);
+      return rows.map((row) => JSON.parse(row.stage) as JobStage);
+    },
+    async keepCouncil(id, result, now, ttlMs) {
+      // Text, not JSONB: the verbatim answers come back exactly as they were shown.
+      await pool.query('DELETE FROM kept_councils WHERE expires_at < $1', [now.toISOString()]);
+      await pool.query('INSERT INTO kept_councils (id, result, created_at, expires_at) VALUES ($1, $2, $3, $4)', [id, JSON.stringify(result), now.toISOString(), new Date(now.getTime() + ttlMs).toISOString()]);
+    },
+    async getCouncil(id, now) {
+      const { rows } = await pool.query<Omit<KeptCouncil, 'result'> & { result: string }>('SELECT id, result, created_at, expires_at, persisted_id FROM kept_councils WHERE id = $1 AND expires_at >= $2', [id, now.toISOString()]);
+      const row = rows[0];
+      return row ? { id: row.id, result: JSON.parse(row.result) as unknown, created_at: row.created_at, expires_at: row.expires_at, persisted_id: row.persisted_id } : undefined;
+    },
+    async setCouncilPersisted(id, recordId, expected) {
+      const { rowCount } = await pool.query('UPDATE kept_councils SET persisted_id = $1 WHERE id = $2 AND persisted_id IS NOT DISTINCT FROM $3', [recordId, id, expected]);
+      return rowCount === 1;
+    },
     async addSpend(entry: SpendEntry) {
       await pool.query('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES ($1, $2, $3, $4, $5, $6)', [entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd]);
     },
@@ -304,6 +346,11 @@ export async function createPostgresStore(connectionString: string, options: { m
         ? await pool.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE status = $1 ORDER BY created_at, id`, [status])
         : await pool.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions ORDER BY created_at, id`);
       return rows.map(toContribution);
+    },
+    async findContributions(query) {
+      const { sql, params } = contributionPageStatement(CONTRIBUTION_COLUMNS, query, (index) => `$${index}`, null);
+      const { rows } = await pool.query(sql, params);
+      return { items: rows.filter((row) => row.id !== null).map(toContribution), total: Number(rows[0]?.total ?? 0) };
     },
     async reviewContribution(id, decision, now) {
       await pool.query("UPDATE contributions SET status = $1, reviewer = $2, reason = $3, reviewed_at = $4 WHERE id = $5 AND status = 'pending'", [decision.status, decision.reviewer, decision.reason, now.toISOString(), id]);

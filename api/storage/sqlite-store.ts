@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { CANCELLED, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type PersistedRecord, type RateLimit, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
+import { contributionPageStatement } from './contribution-query.ts';
+import { CANCELLED, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
 
 interface Statement {
   run(...params: unknown[]): { changes: number };
@@ -55,6 +56,11 @@ CREATE TABLE IF NOT EXISTS plays (
   slug TEXT NOT NULL, client TEXT NOT NULL, day TEXT NOT NULL, PRIMARY KEY (slug, client, day)
 );
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS job_stages (job_id TEXT NOT NULL, seq INTEGER NOT NULL, stage TEXT NOT NULL, PRIMARY KEY (job_id, seq));
+CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, client TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS kept_councils (
+  id TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, persisted_id TEXT
+);
 `;
 
 const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
@@ -145,6 +151,14 @@ export function createSqliteStore(file: string): Store {
     trimSession: db.prepare('DELETE FROM session_exchanges WHERE session_id = ? AND seq <= ?'),
     session: db.prepare('SELECT exchange, at FROM session_exchanges WHERE session_id = ? ORDER BY seq'),
     dropSession: db.prepare('DELETE FROM session_exchanges WHERE session_id = ?'),
+    addStage: db.prepare('INSERT INTO job_stages (job_id, seq, stage) SELECT ?, COALESCE(MAX(seq), 0) + 1, ? FROM job_stages WHERE job_id = ?'),
+    stages: db.prepare('SELECT stage FROM job_stages WHERE job_id = ? ORDER BY seq'),
+    insertSession: db.prepare('INSERT INTO sessions (id, client, created_at) VALUES (?, ?, ?)'),
+    issuedSession: db.prepare('SELECT client, created_at FROM sessions WHERE id = ?'),
+    purgeCouncils: db.prepare('DELETE FROM kept_councils WHERE expires_at < ?'),
+    keepCouncil: db.prepare('INSERT INTO kept_councils (id, result, created_at, expires_at) VALUES (?, ?, ?, ?)'),
+    getCouncil: db.prepare('SELECT id, result, created_at, expires_at, persisted_id FROM kept_councils WHERE id = ? AND expires_at >= ?'),
+    setCouncilPersisted: db.prepare('UPDATE kept_councils SET persisted_id = ? WHERE id = ? AND persisted_id IS ?'),
     insertSpend: db.prepare('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?)'),
     totalSpend: db.prepare('SELECT COALESCE(SUM(cost_usd), 0) AS total FROM spend'),
     dropExpired: db.prepare('DELETE FROM spend_reservations WHERE expires_at <= ?'),
@@ -241,6 +255,34 @@ export function createSqliteStore(file: string): Store {
       }
       return rows.map((row) => JSON.parse(row.exchange) as Exchange);
     },
+    async createSession(sessionId, client, now) {
+      statements.insertSession.run(sessionId, client, now.toISOString());
+    },
+    async findSession(sessionId, ttlMs, now) {
+      const issued = statements.issuedSession.get(sessionId) as { client: string; created_at: string } | undefined;
+      if (!issued) return undefined;
+      const rows = statements.session.all(sessionId) as { exchange: string; at: string }[];
+      const lastActivity = Math.max(Date.parse(issued.created_at), ...rows.map((row) => Date.parse(row.at)));
+      if (now.getTime() - lastActivity > ttlMs) return undefined;
+      return { client: issued.client, exchanges: rows.map((row) => JSON.parse(row.exchange) as Exchange) };
+    },
+    async addJobStage(jobId, stage) {
+      statements.addStage.run(jobId, JSON.stringify(stage), jobId);
+    },
+    async jobStages(jobId) {
+      return (statements.stages.all(jobId) as { stage: string }[]).map((row) => JSON.parse(row.stage) as JobStage);
+    },
+    async keepCouncil(id, result, now, ttlMs) {
+      statements.purgeCouncils.run(now.toISOString());
+      statements.keepCouncil.run(id, JSON.stringify(result), now.toISOString(), new Date(now.getTime() + ttlMs).toISOString());
+    },
+    async getCouncil(id, now) {
+      const row = statements.getCouncil.get(id, now.toISOString()) as (Omit<KeptCouncil, 'result'> & { result: string }) | undefined;
+      return row ? { id: row.id, result: JSON.parse(row.result) as unknown, created_at: row.created_at, expires_at: row.expires_at, persisted_id: row.persisted_id } : undefined;
+    },
+    async setCouncilPersisted(id, recordId, expected) {
+      return statements.setCouncilPersisted.run(recordId, id, expected).changes === 1;
+    },
     async addSpend(entry: SpendEntry) {
       statements.insertSpend.run(entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd);
     },
@@ -304,6 +346,11 @@ export function createSqliteStore(file: string): Store {
     async listContributions(status) {
       const rows = (status ? statements.listStatus.all(status) : statements.listAll.all()) as ContributionRow[];
       return rows.map(toContribution);
+    },
+    async findContributions(query) {
+      const { sql, params } = contributionPageStatement(CONTRIBUTION_COLUMNS, query, (index) => `?${index}`, -1);
+      const rows = db.prepare(sql).all(...params) as (ContributionRow & { total: number })[];
+      return { items: rows.filter((row) => row.id !== null).map(toContribution), total: Number(rows[0]?.total ?? 0) };
     },
     async reviewContribution(id, decision, now) {
       statements.review.run(decision.status, decision.reviewer, decision.reason, now.toISOString(), id);

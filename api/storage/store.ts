@@ -26,6 +26,23 @@ export interface Exchange {
   at: string;
 }
 
+/** One step of a live job as it happens (retrieval, each voice, the chair), for progress. */
+export interface JobStage {
+  stage: string;
+  at: string;
+  [field: string]: unknown;
+}
+
+/** A council result as it was shown, kept for a bounded time so it can be persisted as is. */
+export interface KeptCouncil {
+  id: string;
+  result: unknown;
+  created_at: string;
+  expires_at: string;
+  /** The Atlas record id it was persisted as, once persisted. */
+  persisted_id: string | null;
+}
+
 export interface SpendEntry {
   at: string;
   purpose: string;
@@ -86,6 +103,26 @@ export interface ContributionRecord {
   reviews: { reviewer: string; vote: 'approve' | 'reject'; reason: string; at: string }[];
 }
 
+/** Which contributions to list: every given filter must match. */
+export interface ContributionQuery {
+  status?: ContributionStatus;
+  kind?: ContributionKind;
+  record_id?: string;
+  /** The hashed client id a contribution came from. */
+  client?: string;
+  /** At most this many items; every match when omitted. */
+  limit?: number;
+  /** How many matching items to skip first; 0 when omitted. */
+  offset?: number;
+}
+
+export interface ContributionPage {
+  /** One page of matches, oldest first (created_at, then id). */
+  items: ContributionRecord[];
+  /** How many contributions match the filters, whatever the page. */
+  total: number;
+}
+
 export interface RateLimit {
   /** Counter key, e.g. "contribute:<client hash>". */
   key: string;
@@ -125,11 +162,29 @@ export interface Store {
   /** Jobs left queued or running, e.g. by a crash: the runner resumes or fails them at start. */
   unfinishedJobs(): Promise<JobRecord[]>;
   requeueJob(id: string, now: Date): Promise<void>;
+  /** Appends a progress stage to a job, in order. */
+  addJobStage(jobId: string, stage: JobStage): Promise<void>;
+  /** A job's stages, oldest first (empty for an unknown job). */
+  jobStages(jobId: string): Promise<JobStage[]>;
 
   /** Appends an exchange and keeps only the newest `keep`; returns the exchanges before it. */
   appendExchange(sessionId: string, exchange: Exchange, keep: number, now: Date): Promise<void>;
   /** Exchanges of a session whose last activity is within ttlMs, oldest first. */
   getSession(sessionId: string, ttlMs: number, now: Date): Promise<Exchange[]>;
+  /** Records a session id the server issued to a client (a hashed client id). */
+  createSession(sessionId: string, client: string, now: Date): Promise<void>;
+  /**
+   * An issued session whose last activity (issue or exchange) is within ttlMs, with its
+   * owner and exchanges; undefined for an id never issued or expired.
+   */
+  findSession(sessionId: string, ttlMs: number, now: Date): Promise<{ client: string; exchanges: Exchange[] } | undefined>;
+
+  /** Keeps a council result for ttlMs (and drops kept results that have expired). */
+  keepCouncil(id: string, result: unknown, now: Date, ttlMs: number): Promise<void>;
+  /** A kept council result that has not expired. */
+  getCouncil(id: string, now: Date): Promise<KeptCouncil | undefined>;
+  /** Sets persisted_id from `expected` to `recordId` (compare and set); false when it was not `expected`. */
+  setCouncilPersisted(id: string, recordId: string | null, expected: string | null): Promise<boolean>;
 
   addSpend(entry: SpendEntry): Promise<void>;
   totalSpendUsd(): Promise<number>;
@@ -158,6 +213,8 @@ export interface Store {
   ): Promise<SubmitOutcome>;
   getContribution(id: string): Promise<ContributionRecord | undefined>;
   listContributions(status?: ContributionStatus): Promise<ContributionRecord[]>;
+  /** Filters and pages in the database (one statement, so the page and total agree), for the curator's list. */
+  findContributions(query: ContributionQuery): Promise<ContributionPage>;
   reviewContribution(id: string, decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string }, now: Date): Promise<ContributionRecord | undefined>;
   addReview(id: string, review: ContributionRecord['reviews'][number]): Promise<void>;
 

@@ -6,7 +6,7 @@
  * scripts/eval-beir.ts. Build-time choices the eval cannot vary (passage size, what is
  * embedded, tokenizer) are its `--passages` and per-config options.
  *
- *   npx tsx scripts/lib/beir-experiments.ts --data /work/shared/benchmarks/arguana \
+ *   npx tsx scripts/lib/beir-experiments.ts --data ../shared/benchmarks/arguana \
  *     --configs configs.json [--passages default|chunk:<target>:<max>|whole|whole-text] [--qrels <tsv>]
  *     [--query-words N]   (only the first N words of each query: a proxy for short questions)
  *

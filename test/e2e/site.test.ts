@@ -220,6 +220,36 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
     expect(await page.locator('pre.transcript').first().isVisible()).toBe(true);
   });
 
+  it('seeks ahead in a track: the player asks for byte ranges and the server answers 206', async () => {
+    const track = corpus.audio.tracks.find((candidate) => candidate.stream_url)!;
+    await open(live.origin);
+    const statuses: number[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === track.stream_url) statuses.push(response.status());
+    });
+    await page.goto(`${live.origin}/listen/`);
+    const player = page.locator(`audio[data-slug="${track.slug}"]`);
+    await player.evaluate((audio: HTMLAudioElement) => {
+      audio.muted = true;
+      audio.preload = 'auto';
+      audio.load();
+    });
+    await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.readyState >= 1 && Number.isFinite(audio.duration)), { timeout: 10_000 }).toBe(true);
+    const target = await player.evaluate(async (audio: HTMLAudioElement) => {
+      const to = Math.max(0, audio.duration - 2);
+      const seeked = new Promise((resolve) => audio.addEventListener('seeked', resolve, { once: true }));
+      audio.currentTime = to;
+      await seeked;
+      await audio.play();
+      return to;
+    });
+    await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.currentTime), { timeout: 10_000 }).toBeGreaterThan(target);
+    expect(await player.evaluate((audio: HTMLAudioElement) => audio.seekable.length > 0 && audio.seekable.start(0) === 0 && audio.seekable.end(0) >= audio.duration - 0.1)).toBe(true);
+    await player.evaluate((audio: HTMLAudioElement) => audio.pause());
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status === 206), `media responses: ${statuses.join(', ')}`).toBe(true);
+  });
+
   it('runs a fast-path question on the ask page and shows records, with no deliberation offered without a panel', async () => {
     await open(plain.origin);
     await page.goto(`${plain.origin}/ask/`);
@@ -238,48 +268,56 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
     await page.waitForURL(`${plain.origin}${href}`);
   });
 
-  it('deliberates when the panel is wired: submits async, polls every 3 s with progress, then shows answer, tensions and sources', async () => {
+  it('deliberates when the panel is wired: streams each voice as it arrives, then shows answer, tensions and sources', async () => {
     fake.reset();
     scriptDefaults(fake);
-    // One slow voice keeps the job running past the first poll, so progress is shown.
+    // One slow voice: the two others are on the page while it is still thinking.
     fake.script('alder-live', [{ kind: 'answer', content: 'Alder answers slowly.', delayMs: 4_000 }]);
     await open(live.origin);
-    const requests: { url: string; at: number }[] = [];
+    const requests: { method: string; url: string; accept: string | undefined }[] = [];
     page.on('request', (request) => {
-      if (request.url().includes('/api/query?')) requests.push({ url: request.url(), at: Date.now() });
+      if (request.url().includes('/api/query')) requests.push({ method: request.method(), url: request.url(), accept: request.headers().accept });
     });
     await page.goto(`${live.origin}/ask/`);
     const deliberate = page.getByRole('button', { name: 'Deliberate' });
     await expect.poll(() => deliberate.isVisible()).toBe(true);
     await page.getByLabel('Your question').fill('Can a refusal be owned?');
     await deliberate.click();
-    await expect.poll(() => page.locator('#delib-status').textContent(), { timeout: 8_000 }).toMatch(/Status: (queued|running) · \d+ s elapsed/);
+    const arrived = page.locator('#delib-voices [data-voice]');
+    await expect.poll(() => arrived.count(), { timeout: 8_000 }).toBe(2);
+    expect(await page.locator('#delib-answer').count()).toBe(0);
+    expect((await arrived.allTextContents()).join(' ')).toMatch(/Birch answers/);
+    expect(await page.locator('#delib-voices [data-voice="Alder"]').count()).toBe(0);
+    expect(await page.locator('#delib-status').textContent()).toMatch(/2 voice\(s\) answered so far/);
+    await screenshot(page, 'ask-voices-arriving-1280');
     await expect.poll(() => page.locator('#delib-answer').textContent(), { timeout: 20_000 }).toBe(DEFAULT_SYNTHESIS.answer);
     const tensions = page.locator('#delib-tensions > li');
     expect(await tensions.count()).toBe(DEFAULT_SYNTHESIS.tensions.length);
     expect(await tensions.first().textContent()).toContain(DEFAULT_SYNTHESIS.tensions[0]!.claim_b);
     expect(await page.locator('#delib-sources a').count()).toBeGreaterThan(0);
-    const submit = requests.filter((entry) => /[?&]async=1/.test(entry.url));
-    const polls = requests.filter((entry) => /[?&]job=/.test(entry.url));
-    expect(submit).toHaveLength(1);
-    expect(polls.length).toBeGreaterThanOrEqual(2);
-    for (let i = 1; i < polls.length; i++) expect(polls[i]!.at - polls[i - 1]!.at).toBeGreaterThanOrEqual(2_900);
-    expect(polls[0]!.at - submit[0]!.at).toBeGreaterThanOrEqual(2_900);
+    expect(await page.locator('.answers [data-voice="Alder"] pre').textContent()).toBe('Alder answers slowly.');
+    const streamed = requests.filter((entry) => entry.method === 'POST');
+    expect(streamed).toHaveLength(1);
+    expect(streamed[0]!.accept).toBe('text/event-stream');
+    expect(requests.filter((entry) => /[?&](async|job)=/.test(entry.url))).toHaveLength(0);
     await screenshot(page, 'ask-deliberation-1280');
   });
 
   it('shows a failed deliberation as an alert, with the fast-path records still standing', async () => {
     await open(live.origin);
-    // The job is scripted at the HTTP boundary: accepted, then failed on the first poll.
-    await page.route((url) => url.pathname === '/api/query' && url.searchParams.get('async') === '1', (route) => route.fulfill({ status: 202, contentType: 'application/json', body: JSON.stringify({ job_id: 'job_x', poll_url: '/api/query?job=job_x', status: 'queued', poll_after_seconds: 1 }) }));
-    await page.route((url) => url.pathname === '/api/query' && url.searchParams.get('job') === 'job_x', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ job_id: 'job_x', status: 'failed', error: { code: 'PROVIDER_FAILED', message: 'every panel model timed out' } }) }));
+    // The stream is scripted at the HTTP boundary: one voice, then the error event.
+    const events = [
+      `event: stage\ndata: ${JSON.stringify({ stage: 'voice', name: 'Birch', model_id: 'birch-live', status: 'failed', failure: 'timeout', message: 'timed out' })}\n\n`,
+      `event: error\ndata: ${JSON.stringify({ status: 502, error: { code: 'PROVIDER_FAILED', message: 'every panel model timed out' } })}\n\n`,
+    ].join('');
+    await page.route((url) => url.pathname === '/api/query', (route) => (route.request().method() === 'POST' ? route.fulfill({ status: 200, contentType: 'text/event-stream', body: events }) : route.fallback()));
     await page.goto(`${live.origin}/ask/`);
     const deliberate = page.getByRole('button', { name: 'Deliberate' });
     await expect.poll(() => deliberate.isVisible()).toBe(true);
     await page.getByLabel('Your question').fill(corpus.divergences[0]!.question);
     await deliberate.click();
-    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 8_000 }).toContain('The deliberation failed: every panel model timed out');
-    expect(await page.locator('#ask-records > li').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('#delib-error').textContent(), { timeout: 8_000 }).toContain('The deliberation failed: every panel model timed out');
+    await expect.poll(() => page.locator('#ask-records > li').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await deliberate.isEnabled()).toBe(true);
   });
 

@@ -98,10 +98,29 @@ export function writeFixtureContent(options: FixtureOptions = {}): string {
     stringifyMarkdown({ id: 'refusal', label: 'Refusal', ring: 'core', type: 'theme', definition: 'Declining to act.', related: ['craft'] }, 'Refusal as a line held under pressure.'),
   );
   write('concepts/craft.md', stringifyMarkdown({ id: 'craft', label: 'Craft', ring: 'curated', type: 'glossary', related: [] }, 'Practical know-how.'));
-  write('audio/harbour-talk.md', stringifyMarkdown({ slug: 'harbour-talk', title: 'Harbour talk', duration_seconds: 61, date: '2025-05-05', contributors: ['Tester'] }, 'A short talk about tides.'));
+  write('audio/harbour-talk.md', stringifyMarkdown({ slug: 'harbour-talk', title: 'Harbour talk', duration_seconds: 61, date: '2025-05-05', contributors: ['Tester'], stream_url: 'harbour-talk.wav' }, 'A short talk about tides.'));
+  writeFileSync(path.join(dir, 'audio/harbour-talk.wav'), silentWav(800));
   for (const page of ['limitations', 'evidence-status', 'for-future-models', 'context']) {
     write(`pages/${page}.md`, stringifyMarkdown({ title: page, description: `The ${page} page.` }, `Text of ${page}.`));
   }
   write('claims.yaml', stringifyYaml({ claims: [{ id: 'retrieval-can-hurt', claim: 'Undifferentiated retrieval can hurt answers.', status: 'preliminary', evidence: 'Fixture.' }] }));
   return dir;
+}
+
+/** A valid PCM WAV file of `samples` bytes of silence (8 kHz, mono, 8-bit). */
+export function silentWav(samples: number): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + samples, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(8000, 24);
+  header.writeUInt32LE(8000, 28);
+  header.writeUInt16LE(1, 32);
+  header.writeUInt16LE(8, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(samples, 40);
+  return Buffer.concat([header, Buffer.alloc(samples, 128)]);
 }

@@ -5,8 +5,9 @@
  */
 import type { Panel } from '../../providers/chat.ts';
 import { costOf, createLedger, type CallScope } from './metered-call.ts';
-import { askPanel, synthesize, type Meter } from './panel-run.ts';
+import { askPanel, synthesize, type Meter, type VoiceOutcome } from './panel-run.ts';
 import { councilMessages, createMarker } from './prompts.ts';
+import { voiceStage, type RunControl } from './stages.ts';
 
 export const COUNCIL_METHOD = 'One question sent verbatim to each panel model through its OpenAI-compatible API, no system prompt, no steering. Answers captured raw and unedited; the chair model named the tensions.';
 
@@ -17,16 +18,22 @@ export interface CouncilDeps {
   randomHex: () => string;
 }
 
-/** `signal` aborts every call of the council (the caller went away, the job was cancelled, the deadline passed). */
-export async function runCouncil(deps: CouncilDeps, question: string, signal?: AbortSignal) {
+/** `run.signal` aborts every call of the council (the caller went away, the job was cancelled, the deadline passed); `run.onStage` hears each voice and the chair. */
+export async function runCouncil(deps: CouncilDeps, question: string, run: RunControl = {}) {
   const started = performance.now();
-  const scope: CallScope = { meter: deps.meter, ledger: createLedger(), ...(signal ? { signal } : {}) };
-  const voices = await askPanel(deps.panel.members, () => councilMessages(question), scope, 'council', deps.now, { retryTruncated: deps.panel.config.defaults.retry_truncated });
+  const { onStage } = run;
+  const scope: CallScope = { meter: deps.meter, ledger: createLedger(), ...(run.signal ? { signal: run.signal } : {}) };
+  const voices = await askPanel(deps.panel.members, () => councilMessages(question), scope, 'council', deps.now, {
+    retryTruncated: deps.panel.config.defaults.retry_truncated,
+    ...(onStage ? { onVoice: (voice: VoiceOutcome) => onStage(voiceStage(voice)) } : {}),
+  });
   const answered = voices.filter((voice) => voice.status === 'answered');
+  if (answered.length >= 2) onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
   const outcome =
     answered.length >= 2
       ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })), glyphs: [], marker: createMarker(deps.randomHex) }, scope)
       : { synthesis: null, chair: null, attempts: [] };
+  if (answered.length >= 2) onStage?.({ stage: 'chair', status: outcome.synthesis ? 'done' : 'failed', chair: outcome.chair });
   return {
     question_received: question,
     question,

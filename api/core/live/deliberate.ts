@@ -10,8 +10,9 @@ import type { FastQuery } from '../query-params.ts';
 import { deterministicReceipt } from '../receipt.ts';
 import type { ScoredRecord } from '../search/types.ts';
 import { costOf, createLedger, type CallScope } from './metered-call.ts';
-import { askPanel, synthesize, type Meter } from './panel-run.ts';
+import { askPanel, synthesize, type Meter, type VoiceOutcome } from './panel-run.ts';
 import { createMarker, panelMessages, type EvidenceItem } from './prompts.ts';
+import { voiceStage, type OnStage } from './stages.ts';
 
 export interface LiveDeps {
   corpus: Corpus;
@@ -45,6 +46,8 @@ export interface DeliberationInput {
   history: { question: string; answer: string }[];
   /** Aborts every call (the caller went away, the job was cancelled, the deadline passed). */
   signal?: AbortSignal;
+  /** Progress: retrieval, each voice, the chair. */
+  onStage?: OnStage;
 }
 
 export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
@@ -53,6 +56,7 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
   const { query } = input;
   const retrieval = await retrieve(deps.corpus, { ...query, limit: Math.min(query.limit, EVIDENCE_RECORDS) });
   const retrievalMs = performance.now() - started;
+  input.onStage?.({ stage: 'retrieval', sources: retrieval.hits.map((hit) => hit.record.id) });
   const evidence = evidenceFor(deps, retrieval.hits);
   const marker = createMarker(deps.randomHex);
   const question = query.cleanQuery || query.q;
@@ -64,16 +68,21 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
     scope,
     'deliberation',
     deps.now,
-    { retryTruncated: deps.panel.config.defaults.retry_truncated },
+    {
+      retryTruncated: deps.panel.config.defaults.retry_truncated,
+      ...(input.onStage ? { onVoice: (voice: VoiceOutcome) => input.onStage?.(voiceStage(voice)) } : {}),
+    },
   );
   const panelMs = performance.now() - panelStarted;
   const answered = voices.filter((voice) => voice.status === 'answered');
 
   const synthesisStarted = performance.now();
+  if (answered.length > 0) input.onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
   const outcome =
     answered.length > 0
       ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })), glyphs: query.glyphs, marker: createMarker(deps.randomHex) }, scope)
       : { synthesis: null, chair: null, attempts: [] };
+  if (answered.length > 0) input.onStage?.({ stage: 'chair', status: outcome.synthesis ? 'done' : 'failed', chair: outcome.chair });
   const synthesisMs = performance.now() - synthesisStarted;
 
   const failed = voices.filter((voice) => voice.status === 'failed').map((voice) => ({ name: voice.name, model_id: voice.model_id, failure: voice.failure, message: voice.message }));

@@ -15,6 +15,8 @@ export type VoiceOutcome =
 export interface PanelOptions {
   /** Ask a voice that was cut off at max_tokens once more, with twice the room. */
   retryTruncated: boolean;
+  /** Told of each voice as soon as it has answered or failed, whatever the failure (progress). */
+  onVoice?: (voice: VoiceOutcome) => void;
 }
 
 /** One voice: a second try with twice the room when the first was cut off; the longer-lived answer wins. */
@@ -39,18 +41,21 @@ export async function askPanel(
   return Promise.all(
     members.map(async (member): Promise<VoiceOutcome> => {
       const identity = { name: member.name, family: member.family, lab: member.lab, model_id: member.modelId };
+      let voice: VoiceOutcome;
       try {
         const result = await askVoice(scope, member, messagesFor(member), purpose, options);
-        if (result.truncated && result.content.trim() === '') {
-          return { ...identity, status: 'failed', failure: 'truncated', message: 'the model spent its whole max_tokens budget without writing an answer (finish_reason "length", empty content)' };
-        }
-        return { ...identity, status: 'answered', text: result.content, truncated: result.truncated, latency_ms: result.latency_ms, usage: result.usage, cost_usd: result.cost_usd, date: now().toISOString() };
+        voice =
+          result.truncated && result.content.trim() === ''
+            ? { ...identity, status: 'failed', failure: 'truncated', message: 'the model spent its whole max_tokens budget without writing an answer (finish_reason "length", empty content)' }
+            : { ...identity, status: 'answered', text: result.content, truncated: result.truncated, latency_ms: result.latency_ms, usage: result.usage, cost_usd: result.cost_usd, date: now().toISOString() };
       } catch (error) {
         // Only the model's own failures are a voice's; a store that cannot reserve or record
         // the spend fails the whole run (nothing may be called without a reservation).
         if (!(error instanceof ProviderError)) throw error;
-        return { ...identity, status: 'failed', failure: error.failure, message: error.message };
+        voice = { ...identity, status: 'failed', failure: error.failure, message: error.message };
       }
+      options.onVoice?.(voice);
+      return voice;
     }),
   );
 }

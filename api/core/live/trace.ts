@@ -10,6 +10,7 @@ import { evidenceFor, EVIDENCE_RECORDS, type LiveDeps } from './deliberate.ts';
 import { costOf, createLedger, meteredCall, type CallScope } from './metered-call.ts';
 import { createMarker, traceAugmentedMessages, traceBaselineMessages, traceDeltaMessages } from './prompts.ts';
 import { parseStructured, TraceDeltaSchema, type TraceDelta } from './structured.ts';
+import type { RunControl } from './stages.ts';
 
 async function firstWorking(chairs: readonly ChatModel[], run: (model: ChatModel) => Promise<string>): Promise<{ model: ChatModel; content: string }> {
   let last: unknown;
@@ -25,12 +26,14 @@ async function firstWorking(chairs: readonly ChatModel[], run: (model: ChatModel
 }
 
 /** Cut off answers (finish_reason "length") are shown as said and marked `truncated`. */
-export async function runTrace(deps: LiveDeps, query: FastQuery, signal?: AbortSignal) {
+export async function runTrace(deps: LiveDeps, query: FastQuery, run: RunControl = {}) {
   const started = performance.now();
-  const scope: CallScope = { meter: deps.meter, ledger: createLedger(), ...(signal ? { signal } : {}) };
+  const { onStage } = run;
+  const scope: CallScope = { meter: deps.meter, ledger: createLedger(), ...(run.signal ? { signal: run.signal } : {}) };
   const truncated = new Set<string>();
   const question = query.cleanQuery || query.q;
   const retrieval = await retrieve(deps.corpus, { ...query, limit: Math.min(query.limit, EVIDENCE_RECORDS) });
+  onStage?.({ stage: 'retrieval', sources: retrieval.hits.map((hit) => hit.record.id) });
   const evidence = evidenceFor(deps, retrieval.hits);
   const call = (messages: ReturnType<typeof traceBaselineMessages>, purpose: string, json = false) => async (model: ChatModel) => {
     const result = await meteredCall(scope, 'chair', purpose, model, { messages, json });
@@ -62,7 +65,7 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, signal?: AbortS
         break;
       }
     }
-    if (delta || signal?.aborted) break;
+    if (delta || run.signal?.aborted) break;
   }
 
   const base = deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById, retrieval.answering);

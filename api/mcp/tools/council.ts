@@ -5,6 +5,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { liveJobShape, runLiveJob } from '../jobs.ts';
+import { jobProgress } from '../progress.ts';
 import { guarded } from '../results.ts';
 import type { ToolDeps } from '../types.ts';
 
@@ -15,13 +16,13 @@ export function registerCouncilTool(server: McpServer, deps: ToolDeps): void {
       title: 'Council: ask the live panel (costs money)',
       description:
         'Sends a new question verbatim to the live model panel in parallel and returns every answer verbatim with its model id, a reading and named tensions. ' +
-        'Slow and costly: use it sparingly, for a new question no Atlas record fits (check read_divergences with q first). The result is not persisted. ' +
+        'Slow and costly: use it sparingly, for a new question no Atlas record fits (check read_divergences with q first). The result is not persisted over MCP; it carries a council_id under which an operator can commit exactly that result (POST /api/council with the bearer secret) within 24 h. ' +
         'Call with q to submit a background job (returns job_id; set wait_seconds to wait for it), then with job_id to poll. ' +
         'Answers a LIVE_PANEL_UNAVAILABLE error when the deployment has no panel. Same as GET /api/council?q=&async=1.',
       inputSchema: liveJobShape,
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
     },
     (input, extra) =>
-      guarded(() => runLiveJob(deps, 'council', input, (question) => ({ method: 'GET', path: '/api/council', query: { q: question, async: '1' } }), extra.signal)),
+      guarded(() => runLiveJob(deps, 'council', input, (question) => ({ method: 'GET', path: '/api/council', query: { q: question, async: '1' } }), extra.signal, jobProgress(extra))),
   );
 }

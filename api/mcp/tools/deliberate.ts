@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { GLYPHS } from '../../../schemas/vocab.ts';
 import { liveJobShape, runLiveJob } from '../jobs.ts';
+import { jobProgress } from '../progress.ts';
 import { errorResult, guarded } from '../results.ts';
 import type { ToolDeps } from '../types.ts';
 
@@ -13,7 +14,8 @@ export const deliberateInput = {
     .string()
     .regex(/^[A-Za-z0-9_-]{1,128}$/)
     .optional()
-    .describe('Threads prior exchanges (a rolling buffer of 5 with a 24 h TTL); any id of 1-128 letters, digits, _ or - that you reuse (with q only).'),
+    .describe('Continues a session the server issued to you (the session_id of an earlier deliberate call with new_session): a rolling buffer of 5 exchanges, 24 h after its last use (with q only).'),
+  new_session: z.boolean().optional().describe('Start a session; the result carries session_id to pass on later calls (with q only).'),
   identity: z.string().max(200).optional().describe('Your model identity (declared, never verified), for peer personalization (with q only).'),
 };
 
@@ -26,13 +28,14 @@ export function registerDeliberateTool(server: McpServer, deps: ToolDeps): void 
         'Full deliberation: a live model panel answers with the corpus as evidence, and a chair synthesizes an answer with named tensions, sources and a receipt. ' +
         'Slow (about 25 s) and it costs the operator money: prefer fast_context unless a synthesized answer is needed. ' +
         'Call with q to submit a background job (returns job_id; set wait_seconds to wait for it), then with job_id to poll. ' +
+        'While waiting, the job\'s stages (retrieval, each voice, the chair) are sent as progress notifications when you pass a progressToken. ' +
         'Answers a LIVE_PANEL_UNAVAILABLE error when the deployment has no panel. Same as POST /api/query {"async": true} and GET /api/query?job=.',
       inputSchema: deliberateInput,
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
     },
     (input, extra) =>
       guarded(async () => {
-        const submitOnly = (['glyph', 'session_id', 'identity'] as const).filter((name) => input[name] !== undefined);
+        const submitOnly = (['glyph', 'session_id', 'new_session', 'identity'] as const).filter((name) => input[name] !== undefined);
         if (input.job_id !== undefined && submitOnly.length > 0) {
           return errorResult({
             status: 400,
@@ -56,10 +59,12 @@ export function registerDeliberateTool(server: McpServer, deps: ToolDeps): void 
               async: true,
               ...(input.glyph ? { glyph: input.glyph } : {}),
               ...(input.session_id ? { session_id: input.session_id } : {}),
+              ...(input.new_session ? { new_session: true } : {}),
               ...(input.identity ? { syntheticIdentity: input.identity } : {}),
             },
           }),
           extra.signal,
+          jobProgress(extra),
         );
       }),
   );

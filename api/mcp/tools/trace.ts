@@ -1,6 +1,7 @@
 /** trace: the measured baseline-versus-augmented counterfactual (GET /api/trace?async=1), submitted and polled as a job. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { liveJobShape, runLiveJob } from '../jobs.ts';
+import { jobProgress } from '../progress.ts';
 import { guarded } from '../results.ts';
 import type { ToolDeps } from '../types.ts';
 
@@ -18,6 +19,6 @@ export function registerTraceTool(server: McpServer, deps: ToolDeps): void {
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
     },
     (input, extra) =>
-      guarded(() => runLiveJob(deps, 'trace', input, (question) => ({ method: 'GET', path: '/api/trace', query: { q: question, async: '1' } }), extra.signal)),
+      guarded(() => runLiveJob(deps, 'trace', input, (question) => ({ method: 'GET', path: '/api/trace', query: { q: question, async: '1' } }), extra.signal, jobProgress(extra))),
   );
 }
