@@ -52,7 +52,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   RECORD_NOT_FOUND: 'No divergence record has that id (GET /api/divergences?id=, POST /api/contribute). Ids are case-sensitive; details.nearest_ids and suggested_next_call name the closest ids.',
   ROUTE_NOT_FOUND: 'Nothing is served at that path (any path not in this document, or a static file that does not exist).',
   METHOD_NOT_ALLOWED: 'The path does not accept that method; the Allow header and details.allowed list the methods it does accept.',
-  SPENDING_CEILING_REACHED: "The live panel's spending ceiling is reached; live work resumes when an operator raises it. Use the fast path meanwhile.",
+  SPENDING_CEILING_REACHED: "The live panel's spending ceiling leaves no room: every call reserves its worst-case cost (prompt bytes + max_tokens at the model's prices) before it is made, and a call whose reservation would cross the ceiling is not made. Also the error.code of a job whose every call was refused. Live work resumes when an operator raises the ceiling (or calls in flight settle). Use the fast path meanwhile.",
   PERSISTENCE_UNAVAILABLE: 'Persisting council records is not enabled on this deployment (no INGEST_SECRET configured).',
   STORE_UNAVAILABLE: 'The store that keeps jobs, sessions, contributions and rate limits cannot be reached for the moment (its database is down or restarting); nothing was acknowledged. Retryable: wait Retry-After seconds and resend writes with the same Idempotency-Key.',
   NOT_PERSISTABLE: 'The live-panel result is not a valid divergence record (for example fewer than two voices answered); nothing was stored.',
@@ -60,6 +60,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record).',
   AUTH_INVALID: 'The bearer credential is not the ingestion secret.',
   JOB_NOT_FOUND: 'No background job has that id (unknown or expired).',
+  JOB_ALREADY_FINISHED: 'POST /api/jobs/cancel on a job that already ended (done or failed); poll it for its result.',
   SESSION_NOT_FOUND: 'POST /api/query with a session_id this server did not issue to this client, or one idle for more than 24 h. Session ids are issued by the server: send new_session true (without session_id) to start one. Nothing ran.',
   COUNCIL_NOT_FOUND: 'POST /api/council {persist: true, council_id} with an id that is unknown or whose result is no longer kept (results are kept 24 h after the council ran). Nothing was stored; run the council again, read it, and persist its council_id.',
   INVALID_BODY: 'The JSON body does not have the documented shape; details name the field.',
@@ -81,6 +82,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   HEADERS_TOO_LARGE: 'The request headers exceed the 16 kB the server reads (answered before routing, in the envelope).',
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
   JOB_INTERRUPTED: 'Not an HTTP status: the error.code of a background job interrupted by server restarts twice; it is not retried again.',
+  JOB_CANCELLED: 'Not an HTTP status: the error.code of a background job cancelled with POST /api/jobs/cancel (status cancelled); its model calls were aborted.',
 };
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
@@ -88,7 +90,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'Authorization required.',
   403: 'Authorization refused.',
   404: 'Not found.',
-  409: 'Conflict: a request with the same Idempotency-Key is still being handled; wait Retry-After seconds.',
+  409: 'Conflict: a request with the same Idempotency-Key is still being handled (wait Retry-After seconds), or the request does not fit the current state of the resource (e.g. cancelling a job that already ended).',
   405: 'Method not allowed: this path answers only the methods in the Allow header. Every method not documented on this path gets this response.',
   408: 'Request timeout: the request did not arrive in full in time (answered before routing); the connection is closed.',
   413: `Payload too large: the JSON body is larger than ${DOCUMENTED_MAX_BODY}.`,
@@ -239,7 +241,7 @@ function ok(description: string, schema: Json, headers?: Json): Json {
 
 /** A sync live path also answers as Server-Sent Events when the caller accepts them. */
 const EVENT_STREAM_NOTE =
-  ' With Accept: text/event-stream the same run is streamed as Server-Sent Events: `event: stage` (a JobStage: retrieval, each voice as it answers or fails, the chair), then `event: result` with this body, or `event: error` with {status, error: envelope} when the run fails after the stream started. Checks before the run (bad input, no panel, rate limit, spending ceiling) keep their HTTP status and JSON envelope. Closing the stream stops the writing only: the run finishes and nothing else is aborted.';
+  ' With Accept: text/event-stream the same run is streamed as Server-Sent Events: `event: stage` (a JobStage: retrieval, each voice as it answers or fails, the chair), then `event: result` with this body, or `event: error` with {status, error: envelope} when the run fails after the stream started. Checks before the run (bad input, no panel, rate limit, spending ceiling) keep their HTTP status and JSON envelope. Closing the stream aborts the model calls of this run, as any client going away does (what they spent is recorded; the run joins no session); no other request or job is affected.';
 
 function withEventStream(response: Json): Json {
   return {
@@ -464,6 +466,20 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           '202': accepted('Trace submitted as a background job.'),
         },
         errors: { 400: liveGetErrors400, ...livePanel, ...keyed },
+      }),
+    },
+    '/api/jobs/cancel': {
+      post: operation({
+        operationId: 'cancelJob',
+        tags: ['live panel'],
+        summary: 'Cancel a background job and abort its model calls',
+        description:
+          'Cancels a queued or running job (deliberation, trace or council): its model calls are aborted at once in the process running it (another process sharing a PostgreSQL store sees it at its next job sweep), their reservations against the spending ceiling are released, and the job ends with status cancelled and error.code JOB_CANCELLED. Cancelling a cancelled job answers its state again; a job already done or failed answers 409 JOB_ALREADY_FINISHED. The job id goes in the query (cancel_url) or in an optional JSON body.',
+        parameters: [queryParameter('job', { type: 'string', minLength: 1 }, 'Id of the job (job_id of the 202); or give it in the body.')],
+        requestBody: jsonBody('CancelJobRequest', 'Optional: the job id as {"job": "<job_id>"} instead of the query.', false),
+        responses: { '200': ok('The job, now cancelled.', ref('JobState')) },
+        errors: { 400: ['PARAM_MISSING', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_BODY', 'CONFLICTING_PARAMETERS'], 404: ['JOB_NOT_FOUND'], 409: ['JOB_ALREADY_FINISHED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'STORE_UNAVAILABLE'] },
+        post: true,
       }),
     },
     '/api/council': {
@@ -800,6 +816,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         'Every 4xx and 5xx JSON body is the error envelope {error: {code, message, agent_action, retryable, suggested_next_call, details?}}; x-error-catalogue lists every code. On every client error but 429, suggested_next_call is a request that succeeds on this deployment: the same GET without the refused value, the same POST with the body mended, or the example call of the path. Any path not listed here answers 404 ROUTE_NOT_FOUND.',
         'Every GET also answers HEAD, and every path answers an OPTIONS preflight with 204 (CORS: any origin).',
         'Full deliberation, async jobs, trace and the live council need a live model panel: while /api/health reports capabilities.deliberation false they answer 503 LIVE_PANEL_UNAVAILABLE.',
+        'Live runs are bounded. Each model call has one deadline across its retries (panel setting timeout_ms; only 429, 5xx and dropped connections are retried); each deliberation, council or trace has its own deadline (panel setting defaults.deliberation_deadline_ms, default 180 s), after which it answers with the voices it has and names the rest (failure "deadline"). Before every call its worst-case cost is reserved against the spending ceiling (panel setting spending_ceiling_usd) in the store, across processes; a call that would cross it is not made (failure "spending_ceiling"; 503 SPENDING_CEILING_REACHED when no call could be made). cost_usd and cost report the sum of every call a response made, chair included. An answer cut off at max_tokens is retried once with twice the room and otherwise marked truncated: true (also in persisted records). A client that disconnects aborts its calls; POST /api/jobs/cancel cancels a job and aborts its calls.',
         `Record ids are case-sensitive: ${idPrefix}-<number>, ${idPrefix}-R-<NAME>, ${idPrefix}-S<digits> for works; ${idPrefix}-D<digits> and ${idPrefix}-L<digits> for Atlas records.`,
       ].join('\n\n'),
     },

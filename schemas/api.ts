@@ -709,7 +709,10 @@ export type QueryRequest = z.infer<typeof QueryRequestSchema>;
 
 export const JobKindSchema = named('JobKind', z.enum(['deliberation', 'trace', 'council']).describe('What the job runs.'));
 export type JobKind = z.infer<typeof JobKindSchema>;
-export const JobStatusSchema = named('JobStatus', z.enum(['queued', 'running', 'done', 'failed']).describe('Job state; done when complete.'));
+export const JobStatusSchema = named(
+  'JobStatus',
+  z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).describe('Job state; done when complete, cancelled after POST /api/jobs/cancel (its model calls were aborted).'),
+);
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 
 export const AsyncJobAcceptedSchema = named(
@@ -718,6 +721,7 @@ export const AsyncJobAcceptedSchema = named(
     .looseObject({
       job_id: text('Id of the submitted job.'),
       poll_url: text('GET it about every 3 s until status is done (about 25 s in total).'),
+      cancel_url: text('POST it to cancel the job and abort its model calls.'),
       status: JobStatusSchema,
       kind: JobKindSchema,
       poll_after_seconds: z.number().int().positive().describe('Advised polling interval.'),
@@ -758,8 +762,11 @@ export const JobStateSchema = named(
       updated_at: DateTimeSchema.describe('Last change of the job.'),
       poll_url: text('Where to poll.'),
       poll_after_seconds: z.number().int().positive().optional().describe('Present while the job is queued or running.'),
-      stages: z.array(JobStageSchema).describe('Progress so far, oldest first: retrieval, each voice as it answered or failed, the chair. Stored as they happen.'),
-      error: z.looseObject({ code: text('Failure code.'), message: text('What failed.') }).optional().describe('Present when status is failed.'),
+      stages: z.array(JobStageSchema).describe('Progress so far, oldest first: retrieval, each voice as it answered or failed (failure timeout, spending_ceiling, truncated, aborted, ...), the chair. Stored as they happen; a cancelled job stores no stage after its cancel.'),
+      error: z
+        .looseObject({ code: text('Failure code (JOB_CANCELLED when cancelled).'), message: text('What failed.') })
+        .optional()
+        .describe('Present when status is failed or cancelled.'),
     })
     .describe('Job state on GET /api/query?job=<id> (spec §4.2 rule 6). When status is done, the full result (deliberation, trace or council) is merged in; other fields are not shown.'),
 );
@@ -781,8 +788,38 @@ export const LiveTensionSchema = named(
 export type LiveTension = z.infer<typeof LiveTensionSchema>;
 
 const panelVoice = z
-  .looseObject({ model_id: text('Model version that was asked.'), status: z.enum(['answered', 'failed']).describe('Whether the voice answered.') })
+  .looseObject({
+    model_id: text('Model version that was asked.'),
+    status: z.enum(['answered', 'failed']).describe('Whether the voice answered.'),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe('On answered voices: true when the model stopped at max_tokens (finish_reason "length", after one retry with twice the room): the text is exactly what it said, cut off.'),
+    failure: z
+      .string()
+      .optional()
+      .describe('On failed voices: why (timeout, deadline, rate_limited, server_error, connection, auth, bad_request, malformed, empty, truncated, aborted, spending_ceiling).'),
+  })
   .describe('One panel voice: its verbatim answer, or why it failed. Other fields are not shown.');
+
+export const LiveCostSchema = named(
+  'LiveCost',
+  z
+    .looseObject({
+      total_usd: z.number().nonnegative().describe('Sum of every call the response made (panel, chair, retries, second tries): usage × the configured prices. Equals cost_usd.'),
+      panel_usd: z.number().nonnegative().describe('Calls of the panel voices (council, deliberation).'),
+      chair_usd: z.number().nonnegative().describe('Calls of the chair (synthesis; every trace pass).'),
+      calls: count('Calls made, including failed ones.'),
+      prompt_tokens: count('Prompt tokens reported by the providers.'),
+      completion_tokens: count('Completion tokens reported by the providers.'),
+    })
+    .describe('What a live response cost, as recorded against the spending ceiling.'),
+);
+
+const liveCost = {
+  cost_usd: z.number().nonnegative().describe('Cost of every call the response made, chair included (= cost.total_usd).'),
+  cost: LiveCostSchema,
+};
 
 export const DeliberationResponseSchema = named(
   'DeliberationResponse',
@@ -797,6 +834,7 @@ export const DeliberationResponseSchema = named(
       panel: z.array(panelVoice).describe('The panel voices.'),
       trace: z.looseObject({}).describe('Retrieval, timings and usage; fields not shown.'),
       receipt: ReceiptSchema,
+      ...liveCost,
       session: z
         .looseObject({
           session_id: text('The server-issued session id: send it as session_id to continue.'),
@@ -823,6 +861,7 @@ export const TraceResponseSchema = named(
       delta: z.looseObject({}).describe('What the corpus changed; inner shape not shown.'),
       sources: z.array(z.looseObject({ id: text('Record id.') })).describe('Records the augmented pass saw.'),
       receipt: ReceiptSchema.extend({ measured: z.literal(true).describe('Present and true only on trace.') }).describe('Measured receipt, derived from the baseline-versus-augmented delta.'),
+      ...liveCost,
     })
     .describe('Trace (spec §4.4): baseline, augmented, delta, sources and a measured receipt. A single-run demonstrator, not a controlled study.'),
 );
@@ -838,6 +877,7 @@ export const CouncilResponseSchema = named(
       panel: z.array(panelVoice).describe('A panel of verbatim model answers.'),
       reading: text('Synthesized reading.'),
       tensions: z.array(LiveTensionSchema).describe('Named tensions.'),
+      ...liveCost,
       council_id: z.string().nullable().describe('The id under which this exact result is kept for 24 h: POST /api/council {"council_id": ..., "persist": true} with the bearer secret stores it as shown, with no model call. Null only when the store could not keep it.'),
       kept_until: DateTimeSchema.nullable().describe('Until when the result can be persisted by council_id.'),
     })
@@ -922,6 +962,7 @@ export const AnswerOutSchema = named(
     lab: AnswerSchema.shape.lab.describe('Lab of the model.'),
     date: AnswerSchema.shape.date.describe('When the answer was given (ISO 8601 date or date-time).'),
     text: AnswerSchema.shape.text.describe('Verbatim answer.'),
+    truncated: AnswerSchema.shape.truncated.describe('Present and true when the model was cut off at max_tokens: the text is verbatim but incomplete.'),
     contributed: AnswerSchema.shape.contributed.unwrap()
       .extend({
         identity: text('Declared identity of the contributor.'),
@@ -1449,3 +1490,13 @@ export const CouncilRequestSchema = named(
     .describe('Body of POST /api/council (spec §4.6). Unknown fields are rejected with INVALID_BODY.'),
 );
 export type CouncilRequest = z.infer<typeof CouncilRequestSchema>;
+
+export const CancelJobRequestSchema = named(
+  'CancelJobRequest',
+  z
+    .strictObject({
+      job: z.string().min(1).max(200).optional().describe('Id of the job to cancel (job_id of the 202); or give it as ?job=<id>.'),
+    })
+    .describe('Optional body of POST /api/jobs/cancel. Unknown fields are rejected with INVALID_BODY; a job id in both the query and the body must be the same.'),
+);
+export type CancelJobRequest = z.infer<typeof CancelJobRequestSchema>;

@@ -124,6 +124,10 @@ export const AnswerSchema = z.object({
   lab: z.string().optional(),
   date: DateOrDateTimeSchema,
   text: z.string().min(1, 'answer text must not be empty').describe('Verbatim answer'),
+  truncated: z
+    .literal(true)
+    .optional()
+    .describe('The model stopped at its max_tokens (finish_reason "length"): the text is verbatim but cut off, not a complete answer'),
   contributed: z
     .object({ identity: nonEmpty, justification: nonEmpty, approved_at: DateOrDateTimeSchema.optional() })
     .optional()

@@ -6,6 +6,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { panelReview } from '../api/core/live/review.ts';
+import { createLedger } from '../api/core/live/metered-call.ts';
+import { createReservingMeter } from '../api/live/spend.ts';
 import { deriveDivergence } from '../api/core/records.ts';
 import { createPanel } from '../api/providers/chat.ts';
 import { loadPanelConfig } from '../api/providers/panel-config.ts';
@@ -119,7 +121,8 @@ async function run(store: Store, command: string, id: string | undefined, values
       const content = loadContent(values.content);
       const entry = item.record_id ? content.divergences.find((candidate) => candidate.data.id === item.record_id) : undefined;
       const record = entry ? deriveDivergence(entry.data, entry.body, content.registry) : undefined;
-      const votes = await panelReview(panel.members, item, record, () => new Date());
+      const scope = { meter: createReservingMeter(store, panel, () => new Date()), ledger: createLedger() };
+      const votes = await panelReview(panel.members, item, record, () => new Date(), scope);
       for (const vote of votes) if (vote.vote) await store.addReview(item.id, { reviewer: vote.reviewer, vote: vote.vote, reason: vote.reason, at: vote.at });
       return print(values.json ? JSON.stringify({ id: item.id, votes }) : votes.map((vote) => `${vote.reviewer}: ${vote.vote ?? 'no vote'}: ${vote.reason}`).join('\n'));
     }

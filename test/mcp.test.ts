@@ -389,6 +389,32 @@ describe('live job polling', () => {
     expect(errorOf(result)).toMatchObject({ code: 'SPENDING_CEILING_REACHED', message: expect.stringMatching(/job_1 failed/) });
   });
 
+  it('stops waiting on a cancelled job and reports it as a tool error with JOB_CANCELLED', async () => {
+    const running = { job_id: 'job_3', kind: 'council', status: 'running' };
+    const { client, sleeps } = await scripted([
+      { status: 200, body: running },
+      { status: 200, body: { ...running, status: 'cancelled', error: { code: 'JOB_CANCELLED', message: 'the job was cancelled by its caller' } } },
+    ]);
+    const result = await call(client, 'council', { job_id: 'job_3', wait_seconds: 50 });
+    expect(sleeps).toHaveLength(1);
+    expect(result.isError).toBe(true);
+    expect(errorOf(result)).toMatchObject({ code: 'JOB_CANCELLED' });
+  });
+
+  it('marks a council voice that was cut off at its token limit', async () => {
+    const done = {
+      job_id: 'job_4', kind: 'council', status: 'done', question: 'Q?', n_models: 2, reading: 'r', tensions: [],
+      panel: [
+        { model: 'Alder', model_id: 'alder-1', status: 'answered', text: 'Alder is cut', truncated: true },
+        { model: 'Birch', model_id: 'birch-1', status: 'answered', text: 'Birch is whole', truncated: false },
+      ],
+    };
+    const { client } = await scripted([{ status: 200, body: done }]);
+    const text = textOf(await call(client, 'council', { job_id: 'job_4' }));
+    expect(text).toContain('Alder (alder-1): [cut off at its token limit] Alder is cut');
+    expect(text).toContain('Birch (birch-1): Birch is whole');
+  });
+
   it('without wait_seconds returns the pending job and the exact next call at once', async () => {
     const { client, sleeps } = await scripted([
       { status: 202, body: { job_id: 'job_2', status: 'queued', kind: 'trace' } },

@@ -81,6 +81,7 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/api/query': ['get', 'post'],
   '/api/trace': ['get'],
   '/api/council': ['get', 'post'],
+  '/api/jobs/cancel': ['post'],
   '/api/divergences': ['get'],
   '/api/divergences/search': ['get'],
   '/api/kin': ['get'],
@@ -366,6 +367,14 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/trace?q=x', status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
   { method: 'GET', url: '/api/trace?q=x&verbose=1', status: 400, code: 'UNKNOWN_PARAMETER' },
   { method: 'POST', url: '/api/trace', status: 405, code: 'METHOD_NOT_ALLOWED' },
+  { method: 'POST', url: '/api/jobs/cancel?job=job_1', status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
+  { method: 'POST', url: '/api/jobs/cancel', status: 400, code: 'PARAM_MISSING', zod: MissingParameterErrorSchema },
+  { method: 'POST', url: '/api/jobs/cancel?job=a&job=b', status: 400, code: 'PARAM_REPEATED' },
+  { method: 'POST', url: '/api/jobs/cancel?job=a&q=x', status: 400, code: 'UNKNOWN_PARAMETER' },
+  { method: 'GET', url: '/api/jobs/cancel?job=a', status: 405, code: 'METHOD_NOT_ALLOWED' },
+  { method: 'POST', url: '/api/jobs/cancel', body: { job: 'job_1' }, status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
+  { method: 'POST', url: '/api/jobs/cancel?job=a', body: { job: 'b' }, status: 400, code: 'CONFLICTING_PARAMETERS' },
+  { method: 'POST', url: '/api/jobs/cancel', body: { id: 'a' }, status: 400, code: 'INVALID_BODY' },
   // Write ladder: contributions, proposals, invitations, plays
   { method: 'POST', url: '/api/contribute', body: contribution, status: 202, zod: ContributionAcceptedSchema },
   { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'key-1' }, status: 202, zod: ContributionAcceptedSchema, label: 'POST /api/contribute (Idempotency-Key)' },
@@ -559,6 +568,19 @@ describe('live panel responses match the document', () => {
     }
     AsyncJobAcceptedSchema.parse((await checked('POST', '/api/query', 202, { query: 'Can a refusal be owned?', async: true })).body);
     await checked('GET', '/api/query?job=job_unknown', 404);
+  });
+
+  it('cancelling a job: 200 cancelled, 409 once it ended, 404 when unknown', async () => {
+    for (const model of ['alder-live', 'birch-live', 'cedar-live']) fake.script(model, [{ kind: 'hang' }]);
+    const submitted = await checked('GET', `/api/query?q=${refusal}&async=1`, 202);
+    const cancelled = await checked('POST', submitted.body.cancel_url as string, 200);
+    expect(JobStateSchema.parse(cancelled.body)).toMatchObject({ status: 'cancelled', error: { code: 'JOB_CANCELLED' } });
+    await live.live.runner.idle();
+    const done = await checked('GET', `/api/council?q=x&async=1`, 202);
+    await live.live.runner.idle();
+    expect((await checked('POST', done.body.cancel_url as string, 409)).body.error.code).toBe('JOB_ALREADY_FINISHED');
+    expect((await checked('POST', '/api/jobs/cancel?job=job_unknown', 404)).body.error.code).toBe('JOB_NOT_FOUND');
+    expect((await checked('POST', '/api/jobs/cancel', 409, { job: done.body.job_id })).body.error.code).toBe('JOB_ALREADY_FINISHED');
   });
 
   it('persisting a council: 401, 403, then 201 and a record that reads back as a DivergenceRecord', async () => {

@@ -3,11 +3,12 @@
  * This checks the built HTML itself; test/e2e/ drives it in a real browser.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
+import { parseMarkdown, stringifyMarkdown } from '../scripts/lib/frontmatter.ts';
 import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
@@ -25,7 +26,14 @@ function htmlFiles(dir: string): string[] {
 }
 
 beforeAll(async () => {
-  built = await buildApp(writeFixtureContent());
+  const contentDir = writeFixtureContent();
+  // One answer cut off at its token limit, as a live council stores it.
+  const d2 = path.join(contentDir, 'divergences/TST-D2.md');
+  const parsed = parseMarkdown(readFileSync(d2, 'utf8'));
+  const answers = parsed.data.answers as Record<string, unknown>[];
+  answers[0] = { ...answers[0], truncated: true };
+  writeFileSync(d2, stringifyMarkdown(parsed.data, parsed.body));
+  built = await buildApp(contentDir);
   siteDir = tempDir('site');
   const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/astro/astro.js'), 'build', '--silent'], {
     cwd: REPO_ROOT,
@@ -43,6 +51,12 @@ describe('static site', () => {
     expect(page).toContain('href="/records/TST-D1.md"');
     expect(page).toContain('/atlas/TST-D2/');
     expect(readFileSync(path.join(siteDir, 'works/TST-1/index.html'), 'utf8')).toContain('Tide tables');
+  });
+
+  it('marks an answer that was cut off at its token limit, and only that one', () => {
+    const marked = readFileSync(path.join(siteDir, 'atlas/TST-D2/index.html'), 'utf8');
+    expect(marked.match(/cut off at the token limit/g)).toHaveLength(1);
+    expect(readFileSync(path.join(siteDir, 'atlas/TST-D1/index.html'), 'utf8')).not.toContain('cut off at the token limit');
   });
 
   it('every page has one h1, landmarks, and little JavaScript', () => {

@@ -192,6 +192,46 @@ for (const driver of drivers) {
       await store.close();
     });
 
+    it('reserves spend atomically against a ceiling, settles with real usage, and lets reservations expire', async () => {
+      const store = await driver.open();
+      const reservation = (id: string, amount: number, expiresMinute = 10) => ({ id, purpose: 'council', model: 'm', amount_usd: amount, expires_at: at(expiresMinute) });
+      await store.addSpend({ at: at(0).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.25 });
+      // 40 concurrent reservations of $0.10 under a $1 ceiling with $0.25 spent: exactly 7 fit.
+      const burst = await Promise.all(Array.from({ length: 40 }, (_, n) => store.reserveSpend(reservation(`r${n}`, 0.1), 1, at(1))));
+      expect(burst.filter(Boolean)).toHaveLength(7);
+      expect(await store.spendStatus(at(1))).toEqual({ spent_usd: 0.25, reserved_usd: expect.closeTo(0.7, 9) });
+      // Settling replaces a reservation by what the call really cost; without usage, by nothing.
+      const granted = burst.flatMap((ok, n) => (ok ? [`r${n}`] : []));
+      await store.settleSpend(granted[0]!, { at: at(2).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 10, completion_tokens: 20, cost_usd: 0.04 });
+      await store.settleSpend(granted[1]!, undefined);
+      expect(await store.spendStatus(at(2))).toEqual({ spent_usd: expect.closeTo(0.29, 9), reserved_usd: expect.closeTo(0.5, 9) });
+      expect(await store.totalSpendUsd()).toBeCloseTo(0.29, 9);
+      expect(await store.reserveSpend(reservation('late', 0.3), 1, at(2))).toBe(false);
+      // A dead process's reservations stop counting at their expiry.
+      expect(await store.reserveSpend(reservation('late', 0.3, 20), 1, at(10))).toBe(true);
+      expect(await store.spendStatus(at(10))).toEqual({ spent_usd: expect.closeTo(0.29, 9), reserved_usd: expect.closeTo(0.3, 9) });
+      await store.close();
+    });
+
+    it('cancels queued and running jobs; a cancelled job stays cancelled', async () => {
+      const store = await driver.open();
+      await store.createJob({ id: 'job_q', kind: 'council', input: null }, at(0));
+      await store.createJob({ id: 'job_r', kind: 'council', input: null }, at(0));
+      await store.claimJob('job_r', at(1));
+      expect(await store.cancelJob('job_q', at(2))).toMatchObject({ status: 'cancelled', error: { code: 'JOB_CANCELLED' } });
+      expect(await store.cancelJob('job_r', at(2))).toMatchObject({ status: 'cancelled' });
+      expect(await store.claimJob('job_q', at(3))).toBe(false);
+      await store.finishJob('job_r', { result: { late: true } }, at(3));
+      expect(await store.getJob('job_r')).toMatchObject({ status: 'cancelled', result: null });
+      expect(await store.unfinishedJobs()).toEqual([]);
+      await store.createJob({ id: 'job_d', kind: 'council', input: null }, at(4));
+      await store.claimJob('job_d', at(4));
+      await store.finishJob('job_d', { result: 1 }, at(5));
+      expect(await store.cancelJob('job_d', at(6))).toMatchObject({ status: 'done' });
+      expect(await store.cancelJob('nope', at(6))).toBeUndefined();
+      await store.close();
+    });
+
     it('submits contributions atomically: duplicate, limit, then insert', async () => {
       const store = await driver.open();
       const limit = { key: 'contribute:client-a', limit: 10, windowMs: hour };

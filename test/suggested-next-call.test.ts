@@ -17,13 +17,13 @@ import { createSqliteStore } from '../api/storage/sqlite-store.ts';
 import { buildApp, type BuiltApp } from './helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig } from './helpers/live.ts';
 
 const WINDOW = { limit: 10_000, windowMs: 3_600_000 };
 const NO_LIMITS: RateLimits = { contribute: WINDOW, play: WINDOW, live: WINDOW, liveGlobal: WINDOW, council: WINDOW, councilGlobal: WINDOW };
 
 /** Client errors, and the one 503 that a changed request always avoids. */
-const COVERED_STATUSES = new Set([400, 401, 403, 404, 405, 413, 414, 416, 431]);
+const COVERED_STATUSES = new Set([400, 401, 403, 404, 405, 409, 413, 414, 416, 431]);
 const ALSO_COVERED: ErrorCode[] = ['PERSISTENCE_UNAVAILABLE'];
 
 interface Case {
@@ -45,6 +45,8 @@ let built: BuiltApp;
 let app: Express;
 let noSecret: Express;
 let jobId: string;
+/** A job that has ended (done) before the cases run: cancelling it is JOB_ALREADY_FINISHED. */
+let finishedJobId: string;
 
 const ANSWER = { id: 'TST-D1', answer: 'Ownership comes by degrees.', identity: 'Dogwood', justification: 'new_position' };
 const PROPOSAL = { action: 'propose', title: 'A synthesis', text: 'Two readings of refusal.', identity: 'Dogwood', sources: ['TST-1'] };
@@ -114,6 +116,25 @@ function cases(): Case[] {
     { code: 'UNKNOWN_SOURCE', method: 'POST', url: '/api/store', body: { ...PROPOSAL, sources: ['TST-1', 'NOPE-1'] }, check: (call) => expect(call.body).toMatchObject({ sources: ['TST-1'] }) },
     { code: 'INVALID_BODY', method: 'POST', url: '/api/play', body: { slug: 5 } },
     { code: 'TRACK_NOT_FOUND', method: 'POST', url: '/api/play', body: { slug: 'harbor-talk' }, check: (call) => expect(call.body).toEqual({ slug: 'harbour-talk' }) },
+    { code: 'BODY_TOO_DEEP', method: 'POST', url: '/api/contribute', raw: `{"id": ${'['.repeat(80)}${']'.repeat(80)}}` },
+    // Live state: a session not issued, a council no longer kept, a job already ended.
+    {
+      code: 'SESSION_NOT_FOUND',
+      method: 'POST',
+      url: '/api/query',
+      body: { query: 'What do the tides owe the harbour?', session_id: 'ses_never_issued' },
+      check: (call) => expect(call.body).toEqual({ query: 'What do the tides owe the harbour?', new_session: true }),
+    },
+    { code: 'COUNCIL_NOT_FOUND', method: 'POST', url: '/api/council', body: { council_id: 'council_gone', persist: true }, headers: { Authorization: `Bearer ${INGEST_SECRET}` }, check: (call) => expect(call).toMatchObject({ method: 'GET', path: '/api/council' }) },
+    {
+      code: 'JOB_ALREADY_FINISHED',
+      method: 'POST',
+      get url() {
+        return `/api/jobs/cancel?job=${finishedJobId}`;
+      },
+      check: (call) => expect(call).toEqual({ method: 'GET', path: '/api/query', query: { job: finishedJobId } }),
+    },
+    { code: 'PARAM_MISSING', method: 'POST', url: '/api/jobs/cancel', body: {}, check: (call) => expect(call.query).toMatchObject({ async: '1' }) },
     { code: 'ORIGIN_NOT_ALLOWED', method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, headers: { Origin: 'https://evil.example' }, check: (call) => expect(call).toEqual({ method: 'GET', path: '/api/agent-entry' }) },
   ];
 }
@@ -148,6 +169,9 @@ beforeAll(async () => {
   const submitted = await request(app).get('/api/query').query({ q: 'What do the tides owe the harbour?', async: '1' });
   expect(submitted.status).toBe(202);
   jobId = submitted.body.job_id;
+  const finished = await request(app).get('/api/query').query({ q: 'What does the harbour keep?', async: '1' });
+  finishedJobId = finished.body.job_id;
+  await wired.live.runner.idle();
 }, 120_000);
 
 afterAll(async () => {

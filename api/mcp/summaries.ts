@@ -64,7 +64,9 @@ export function summarizeTrace(body: JsonObject): string {
 
 export function summarizeCouncil(body: JsonObject): string {
   const voices = list(body.panel).map((voice) =>
-    isObject(voice) ? `- ${text(voice.model)} (${text(voice.model_id)}): ${voice.status === 'answered' ? truncate(text(voice.text), 300) : `failed: ${text(voice.failure)}`}` : `- ${text(voice)}`,
+    isObject(voice)
+      ? `- ${text(voice.model)} (${text(voice.model_id)}): ${voice.status === 'answered' ? `${voice.truncated === true ? '[cut off at its token limit] ' : ''}${truncate(text(voice.text), 300)}` : `failed: ${text(voice.failure)}`}`
+      : `- ${text(voice)}`,
   );
   return join([
     `Council${body.job_id ? ` (job ${text(body.job_id)})` : ''} on: ${truncate(text(body.question_received ?? body.question), 200)} — ${text(body.n_models)} voice(s) answered.`,

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation, type KeyRow } from './idempotency.ts';
-import { StoreUnavailableError, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type Store, type SubmitOutcome } from './store.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
 
 const SCHEMA = `
@@ -27,6 +27,9 @@ CREATE TABLE IF NOT EXISTS session_exchanges (
 CREATE TABLE IF NOT EXISTS spend (
   at TEXT NOT NULL, purpose TEXT NOT NULL, model TEXT NOT NULL,
   prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS spend_reservations (
+  id TEXT PRIMARY KEY, purpose TEXT NOT NULL, model TEXT NOT NULL, amount_usd DOUBLE PRECISION NOT NULL, expires_at BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS atlas_records (
   id TEXT PRIMARY KEY, frontmatter JSONB NOT NULL, body TEXT NOT NULL, persisted_at TEXT NOT NULL
@@ -208,8 +211,13 @@ export async function createPostgresStore(connectionString: string, options: { m
       return rowCount === 1;
     },
     async finishJob(id, outcome, now) {
-      if ('result' in outcome) await pool.query("UPDATE jobs SET status = 'done', result = $1, updated_at = $2 WHERE id = $3", [JSON.stringify(outcome.result), now.toISOString(), id]);
-      else await pool.query("UPDATE jobs SET status = 'failed', error = $1, updated_at = $2 WHERE id = $3", [JSON.stringify(outcome.error), now.toISOString(), id]);
+      if ('result' in outcome) await pool.query("UPDATE jobs SET status = 'done', result = $1, updated_at = $2 WHERE id = $3 AND status = 'running'", [JSON.stringify(outcome.result), now.toISOString(), id]);
+      else await pool.query("UPDATE jobs SET status = 'failed', error = $1, updated_at = $2 WHERE id = $3 AND status = 'running'", [JSON.stringify(outcome.error), now.toISOString(), id]);
+    },
+    async cancelJob(id, now) {
+      await pool.query("UPDATE jobs SET status = 'cancelled', error = $1, updated_at = $2 WHERE id = $3 AND status IN ('queued', 'running')", [JSON.stringify(CANCELLED), now.toISOString(), id]);
+      const { rows } = await pool.query<JobRow>(`SELECT ${jobColumns} FROM jobs WHERE id = $1`, [id]);
+      return rows[0] ? toJob(rows[0]) : undefined;
     },
     async unfinishedJobs() {
       const { rows } = await pool.query<JobRow>(`SELECT ${jobColumns} FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at`);
@@ -279,6 +287,39 @@ export async function createPostgresStore(connectionString: string, options: { m
     async totalSpendUsd() {
       const { rows } = await pool.query<{ total: number }>('SELECT COALESCE(SUM(cost_usd), 0) AS total FROM spend');
       return Number(rows[0]!.total);
+    },
+    async reserveSpend(reservation: SpendReservation, ceilingUsd: number, now: Date) {
+      return transaction(async (client) => {
+        // One lock for every reservation: processes take turns, so two cannot both fit the last dollar.
+        await lock(client, 'spend-ceiling');
+        await client.query('DELETE FROM spend_reservations WHERE expires_at <= $1', [now.getTime()]);
+        const { rows } = await client.query<{ spent: number; reserved: number }>(
+          'SELECT (SELECT COALESCE(SUM(cost_usd), 0) FROM spend) AS spent, (SELECT COALESCE(SUM(amount_usd), 0) FROM spend_reservations) AS reserved',
+        );
+        if (!withinCeiling(Number(rows[0]!.spent) + Number(rows[0]!.reserved) + reservation.amount_usd, ceilingUsd)) return false;
+        await client.query('INSERT INTO spend_reservations (id, purpose, model, amount_usd, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+          reservation.id, reservation.purpose, reservation.model, reservation.amount_usd, reservation.expires_at.getTime(),
+        ]);
+        return true;
+      });
+    },
+    async settleSpend(reservationId, entry) {
+      await transaction(async (client) => {
+        await lock(client, 'spend-ceiling');
+        await client.query('DELETE FROM spend_reservations WHERE id = $1', [reservationId]);
+        if (entry) {
+          await client.query('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES ($1, $2, $3, $4, $5, $6)', [
+            entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd,
+          ]);
+        }
+      });
+    },
+    async spendStatus(now) {
+      const { rows } = await pool.query<{ spent: number; reserved: number }>(
+        'SELECT (SELECT COALESCE(SUM(cost_usd), 0) FROM spend) AS spent, (SELECT COALESCE(SUM(amount_usd), 0) FROM spend_reservations WHERE expires_at > $1) AS reserved',
+        [now.getTime()],
+      );
+      return { spent_usd: Number(rows[0]!.spent), reserved_usd: Number(rows[0]!.reserved) };
     },
     async saveRecord(record: PersistedRecord) {
       await pool.query('INSERT INTO atlas_records (id, frontmatter, body, persisted_at) VALUES ($1, $2, $3, $4)', [record.id, JSON.stringify(record.frontmatter), record.body, record.persisted_at]);

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation } from './idempotency.ts';
-import { StoreUnavailableError, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type Store, type SubmitOutcome } from './store.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
 
 interface Statement {
@@ -45,6 +45,9 @@ CREATE TABLE IF NOT EXISTS session_exchanges (
 CREATE TABLE IF NOT EXISTS spend (
   at TEXT NOT NULL, purpose TEXT NOT NULL, model TEXT NOT NULL,
   prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS spend_reservations (
+  id TEXT PRIMARY KEY, purpose TEXT NOT NULL, model TEXT NOT NULL, amount_usd REAL NOT NULL, expires_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS atlas_records (
   id TEXT PRIMARY KEY, frontmatter TEXT NOT NULL, body TEXT NOT NULL, persisted_at TEXT NOT NULL
@@ -175,7 +178,8 @@ export function createSqliteStore(file: string): Store {
     insertJob: db.prepare('INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)'),
     getJob: db.prepare('SELECT id, kind, status, input, result, error, attempts, created_at, updated_at FROM jobs WHERE id = ?'),
     claimJob: db.prepare("UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'queued'"),
-    finishJob: db.prepare('UPDATE jobs SET status = ?, result = ?, error = ?, updated_at = ? WHERE id = ?'),
+    finishJob: db.prepare("UPDATE jobs SET status = ?, result = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'running'"),
+    cancelJob: db.prepare("UPDATE jobs SET status = 'cancelled', error = ?, updated_at = ? WHERE id = ? AND status IN ('queued', 'running')"),
     unfinished: db.prepare("SELECT id, kind, status, input, result, error, attempts, created_at, updated_at FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at"),
     requeue: db.prepare("UPDATE jobs SET status = 'queued', updated_at = ? WHERE id = ?"),
     maxSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM session_exchanges WHERE session_id = ?'),
@@ -193,6 +197,10 @@ export function createSqliteStore(file: string): Store {
     setCouncilPersisted: db.prepare('UPDATE kept_councils SET persisted_id = ? WHERE id = ? AND persisted_id IS ?'),
     insertSpend: db.prepare('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?)'),
     totalSpend: db.prepare('SELECT COALESCE(SUM(cost_usd), 0) AS total FROM spend'),
+    dropExpired: db.prepare('DELETE FROM spend_reservations WHERE expires_at <= ?'),
+    reserved: db.prepare('SELECT COALESCE(SUM(amount_usd), 0) AS total FROM spend_reservations WHERE expires_at > ?'),
+    insertReservation: db.prepare('INSERT INTO spend_reservations (id, purpose, model, amount_usd, expires_at) VALUES (?, ?, ?, ?, ?)'),
+    dropReservation: db.prepare('DELETE FROM spend_reservations WHERE id = ?'),
     saveRecord: db.prepare('INSERT INTO atlas_records (id, frontmatter, body, persisted_at) VALUES (?, ?, ?, ?)'),
     listRecords: db.prepare('SELECT id, frontmatter, body, persisted_at FROM atlas_records ORDER BY persisted_at, id'),
     getKey: db.prepare('SELECT fingerprint, acknowledgement, reserved_at FROM idempotency_keys WHERE client = ? AND operation = ? AND key = ?'),
@@ -263,6 +271,11 @@ export function createSqliteStore(file: string): Store {
     async unfinishedJobs() {
       return (statements.unfinished.all() as JobRow[]).map(toJob);
     },
+    async cancelJob(id, now) {
+      statements.cancelJob.run(JSON.stringify(CANCELLED), now.toISOString(), id);
+      const row = statements.getJob.get(id) as JobRow | undefined;
+      return row ? toJob(row) : undefined;
+    },
     async requeueJob(id, now) {
       statements.requeue.run(now.toISOString(), id);
     },
@@ -314,6 +327,28 @@ export function createSqliteStore(file: string): Store {
     },
     async totalSpendUsd() {
       return Number((statements.totalSpend.get() as { total: number }).total);
+    },
+    async reserveSpend(reservation: SpendReservation, ceilingUsd: number, now: Date) {
+      return transaction(() => {
+        statements.dropExpired.run(now.getTime());
+        const spent = Number((statements.totalSpend.get() as { total: number }).total);
+        const reserved = Number((statements.reserved.get(now.getTime()) as { total: number }).total);
+        if (!withinCeiling(spent + reserved + reservation.amount_usd, ceilingUsd)) return false;
+        statements.insertReservation.run(reservation.id, reservation.purpose, reservation.model, reservation.amount_usd, reservation.expires_at.getTime());
+        return true;
+      });
+    },
+    async settleSpend(reservationId, entry) {
+      transaction(() => {
+        statements.dropReservation.run(reservationId);
+        if (entry) statements.insertSpend.run(entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd);
+      });
+    },
+    async spendStatus(now) {
+      return {
+        spent_usd: Number((statements.totalSpend.get() as { total: number }).total),
+        reserved_usd: Number((statements.reserved.get(now.getTime()) as { total: number }).total),
+      };
     },
     async saveRecord(record: PersistedRecord) {
       statements.saveRecord.run(record.id, JSON.stringify(record.frontmatter), record.body, record.persisted_at);

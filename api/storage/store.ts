@@ -5,7 +5,7 @@
  */
 
 export type JobKind = 'deliberation' | 'trace' | 'council';
-export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 
 export interface JobRecord {
   id: string;
@@ -50,6 +50,27 @@ export interface SpendEntry {
   prompt_tokens: number;
   completion_tokens: number;
   cost_usd: number;
+}
+
+/**
+ * Money held for one live call while it runs: its maximum cost, counted against the ceiling
+ * until the call settles. A reservation whose process died stops counting at `expires_at`
+ * (after the call's own deadline), so a crash cannot hold the ceiling forever.
+ */
+export interface SpendReservation {
+  id: string;
+  purpose: string;
+  model: string;
+  amount_usd: number;
+  expires_at: Date;
+}
+
+/** The error stored on a job cancelled by its caller. */
+export const CANCELLED = { code: 'JOB_CANCELLED', message: 'the job was cancelled by its caller; its model calls were aborted' };
+
+/** Sums of floating-point dollars: a hair of rounding is not a crossing. */
+export function withinCeiling(total: number, ceilingUsd: number): boolean {
+  return total <= ceilingUsd + 1e-9;
 }
 
 export interface PersistedRecord {
@@ -172,7 +193,10 @@ export interface Store {
   getJob(id: string): Promise<JobRecord | undefined>;
   /** Moves a job to running if it is queued (or re-queued); false when another worker has it. */
   claimJob(id: string, now: Date): Promise<boolean>;
+  /** Ends a running job; a job cancelled meanwhile stays cancelled. */
   finishJob(id: string, outcome: { result: unknown } | { error: { code: string; message: string } }, now: Date): Promise<void>;
+  /** Cancels a queued or running job; the job as it is afterwards (undefined when unknown). */
+  cancelJob(id: string, now: Date): Promise<JobRecord | undefined>;
   /** Jobs left queued or running, e.g. by a crash: the runner resumes or fails them at start. */
   unfinishedJobs(): Promise<JobRecord[]>;
   requeueJob(id: string, now: Date): Promise<void>;
@@ -202,6 +226,16 @@ export interface Store {
 
   addSpend(entry: SpendEntry): Promise<void>;
   totalSpendUsd(): Promise<number>;
+  /**
+   * Holds `reservation.amount_usd` if committed spend plus unexpired reservations plus it stay
+   * within `ceilingUsd`; false (nothing held) otherwise. Atomic across processes sharing the
+   * store. Expired reservations are dropped on the way.
+   */
+  reserveSpend(reservation: SpendReservation, ceilingUsd: number, now: Date): Promise<boolean>;
+  /** Drops a reservation and, in the same step, records what the call really cost (if anything). */
+  settleSpend(reservationId: string, entry: SpendEntry | undefined): Promise<void>;
+  /** Committed spend and the unexpired reservations, in USD. */
+  spendStatus(now: Date): Promise<{ spent_usd: number; reserved_usd: number }>;
 
   saveRecord(record: PersistedRecord): Promise<void>;
   listRecords(): Promise<PersistedRecord[]>;
