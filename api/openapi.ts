@@ -148,8 +148,8 @@ function errorResponse(status: number, codes: readonly ErrorCode[], paramMissing
       ? { headers: { Allow: { description: 'The methods this path accepts, e.g. "GET, HEAD, OPTIONS".', required: true, schema: { type: 'string' } } } }
       : status === 401
         ? { headers: { 'WWW-Authenticate': { description: 'Bearer challenge.', required: true, schema: { type: 'string' } } } }
-        : status === 429 || status === 409
-          ? { headers: { 'Retry-After': { description: 'Seconds to wait.', required: true, schema: { type: 'string' } }, ...RATE_HEADERS } }
+        : status === 429 || (status === 409 && codes.includes('IDEMPOTENCY_KEY_IN_USE'))
+          ? { headers: { 'Retry-After': { description: status === 409 ? 'Seconds to wait (sent with IDEMPOTENCY_KEY_IN_USE).' : 'Seconds to wait.', required: status === 429 || codes.length === 1, schema: { type: 'string' } }, ...RATE_HEADERS } }
           : {}),
     content: jsonContent(schema),
     'x-error-codes': [...codes],

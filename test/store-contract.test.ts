@@ -319,6 +319,7 @@ for (const driver of drivers) {
       const store = await driver.open();
       // A model answer with a NUL must not cost an acknowledged job its result.
       await store.createJob({ id: 'job_model', kind: 'deliberation', input: { query: { q: 'why' } } }, at(0));
+      await store.claimJob('job_model', at(0));
       await store.finishJob('job_model', { result: { answer: 'a\u0000b \ud800 \ud83d\ude00', ['k\u0000']: ['\udc00'] } }, at(1));
       expect((await store.getJob('job_model'))?.result).toEqual({ answer: 'ab \ufffd \ud83d\ude00', k: ['\ufffd'] });
       await store.appendExchange('s1', { question: 'q', answer: 'x\u0000y', sources: [], at: at(0).toISOString() }, 5, at(0));
