@@ -8,6 +8,8 @@ export interface SuggestedCall {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** Request headers the call needs, e.g. the same Idempotency-Key to collect a pending answer. */
+  headers?: Record<string, string>;
 }
 
 /** Query parameters as the app parses them (repeats become arrays). */

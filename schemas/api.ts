@@ -115,6 +115,7 @@ export const SuggestedCallSchema = named(
       path: text('Path of the next request.'),
       query: z.record(z.string(), z.string()).optional().describe('Query parameters of the next request.'),
       body: z.unknown().optional().describe('JSON body of the next request.'),
+      headers: z.record(z.string(), z.string()).optional().describe('Request headers the next request needs (e.g. the same Idempotency-Key to collect a pending answer).'),
     })
     .describe('A concrete next request.'),
 );
