@@ -22,6 +22,7 @@ import type { Store } from './storage/store.ts';
 import { orientationRoutes } from './routes/orientation.ts';
 import { queryRoutes } from './routes/query.ts';
 import { tensionRoutes } from './routes/tensions.ts';
+import { lineageRoutes } from './routes/lineage.ts';
 import { staticRoutes } from './routes/static.ts';
 import type { RouteContext, RouteDefinition } from './routes/types.ts';
 
@@ -127,6 +128,7 @@ export function createApp(options: AppOptions): Express {
     ...divergenceRoutes(context),
     ...kinRoutes(context),
     ...tensionRoutes(context),
+    ...lineageRoutes(context),
     ...liveRoutes(context),
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),

@@ -14,6 +14,8 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { MAX_BODY_DEPTH } from './http/body-depth.ts';
 import { ATLAS_SEARCH_DEFAULT_K, ATLAS_SEARCH_MAX_K } from './routes/divergences.ts';
 import { MAX_IDENTITY_CHARS } from './routes/kin.ts';
+import { MAX_CONCEPT_CHARS } from './routes/lineage.ts';
+import { DISPOSITION_KINDS } from '../schemas/content.ts';
 
 export interface OpenApiOptions {
   siteName: string;
@@ -39,7 +41,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNKNOWN_MODE: 'mode is not retrieve or trace.',
   UNKNOWN_GLYPH: 'glyph is not one of Ξ Ψ ∅ Ω ∞ Δ.',
   UNKNOWN_CERT: 'cert is not C1, C2, C3 or certified.',
-  UNKNOWN_STATUS: 'status is not unresolved, divergent or emerging.',
+  UNKNOWN_STATUS: 'status is not unresolved, divergent or emerging (or, on GET /api/tensions, lifecycle is not open or repaired).',
   INVALID_PARAMETER: 'A parameter has an invalid value (a flag that is not 1/true/0/false, an out-of-range limit or k, an empty job, an over-long identity or for, a malformed Idempotency-Key header).',
   CONFLICTING_PARAMETERS: 'Parameters that cannot be combined (two of mode, async, sync, job) or layer filters that exclude every layer.',
   QUERY_TOO_LONG: `q is longer than ${MAX_QUERY_CHARS} characters.`,
@@ -66,6 +68,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNKNOWN_ACTION: "POST /api/store with an action other than 'propose'.",
   UNKNOWN_SOURCE: 'A proposal cites record ids that are not in the corpus.',
   TRACK_NOT_FOUND: 'No audio track has that slug.',
+  CONCEPT_NOT_FOUND: 'GET /api/lineage with a concept that is neither a concept id nor a label; details.nearest and suggested_next_call name the closest concepts.',
+  UNKNOWN_DISPOSITION: 'disposition is not held, reclassified, canon-note, crux, synthesis-drafted, council-review or none.',
   RATE_LIMITED: 'Too many writes from this client; wait Retry-After seconds, then resend with the same Idempotency-Key.',
   LIVE_PANEL_UNAVAILABLE: 'The path needs a live model panel (full deliberation, async jobs, trace, council) and none is configured on this deployment; /api/health capabilities list what is wired.',
   ORIGIN_NOT_ALLOWED: 'A browser Origin outside the allow-list on POST /api/mcp (loopback origins and MCP_ALLOWED_ORIGINS are allowed; requests without Origin are allowed).',
@@ -524,10 +528,33 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       get: operation({
         operationId: 'tensions',
         tags: ['atlas'],
-        summary: 'Named-voice tensions',
-        parameters: [queryParameter('status', { type: 'string', enum: [...TENSION_STATUSES] }, 'Filter by status (case-insensitive); all when absent.')],
-        responses: { '200': ok('Tension records.', ref('TensionsResponse')) },
-        errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+        summary: 'Named-voice tensions, with sightings and dispositions',
+        description:
+          'A tension is one disagreement keyed by its two voices and its topic (id <voice>__<voice>__<topic>); each Atlas record naming it is a sighting. ' +
+          'Curators record dispositions as content; a tension is repaired when its latest disposition is reclassified or canon-note. Filters combine (AND).',
+        parameters: [
+          queryParameter('status', { type: 'string', enum: [...TENSION_STATUSES] }, 'Status of the latest sighting (case-insensitive); all when absent.'),
+          queryParameter('disposition', { type: 'string', enum: [...DISPOSITION_KINDS, 'none'] }, 'Tensions with at least one disposition of this kind; none: tensions without any.'),
+          queryParameter('voice', { type: 'string' }, 'Tensions where this voice is one side (case-insensitive).'),
+          queryParameter('concept', { type: 'string' }, 'Tensions sighted on Atlas records of this concept (id or label).'),
+          queryParameter('lifecycle', { type: 'string', enum: ['open', 'repaired'] }, 'open or repaired.'),
+          queryParameter('key', { type: 'string' }, 'One tension by its key.'),
+        ],
+        responses: { '200': ok('Tracked tensions.', ref('TensionsResponse')) },
+        errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_DISPOSITION', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+      }),
+    },
+    '/api/lineage': {
+      get: operation({
+        operationId: 'lineage',
+        tags: ['atlas'],
+        summary: 'Concept lineage: related concepts, spine, contributors, tensions',
+        description:
+          'From the content alone: related concepts ranked by co-occurrence on the same works (undirected), the chronological spine of works and Atlas records tagged with the concept, ' +
+          'a contributor breakdown, and the tensions of its region split into open and repaired. The same view is in /concepts/<id>.json and .md.',
+        parameters: [queryParameter('concept', { type: 'string', minLength: 1, maxLength: MAX_CONCEPT_CHARS }, 'Concept id or label (case-insensitive).', { required: true, example: 'refusal' })],
+        responses: { '200': ok('Concept lineage.', ref('Lineage')) },
+        errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['CONCEPT_NOT_FOUND'] },
       }),
     },
     '/api/contribute': {
