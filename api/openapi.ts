@@ -54,11 +54,11 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   ROUTE_NOT_FOUND: 'Nothing is served at that path (any path not in this document, or a static file that does not exist).',
   METHOD_NOT_ALLOWED: 'The path does not accept that method; the Allow header and details.allowed list the methods it does accept.',
   SPENDING_CEILING_REACHED: "The live panel's spending ceiling is reached; live work resumes when an operator raises it. Use the fast path meanwhile.",
-  PERSISTENCE_UNAVAILABLE: 'Persisting council records is not enabled on this deployment (no INGEST_SECRET configured).',
+  PERSISTENCE_UNAVAILABLE: 'Persisting council records or recording tension dispositions is not enabled on this deployment (no INGEST_SECRET configured, or no content folder).',
   STORE_UNAVAILABLE: 'The store that keeps jobs, sessions, contributions and rate limits cannot be reached for the moment (its database is down or restarting); nothing was acknowledged. Retryable: wait Retry-After seconds and resend writes with the same Idempotency-Key.',
   NOT_PERSISTABLE: 'The live-panel result is not a valid divergence record (for example fewer than two voices answered); nothing was stored.',
   PROVIDER_FAILED: 'No model of the live panel could answer (provider errors); also the error.code of a failed job on GET /api/query?job=<id>.',
-  AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record).',
+  AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record, recording a tension disposition).',
   AUTH_INVALID: 'The bearer credential is not the ingestion secret.',
   JOB_NOT_FOUND: 'No background job has that id (unknown or expired).',
   SESSION_NOT_FOUND: 'POST /api/query with a session_id this server did not issue to this client, or one idle for more than 24 h. Session ids are issued by the server: send new_session true (without session_id) to start one. Nothing ran.',
@@ -68,6 +68,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNKNOWN_ACTION: "POST /api/store with an action other than 'propose'.",
   UNKNOWN_SOURCE: 'A proposal cites record ids that are not in the corpus.',
   TRACK_NOT_FOUND: 'No audio track has that slug.',
+  TENSION_NOT_FOUND: 'POST /api/tensions/dispositions with a key that is no tension of this deployment; GET /api/tensions lists the keys (the id of each tension).',
   CONCEPT_NOT_FOUND: 'GET /api/lineage with a concept that is neither a concept id nor a label; details.nearest and suggested_next_call name the closest concepts.',
   UNKNOWN_DISPOSITION: 'disposition is not held, reclassified, canon-note, crux, synthesis-drafted, council-review or none.',
   RATE_LIMITED: 'Too many writes from this client; wait Retry-After seconds, then resend with the same Idempotency-Key.',
@@ -542,6 +543,29 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         ],
         responses: { '200': ok('Tracked tensions.', ref('TensionsResponse')) },
         errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_DISPOSITION', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+      }),
+    },
+    '/api/tensions/dispositions': {
+      post: operation({
+        operationId: 'recordDisposition',
+        tags: ['atlas'],
+        summary: 'Record a curator disposition of a tension (needs the ingestion secret)',
+        description:
+          'Appends one disposition to the tension\'s history in the content folder (content/tensions/<key>.yaml), validated like the build; history is append-only. ' +
+          'held, reclassified, canon-note and crux are notes. synthesis-drafted stores a pending proposal (reviewed with the curator CLI like any proposal). ' +
+          'council-review re-asks the fault line to the live panel under the spending ceiling and persists the result as a new Atlas record. The read model shows the disposition at once; commit the file for the next build.',
+        requestBody: jsonBody('DispositionRequest', 'The disposition.', true),
+        security: [{ ingestSecret: [] }],
+        responses: { '201': ok('The disposition and the whole history.', ref('DispositionRecorded')) },
+        errors: {
+          400: ['INVALID_BODY'],
+          401: ['AUTH_REQUIRED'],
+          403: ['AUTH_INVALID'],
+          404: ['TENSION_NOT_FOUND'],
+          429: ['RATE_LIMITED'],
+          502: ['PROVIDER_FAILED', 'NOT_PERSISTABLE'],
+          503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE', 'STORE_UNAVAILABLE'],
+        },
       }),
     },
     '/api/lineage': {

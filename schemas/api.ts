@@ -33,6 +33,7 @@ import {
   TensionStatusSchema as ContentTensionStatusSchema,
   TierSchema as ContentTierSchema,
 } from './content.ts';
+import { DispositionRequestSchema } from './dispositions.ts';
 import { CONCEPT_TYPES, EVIDENCE, GLYPHS, LAYERS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
 
 export type { ErrorCode } from '../api/errors.ts';
@@ -1571,3 +1572,23 @@ export const CouncilRequestSchema = named(
     .describe('Body of POST /api/council (spec §4.6). Unknown fields are rejected with INVALID_BODY.'),
 );
 export type CouncilRequest = z.infer<typeof CouncilRequestSchema>;
+
+// ---------------------------------------------------------------------------------------
+// Tension dispositions (issue 19)
+// ---------------------------------------------------------------------------------------
+
+export const DispositionRequestNamedSchema = named('DispositionRequest', DispositionRequestSchema);
+
+export const DispositionRecordedSchema = named(
+  'DispositionRecorded',
+  z
+    .strictObject({
+      tension: text('The tension key.'),
+      disposition: TensionDispositionOutSchema,
+      proposal_id: text('synthesis-drafted: the pending proposal created (reviewed with npm run curate).').optional(),
+      record: z.strictObject({ id: text('Atlas record id.'), href: text('Where to read it.') }).describe('council-review: the Atlas record storing the panel result.').optional(),
+      file: text('The content file the disposition was appended to (commit it for review).'),
+      dispositions: z.array(TensionDispositionOutSchema).describe('The whole history, oldest first.'),
+    })
+    .describe('A recorded disposition.'),
+);

@@ -87,6 +87,7 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/api/kin': ['get'],
   '/api/tensions': ['get'],
   '/api/lineage': ['get'],
+  '/api/tensions/dispositions': ['post'],
   '/api/contribute': ['post'],
   '/api/store': ['post'],
   '/api/invite': ['get'],
@@ -355,6 +356,7 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/tensions?voice=alder&lifecycle=open', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/lineage?concept=refusal', status: 200, zod: LineageSchema },
   { method: 'GET', url: '/api/lineage?concept=refusl', status: 404, code: 'CONCEPT_NOT_FOUND' },
+  { method: 'POST', url: '/api/tensions/dispositions', body: { key: 'k', kind: 'held', by: 'c', reason: 'r' }, status: 503, code: 'PERSISTENCE_UNAVAILABLE' },
   // Live panel paths without a panel
   { method: 'GET', url: '/api/council?q=x', status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
   { method: 'GET', url: '/api/council', status: 400, code: 'PARAM_MISSING', zod: MissingParameterErrorSchema },

@@ -3,6 +3,7 @@ import type { Corpus } from '../load-artifacts.ts';
 import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
+import type { DispositionDeps } from '../tensions/record-disposition.ts';
 
 export interface RouteContext {
   corpus: Corpus;
@@ -12,6 +13,8 @@ export interface RouteContext {
   live?: LiveService;
   /** Bearer secret for persisting council records; persistence is off without it. */
   ingestSecret?: string;
+  /** Appends a tension disposition to the content folder; POST /api/tensions/dispositions is off without it. */
+  appendDisposition?: DispositionDeps['append'];
   /** Set by createApp: rate limits on writes and live paths. */
   limiter?: Limiter;
   limits?: RateLimits;
