@@ -131,7 +131,7 @@ export function createApp(options: AppOptions): Express {
     ...queryRoutes(context),
     ...divergenceRoutes(context),
     ...kinRoutes(context),
-    ...tensionRoutes(context),
+    ...tensionRoutes(context, store),
     ...lineageRoutes(context),
     ...dispositionRoutes(context, store),
     ...liveRoutes(context),

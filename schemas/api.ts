@@ -1119,9 +1119,9 @@ export const TensionSightingSchema = named(
   'TensionSighting',
   z
     .strictObject({
-      source: z.literal('atlas').describe('atlas: a tension named on a published Atlas record.'),
-      tension_id: text('Id of the tension entry: <record id>-T<n>.'),
-      record_id: text('Atlas record.'),
+      source: z.enum(['atlas', 'deliberation']).describe('atlas: named on a published Atlas record; deliberation: named by a live deliberation and kept by a curator.'),
+      tension_id: text('Id of the tension entry (<record id>-T<n>), or of the deliberation sighting.'),
+      record_id: z.string().nullable().describe('Atlas record, or null for a deliberation.'),
       date: CalendarDateOutSchema,
       question: text('Question of the record.'),
       topic: text('Topic as written on that record.'),
@@ -1130,7 +1130,7 @@ export const TensionSightingSchema = named(
       voice_b: text('Second voice.'),
       claim_b: text("Second voice's claim."),
       status: TensionStatusSchema,
-      href: text('Relative path /api/divergences?id=<record_id>.'),
+      href: z.string().nullable().describe('Relative path /api/divergences?id=<record_id>, or null for a deliberation.'),
     })
     .describe('One sighting of a tension.'),
 );
@@ -1167,7 +1167,7 @@ export const TensionsResponseSchema = named(
       filters: z.record(z.string(), z.string()).describe('The filters applied (status, disposition, voice, concept, lifecycle, key), normalised.'),
       count: count('Tensions in this response.'),
       total: count('Tensions in the store.'),
-      sightings_total: count('Tension entries on Atlas records (sightings), all tensions.'),
+      sightings_total: count('Sightings of all tensions: tension entries on Atlas records plus kept deliberation sightings.'),
       by_status: tensionCounts.describe('Status to count.'),
       by_lifecycle: z.strictObject({ open: count('Open tensions.'), repaired: count('Repaired tensions.') }).describe('Lifecycle to count.'),
       status_legend: exhaustive(TENSION_STATUSES, z.string(), (key) => `What ${key} means.`).describe('Status to meaning.'),

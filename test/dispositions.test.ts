@@ -245,3 +245,50 @@ describe('curator CLI: npm run curate -- tension', () => {
     }
   }, 120_000);
 });
+
+describe('deliberation sightings', () => {
+  it('a deliberation sights its tensions as pending; recurring ones group under one key; a kept one joins GET /api/tensions', async () => {
+    const { app, store } = await server();
+    for (const q of ['Can a trained refusal be owned?', 'Is an installed refusal still yours?']) {
+      const response = await request(app).get(`/api/query?q=${encodeURIComponent(q)}&sync=1`);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+    }
+    const pending = await store.listTensionSightings('pending');
+    // DEFAULT_SYNTHESIS names Alder vs Birch on "ownership" each time: two sightings of one tension.
+    expect(pending.map((item) => item.key)).toEqual(['alder__birch__ownership', 'alder__birch__ownership']);
+    expect(pending.map((item) => item.question)).toEqual(['Can a trained refusal be owned?', 'Is an installed refusal still yours?']);
+    // Pending sightings are not published.
+    const before = (await request(app).get('/api/tensions')).body;
+    expect(before.tensions.map((tension: { id: string }) => tension.id)).not.toContain('alder__birch__ownership');
+
+    const { listSightings } = await import('../scripts/lib/curate-sightings.ts');
+    const groups = await listSightings(store, built.contentDir);
+    expect(groups).toEqual([expect.objectContaining({ key: 'alder__birch__ownership', count: 2, in_atlas: false, voices: ['Alder', 'Birch'] })]);
+
+    await store.reviewTensionSighting(pending[0]!.id, { state: 'kept', reviewer: 'ana' }, new Date());
+    await store.reviewTensionSighting(pending[1]!.id, { state: 'dismissed', reviewer: 'ana' }, new Date());
+    const after = (await request(app).get('/api/tensions?key=alder__birch__ownership')).body;
+    expect(after.count).toBe(1);
+    expect(after.tensions[0].sightings).toEqual([expect.objectContaining({ source: 'deliberation', tension_id: pending[0]!.id, record_id: null, href: null, question: 'Can a trained refusal be owned?' })]);
+    expect((await listSightings(store, built.contentDir)).length).toBe(0);
+  });
+
+  it('the CLI lists pending sightings grouped and keeps or dismisses one, once', async () => {
+    const storePath = path.join(tempDir('curate-sightings'), 'store.db');
+    const store = createSqliteStore(storePath);
+    const item = (id: string) => ({ id, key: KEY, topic: 'ownership of refusal', voice_a: 'Alder', claim_a: 'a', voice_b: 'Birch', claim_b: 'b', status: 'divergent', question: 'Q?', seen_at: new Date().toISOString() });
+    await store.addTensionSightings([item('sgt_1'), item('sgt_2')]);
+    await store.close();
+    const args = ['--store', storePath, '--content', built.contentDir];
+    const listed = await curate(['sightings', ...args]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`${KEY}  2 sightings (also named in the Atlas)`);
+    const kept = await curate(['sighting', 'sgt_1', 'keep', '--by', 'ana', ...args, '--json']);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ id: 'sgt_1', state: 'kept', reviewer: 'ana' });
+    const again = await curate(['sighting', 'sgt_1', 'dismiss', '--by', 'ana', ...args]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/no pending sighting sgt_1/);
+    const json = JSON.parse((await curate(['sightings', ...args, '--json'])).stdout) as { groups: { count: number }[] };
+    expect(json.groups[0]!.count).toBe(1);
+  }, 60_000);
+});

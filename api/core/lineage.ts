@@ -123,7 +123,7 @@ export function conceptLineage(input: LineageInput, concept: ConceptNode): Linea
     .sort((a, b) => b.total - a.total || a.name.localeCompare(b.name));
 
   const recordIds = new Set(records.map((record) => record.id));
-  const inRegion = input.tensions.filter((tension) => tension.sightings.some((sighting) => recordIds.has(sighting.record_id)));
+  const inRegion = input.tensions.filter((tension) => tension.sightings.some((sighting) => sighting.record_id !== null && recordIds.has(sighting.record_id)));
   const brief = (tension: TrackedTension): TensionBrief => ({
     id: tension.id,
     topic: tension.topic,
@@ -132,7 +132,7 @@ export function conceptLineage(input: LineageInput, concept: ConceptNode): Linea
     lifecycle: tension.lifecycle,
     disposition: tension.disposition,
     sighting_count: tension.sighting_count,
-    record_ids: [...new Set(tension.sightings.map((sighting) => sighting.record_id))],
+    record_ids: [...new Set(tension.sightings.flatMap((sighting) => (sighting.record_id ? [sighting.record_id] : [])))],
     href: `/api/tensions?key=${encodeURIComponent(tension.id)}`,
   });
   const open = inRegion.filter((tension) => tension.lifecycle === 'open').map(brief);

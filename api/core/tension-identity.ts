@@ -5,7 +5,7 @@
  * the latest `reclassified` or `canon-note` repairs it; every other disposition leaves it open.
  */
 import type { TensionDisposition } from '../../schemas/content.ts';
-import type { TensionStatus } from '../../schemas/vocab.ts';
+import { TENSION_STATUSES, type TensionStatus } from '../../schemas/vocab.ts';
 import { sha256Hex } from './manifest.ts';
 import type { DivergenceFull, TensionEntry } from './records.ts';
 
@@ -30,10 +30,12 @@ export function tensionKey(voiceA: string, voiceB: string, topic: string): strin
 }
 
 export interface TensionSighting {
-  /** atlas: a tension of a published Atlas record. */
-  source: 'atlas';
+  /** atlas: a tension of a published Atlas record; deliberation: named by a live deliberation and kept by a curator. */
+  source: 'atlas' | 'deliberation';
+  /** <record id>-T<n>, or the sighting id of a deliberation. */
   tension_id: string;
-  record_id: string;
+  /** The Atlas record, or null for a deliberation. */
+  record_id: string | null;
   date: string;
   question: string;
   topic: string;
@@ -42,7 +44,21 @@ export interface TensionSighting {
   voice_b: string;
   claim_b: string;
   status: TensionStatus;
-  href: string;
+  href: string | null;
+}
+
+/** A curator-kept sighting from a live deliberation (the store's TensionSightingRecord). */
+export interface KeptSighting {
+  id: string;
+  key: string;
+  topic: string;
+  voice_a: string;
+  claim_a: string;
+  voice_b: string;
+  claim_b: string;
+  status: string;
+  question: string;
+  seen_at: string;
 }
 
 export type Lifecycle = 'open' | 'repaired';
@@ -90,19 +106,36 @@ function sightingOf(entry: TensionEntry): TensionSighting {
  * Groups tension entries by key. Sightings run oldest first; the tensions are ordered by
  * their latest sighting, newest first. `conceptsOf` names the concepts of a record.
  */
+function keptSightingOf(kept: KeptSighting): TensionSighting {
+  return {
+    source: 'deliberation',
+    tension_id: kept.id,
+    record_id: null,
+    date: kept.seen_at.slice(0, 10),
+    question: kept.question,
+    topic: kept.topic,
+    voice_a: kept.voice_a,
+    claim_a: kept.claim_a,
+    voice_b: kept.voice_b,
+    claim_b: kept.claim_b,
+    status: (TENSION_STATUSES as readonly string[]).includes(kept.status) ? (kept.status as TensionStatus) : 'unresolved',
+    href: null,
+  };
+}
+
 export function trackTensions(
   entries: readonly TensionEntry[],
   dispositions: Readonly<Record<string, readonly TensionDisposition[]>>,
   conceptsOf: (recordId: string) => readonly string[] = () => [],
+  kept: readonly KeptSighting[] = [],
 ): TrackedTension[] {
-  const groups = new Map<string, TensionEntry[]>();
-  for (const entry of entries) {
-    const key = tensionKey(entry.voice_a, entry.voice_b, entry.topic);
-    groups.set(key, [...(groups.get(key) ?? []), entry]);
-  }
+  const groups = new Map<string, TensionSighting[]>();
+  const add = (key: string, sighting: TensionSighting) => groups.set(key, [...(groups.get(key) ?? []), sighting]);
+  for (const entry of entries) add(tensionKey(entry.voice_a, entry.voice_b, entry.topic), sightingOf(entry));
+  for (const sighting of kept) add(sighting.key, keptSightingOf(sighting));
   const tracked: TrackedTension[] = [];
   for (const [key, group] of groups) {
-    const sightings = group.map(sightingOf).sort((a, b) => a.date.localeCompare(b.date) || a.tension_id.localeCompare(b.tension_id, 'en', { numeric: true }));
+    const sightings = [...group].sort((a, b) => a.date.localeCompare(b.date) || a.tension_id.localeCompare(b.tension_id, 'en', { numeric: true }));
     const latest = sightings[sightings.length - 1]!;
     const history = [...(dispositions[key] ?? [])];
     const last = history[history.length - 1];
@@ -121,7 +154,7 @@ export function trackTensions(
       lifecycle: last && REPAIRING_DISPOSITIONS.has(last.kind) ? 'repaired' : 'open',
       disposition: last?.kind ?? null,
       dispositions: history,
-      concepts: [...new Set(sightings.flatMap((sighting) => conceptsOf(sighting.record_id)))].sort(),
+      concepts: [...new Set(sightings.flatMap((sighting) => (sighting.record_id ? conceptsOf(sighting.record_id) : [])))].sort(),
       sighting_count: sightings.length,
       sightings,
     });

@@ -17,6 +17,7 @@ import { ProviderError, type Panel } from '../providers/chat.ts';
 import type { Exchange, JobRecord, JobStage, Store } from '../storage/store.ts';
 import { createStageRecorder, stampStage } from './progress.ts';
 import { COUNCIL_KEEP_MS, createCouncilPersistence } from './council-persistence.ts';
+import { recordDeliberationSightings } from '../tensions/sightings.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -85,6 +86,7 @@ export function createLiveService(options: LiveServiceOptions) {
   async function runDeliberation(input: DeliberationJobInput, onStage?: OnStage) {
     const history = input.session_id ? await openSession(input.session_id, input.session_client) : [];
     const result = await deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), ...(onStage ? { onStage } : {}) });
+    await recordDeliberationSightings(store, result.tensions, input.query.q, now(), log);
     if (input.session_id) {
       await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());
       return { ...result, session: { session_id: input.session_id, started: input.session_started === true, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };

@@ -4,6 +4,7 @@ import { nearestConcepts, resolveConcept } from '../core/lineage.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
 import type { TrackedTension } from '../core/tension-identity.ts';
 import { apiError } from '../errors.ts';
+import type { Store } from '../storage/store.ts';
 import { trackedTensions } from './tracked-tensions.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
@@ -60,14 +61,15 @@ function parseFilters(raw: RawQuery, context: RouteContext): { applied: Record<s
   return { applied, filters };
 }
 
-export function tensionRoutes(context: RouteContext): RouteDefinition[] {
+export function tensionRoutes(context: RouteContext, store: Store): RouteDefinition[] {
   return [
     {
       path: '/api/tensions',
       methods: {
-        GET: (request, response) => {
+        GET: async (request, response) => {
           const { applied, filters } = parseFilters(request.query as RawQuery, context);
-          const all = trackedTensions(context.corpus);
+          const kept = await store.listTensionSightings('kept');
+          const all = trackedTensions(context.corpus, kept);
           const tensions = all.filter((tension) => filters.every((filter) => filter(tension)));
           const countBy = <T extends string>(values: readonly T[], read: (tension: TrackedTension) => string | null) =>
             Object.fromEntries(values.map((value) => [value, all.filter((tension) => read(tension) === value).length]));
@@ -76,7 +78,7 @@ export function tensionRoutes(context: RouteContext): RouteDefinition[] {
             filters: applied,
             count: tensions.length,
             total: all.length,
-            sightings_total: context.corpus.tensions.length,
+            sightings_total: context.corpus.tensions.length + kept.length,
             by_status: countBy(TENSION_STATUSES, (tension) => tension.status),
             by_lifecycle: countBy(LIFECYCLES, (tension) => tension.lifecycle),
             status_legend: {
@@ -90,7 +92,7 @@ export function tensionRoutes(context: RouteContext): RouteDefinition[] {
             },
             note:
               'A tension is one named-voice disagreement, keyed by its two voices and its topic (id: <voice>__<voice>__<topic>). ' +
-              'Each Atlas record that names it is a sighting; status and claims are those of the latest sighting. Dispositions are curator decisions recorded as content (content/tensions/<id>.yaml), oldest first.',
+              'Each Atlas record that names it is a sighting, and so is a live deliberation that named it once a curator kept that sighting (deliberation sightings are pending until then); status and claims are those of the latest sighting. Dispositions are curator decisions recorded as content (content/tensions/<id>.yaml), oldest first.',
             tensions,
           });
         },

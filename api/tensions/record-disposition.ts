@@ -66,7 +66,7 @@ export async function recordDisposition(deps: DispositionDeps, tension: TrackedT
       break;
     case 'synthesis-drafted': {
       if (!deps.propose) throw new DispositionUnavailableError('synthesis-drafted needs the store of pending proposals');
-      const sources = [...new Set(tension.sightings.map((sighting) => sighting.record_id))];
+      const sources = [...new Set(tension.sightings.flatMap((sighting) => (sighting.record_id ? [sighting.record_id] : [])))];
       const proposalId = await deps.propose({ identity: request.by, title: request.title, text: request.text, sources });
       created = { proposal_id: proposalId };
       disposition = { kind: 'synthesis-drafted', ...base, proposal_id: proposalId };
