@@ -159,7 +159,8 @@ function lineageOf(content: LoadedContent) {
   const graph = deriveConceptGraph(content.concepts.map((entry) => entry.data), works);
   const ids = new Set(graph.nodes.map((node) => node.id));
   const concepts = new Map(divergences.map((record) => [record.id, recordConcepts(record, ids)]));
-  const tensions = trackTensions(divergences.flatMap((record) => record.tensions), {}, (id) => concepts.get(id) ?? []);
+  const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
+  const tensions = trackTensions(divergences.flatMap((record) => record.tensions), dispositions, (id) => concepts.get(id) ?? []);
   return { graph, of: (id: string) => conceptLineage({ graph, works, divergences, tensions }, resolveConcept(graph, id)!) };
 }
 
@@ -180,6 +181,9 @@ describe('lineage on the demo content (content/)', () => {
     const refusal = of('refusal');
     expect(refusal.counts.divergences).toBeGreaterThan(0);
     expect(refusal.counts.tensions_open).toBeGreaterThan(0);
+    // content/tensions/ holds a demo crux on a continuity tension sighted twice (D1026 re-elicits D1001): open, with its disposition.
+    const continuity = of('continuity');
+    expect(continuity.tensions.open).toContainEqual(expect.objectContaining({ id: 'kestrel__orrery__where-beliefs-are-located', disposition: 'crux', sighting_count: 2, record_ids: ['PLY-D1001', 'PLY-D1026'] }));
   });
 });
 
