@@ -1168,6 +1168,7 @@ export const TensionsResponseSchema = named(
       count: count('Tensions in this response.'),
       total: count('Tensions in the store.'),
       sightings_total: count('Sightings of all tensions: tension entries on Atlas records plus kept deliberation sightings.'),
+      deliberation_sightings: z.enum(['included', 'unavailable']).describe('unavailable when the store could not be read: the Atlas tensions are served without kept deliberation sightings.'),
       by_status: tensionCounts.describe('Status to count.'),
       by_lifecycle: z.strictObject({ open: count('Open tensions.'), repaired: count('Repaired tensions.') }).describe('Lifecycle to count.'),
       status_legend: exhaustive(TENSION_STATUSES, z.string(), (key) => `What ${key} means.`).describe('Status to meaning.'),

@@ -271,6 +271,19 @@ describe('deliberation sightings', () => {
     expect(after.count).toBe(1);
     expect(after.tensions[0].sightings).toEqual([expect.objectContaining({ source: 'deliberation', tension_id: pending[0]!.id, record_id: null, href: null, question: 'Can a trained refusal be owned?' })]);
     expect((await listSightings(store, built.contentDir)).length).toBe(0);
+    expect(after.deliberation_sightings).toBe('included');
+  });
+
+  it('GET /api/tensions still serves the Atlas tensions when the store cannot be read, and says so', async () => {
+    const { corpus } = await server();
+    const store = createSqliteStore(':memory:');
+    const broken: Store = { ...store, listTensionSightings: () => Promise.reject(new Error('connection refused')) };
+    const lines: string[] = [];
+    const app = createApp({ corpus, store: broken, log: (line) => lines.push(line) });
+    const response = await request(app).get('/api/tensions');
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ deliberation_sightings: 'unavailable', count: 1 });
+    expect(lines.join('\n')).toMatch(/kept deliberation sightings unavailable: connection refused/);
   });
 
   it('the CLI lists pending sightings grouped and keeps or dismisses one, once', async () => {

@@ -68,7 +68,16 @@ export function tensionRoutes(context: RouteContext, store: Store): RouteDefinit
       methods: {
         GET: async (request, response) => {
           const { applied, filters } = parseFilters(request.query as RawQuery, context);
-          const kept = await store.listTensionSightings('kept');
+          // The store only adds kept deliberation sightings: when it cannot be reached, the Atlas
+          // tensions are still served, and the response says what is missing.
+          let kept: Awaited<ReturnType<Store['listTensionSightings']>> = [];
+          let deliberationSightings: 'included' | 'unavailable' = 'included';
+          try {
+            kept = await store.listTensionSightings('kept');
+          } catch (error) {
+            deliberationSightings = 'unavailable';
+            context.log?.(`tensions: kept deliberation sightings unavailable: ${(error as Error).message}`);
+          }
           const all = trackedTensions(context.corpus, kept);
           const tensions = all.filter((tension) => filters.every((filter) => filter(tension)));
           const countBy = <T extends string>(values: readonly T[], read: (tension: TrackedTension) => string | null) =>
@@ -79,6 +88,7 @@ export function tensionRoutes(context: RouteContext, store: Store): RouteDefinit
             count: tensions.length,
             total: all.length,
             sightings_total: context.corpus.tensions.length + kept.length,
+            deliberation_sightings: deliberationSightings,
             by_status: countBy(TENSION_STATUSES, (tension) => tension.status),
             by_lifecycle: countBy(LIFECYCLES, (tension) => tension.lifecycle),
             status_legend: {
