@@ -76,6 +76,12 @@ describe('lineage and tensions through the API (fixture content)', () => {
     }
   });
 
+  it('the agent entry names the lineage and tension filters', async () => {
+    const entry = (await get('/api/agent-entry')).body;
+    expect(entry.main_endpoints.lineage).toBe('GET /api/lineage?concept=<concept id or label>');
+    expect(entry.main_endpoints.tensions).toMatch(/lifecycle=<open\|repaired>/);
+  });
+
   it('an unknown concept is 404 with the nearest concepts and a concrete next call', async () => {
     const { body, status } = await get('/api/lineage?concept=refusl');
     expect(status).toBe(404);
