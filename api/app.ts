@@ -28,6 +28,8 @@ import type { Store } from './storage/store.ts';
 import { orientationRoutes } from './routes/orientation.ts';
 import { queryRoutes } from './routes/query.ts';
 import { tensionRoutes } from './routes/tensions.ts';
+import { lineageRoutes } from './routes/lineage.ts';
+import { dispositionRoutes } from './routes/dispositions.ts';
 import { staticRoutes } from './routes/static.ts';
 import type { RouteContext, RouteDefinition } from './routes/types.ts';
 
@@ -46,6 +48,8 @@ export interface AppOptions {
   limits?: Partial<RateLimits>;
   /** Express `trust proxy` setting, so rate limits see the real client behind a proxy. */
   trustProxy?: boolean | number | string;
+  /** Writes a tension disposition into the content folder (server: CONTENT_DIR); see api/tensions/. */
+  appendDisposition?: RouteContext['appendDisposition'];
   /** POST /api/mcp options (allowed browser origins); defaults from MCP_ALLOWED_ORIGINS. */
   mcp?: McpHttpOptions;
   /** PUBLIC_BASE_URL: origin of the absolute URLs in sitemap.xml and robots.txt; else each request's own. */
@@ -87,6 +91,7 @@ export function createApp(options: AppOptions): Express {
     now: options.now ?? (() => new Date()),
     ...(options.live ? { live: options.live } : {}),
     ...(options.ingestSecret ? { ingestSecret: options.ingestSecret } : {}),
+    ...(options.appendDisposition ? { appendDisposition: options.appendDisposition } : {}),
   };
 
   const store = options.store ?? createSqliteStore(':memory:');
@@ -149,7 +154,9 @@ export function createApp(options: AppOptions): Express {
     ...queryRoutes(context),
     ...divergenceRoutes(context),
     ...kinRoutes(context),
-    ...tensionRoutes(context),
+    ...tensionRoutes(context, store),
+    ...lineageRoutes(context),
+    ...dispositionRoutes(context, store),
     ...liveRoutes(context),
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),

@@ -15,6 +15,8 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { MAX_BODY_DEPTH } from './http/body-depth.ts';
 import { ATLAS_SEARCH_DEFAULT_K, ATLAS_SEARCH_MAX_K } from './routes/divergences.ts';
 import { MAX_IDENTITY_CHARS } from './routes/kin.ts';
+import { MAX_CONCEPT_CHARS } from './routes/lineage.ts';
+import { DISPOSITION_KINDS } from '../schemas/content.ts';
 
 export interface OpenApiOptions {
   siteName: string;
@@ -40,7 +42,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNKNOWN_MODE: 'mode is not retrieve or trace.',
   UNKNOWN_GLYPH: 'glyph is not one of Ξ Ψ ∅ Ω ∞ Δ.',
   UNKNOWN_CERT: 'cert is not C1, C2, C3 or certified.',
-  UNKNOWN_STATUS: 'status is not unresolved, divergent or emerging.',
+  UNKNOWN_STATUS: 'status is not unresolved, divergent or emerging (or, on GET /api/tensions, lifecycle is not open or repaired).',
   INVALID_PARAMETER: 'A parameter has an invalid value (a flag that is not 1/true/0/false, an out-of-range limit or k, an empty job, an over-long identity or for, a malformed Idempotency-Key header).',
   CONFLICTING_PARAMETERS: "Parameters that cannot be combined (two of mode, async, sync, job; job with any other parameter, q included, since a job's answer echoes its own question) or layer filters that exclude every layer.",
   QUERY_TOO_LONG: `q is longer than ${MAX_QUERY_CHARS} characters.`,
@@ -53,11 +55,11 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   ROUTE_NOT_FOUND: 'Nothing is served at that path (any path not in this document, or a static file that does not exist).',
   METHOD_NOT_ALLOWED: 'The path does not accept that method; the Allow header and details.allowed list the methods it does accept.',
   SPENDING_CEILING_REACHED: "The live panel's spending ceiling leaves no room: every call reserves its worst-case cost (prompt bytes + max_tokens at the model's prices) before it is made, and a call whose reservation would cross the ceiling is not made. Also the error.code of a job whose every call was refused. Live work resumes when an operator raises the ceiling (or calls in flight settle). Use the fast path meanwhile.",
-  PERSISTENCE_UNAVAILABLE: 'Persisting council records is not enabled on this deployment (no INGEST_SECRET configured).',
+  PERSISTENCE_UNAVAILABLE: 'Persisting council records or recording tension dispositions is not enabled on this deployment (no INGEST_SECRET configured, or no content folder).',
   STORE_UNAVAILABLE: 'The store that keeps jobs, sessions, contributions and rate limits cannot be reached for the moment (its database is down or restarting); nothing was acknowledged. Retryable: wait Retry-After seconds and resend writes with the same Idempotency-Key.',
   NOT_PERSISTABLE: 'The live-panel result is not a valid divergence record (for example fewer than two voices answered); nothing was stored.',
   PROVIDER_FAILED: 'No model of the live panel could answer (provider errors); also the error.code of a failed job on GET /api/query?job=<id>.',
-  AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record).',
+  AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record, recording a tension disposition).',
   AUTH_INVALID: 'The bearer credential is not the ingestion secret.',
   JOB_NOT_FOUND: 'No background job has that id (unknown or expired).',
   JOB_ALREADY_FINISHED: 'POST /api/jobs/cancel on a job that already ended (done or failed); poll it for its result.',
@@ -74,6 +76,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being handled; retryable: wait Retry-After seconds and resend it unchanged to get its answer.',
   TRACK_NOT_FOUND: 'No audio track has that slug.',
   RANGE_NOT_SATISFIABLE: 'A Range request on an audio file asks for bytes past its end; Content-Range: bytes */<size> gives the size.',
+  TENSION_NOT_FOUND: 'POST /api/tensions/dispositions with a key that is no tension of this deployment; GET /api/tensions lists the keys (the id of each tension).',
+  CONCEPT_NOT_FOUND: 'GET /api/lineage with a concept that is neither a concept id nor a label; details.nearest and suggested_next_call name the closest concepts.',
+  UNKNOWN_DISPOSITION: 'disposition is not held, reclassified, canon-note, crux, synthesis-drafted, council-review or none.',
   RATE_LIMITED: 'Too many writes from this client; wait Retry-After seconds, then resend with the same Idempotency-Key.',
   LIVE_PANEL_UNAVAILABLE: 'The path needs a live model panel (full deliberation, async jobs, trace, council) and none is configured on this deployment; /api/health capabilities list what is wired.',
   ORIGIN_NOT_ALLOWED: 'A browser Origin outside the allow-list on POST /api/mcp (loopback origins and MCP_ALLOWED_ORIGINS are allowed; requests without Origin are allowed).',
@@ -567,10 +572,56 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       get: operation({
         operationId: 'tensions',
         tags: ['atlas'],
-        summary: 'Named-voice tensions',
-        parameters: [queryParameter('status', { type: 'string', enum: [...TENSION_STATUSES] }, 'Filter by status (case-insensitive); all when absent.')],
-        responses: { '200': ok('Tension records.', ref('TensionsResponse')) },
-        errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+        summary: 'Named-voice tensions, with sightings and dispositions',
+        description:
+          'A tension is one disagreement keyed by its two voices and its topic (id <voice>__<voice>__<topic>); each Atlas record naming it is a sighting. ' +
+          'Curators record dispositions as content; a tension is repaired when its latest disposition is reclassified or canon-note. Filters combine (AND).',
+        parameters: [
+          queryParameter('status', { type: 'string', enum: [...TENSION_STATUSES] }, 'Status of the latest sighting (case-insensitive); all when absent.'),
+          queryParameter('disposition', { type: 'string', enum: [...DISPOSITION_KINDS, 'none'] }, 'Tensions with at least one disposition of this kind; none: tensions without any.'),
+          queryParameter('voice', { type: 'string' }, 'Tensions where this voice is one side (case-insensitive).'),
+          queryParameter('concept', { type: 'string' }, 'Tensions sighted on Atlas records of this concept (id or label).'),
+          queryParameter('lifecycle', { type: 'string', enum: ['open', 'repaired'] }, 'open or repaired.'),
+          queryParameter('key', { type: 'string' }, 'One tension by its key.'),
+        ],
+        responses: { '200': ok('Tracked tensions.', ref('TensionsResponse')) },
+        errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_DISPOSITION', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+      }),
+    },
+    '/api/tensions/dispositions': {
+      post: operation({
+        operationId: 'recordDisposition',
+        tags: ['atlas'],
+        summary: 'Record a curator disposition of a tension (needs the ingestion secret)',
+        description:
+          'Appends one disposition to the tension\'s history in the content folder (content/tensions/<key>.yaml), validated like the build; history is append-only. ' +
+          'held, reclassified, canon-note and crux are notes. synthesis-drafted stores a pending proposal (reviewed with the curator CLI like any proposal). ' +
+          'council-review re-asks the fault line to the live panel under the spending ceiling and persists the result as a new Atlas record. The read model shows the disposition at once; commit the file for the next build.',
+        requestBody: jsonBody('DispositionRequest', 'The disposition.', true),
+        security: [{ ingestSecret: [] }],
+        responses: { '201': ok('The disposition and the whole history.', ref('DispositionRecorded')) },
+        errors: {
+          400: ['INVALID_BODY'],
+          401: ['AUTH_REQUIRED'],
+          403: ['AUTH_INVALID'],
+          404: ['TENSION_NOT_FOUND'],
+          429: ['RATE_LIMITED'],
+          502: ['PROVIDER_FAILED', 'NOT_PERSISTABLE'],
+          503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE', 'STORE_UNAVAILABLE'],
+        },
+      }),
+    },
+    '/api/lineage': {
+      get: operation({
+        operationId: 'lineage',
+        tags: ['atlas'],
+        summary: 'Concept lineage: related concepts, spine, contributors, tensions',
+        description:
+          'From the content alone: related concepts ranked by co-occurrence on the same works (undirected), the chronological spine of works and Atlas records tagged with the concept, ' +
+          'a contributor breakdown, and the tensions of its region split into open and repaired. The same view is in /concepts/<id>.json and .md.',
+        parameters: [queryParameter('concept', { type: 'string', minLength: 1, maxLength: MAX_CONCEPT_CHARS }, 'Concept id or label (case-insensitive).', { required: true, example: 'refusal' })],
+        responses: { '200': ok('Concept lineage.', ref('Lineage')) },
+        errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['CONCEPT_NOT_FOUND'] },
       }),
     },
     '/api/contribute': {
@@ -638,7 +689,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         tags: ['tools'],
         summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses)',
         description:
-          `One JSON-RPC 2.0 message (or batch) per request: initialize, tools/list, tools/call with the 8 tools described in docs/MCP.md (info, fast_context, read_divergences, kin, deliberate, trace, council, contribute). Protocol-level problems answer in JSON-RPC error form (400, 406), among them a body nested more than ${MAX_BODY_DEPTH} levels deep (400, -32600 Invalid Request); HTTP-level problems in the error envelope. Requests with a browser Origin outside the allow-list (loopback origins and MCP_ALLOWED_ORIGINS) get 403 ORIGIN_NOT_ALLOWED; requests without Origin are allowed. GET and DELETE answer 405: the server is stateless and opens no event stream.`,
+          `One JSON-RPC 2.0 message (or batch) per request: initialize, tools/list, tools/call with the 9 tools described in docs/MCP.md (info, fast_context, read_divergences, kin, lineage, deliberate, trace, council, contribute: the spec's 8 plus lineage). Protocol-level problems answer in JSON-RPC error form (400, 406), among them a body nested more than ${MAX_BODY_DEPTH} levels deep (400, -32600 Invalid Request); HTTP-level problems in the error envelope. Requests with a browser Origin outside the allow-list (loopback origins and MCP_ALLOWED_ORIGINS) get 403 ORIGIN_NOT_ALLOWED; requests without Origin are allowed. GET and DELETE answer 405: the server is stateless and opens no event stream.`,
         requestBody: { required: true, description: 'A JSON-RPC 2.0 message.', content: jsonContent({ anyOf: [{ type: 'object' }, { type: 'array' }] }) },
         responses: {
           '200': ok('A JSON-RPC 2.0 response.', { anyOf: [{ type: 'object' }, { type: 'array' }] }),

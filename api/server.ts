@@ -12,6 +12,7 @@ import { createPanel } from './providers/chat.ts';
 import { createUseLiteEmbedder, describeEmbedder, withQueryCache } from './providers/embedder.ts';
 import { loadPanelConfig } from './providers/panel-config.ts';
 import { isSharedStore, openStore } from './storage/open-store.ts';
+import { appendDisposition } from '../scripts/lib/tension-dispositions.ts';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
+    appendDisposition: (key, disposition) => appendDisposition(config.contentDir, key, disposition),
   });
   const server = createHttpServer(app, { requestTimeoutMs: config.bodyTimeoutMs }).listen(config.port, config.host, () => {
     const address = server.address();

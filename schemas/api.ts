@@ -23,6 +23,7 @@ import { MAX_QUERY_CHARS } from '../api/core/query-params.ts';
 import { ERROR_CODES, type ErrorCode } from '../api/errors.ts';
 import {
   AnnotationSchema,
+  DISPOSITION_KINDS,
   AnswerSchema,
   CalendarDateSchema,
   ClaimSchema,
@@ -32,6 +33,7 @@ import {
   TensionStatusSchema as ContentTensionStatusSchema,
   TierSchema as ContentTierSchema,
 } from './content.ts';
+import { DispositionRequestSchema } from './dispositions.ts';
 import { CONCEPT_TYPES, EVIDENCE, GLYPHS, LAYERS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
 
 export type { ErrorCode } from '../api/errors.ts';
@@ -1137,19 +1139,87 @@ export type KinResponse = z.infer<typeof KinResponseSchema>;
 
 const tensionCounts = exhaustive(TENSION_STATUSES, z.number().int().nonnegative(), (key) => `Tensions with status ${key}.`);
 
+export const TensionDispositionOutSchema = named(
+  'TensionDisposition',
+  z
+    .looseObject({
+      kind: z.enum(DISPOSITION_KINDS).describe('held, reclassified, canon-note, crux, synthesis-drafted or council-review.'),
+      by: text('Curator who recorded it.'),
+      at: text('When it was recorded (ISO 8601).'),
+      reason: text('held: why the tension is deliberately left open.').optional(),
+      earlier_voice: text('reclassified: the voice whose side is an earlier-stage view.').optional(),
+      note: text('reclassified, canon-note: the note or ruling.').optional(),
+      undecidable: z.boolean().describe('crux: true when no evidence or distinction would move the sides.').optional(),
+      moves_a: text('crux: what would move voice a.').optional(),
+      moves_b: text('crux: what would move voice b.').optional(),
+      proposal_id: text('synthesis-drafted: the pending proposal.').optional(),
+      record_id: text('council-review: the Atlas record storing the panel result.').optional(),
+    })
+    .describe("A curator's disposition of a tension, recorded as content (content/tensions/<key>.yaml)."),
+);
+
+export const TensionSightingSchema = named(
+  'TensionSighting',
+  z
+    .strictObject({
+      source: z.enum(['atlas', 'deliberation']).describe('atlas: named on a published Atlas record; deliberation: named by a live deliberation and kept by a curator.'),
+      tension_id: text('Id of the tension entry (<record id>-T<n>), or of the deliberation sighting.'),
+      record_id: z.string().nullable().describe('Atlas record, or null for a deliberation.'),
+      date: CalendarDateOutSchema,
+      question: text('Question of the record.'),
+      topic: text('Topic as written on that record.'),
+      voice_a: text('First voice.'),
+      claim_a: text("First voice's claim."),
+      voice_b: text('Second voice.'),
+      claim_b: text("Second voice's claim."),
+      status: TensionStatusSchema,
+      href: z.string().nullable().describe('Relative path /api/divergences?id=<record_id>, or null for a deliberation.'),
+    })
+    .describe('One sighting of a tension.'),
+);
+
+export const TrackedTensionSchema = named(
+  'TrackedTension',
+  z
+    .strictObject({
+      id: text('Stable key: <voice>__<voice>__<topic> (voices sorted, lower-case slugs).'),
+      topic: text('Axis of the split (latest sighting).'),
+      voices: z.tuple([z.string(), z.string()]).describe('The two voices, sorted.'),
+      voice_a: text('First voice (latest sighting).'),
+      claim_a: text("First voice's claim (latest sighting)."),
+      voice_b: text('Second voice (latest sighting).'),
+      claim_b: text("Second voice's claim (latest sighting)."),
+      status: TensionStatusSchema,
+      first_seen: CalendarDateOutSchema,
+      last_seen: CalendarDateOutSchema,
+      lifecycle: z.enum(['open', 'repaired']).describe('repaired when the latest disposition is reclassified or canon-note; open otherwise.'),
+      disposition: z.enum(DISPOSITION_KINDS).nullable().describe('Kind of the latest disposition, or null.'),
+      dispositions: z.array(TensionDispositionOutSchema).describe('Append-only history, oldest first.'),
+      concepts: strings('Concept ids of the records it was sighted on.'),
+      sighting_count: count('Sightings.'),
+      sightings: z.array(TensionSightingSchema).describe('Sightings, oldest first.'),
+    })
+    .describe('One disagreement, identified by its two voices and its topic, with every sighting and its curator dispositions.'),
+);
+
 export const TensionsResponseSchema = named(
   'TensionsResponse',
   z
     .strictObject({
       status: TensionStatusSchema.nullable().describe('The status filter, or null for all.'),
+      filters: z.record(z.string(), z.string()).describe('The filters applied (status, disposition, voice, concept, lifecycle, key), normalised.'),
       count: count('Tensions in this response.'),
       total: count('Tensions in the store.'),
+      sightings_total: count('Sightings of all tensions: tension entries on Atlas records plus kept deliberation sightings.'),
+      deliberation_sightings: z.enum(['included', 'unavailable']).describe('unavailable when the store could not be read: the Atlas tensions are served without kept deliberation sightings.'),
       by_status: tensionCounts.describe('Status to count.'),
+      by_lifecycle: z.strictObject({ open: count('Open tensions.'), repaired: count('Repaired tensions.') }).describe('Lifecycle to count.'),
       status_legend: exhaustive(TENSION_STATUSES, z.string(), (key) => `What ${key} means.`).describe('Status to meaning.'),
+      lifecycle_legend: z.strictObject({ open: text('What open means.'), repaired: text('What repaired means.') }).describe('Lifecycle to meaning.'),
       note: text('Explanatory text.'),
-      tensions: z.array(TensionEntrySchema).describe('Tension records.'),
+      tensions: z.array(TrackedTensionSchema).describe('Tensions, latest sighting first.'),
     })
-    .describe('Tensions response (spec §4.7).'),
+    .describe('Tensions response (spec §4.7), with identity, sightings and dispositions (issue 19).'),
 );
 export type TensionsResponse = z.infer<typeof TensionsResponseSchema>;
 
@@ -1169,6 +1239,61 @@ export const ConceptIndexSchema = named(
 );
 export type ConceptIndex = z.infer<typeof ConceptIndexSchema>;
 
+const LineageTensionSchema = z.strictObject({
+  id: text('Tension key.'),
+  topic: text('Topic.'),
+  voices: z.tuple([z.string(), z.string()]).describe('The two voices.'),
+  status: TensionStatusSchema,
+  lifecycle: z.enum(['open', 'repaired']).describe('open or repaired.'),
+  disposition: z.enum(DISPOSITION_KINDS).nullable().describe('Latest disposition, or null.'),
+  sighting_count: count('Sightings.'),
+  record_ids: strings('Atlas records it was sighted on.'),
+  href: text('GET /api/tensions?key=<id>.'),
+});
+
+export const LineageSchema = named(
+  'Lineage',
+  z
+    .strictObject({
+      concept: ConceptNodeSchema,
+      related: z
+        .array(z.strictObject({ id: text('Concept id.'), label: text('Label.'), co_occurrences: count('Works that carry both concepts.'), href: text('Its lineage.') }))
+        .describe('Concepts that co-occur on the same works, most often first. Undirected: no parent or child is claimed.'),
+      spine: z
+        .array(
+          z.strictObject({
+            kind: z.enum(['work', 'divergence']).describe('work or divergence (Atlas record).'),
+            id: text('Record id.'),
+            title: text('Title.'),
+            contributors: strings('Contributors (voices, for an Atlas record).'),
+            ring: RingSchema,
+            date: CalendarDateOutSchema,
+            href: text('Where to read it.'),
+          }),
+        )
+        .describe('Works whose lineage names the concept and Atlas records whose cluster is the concept, oldest first.'),
+      contributors: z
+        .array(z.strictObject({ name: text('Contributor.'), works: count('Works.'), divergences: count('Atlas records.'), total: count('Both.') }))
+        .describe('Contributor breakdown of the spine, most first.'),
+      counts: z
+        .strictObject({
+          works: count('Works.'),
+          divergences: count('Atlas records.'),
+          contributors: count('Contributors.'),
+          related: count('Related concepts.'),
+          tensions_open: count('Open tensions.'),
+          tensions_repaired: count('Repaired tensions.'),
+        })
+        .describe('Counts of this view.'),
+      tensions: z
+        .strictObject({ open: z.array(LineageTensionSchema).describe('Open tensions.'), repaired: z.array(LineageTensionSchema).describe('Repaired tensions.') })
+        .describe('Tensions sighted on the Atlas records of the spine.'),
+      note: text('How the view is derived.'),
+    })
+    .describe('Concept lineage (GET /api/lineage; also the lineage of /concepts/<id>.json).'),
+);
+export type Lineage = z.infer<typeof LineageSchema>;
+
 export const ConceptCardSchema = named(
   'ConceptCard',
   ConceptNodeSchema.extend({
@@ -1177,7 +1302,8 @@ export const ConceptCardSchema = named(
     html: text('Card text rendered as HTML.'),
     markdown_url: text('Markdown twin.'),
     json_url: text('JSON twin.'),
-  }).describe('One concept card.'),
+    lineage: LineageSchema,
+  }).describe('One concept card, with its lineage (the same view as GET /api/lineage).'),
 );
 export type ConceptCard = z.infer<typeof ConceptCardSchema>;
 
@@ -1501,3 +1627,23 @@ export const CancelJobRequestSchema = named(
     .describe('Optional body of POST /api/jobs/cancel. Unknown fields are rejected with INVALID_BODY; a job id in both the query and the body must be the same.'),
 );
 export type CancelJobRequest = z.infer<typeof CancelJobRequestSchema>;
+
+// ---------------------------------------------------------------------------------------
+// Tension dispositions (issue 19)
+// ---------------------------------------------------------------------------------------
+
+export const DispositionRequestNamedSchema = named('DispositionRequest', DispositionRequestSchema);
+
+export const DispositionRecordedSchema = named(
+  'DispositionRecorded',
+  z
+    .strictObject({
+      tension: text('The tension key.'),
+      disposition: TensionDispositionOutSchema,
+      proposal_id: text('synthesis-drafted: the pending proposal created (reviewed with npm run curate).').optional(),
+      record: z.strictObject({ id: text('Atlas record id.'), href: text('Where to read it.') }).describe('council-review: the Atlas record storing the panel result.').optional(),
+      file: text('The content file the disposition was appended to (commit it for review).'),
+      dispositions: z.array(TensionDispositionOutSchema).describe('The whole history, oldest first.'),
+    })
+    .describe('A recorded disposition.'),
+);

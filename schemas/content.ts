@@ -243,3 +243,54 @@ export const PageSchema = z.strictObject({
 
 /** The static documents of spec §4.9 that live in content/pages/. */
 export const REQUIRED_PAGES = ['limitations', 'evidence-status', 'for-future-models', 'context'] as const;
+
+/** What curators may decide about a tension (content/tensions/<key>.yaml); see docs/CONTENT.md. */
+export const DISPOSITION_KINDS = ['held', 'reclassified', 'canon-note', 'crux', 'synthesis-drafted', 'council-review'] as const;
+export type DispositionKind = (typeof DISPOSITION_KINDS)[number];
+
+const dispositionCommon = {
+  by: nonEmpty.describe('Curator who recorded it'),
+  at: DateOrDateTimeSchema.describe('When it was recorded'),
+};
+
+export const TensionDispositionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('held'), ...dispositionCommon, reason: nonEmpty.describe('Why the tension is deliberately left open') }),
+  z.strictObject({
+    kind: z.literal('reclassified'),
+    ...dispositionCommon,
+    earlier_voice: nonEmpty.describe('The voice whose side is an earlier-stage view'),
+    note: nonEmpty,
+  }),
+  z.strictObject({ kind: z.literal('canon-note'), ...dispositionCommon, note: nonEmpty.describe("The curator's ruling") }),
+  z
+    .strictObject({
+      kind: z.literal('crux'),
+      ...dispositionCommon,
+      undecidable: z.boolean().default(false),
+      moves_a: z.string().trim().min(1).optional().describe('Evidence or distinction that would move voice a'),
+      moves_b: z.string().trim().min(1).optional().describe('Evidence or distinction that would move voice b'),
+    })
+    .refine((value) => value.undecidable || (value.moves_a !== undefined && value.moves_b !== undefined), {
+      message: 'a crux names what would move each side (moves_a and moves_b), or sets undecidable: true',
+    }),
+  z.strictObject({
+    kind: z.literal('synthesis-drafted'),
+    ...dispositionCommon,
+    proposal_id: nonEmpty.describe('The pending proposal that reconciles or distinguishes the two sides'),
+  }),
+  z.strictObject({
+    kind: z.literal('council-review'),
+    ...dispositionCommon,
+    record_id: nonEmpty.describe('The Atlas record that stores the panel result'),
+  }),
+]);
+export type TensionDisposition = z.infer<typeof TensionDispositionSchema>;
+
+/** `<voice>__<voice>__<topic>`, as api/core/tension-identity.ts derives it. */
+export const TENSION_KEY_PATTERN = /^[a-z0-9-]+__[a-z0-9-]+__[a-z0-9-]+$/;
+
+export const TensionFileSchema = z.strictObject({
+  key: z.string().regex(TENSION_KEY_PATTERN, 'must be a tension key <voice>__<voice>__<topic>'),
+  dispositions: z.array(TensionDispositionSchema).min(1, 'needs at least one disposition').describe('Append-only history, oldest first'),
+});
+export type TensionFile = z.infer<typeof TensionFileSchema>;

@@ -17,6 +17,9 @@ import {
   type WorkRecord,
 } from '../api/core/records.ts';
 import { buildManifest } from '../api/core/build-manifest.ts';
+import { conceptLineage } from '../api/core/lineage.ts';
+import { recordConcepts, trackTensions } from '../api/core/tension-identity.ts';
+import { renderLineageMarkdown } from '../api/core/lineage-markdown.ts';
 import { plainText } from '../api/core/excerpt.ts';
 import { buildFullTextIndex, encodeFullText, type FullTextData } from '../api/core/search/fulltext.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../api/core/search/types.ts';
@@ -72,17 +75,22 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     .sort(byDateThenId);
   const tensions = divergences.flatMap((record) => record.tensions);
   const graph = deriveConceptGraph(content.concepts.map((entry) => entry.data), works);
+  const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
 
   writeJson(out.works, works);
   writeJson(out.divergences, divergences);
   writeJson(out.tensions, tensions);
+  writeJson(out.dispositions, dispositions);
   writeJson(out.concepts, graph);
   writeJson(out.models, content.registry);
   writeJson(out.site, content.site);
   writeJson(out.claims, content.claims);
 
   await writeRecordTwins(content, works, divergences, out.public);
-  await writeConcepts(content, graph, out.public);
+  const conceptIds = new Set(graph.nodes.map((node) => node.id));
+  const byRecord = new Map(divergences.map((record) => [record.id, recordConcepts(record, conceptIds)]));
+  const tracked = trackTensions(tensions, dispositions, (id) => byRecord.get(id) ?? []);
+  await writeConcepts(content, graph, out.public, { graph, works, divergences, tensions: tracked });
   const audio = writeAudio(content, out.public);
   writeJson(out.audio, audio);
   await writePages(content, out);
@@ -173,10 +181,13 @@ async function writeConcepts(
   content: LoadedContent,
   graph: ReturnType<typeof deriveConceptGraph>,
   publicDir: string,
+  lineageInput: Parameters<typeof conceptLineage>[0],
 ): Promise<void> {
   const cards = [];
   for (const entry of content.concepts) {
     const node = graph.nodes.find((candidate) => candidate.id === entry.data.id)!;
+    // The same view as GET /api/lineage?concept=<id>, so a file reader and an API caller agree.
+    const lineage = conceptLineage(lineageInput, node);
     const card = {
       ...node,
       related: entry.data.related,
@@ -184,9 +195,10 @@ async function writeConcepts(
       html: await renderMarkdown(entry.body),
       markdown_url: `/concepts/${node.id}.md`,
       json_url: `/concepts/${node.id}.json`,
+      lineage,
     };
     cards.push(card);
-    writeFile(path.join(publicDir, 'concepts', `${node.id}.md`), entry.raw);
+    writeFile(path.join(publicDir, 'concepts', `${node.id}.md`), `${entry.raw.replace(/\n*$/, '\n')}\n${renderLineageMarkdown(lineage)}`);
     writeJson(path.join(publicDir, 'concepts', `${node.id}.json`), card);
   }
   writeJson(path.join(publicDir, 'concepts.json'), {

@@ -16,6 +16,8 @@ import type { ContributionRecord, Store } from '../api/storage/store.ts';
 import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
 import { approveContribution, rejectContribution } from './lib/curation.ts';
 import { DEFAULT_LIST_LIMIT, describeContribution, listQuery, pageHeader, pageJson, UsageError, type RecordContext } from './lib/curation-list.ts';
+import { describeSightings, listSightings, reviewSighting } from './lib/curate-sightings.ts';
+import { runTensionCommand } from './lib/curate-tension.ts';
 import { loadContent } from './lib/load-content.ts';
 import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
 
@@ -33,10 +35,23 @@ const USAGE = `usage: npm run curate -- <command> [options]
                                               writes content/ with provenance, validated
   reject <id> --by <name> --reason <text> [--json]
   review <id> [--json]                        ask the configured panel to vote (PANEL_CONFIG)
+  tension <key> <kind> --by <name> [options] [--json]
+        records a disposition of a tension (keys: GET /api/tensions), appended to
+        content/tensions/<key>.yaml and validated; kinds and their options:
+        held --reason <text>                     deliberately left open
+        reclassified --earlier-voice <voice> --note <text>
+        canon-note --note <text>                 a curator's ruling (repairs the tension)
+        crux --moves-a <text> --moves-b <text> | --undecidable
+        synthesis-drafted --title <text> --text <text>   also stores a pending proposal
+        council-review --url <server>            the server re-asks the panel (INGEST_SECRET)
+  sightings [--status pending|kept|dismissed|all] [--json]
+        tensions named by live deliberations, grouped by tension key, most sighted first
+  sighting <id> keep|dismiss --by <name> [--json]
+        a kept sighting joins its tension on GET /api/tensions
 
   --json    one JSON document on stdout: for list {total, offset, limit, count, next_offset,
             items}; for show and reject the contribution; for approve {contribution, files};
-            for review {id, votes}
+            for review {id, votes}; for tension {tension, disposition, file, dispositions, ...}
   --store <file|postgres URL>   default STORE_PATH, else .data/polyphony.db
   --content <dir>               default CONTENT_DIR, else content/
 `;
@@ -59,6 +74,13 @@ function readArguments(args: string[]) {
       reason: { type: 'string' },
       family: { type: 'string' },
       'model-id': { type: 'string' },
+      'earlier-voice': { type: 'string' },
+      'moves-a': { type: 'string' },
+      'moves-b': { type: 'string' },
+      undecidable: { type: 'boolean' },
+      title: { type: 'string' },
+      text: { type: 'string' },
+      url: { type: 'string' },
       store: { type: 'string', default: process.env.STORE_PATH ?? path.join(REPO_ROOT, '.data', 'polyphony.db') },
       content: { type: 'string', default: pathsFromEnv().contentDir },
     },
@@ -85,7 +107,7 @@ async function found(store: Store, id: string | undefined): Promise<Contribution
   return item;
 }
 
-async function run(store: Store, command: string, id: string | undefined, values: Values): Promise<void> {
+async function run(store: Store, command: string, id: string | undefined, values: Values, decision?: string): Promise<void> {
   switch (command) {
     case 'list': {
       const query = listQuery(values);
@@ -126,6 +148,14 @@ async function run(store: Store, command: string, id: string | undefined, values
       for (const vote of votes) if (vote.vote) await store.addReview(item.id, { reviewer: vote.reviewer, vote: vote.vote, reason: vote.reason, at: vote.at });
       return print(values.json ? JSON.stringify({ id: item.id, votes }) : votes.map((vote) => `${vote.reviewer}: ${vote.vote ?? 'no vote'}: ${vote.reason}`).join('\n'));
     }
+    case 'sightings': {
+      const groups = await listSightings(store, values.content, values.status ?? 'pending');
+      return print(values.json ? JSON.stringify({ count: groups.length, groups }) : describeSightings(groups));
+    }
+    case 'sighting': {
+      const reviewed = await reviewSighting(store, id, decision, values.by);
+      return print(values.json ? JSON.stringify(reviewed) : `${reviewed.state} ${reviewed.id} (${reviewed.key})`);
+    }
     default:
       throw new UsageError(command ? `unknown command ${JSON.stringify(command)}` : 'name a command');
   }
@@ -147,10 +177,17 @@ async function main(args: string[]): Promise<number> {
   }
   let store: Store | undefined;
   try {
+    if (command === 'tension') {
+      // The store is opened only for a synthesis draft (a pending proposal).
+      const result = await runTensionCommand(id, positionals[2], values, () => openStore(values.store));
+      const disposition = result.disposition as { kind?: string } | undefined;
+      print(values.json ? JSON.stringify(result) : `recorded ${disposition?.kind ?? ''} on ${id} in ${String(result.file)}${result.proposal_id ? `; pending proposal ${String(result.proposal_id)}` : ''}. Commit it for review; the next build publishes it.`);
+      return 0;
+    }
     // Options are checked before the store is opened (opening a new SQLite path creates it).
     if (command === 'list') listQuery(values);
     store = await openStore(values.store);
-    await run(store, command ?? '', id, values);
+    await run(store, command ?? '', id, values, positionals[2]);
     return 0;
   } catch (error) {
     process.stderr.write(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `${(error as Error).message}\n`);

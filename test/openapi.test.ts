@@ -56,6 +56,7 @@ import {
   RetrieveResponseSchema,
   SiResponseSchema,
   TensionsResponseSchema,
+  LineageSchema,
   WorkDocumentSchema,
   type Capabilities as CapabilitiesBody,
 } from '../schemas/api.ts';
@@ -86,6 +87,8 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/api/divergences/search': ['get'],
   '/api/kin': ['get'],
   '/api/tensions': ['get'],
+  '/api/lineage': ['get'],
+  '/api/tensions/dispositions': ['post'],
   '/api/contribute': ['post'],
   '/api/store': ['post'],
   '/api/invite': ['get'],
@@ -357,6 +360,11 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/tensions', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/tensions?status=Emerging', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/tensions?status=angry', status: 400, code: 'UNKNOWN_STATUS' },
+  { method: 'GET', url: '/api/tensions?disposition=ignored', status: 400, code: 'UNKNOWN_DISPOSITION' },
+  { method: 'GET', url: '/api/tensions?voice=alder&lifecycle=open', status: 200, zod: TensionsResponseSchema },
+  { method: 'GET', url: '/api/lineage?concept=refusal', status: 200, zod: LineageSchema },
+  { method: 'GET', url: '/api/lineage?concept=refusl', status: 404, code: 'CONCEPT_NOT_FOUND' },
+  { method: 'POST', url: '/api/tensions/dispositions', body: { key: 'k', kind: 'held', by: 'c', reason: 'r' }, status: 503, code: 'PERSISTENCE_UNAVAILABLE' },
   // Live panel paths without a panel
   { method: 'GET', url: '/api/council?q=x', status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
   { method: 'GET', url: '/api/council', status: 400, code: 'PARAM_MISSING', zod: MissingParameterErrorSchema },

@@ -149,6 +149,14 @@ describe('static site', () => {
     for (const file of htmlFiles(siteDir)) expect(readFileSync(file, 'utf8'), file).toContain('href="/llms.txt"');
   });
 
+  it('shows each concept\'s lineage on its page, from the same view as /api/lineage', () => {
+    const page = readFileSync(path.join(siteDir, 'graph/refusal/index.html'), 'utf8');
+    const section = page.slice(page.indexOf('id="lineage-heading"'));
+    expect(section).toMatch(/1 work, 0 Atlas records, 0 open and 0 repaired tensions/);
+    expect(section).toMatch(/<time datetime="2025-04-01">2025-04-01<\/time>\s*<a href="\/works\/TST-4\/"/);
+    expect(section).toContain('href="/api/lineage?concept=refusal"');
+  });
+
   it('is served by the API process beside the agent files', async () => {
     const app = createApp({ corpus: built.corpus, siteDir, log: () => {} });
     const home = await request(app).get('/');

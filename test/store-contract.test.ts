@@ -418,6 +418,27 @@ for (const driver of drivers) {
       expect(second).toBe(first);
       await store.close();
     });
+
+    it('keeps deliberation tension sightings pending until a curator keeps or dismisses each, once', async () => {
+      const store = await driver.open();
+      const sighting = (id: string, seen: number) => ({
+        id, key: 'a__b__t', topic: 'T', voice_a: 'A', claim_a: 'a\u0000 ✓', voice_b: 'B', claim_b: 'b', status: 'divergent', question: 'Q?', seen_at: at(seen).toISOString(),
+      });
+      await store.addTensionSightings([sighting('s2', 2), sighting('s1', 1)]);
+      await store.addTensionSightings([sighting('s1', 1)]);
+      expect((await store.listTensionSightings('pending')).map((entry) => entry.id)).toEqual(['s1', 's2']);
+      // model text is kept in its storable form (NUL removed), alike on both drivers
+      expect((await store.listTensionSightings())[0]).toEqual({ ...sighting('s1', 1), claim_a: 'a ✓', state: 'pending', reviewer: null, reviewed_at: null });
+      const decisions = await Promise.all([
+        store.reviewTensionSighting('s1', { state: 'kept', reviewer: 'ana' }, at(3)),
+        store.reviewTensionSighting('s1', { state: 'dismissed', reviewer: 'bo' }, at(3)),
+      ]);
+      expect(decisions.filter(Boolean)).toHaveLength(1);
+      expect(await store.reviewTensionSighting('nope', { state: 'kept', reviewer: 'ana' }, at(3))).toBeUndefined();
+      expect((await store.listTensionSightings('pending')).map((entry) => entry.id)).toEqual(['s2']);
+      expect((await store.listTensionSightings()).find((entry) => entry.id === 's1')).toMatchObject({ reviewed_at: at(3).toISOString() });
+      await store.close();
+    });
   });
 }
 

@@ -41,7 +41,7 @@ interface Case {
   raw?: string;
   headers?: Record<string, string>;
   /** The app without an ingestion secret (persistence off). */
-  app?: 'no-secret';
+  app?: 'no-secret' | 'curator';
   /** What the suggestion must (not) hold beyond being followable. */
   check?: (call: SuggestedCall) => void;
 }
@@ -50,6 +50,7 @@ let fake: FakeOpenAI;
 let built: BuiltApp;
 let app: Express;
 let noSecret: Express;
+let curator: Express;
 let jobId: string;
 /** A job that has ended (done) before the cases run: cancelling it is JOB_ALREADY_FINISHED. */
 let finishedJobId: string;
@@ -137,6 +138,16 @@ function cases(): Case[] {
       headers: { 'Idempotency-Key': 'used-once' },
       check: (call) => expect(call.headers).toBeUndefined(),
     },
+    { code: 'CONCEPT_NOT_FOUND', method: 'GET', url: '/api/lineage?concept=nothing-like-this-at-all' },
+    { code: 'UNKNOWN_DISPOSITION', method: 'GET', url: '/api/tensions?disposition=bogus&status=divergent', check: (call) => expect(call.query).toEqual({ status: 'divergent' }) },
+    {
+      code: 'TENSION_NOT_FOUND',
+      method: 'POST',
+      url: '/api/tensions/dispositions',
+      body: { key: 'nobody__nothing__nowhere', kind: 'held', by: 'ana', reason: 'Left open on purpose.' },
+      headers: { Authorization: `Bearer ${INGEST_SECRET}` },
+      app: 'curator',
+    },
     { code: 'BODY_TOO_DEEP', method: 'POST', url: '/api/contribute', raw: `{"id": ${'['.repeat(80)}${']'.repeat(80)}}` },
     // Live state: a session not issued, a council no longer kept, a job already ended.
     {
@@ -187,6 +198,17 @@ beforeAll(async () => {
   const wired = createLiveApp(built.corpus, store, testPanelConfig(fake), undefined, NO_LIMITS);
   app = wired.app;
   noSecret = createApp({ corpus: built.corpus, live: wired.live, store, limits: NO_LIMITS, log: () => {} });
+  curator = createApp({
+    corpus: built.corpus,
+    live: wired.live,
+    store,
+    limits: NO_LIMITS,
+    ingestSecret: INGEST_SECRET,
+    log: () => {},
+    appendDisposition: () => {
+      throw new Error('no disposition is written by these cases');
+    },
+  });
   const submitted = await request(app).get('/api/query').query({ q: 'What do the tides owe the harbour?', async: '1' });
   expect(submitted.status).toBe(202);
   jobId = submitted.body.job_id;
@@ -210,7 +232,7 @@ describe('suggested_next_call (spec §7) on every client error', () => {
   });
 
   it.each(cases().map((item) => [`${item.code}: ${item.method} ${item.url.slice(0, 80)}`, item] as const))('%s → a next call that succeeds', async (_name, item) => {
-    const target = item.app === 'no-secret' ? noSecret : app;
+    const target = item.app === 'no-secret' ? noSecret : item.app === 'curator' ? curator : app;
     const response = await send(target, item);
     expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(ERROR_CODES[item.code]);
     expect(response.body.error.code).toBe(item.code);

@@ -17,6 +17,7 @@ import type { Exchange, JobRecord, JobStage, Store } from '../storage/store.ts';
 import { createStageRecorder, stampStage } from './progress.ts';
 import { COUNCIL_KEEP_MS, createCouncilPersistence } from './council-persistence.ts';
 import { createReservingMeter, runSignal } from './spend.ts';
+import { recordDeliberationSightings } from '../tensions/sightings.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -106,6 +107,7 @@ export function createLiveService(options: LiveServiceOptions) {
     const history = input.session_id ? await openSession(input.session_id, input.session_client) : [];
     const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal, ...(onStage ? { onStage } : {}) }));
     assertSomeoneWasCalled(result.panel, ceiling);
+    await recordDeliberationSightings(store, result.tensions, input.query.q, now(), log);
     // Nobody reads a run whose caller went away (or whose job was cancelled): it joins no session.
     if (input.session_id && !caller?.aborted) {
       await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());

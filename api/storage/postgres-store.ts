@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation, type KeyRow } from './idempotency.ts';
-import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome, type TensionSightingRecord } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
 
 const SCHEMA = `
@@ -54,7 +54,21 @@ CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, client TEXT NOT NULL, 
 CREATE TABLE IF NOT EXISTS kept_councils (
   id TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, persisted_id TEXT
 );
+CREATE TABLE IF NOT EXISTS tension_sightings (
+  id TEXT PRIMARY KEY, tension_key TEXT NOT NULL, data TEXT NOT NULL, seen_at TEXT NOT NULL, state TEXT NOT NULL, reviewer TEXT, reviewed_at TEXT
+);
 `;
+
+interface SightingRow {
+  data: string;
+  state: TensionSightingRecord['state'];
+  reviewer: string | null;
+  reviewed_at: string | null;
+}
+
+function toSighting(row: SightingRow): TensionSightingRecord {
+  return { ...(JSON.parse(row.data) as TensionSightingRecord), state: row.state, reviewer: row.reviewer, reviewed_at: row.reviewed_at };
+}
 
 const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
 
@@ -401,6 +415,27 @@ export async function createPostgresStore(connectionString: string, options: { m
          FROM plays GROUP BY slug ORDER BY COUNT(*) DESC, slug`,
       );
       return rows.map((row) => ({ slug: row.slug, plays: Number(row.plays), listeners: Number(row.listeners), returning: Number(row.returning_clients) }));
+    },
+    async addTensionSightings(items) {
+      if (items.length === 0) return;
+      await transaction(async (client) => {
+        for (const item of items) {
+          await client.query('INSERT INTO tension_sightings (id, tension_key, data, seen_at, state) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [item.id, item.key, JSON.stringify(item), item.seen_at, 'pending']);
+        }
+      });
+    },
+    async listTensionSightings(state) {
+      const { rows } = state
+        ? await pool.query<SightingRow>('SELECT * FROM tension_sightings WHERE state = $1 ORDER BY seen_at, id', [state])
+        : await pool.query<SightingRow>('SELECT * FROM tension_sightings ORDER BY seen_at, id');
+      return rows.map(toSighting);
+    },
+    async reviewTensionSighting(id, decision, now) {
+      const { rows } = await pool.query<SightingRow>(
+        "UPDATE tension_sightings SET state = $1, reviewer = $2, reviewed_at = $3 WHERE id = $4 AND state = 'pending' RETURNING *",
+        [decision.state, decision.reviewer, now.toISOString(), id],
+      );
+      return rows[0] ? toSighting(rows[0]) : undefined;
     },
     async secret(name) {
       await pool.query('INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [name, randomBytes(32).toString('hex')]);

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation } from './idempotency.ts';
-import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome, type TensionSightingRecord } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
 
 interface Statement {
@@ -71,7 +71,21 @@ CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, client TEXT NOT NULL, 
 CREATE TABLE IF NOT EXISTS kept_councils (
   id TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, persisted_id TEXT
 );
+CREATE TABLE IF NOT EXISTS tension_sightings (
+  id TEXT PRIMARY KEY, tension_key TEXT NOT NULL, data TEXT NOT NULL, seen_at TEXT NOT NULL, state TEXT NOT NULL, reviewer TEXT, reviewed_at TEXT
+);
 `;
+
+interface SightingRow {
+  data: string;
+  state: TensionSightingRecord['state'];
+  reviewer: string | null;
+  reviewed_at: string | null;
+}
+
+function toSighting(row: SightingRow): TensionSightingRecord {
+  return { ...(JSON.parse(row.data) as TensionSightingRecord), state: row.state, reviewer: row.reviewer, reviewed_at: row.reviewed_at };
+}
 
 const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
 
@@ -427,6 +441,23 @@ export function createSqliteStore(file: string): Store {
         listeners: Number(row.listeners),
         returning: Number(row.returning_clients),
       }));
+    },
+    async addTensionSightings(items) {
+      const insert = db.prepare('INSERT INTO tension_sightings (id, tension_key, data, seen_at, state) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
+      transaction(() => {
+        for (const item of items) insert.run(item.id, item.key, JSON.stringify(item), item.seen_at, 'pending');
+      });
+    },
+    async listTensionSightings(state) {
+      const rows = (state
+        ? db.prepare('SELECT * FROM tension_sightings WHERE state = ? ORDER BY seen_at, id').all(state)
+        : db.prepare('SELECT * FROM tension_sightings ORDER BY seen_at, id').all()) as SightingRow[];
+      return rows.map(toSighting);
+    },
+    async reviewTensionSighting(id, decision, now) {
+      const changed = db.prepare("UPDATE tension_sightings SET state = ?, reviewer = ?, reviewed_at = ? WHERE id = ? AND state = 'pending'").run(decision.state, decision.reviewer, now.toISOString(), id);
+      if (changed.changes !== 1) return undefined;
+      return toSighting(db.prepare('SELECT * FROM tension_sightings WHERE id = ?').get(id) as SightingRow);
     },
     async secret(name) {
       statements.putSecret.run(name, randomBytes(32).toString('hex'));

@@ -84,6 +84,25 @@ export interface PersistedRecord {
 export type ContributionKind = 'answer' | 'proposal';
 export type ContributionStatus = 'pending' | 'approved' | 'rejected';
 
+/** A tension named by a live deliberation: pending until a curator keeps or dismisses it. */
+export interface TensionSightingRecord {
+  id: string;
+  /** The tension key (api/core/tension-identity.ts). */
+  key: string;
+  topic: string;
+  voice_a: string;
+  claim_a: string;
+  voice_b: string;
+  claim_b: string;
+  status: string;
+  question: string;
+  seen_at: string;
+  state: 'pending' | 'kept' | 'dismissed';
+  reviewer: string | null;
+  reviewed_at: string | null;
+}
+export type NewTensionSighting = Omit<TensionSightingRecord, 'state' | 'reviewer' | 'reviewed_at'>;
+
 export interface ContributionRecord {
   id: string;
   kind: ContributionKind;
@@ -270,6 +289,13 @@ export interface Store {
 
   /** Fixed-window counter: counts one hit and says whether it is within the limit. */
   hit(rateLimit: RateLimit, now: Date): Promise<{ allowed: boolean; remaining: number; resetMs: number }>;
+
+  /** Stores sightings as pending (ids are unique; a repeated id is ignored). */
+  addTensionSightings(items: readonly NewTensionSighting[]): Promise<void>;
+  /** Sightings oldest first, all or in one state. */
+  listTensionSightings(state?: TensionSightingRecord['state']): Promise<TensionSightingRecord[]>;
+  /** Keeps or dismisses a pending sighting; undefined when there is no pending sighting with that id. */
+  reviewTensionSighting(id: string, decision: { state: 'kept' | 'dismissed'; reviewer: string }, now: Date): Promise<TensionSightingRecord | undefined>;
 
   /** Records that a client played a track (once per client, track and day). */
   recordPlay(slug: string, client: string, day: string): Promise<boolean>;

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConceptGraph, DivergenceFull, WorkRecord } from '../../api/core/records.ts';
 import type { Manifest } from '../../api/core/build-manifest.ts';
+import type { Lineage } from '../../api/core/lineage.ts';
 
 export type { ConceptGraph, ConceptNode, DivergenceFull, TensionEntry, WorkRecord } from '../../api/core/records.ts';
 export type { Manifest } from '../../api/core/build-manifest.ts';
@@ -50,6 +51,8 @@ export interface ConceptCard {
   html: string;
   markdown_url: string;
   json_url: string;
+  /** The same view as GET /api/lineage?concept=<id>. */
+  lineage?: Lineage;
 }
 
 export function artifactsDir(): string {
