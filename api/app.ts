@@ -16,6 +16,10 @@ import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
+import { federationRoutes } from './routes/federation.ts';
+import { loadNodeKey } from './federation/keys.ts';
+import { createFederationNode, type FederationNode } from './federation/node.ts';
+import { readRecordTwin } from './load-artifacts.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { createSqliteStore } from './storage/sqlite-store.ts';
 import type { Store } from './storage/store.ts';
@@ -42,6 +46,8 @@ export interface AppOptions {
   trustProxy?: boolean | number | string;
   /** POST /api/mcp options (allowed browser origins); defaults from MCP_ALLOWED_ORIGINS. */
   mcp?: McpHttpOptions;
+  /** This deployment as a federation node; by default keyed by the store secret (docs/FEDERATION.md). */
+  federation?: { keyFile?: string | undefined; origin?: string | undefined };
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -121,6 +127,13 @@ export function createApp(options: AppOptions): Express {
   const json = express.json({ limit: '64kb' });
   app.use((request, response, next) => (request.method === 'POST' ? json(request, response, next) : next()));
 
+  const federation: FederationNode = createFederationNode({
+    corpus: options.corpus,
+    key: () => loadNodeKey({ keyFile: options.federation?.keyFile, secret: (name) => store.secret(name) }),
+    readTwin: (id, suffix) => readRecordTwin(options.corpus, id, suffix),
+    origin: options.federation?.origin,
+  });
+
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
     ...queryRoutes(context),
@@ -130,6 +143,7 @@ export function createApp(options: AppOptions): Express {
     ...liveRoutes(context),
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
+    ...federationRoutes(context, federation),
     ...staticRoutes(context),
   ];
   for (const route of routes) {

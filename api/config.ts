@@ -22,6 +22,8 @@ const EnvSchema = z.object({
   LIVE_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   COUNCIL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   COUNCIL_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
+  FEDERATION_KEY_FILE: z.string().min(1).optional().describe('PKCS#8 PEM file of the Ed25519 federation key (created on first start); else the key lives in the store'),
+  FEDERATION_ORIGIN: z.string().url().optional().describe('public origin this deployment signs its federation manifest for'),
   TRUST_PROXY: z.string().optional().describe('Express trust proxy: "true", a hop count, or an address list'),
 });
 
@@ -47,6 +49,8 @@ export interface ServerConfig {
   jobLeaseMs: number;
   jobSweepMs: number;
   trustProxy: boolean | number | string | undefined;
+  /** Federation key file and public origin (docs/FEDERATION.md); both optional. */
+  federation: { keyFile: string | undefined; origin: string | undefined };
   /** Overrides of the default rate limits (api/http/rate-limit.ts), from `<count>/<seconds>` values. */
   limits: Partial<Record<'contribute' | 'live' | 'liveGlobal' | 'council' | 'councilGlobal', { limit: number; windowMs: number }>>;
 }
@@ -90,6 +94,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,
     trustProxy: parseTrustProxy(parsed.data.TRUST_PROXY),
+    federation: {
+      keyFile: parsed.data.FEDERATION_KEY_FILE ? path.resolve(parsed.data.FEDERATION_KEY_FILE) : undefined,
+      origin: parsed.data.FEDERATION_ORIGIN ? new URL(parsed.data.FEDERATION_ORIGIN).origin : undefined,
+    },
     limits: Object.fromEntries(
       (
         [

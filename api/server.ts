@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     log,
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
     limits: config.limits,
+    federation: config.federation,
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
   });

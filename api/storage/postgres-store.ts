@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { contributionPageStatement } from './contribution-query.ts';
+import { createPostgresFederation, FEDERATION_SCHEMA } from './postgres-federation.ts';
 import { StoreUnavailableError, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type SpendEntry, type Store, type SubmitOutcome } from './store.ts';
 
 const SCHEMA = `
@@ -144,6 +145,7 @@ export async function createPostgresStore(connectionString: string, options: { m
   try {
     await setup.query('SELECT pg_advisory_lock(hashtext($1))', ['polyphony-schema']);
     await setup.query(SCHEMA);
+    await setup.query(FEDERATION_SCHEMA);
     // Rate-limit counters are the hottest rows (every limited request writes two) and the
     // only state whose loss after a database crash harms nobody (the windows start again):
     // unlogged, they skip the write-ahead log and its flush. Stores made before were logged.
@@ -182,6 +184,7 @@ export async function createPostgresStore(connectionString: string, options: { m
   const jobColumns = 'id, kind, status, input, result, error, attempts, created_at, updated_at';
 
   return reportingOutages({
+    ...createPostgresFederation(pool, transaction),
     async createJob(job, now) {
       const at = now.toISOString();
       const { rows } = await pool.query<JobRow>(`INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES ($1, $2, 'queued', $3, 0, $4, $4) RETURNING ${jobColumns}`, [job.id, job.kind, JSON.stringify(job.input ?? null), at]);

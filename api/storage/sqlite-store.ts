@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { contributionPageStatement } from './contribution-query.ts';
+import { createSqliteFederation } from './sqlite-federation.ts';
 import type { ContributionRecord, Exchange, JobRecord, JobStage, KeptCouncil, PersistedRecord, RateLimit, SpendEntry, Store, SubmitOutcome } from './store.ts';
 
 interface Statement {
@@ -205,6 +206,7 @@ export function createSqliteStore(file: string): Store {
   }
 
   return {
+    ...createSqliteFederation(db, transaction),
     async createJob(job, now) {
       const at = now.toISOString();
       statements.insertJob.run(job.id, job.kind, 'queued', JSON.stringify(job.input ?? null), at, at);
