@@ -63,8 +63,8 @@ export function createPostgresFederation(pool: Queryable, transaction: <T>(work:
     getImport,
     async listImports(status) {
       const { rows } = status
-        ? await pool.query<FederationImport>(`SELECT ${COLUMNS} FROM federation_imports WHERE status = $1 ORDER BY staged_at, id`, [status])
-        : await pool.query<FederationImport>(`SELECT ${COLUMNS} FROM federation_imports ORDER BY staged_at, id`);
+        ? await pool.query<FederationImport>(`SELECT ${COLUMNS} FROM federation_imports WHERE status = $1 ORDER BY staged_at, record_id, id`, [status])
+        : await pool.query<FederationImport>(`SELECT ${COLUMNS} FROM federation_imports ORDER BY staged_at, record_id, id`);
       return rows;
     },
     async reviewImport(id, decision, now) {

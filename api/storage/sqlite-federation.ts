@@ -55,8 +55,8 @@ export function createSqliteFederation(db: Database, transaction: <T>(work: () =
     insert: db.prepare(`INSERT INTO federation_imports (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, NULL, NULL)`),
     byId: db.prepare(`SELECT ${COLUMNS} FROM federation_imports WHERE id = ?`),
     hashes: db.prepare('SELECT record_id, content_hash FROM federation_imports WHERE origin_node = ?'),
-    listAll: db.prepare(`SELECT ${COLUMNS} FROM federation_imports ORDER BY staged_at, id`),
-    listStatus: db.prepare(`SELECT ${COLUMNS} FROM federation_imports WHERE status = ? ORDER BY staged_at, id`),
+    listAll: db.prepare(`SELECT ${COLUMNS} FROM federation_imports ORDER BY staged_at, record_id, id`),
+    listStatus: db.prepare(`SELECT ${COLUMNS} FROM federation_imports WHERE status = ? ORDER BY staged_at, record_id, id`),
     review: db.prepare("UPDATE federation_imports SET status = ?, reviewer = ?, reason = ?, reviewed_at = ? WHERE id = ? AND status = 'pending'"),
   };
   return {
