@@ -218,11 +218,12 @@ describe('federation between two deployments on loopback', () => {
     await buildArtifacts({ contentDir: bContent, artifactsDir: bArtifacts, cacheDir: TEST_CACHE_DIR, embedder });
     const after = await startServerProcess(env);
     servers.push(after);
-    const fromA = (await (await fetch(`${aServer.base}/api/divergences?id=AAA-D1`)).json()) as { record: { answers: { text: string }[]; question: string } };
-    const onB = (await (await fetch(`${after.base}/api/divergences?id=AAA-D1`)).json()) as { record: { answers: { text: string }[]; question: string; provenance: { source: string; federation: Record<string, unknown> } } };
-    expect(onB.record.question).toBe(fromA.record.question);
-    expect(onB.record.answers.map((answer) => answer.text)).toEqual(fromA.record.answers.map((answer) => answer.text));
-    expect(onB.record.provenance.federation).toMatchObject({ origin: proxy.base, origin_prefix: 'AAA', original_id: 'AAA-D1', licence: 'CC BY-SA 4.0', approved_by: 'curator' });
+    const fromA = (await (await fetch(`${aServer.base}/api/divergences?id=AAA-D1`)).json()) as { answers: { text: string }[]; question: string };
+    const onB = (await (await fetch(`${after.base}/api/divergences?id=AAA-D1`)).json()) as { answers: { text: string }[]; question: string; provenance: { source: string; federation: Record<string, unknown> } };
+    expect(onB.question).toBe(fromA.question);
+    expect(onB.answers.map((answer) => answer.text)).toEqual(fromA.answers.map((answer) => answer.text));
+    expect(onB.provenance.source).toMatch(/^federation: imported from Fixture/);
+    expect(onB.provenance.federation).toMatchObject({ origin: proxy.base, origin_prefix: 'AAA', original_id: 'AAA-D1', licence: 'CC BY-SA 4.0', approved_by: 'curator' });
     const originCopy = await (await fetch(`${after.base}/records/AAA-D1.origin.md`)).text();
     expect(originCopy).toBe(await (await fetch(`${aServer.base}/records/AAA-D1.md`)).text());
     const twin = (await (await fetch(`${after.base}/records/AAA-D1.json`)).json()) as { provenance: { federation: { origin: string } } };
