@@ -608,6 +608,35 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         jsonRpc400: true,
       }),
     },
+    '/.well-known/polyphony-node.json': {
+      get: operation({
+        operationId: 'getFederationNode',
+        tags: ['federation'],
+        summary: 'Federation node document: identity, licences, offers and public key',
+        description: 'docs/FEDERATION.md. The origin is FEDERATION_ORIGIN, else site.base_url, else the request\'s own origin. The private key is never served.',
+        responses: { '200': ok('Node document.', ref('FederationNode'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
+    '/federation/manifest.json': {
+      get: operation({
+        operationId: 'getFederationManifest',
+        tags: ['federation'],
+        summary: 'Signed list of this deployment\'s Atlas records with their twin hashes and record signatures',
+        description: 'Signed for a 10-minute window, valid one hour; its signature is at /federation/manifest.sig. Check it with npm run verify -- <url>.',
+        responses: { '200': ok('Federation manifest.', ref('FederationManifest'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
+    '/federation/manifest.sig': {
+      get: operation({
+        operationId: 'getFederationManifestSignature',
+        tags: ['federation'],
+        summary: 'Ed25519 signature of the federation manifest',
+        responses: { '200': ok('Signature document.', ref('FederationManifestSignature'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
     '/openapi.json': {
       get: operation({
         operationId: 'getOpenApi',
@@ -737,6 +766,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       { name: 'contribution', description: 'Contributions and proposals (pending until curator review), invitations and play counts.' },
       { name: 'tools', description: 'Tool-calling endpoint; not available in this engine version (501).' },
       { name: 'static', description: 'Static documents and record twins.' },
+      { name: 'federation', description: 'Signed node document and manifest other deployments pull records from (docs/FEDERATION.md).' },
     ],
     paths,
     components: {
