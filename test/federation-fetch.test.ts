@@ -68,3 +68,29 @@ describe('the pull fetcher', () => {
     expect(await code(open(`${base}/missing`, 1000))).toBe('HTTP_STATUS');
   });
 });
+
+describe('federation settings', () => {
+  it('reads the limits from the environment and names a bad value', async () => {
+    const { federationLimitsFromEnv } = await import('../api/federation/limits.ts');
+    expect(federationLimitsFromEnv({})).toEqual({ maxRecords: 5000, maxBytes: 50_000_000, timeoutMs: 10_000, allowPrivate: false });
+    expect(federationLimitsFromEnv({ FEDERATION_ALLOW_PRIVATE: '1', FEDERATION_MAX_RECORDS: '10' })).toMatchObject({ allowPrivate: true, maxRecords: 10 });
+    expect(() => federationLimitsFromEnv({ FEDERATION_MAX_BYTES: 'lots' })).toThrow(/FEDERATION_MAX_BYTES/);
+  });
+
+  it('keeps the node key in a file named by configuration, created once, and the origin as an origin', async () => {
+    const { loadConfig } = await import('../api/config.ts');
+    expect(loadConfig({ FEDERATION_ORIGIN: 'https://atlas.example/some/path' }).federation.origin).toBe('https://atlas.example');
+    expect(() => loadConfig({ FEDERATION_ORIGIN: 'not a url' })).toThrow(/FEDERATION_ORIGIN/);
+    const { keyFromFile, keyFromSeed } = await import('../api/federation/keys.ts');
+    const { mkdtempSync, statSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'polyphony-key-')), 'node.pem');
+    const first = keyFromFile(file);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(keyFromFile(file).publicKey).toBe(first.publicKey);
+    expect(first.nodeId).toBe(`pn1:${first.keyId}`);
+    expect(keyFromSeed('11'.repeat(32)).publicKey).toBe(keyFromSeed('11'.repeat(32)).publicKey);
+    expect(() => keyFromSeed('11')).toThrow(/32 bytes/);
+  });
+});

@@ -105,7 +105,9 @@ describe('federation between two deployments on loopback', () => {
       expect(text).not.toContain(seed);
     }
     expect(await verifyDeployment(aServer.base, createFetcher({ allowPrivate: true, timeoutMs: 10_000 }))).toEqual({ origin: aServer.base, records: 2, imports: 0, problems: [] });
-  });
+    const cli = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/verify.ts'), aServer.base], { cwd: REPO_ROOT, env: { ...process.env, FEDERATION_ALLOW_PRIVATE: '1' } });
+    expect(cli.stdout).toBe(`${aServer.base}: 2 records and 0 imports checked; signature, hashes and provenance verify\n`);
+  }, 30_000);
 
   it('refuses loopback addresses unless configured, and non-http(s) URLs', async () => {
     const strict = createFetcher({ allowPrivate: false, timeoutMs: 10_000 });

@@ -53,7 +53,12 @@ export function keyFromFile(file: string): NodeKey {
   if (!existsSync(file)) {
     const { privateKey } = generateKeyPairSync('ed25519');
     mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    writeFileSync(file, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flag: 'wx' });
+    try {
+      writeFileSync(file, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process (WORKERS=n) created it first: use that one.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
   const privateKey = createPrivateKey(readFileSync(file));
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} is not an Ed25519 private key`);
