@@ -16,7 +16,7 @@ import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
-import { federationRoutes } from './routes/federation.ts';
+import { DEFAULT_OFFER_LIMIT, federationRoutes } from './routes/federation.ts';
 import { loadNodeKey } from './federation/keys.ts';
 import { createFederationNode, type FederationNode } from './federation/node.ts';
 import { readRecordTwin } from './load-artifacts.ts';
@@ -47,7 +47,7 @@ export interface AppOptions {
   /** POST /api/mcp options (allowed browser origins); defaults from MCP_ALLOWED_ORIGINS. */
   mcp?: McpHttpOptions;
   /** This deployment as a federation node; by default keyed by the store secret (docs/FEDERATION.md). */
-  federation?: { keyFile?: string | undefined; origin?: string | undefined };
+  federation?: { keyFile?: string | undefined; origin?: string | undefined; push?: boolean; offerLimit?: { limit: number; windowMs: number } };
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -132,6 +132,7 @@ export function createApp(options: AppOptions): Express {
     key: () => loadNodeKey({ keyFile: options.federation?.keyFile, secret: (name) => store.secret(name) }),
     readTwin: (id, suffix) => readRecordTwin(options.corpus, id, suffix),
     origin: options.federation?.origin,
+    push: options.federation?.push ?? false,
   });
 
   const routes: RouteDefinition[] = [
@@ -143,7 +144,7 @@ export function createApp(options: AppOptions): Express {
     ...liveRoutes(context),
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
-    ...federationRoutes(context, federation),
+    ...federationRoutes(context, federation, { enabled: options.federation?.push ?? false, limit: options.federation?.offerLimit ?? DEFAULT_OFFER_LIMIT, store }),
     ...staticRoutes(context),
   ];
   for (const route of routes) {

@@ -23,6 +23,8 @@ const EnvSchema = z.object({
   COUNCIL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   COUNCIL_GLOBAL_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   FEDERATION_KEY_FILE: z.string().min(1).optional().describe('PKCS#8 PEM file of the Ed25519 federation key (created on first start); else the key lives in the store'),
+  FEDERATION_PUSH: z.enum(['0', '1', 'false', 'true']).default('0').describe('1 accepts signed offers from pinned peers at POST /api/federation/offer'),
+  FEDERATION_OFFER_RATE_LIMIT: z.string().regex(/^\d+\/\d+$/, 'must be <count>/<seconds>').optional(),
   FEDERATION_ORIGIN: z.string().url().optional().describe('public origin this deployment signs its federation manifest for'),
   TRUST_PROXY: z.string().optional().describe('Express trust proxy: "true", a hop count, or an address list'),
 });
@@ -50,7 +52,7 @@ export interface ServerConfig {
   jobSweepMs: number;
   trustProxy: boolean | number | string | undefined;
   /** Federation key file and public origin (docs/FEDERATION.md); both optional. */
-  federation: { keyFile: string | undefined; origin: string | undefined };
+  federation: { keyFile: string | undefined; origin: string | undefined; push: boolean; offerLimit?: { limit: number; windowMs: number } };
   /** Overrides of the default rate limits (api/http/rate-limit.ts), from `<count>/<seconds>` values. */
   limits: Partial<Record<'contribute' | 'live' | 'liveGlobal' | 'council' | 'councilGlobal', { limit: number; windowMs: number }>>;
 }
@@ -97,6 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     federation: {
       keyFile: parsed.data.FEDERATION_KEY_FILE ? path.resolve(parsed.data.FEDERATION_KEY_FILE) : undefined,
       origin: parsed.data.FEDERATION_ORIGIN ? new URL(parsed.data.FEDERATION_ORIGIN).origin : undefined,
+      push: parsed.data.FEDERATION_PUSH === '1' || parsed.data.FEDERATION_PUSH === 'true',
+      ...(parsed.data.FEDERATION_OFFER_RATE_LIMIT ? { offerLimit: window(parsed.data.FEDERATION_OFFER_RATE_LIMIT)! } : {}),
     },
     limits: Object.fromEntries(
       (

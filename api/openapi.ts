@@ -73,6 +73,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   HEADERS_TOO_LARGE: 'The request headers exceed the 16 kB the server reads (answered before routing, in the envelope).',
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
   JOB_INTERRUPTED: 'Not an HTTP status: the error.code of a background job interrupted by server restarts twice; it is not retried again.',
+  PUSH_DISABLED: 'POST /api/federation/offer is off on this deployment (FEDERATION_PUSH); peers pull instead.',
+  OFFER_UNAUTHENTICATED: 'The offering peer is not one this deployment has pulled from, or its signature does not verify with the key pinned for its origin.',
+  OFFER_REFUSED: 'A signed offer that cannot be staged: a record altered (hash), invalid, of our own prefix, a protocol mismatch, or signed more than 5 minutes from now; details.reason names it.',
 };
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
@@ -635,6 +638,18 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         summary: 'Ed25519 signature of the federation manifest',
         responses: { '200': ok('Signature document.', ref('FederationManifestSignature'), CACHE_HEADER) },
         errors: noParameters,
+      }),
+    },
+    '/api/federation/offer': {
+      post: operation({
+        operationId: 'federationOffer',
+        tags: ['federation'],
+        summary: 'Push: a pinned peer offers signed records; they land as pending imports',
+        description: 'Off by default (FEDERATION_PUSH=1). Accepted only from an origin this deployment has pulled from, signed with the key pinned for it; every record hash and record signature is checked. Nothing is published until a curator approves it. Rate-limited per client.',
+        requestBody: jsonBody('FederationOffer', 'The signed offer (docs/FEDERATION.md).', true),
+        responses: { '202': ok('Staged as pending imports.', ref('OfferAccepted')) },
+        errors: { 400: ['INVALID_BODY'], 403: ['PUSH_DISABLED', 'OFFER_UNAUTHENTICATED'], 422: ['OFFER_REFUSED'], 429: ['RATE_LIMITED'], ...storeDown },
+        post: true,
       }),
     },
     '/openapi.json': {

@@ -34,7 +34,7 @@ import {
 } from './content.ts';
 import { CONCEPT_TYPES, EVIDENCE, GLYPHS, LAYERS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
 
-import { FederationManifestSchema, ManifestSignatureSchema, NodeDocumentSchema } from './federation.ts';
+import { FederationManifestSchema, FederationOfferSchema, ManifestSignatureSchema, NodeDocumentSchema, OfferAcceptedSchema } from './federation.ts';
 export type { ErrorCode } from '../api/errors.ts';
 export type { Justification } from '../api/core/contributions.ts';
 
@@ -49,6 +49,8 @@ function named<T extends z.ZodType>(id: string, schema: T): T {
 named('FederationNode', NodeDocumentSchema);
 named('FederationManifest', FederationManifestSchema);
 named('FederationManifestSignature', ManifestSignatureSchema);
+named('FederationOffer', FederationOfferSchema);
+named('OfferAccepted', OfferAcceptedSchema);
 
 const text = (description: string) => z.string().describe(description);
 const count = (description: string) => z.number().int().nonnegative().describe(description);

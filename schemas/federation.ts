@@ -71,6 +71,48 @@ export const ManifestSignatureSchema = z.object({
 }).describe('Signature of the federation manifest.');
 export type ManifestSignature = z.infer<typeof ManifestSignatureSchema>;
 
+export const MAX_OFFER_RECORDS = 50;
+
+/** POST /api/federation/offer (push, off by default): records a known peer offers, signed. */
+export const FederationOfferSchema = z
+  .object({
+    offer: z
+      .object({
+        protocol: text('Federation protocol version.'),
+        node_id: text('Node id of the offering peer; must be the one pinned for its origin.'),
+        origin: z.string().url().describe('Origin of the offering peer; this deployment must have pulled from it before.'),
+        name: text('Name of the offering deployment.'),
+        licence: text('Licence of the offered records.'),
+        attribution: text('Attribution the licence requires.'),
+        signed_at: isoTime('When the offer was signed; refused more than 5 minutes away from now.'),
+        records: z
+          .array(
+            z
+              .object({
+                id: z.string().min(1).max(64).describe('Record id at the origin.'),
+                sha256: hex64('sha256 of markdown (UTF-8).'),
+                signature: base64url('Record signature of {protocol, node_id, id, sha256}, as in the manifest.'),
+                markdown: z.string().describe('The record twin, verbatim.'),
+              })
+              .describe('One offered record.'),
+          )
+          .min(1)
+          .max(MAX_OFFER_RECORDS)
+          .describe(`At most ${MAX_OFFER_RECORDS} records (and 64 KB) an offer.`),
+      })
+      .describe('The signed payload.'),
+    signature: base64url('Ed25519 signature over the canonical JSON of offer, by the key pinned for its origin.'),
+  })
+  .describe('A signed offer of records from a peer.');
+export type FederationOffer = z.infer<typeof FederationOfferSchema>;
+
+export const OfferAcceptedSchema = z
+  .object({
+    staged: z.array(z.string()).describe('Record ids staged as pending imports (a curator approves them).'),
+    unchanged: z.number().int().nonnegative().describe('Offered records already known by their hash.'),
+  })
+  .describe('Offer accepted: records staged as pending imports.');
+
 /** The provenance an approved import carries in its frontmatter (`provenance.federation`). */
 export const FederationProvenanceSchema = z.object({
   origin: z.string().url(),

@@ -17,6 +17,8 @@ export interface FederationNodeOptions {
   readTwin: (id: string, suffix: '.md' | '.origin.md') => Buffer | undefined;
   /** FEDERATION_ORIGIN, else site.base_url, else the request's own origin. */
   origin?: string | undefined;
+  /** Whether POST /api/federation/offer accepts offers (listed in `offers`). */
+  push?: boolean;
 }
 
 export interface SignedManifest {
@@ -74,7 +76,7 @@ export function createFederationNode(options: FederationNodeOptions): Federation
         counts: { atlas_records: corpus.manifest.counts.atlas.live_records, works: corpus.manifest.counts.corpus.total_works },
         licences: { code: corpus.site.license.code, data: corpus.site.license.corpus },
         attribution,
-        offers: ['pull'],
+        offers: options.push ? ['pull', 'push'] : ['pull'],
         public_key: { algorithm: 'ed25519', key_id: nodeKey.keyId, raw: nodeKey.publicKey },
         manifest_url: '/federation/manifest.json',
         signature_url: '/federation/manifest.sig',

@@ -203,7 +203,7 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
 }
 
 /** A pulled record must be a valid Atlas record of its origin, under the id the manifest gives, and not itself an import. */
-function checkRecord(id: string, markdown: string, originPrefix: string): void {
+export function checkRecord(id: string, markdown: string, originPrefix: string): void {
   let data: Record<string, unknown>;
   try {
     data = parseMarkdown(markdown).data;
