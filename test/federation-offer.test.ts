@@ -49,7 +49,9 @@ describe('POST /api/federation/offer', () => {
     app = createApp({ corpus: built.corpus, store, log: () => {}, now: () => now, federation: { push: true, offerLimit: { limit: 9, windowMs: 3_600_000 } } });
   }, 120_000);
 
-  it('is off by default', async () => {
+  it('is off by default, and the node document says whether it is on', async () => {
+    expect((await request(built.app).get('/.well-known/polyphony-node.json')).body.offers).toEqual(['pull']);
+    expect((await request(app).get('/.well-known/polyphony-node.json')).body.offers).toEqual(['pull', 'push']);
     const response = await request(built.app).post('/api/federation/offer').send(offer());
     expect(response.status).toBe(403);
     expect(response.body.error).toMatchObject({ code: 'PUSH_DISABLED', retryable: false });
