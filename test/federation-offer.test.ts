@@ -25,7 +25,7 @@ const now = new Date('2026-03-01T12:00:00.000Z');
 function offer(options: { key?: typeof peerKey; markdown?: string; signedAt?: Date; id?: string } = {}) {
   const key = options.key ?? peerKey;
   const id = options.id ?? 'AAA-D1';
-  const sha256 = sha256Hex(markdown);
+  const sha256 = sha256Hex(options.markdown ?? markdown);
   const payload = {
     protocol: 'polyphony-federation/1',
     node_id: peerKey.nodeId,
@@ -46,7 +46,7 @@ describe('POST /api/federation/offer', () => {
   beforeAll(async () => {
     built = await buildApp(writeFixtureContent({ prefix: 'BBB' }));
     store = createSqliteStore(':memory:');
-    app = createApp({ corpus: built.corpus, store, log: () => {}, now: () => now, federation: { push: true, offerLimit: { limit: 9, windowMs: 3_600_000 } } });
+    app = createApp({ corpus: built.corpus, store, log: () => {}, now: () => now, federation: { push: true, offerLimit: { limit: 10, windowMs: 3_600_000 } } });
   }, 120_000);
 
   it('is off by default, and the node document says whether it is on', async () => {
@@ -81,6 +81,8 @@ describe('POST /api/federation/offer', () => {
     expect(ours.status).toBe(422);
     expect(ours.body.error.details.reason).toBe('INVALID_RECORD');
     expect((await request(app).post('/api/federation/offer').send({ offer: {} })).body.error.code).toBe('INVALID_BODY');
+    const surrogate = await request(app).post('/api/federation/offer').send(offer({ markdown: `${markdown}\ud800` }));
+    expect(surrogate.body.error).toMatchObject({ code: 'OFFER_REFUSED', details: { reason: 'INVALID_RECORD' } });
     expect(await store.listImports()).toEqual([]);
   });
 

@@ -40,6 +40,10 @@ export async function receiveOffer(
   for (const record of offer.records) {
     if (seen.has(record.id)) throw new FederationError('INVALID_RECORD', `the offer carries ${record.id} twice`);
     seen.add(record.id);
+    // NUL and lone surrogates would not survive both store drivers byte for byte.
+    if (record.markdown.includes('\u0000') || Buffer.from(record.markdown, 'utf8').toString('utf8') !== record.markdown) {
+      throw new FederationError('INVALID_RECORD', `${record.id} is not clean UTF-8 text (NUL or a lone surrogate)`);
+    }
     const sha256 = sha256Hex(Buffer.from(record.markdown, 'utf8'));
     if (sha256 !== record.sha256) throw new FederationError('ALTERED_RECORD', `${record.id} has sha256 ${sha256}, the offer lists ${record.sha256}`);
     if (!verifyRecordSignature(peer.public_key, peer.node_id, record.id, record.sha256, record.signature)) {
@@ -49,7 +53,6 @@ export async function receiveOffer(
     if (prefix === options.localPrefix || !/^[A-Z][A-Z0-9]{1,11}-[DL]\d+$/.test(record.id)) {
       throw new FederationError('INVALID_RECORD', `${record.id} is not an Atlas record id of another prefix than ours (${options.localPrefix})`);
     }
-    if (record.markdown.includes('\u0000')) throw new FederationError('INVALID_RECORD', `${record.id} is not clean text`);
     checkRecord(record.id, record.markdown, prefix);
     if (known.get(record.id)?.has(sha256)) continue;
     const provenance: FederationProvenance = {
