@@ -167,6 +167,18 @@ describe('federation between two deployments on loopback', () => {
 
     const second = await pull(proxy.base);
     expect(second).toMatchObject({ listed: 2, unchanged: 2, staged: [] });
+    // only the three documents: no record twin is fetched again
+    const documents = (await Promise.all(['/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig'].map(async (file) => (await (await fetch(`${proxy.base}${file}`)).arrayBuffer()).byteLength))).reduce((sum, bytes) => sum + bytes, 0);
+    expect(second.bytes_fetched).toBe(documents);
+
+    // the CLI's refusals: exit 1 naming the reason, nothing staged; a usage error exits 2
+    const refused = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/federate.ts'), 'pull', proxy.base, '--store', bStorePath, '--content', bContent], { cwd: REPO_ROOT, env: { ...process.env, FEDERATION_ALLOW_PRIVATE: '0' } }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/^pull refused \(ADDRESS_REFUSED\): 127\.0\.0\.1 resolves to 127\.0\.0\.1, a non-public address/) });
+    const usage = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/federate.ts'), 'push', proxy.base], { cwd: REPO_ROOT }).then(() => undefined, (error: { code: number; stderr: string }) => error);
+    expect(usage).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "push"') });
     expect(await bStore.listImports()).toHaveLength(2);
   }, 60_000);
 
