@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FederationError } from '../api/federation/errors.ts';
 import { createFetcher } from '../api/federation/fetch.ts';
 import { keyFromFile } from '../api/federation/keys.ts';
-import { signManifest } from '../api/federation/protocol.ts';
+import { signManifest, signRecord } from '../api/federation/protocol.ts';
+import { sha256Hex } from '../api/core/manifest.ts';
 import { pullFromPeer, type PullOptions } from '../api/federation/pull.ts';
 import { verifyDeployment } from '../api/federation/verify.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
@@ -204,6 +205,29 @@ describe('federation between two deployments on loopback', () => {
     expect((await refusal(pull(proxy.base))).code).toBe('KEY_CHANGED');
     proxy.rewrite = undefined;
     expect((await bStore.listImports()).map((item) => item.status)).toEqual(['pending', 'pending']);
+  });
+
+  it('re-pulls only what changed: a record with a new hash is fetched and staged, superseding its pending version', async () => {
+    const store = createSqliteStore(':memory:');
+    expect((await pull(proxy.base, { store })).staged).toHaveLength(2);
+    const key = keyFromFile(aKeyFile);
+    const current = JSON.parse(await (await fetch(`${proxy.base}/federation/manifest.json`)).text()) as FederationManifest;
+    const twin = Buffer.from((await (await fetch(`${proxy.base}/records/AAA-D2.md`)).text()).replace('installed, not owned', 'installed, and later owned'));
+    const sha256 = sha256Hex(twin);
+    const changed = { ...current, records: current.records.map((entry) => (entry.id === 'AAA-D2' ? { ...entry, sha256, bytes: twin.length, signature: signRecord(key, 'AAA-D2', sha256) } : entry)) };
+    const signature = signManifest(key, changed);
+    const fetched: string[] = [];
+    proxy.rewrite = (url, body) => {
+      fetched.push(url);
+      return url === '/federation/manifest.json' ? Buffer.from(JSON.stringify(changed)) : url === '/federation/manifest.sig' ? Buffer.from(JSON.stringify(signature)) : url === '/records/AAA-D2.md' ? twin : body;
+    };
+    const again = await pull(proxy.base, { store });
+    proxy.rewrite = undefined;
+    expect(again).toMatchObject({ listed: 2, unchanged: 1 });
+    expect(again.staged.map((item) => [item.record_id, item.sha256])).toEqual([['AAA-D2', sha256]]);
+    expect(fetched.filter((url) => url.startsWith('/records/'))).toEqual(['/records/AAA-D2.md']);
+    expect((await store.listImports()).map((item) => [item.record_id, item.status])).toEqual([['AAA-D1', 'pending'], ['AAA-D2', 'superseded'], ['AAA-D2', 'pending']]);
+    await store.close();
   });
 
   it('keeps pending imports out of B until the curator approves; then B serves the record verbatim with verifiable provenance', async () => {
