@@ -22,6 +22,10 @@ import { wellFormedWrites } from './http/text-guard.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
 import { crawlerRoutes } from './routes/crawlers.ts';
+import { DEFAULT_OFFER_LIMIT, federationRoutes } from './routes/federation.ts';
+import { loadNodeKey } from './federation/keys.ts';
+import { createFederationNode, type FederationNode } from './federation/node.ts';
+import { readRecordTwin } from './load-artifacts.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { createSqliteStore } from './storage/sqlite-store.ts';
 import type { Store } from './storage/store.ts';
@@ -54,6 +58,8 @@ export interface AppOptions {
   mcp?: McpHttpOptions;
   /** PUBLIC_BASE_URL: origin of the absolute URLs in sitemap.xml and robots.txt; else each request's own. */
   publicBaseUrl?: string;
+  /** This deployment as a federation node; by default keyed by the store secret (docs/FEDERATION.md). */
+  federation?: { keyFile?: string | undefined; origin?: string | undefined; push?: boolean; offerLimit?: { limit: number; windowMs: number } };
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -149,6 +155,14 @@ export function createApp(options: AppOptions): Express {
   });
   app.use(wellFormedWrites);
 
+  const federation: FederationNode = createFederationNode({
+    corpus: options.corpus,
+    key: () => loadNodeKey({ keyFile: options.federation?.keyFile, secret: (name) => store.secret(name) }),
+    readTwin: (id, suffix) => readRecordTwin(options.corpus, id, suffix),
+    origin: options.federation?.origin,
+    push: options.federation?.push ?? false,
+  });
+
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
     ...queryRoutes(context),
@@ -160,6 +174,7 @@ export function createApp(options: AppOptions): Express {
     ...liveRoutes(context),
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
+    ...federationRoutes(context, federation, { enabled: options.federation?.push ?? false, limit: options.federation?.offerLimit ?? DEFAULT_OFFER_LIMIT, store }),
     ...staticRoutes(context),
     ...crawlerRoutes(context, { ...(siteBuilt ? { siteDir: options.siteDir! } : {}), ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) }),
   ];

@@ -120,6 +120,9 @@ export const ERROR_CODES = {
   JOB_FAILED: 500,
   JOB_INTERRUPTED: 500,
   JOB_CANCELLED: 500,
+  PUSH_DISABLED: 403,
+  OFFER_UNAUTHENTICATED: 403,
+  OFFER_REFUSED: 422,
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -96,6 +96,13 @@ function fileVectorSource(file: string): VectorSource {
 
 const TEXT_CACHE = 512;
 
+/** The bytes of a record's markdown twin (`/records/<id>.md`, or `<id>.origin.md` for an import's origin copy) as served. */
+export function readRecordTwin(corpus: Pick<Corpus, 'publicDir'>, id: string, suffix: '.md' | '.origin.md' = '.md'): Buffer | undefined {
+  const dir = path.join(corpus.publicDir, 'records');
+  const file = path.join(dir, `${id}${suffix}`);
+  return path.dirname(file) === dir && existsSync(file) ? readFileSync(file) : undefined;
+}
+
 function createTextReader(publicDir: string): (id: string) => string | undefined {
   const cache = new Map<string, string | undefined>();
   return (id) => {

@@ -88,6 +88,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
   JOB_INTERRUPTED: 'Not an HTTP status: the error.code of a background job interrupted by server restarts twice; it is not retried again.',
   JOB_CANCELLED: 'Not an HTTP status: the error.code of a background job cancelled with POST /api/jobs/cancel (status cancelled); its model calls were aborted.',
+  PUSH_DISABLED: 'POST /api/federation/offer is off on this deployment (FEDERATION_PUSH); peers pull instead.',
+  OFFER_UNAUTHENTICATED: 'The offering peer is not one this deployment has pulled from, or its signature does not verify with the key pinned for its origin.',
+  OFFER_REFUSED: 'A signed offer that cannot be staged: a record altered (hash), invalid, of our own prefix, a protocol mismatch, or signed more than 5 minutes from now; details.reason names it.',
 };
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
@@ -702,6 +705,47 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         jsonRpc400: true,
       }),
     },
+    '/.well-known/polyphony-node.json': {
+      get: operation({
+        operationId: 'getFederationNode',
+        tags: ['federation'],
+        summary: 'Federation node document: identity, licences, offers and public key',
+        description: 'docs/FEDERATION.md. The origin is FEDERATION_ORIGIN, else site.base_url, else the request\'s own origin. The private key is never served.',
+        responses: { '200': ok('Node document.', ref('FederationNode'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
+    '/federation/manifest.json': {
+      get: operation({
+        operationId: 'getFederationManifest',
+        tags: ['federation'],
+        summary: 'Signed list of this deployment\'s Atlas records with their twin hashes and record signatures',
+        description: 'Signed for a 10-minute window, valid one hour; its signature is at /federation/manifest.sig. Check it with npm run verify -- <url>.',
+        responses: { '200': ok('Federation manifest.', ref('FederationManifest'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
+    '/federation/manifest.sig': {
+      get: operation({
+        operationId: 'getFederationManifestSignature',
+        tags: ['federation'],
+        summary: 'Ed25519 signature of the federation manifest',
+        responses: { '200': ok('Signature document.', ref('FederationManifestSignature'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
+    '/api/federation/offer': {
+      post: operation({
+        operationId: 'federationOffer',
+        tags: ['federation'],
+        summary: 'Push: a pinned peer offers signed records; they land as pending imports',
+        description: 'Off by default (FEDERATION_PUSH=1). Accepted only from an origin this deployment has pulled from, signed with the key pinned for it; every record hash and record signature is checked. Nothing is published until a curator approves it. Rate-limited per client.',
+        requestBody: jsonBody('FederationOffer', 'The signed offer (docs/FEDERATION.md).', true),
+        responses: { '202': ok('Staged as pending imports.', ref('OfferAccepted')) },
+        errors: { 400: ['INVALID_BODY'], 403: ['PUSH_DISABLED', 'OFFER_UNAUTHENTICATED'], 422: ['OFFER_REFUSED'], 429: ['RATE_LIMITED'], ...storeDown },
+        post: true,
+      }),
+    },
     '/openapi.json': {
       get: operation({
         operationId: 'getOpenApi',
@@ -881,6 +925,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       { name: 'contribution', description: 'Contributions and proposals (pending until curator review), invitations and play counts.' },
       { name: 'tools', description: 'Tool-calling endpoint; not available in this engine version (501).' },
       { name: 'static', description: 'Static documents and record twins.' },
+      { name: 'federation', description: 'Signed node document and manifest other deployments pull records from (docs/FEDERATION.md).' },
     ],
     paths,
     components: {

@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
     limits: config.limits,
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+    federation: config.federation,
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
     appendDisposition: (key, disposition) => appendDisposition(config.contentDir, key, disposition),

@@ -36,6 +36,7 @@ import {
 import { DispositionRequestSchema } from './dispositions.ts';
 import { CONCEPT_TYPES, EVIDENCE, GLYPHS, LAYERS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
 
+import { FederationManifestSchema, FederationOfferSchema, ManifestSignatureSchema, NodeDocumentSchema, OfferAcceptedSchema } from './federation.ts';
 export type { ErrorCode } from '../api/errors.ts';
 export type { Justification } from '../api/core/contributions.ts';
 
@@ -46,6 +47,12 @@ function named<T extends z.ZodType>(id: string, schema: T): T {
   apiSchemas.add(schema, { id });
   return schema;
 }
+
+named('FederationNode', NodeDocumentSchema);
+named('FederationManifest', FederationManifestSchema);
+named('FederationManifestSignature', ManifestSignatureSchema);
+named('FederationOffer', FederationOfferSchema);
+named('OfferAccepted', OfferAcceptedSchema);
 
 const text = (description: string) => z.string().describe(description);
 const count = (description: string) => z.number().int().nonnegative().describe(description);
@@ -1009,9 +1016,32 @@ const fullFields = {
   divergence_score: z.number().nullable().optional().describe('Divergence score, when computed.'),
   deliberation_card: z.record(z.string(), z.unknown()).nullable().optional().describe('Deliberation card of a live panel; its fields are not shown.'),
   provenance: z
-    .strictObject({ source: text('Where the record came from.'), persisted_at: z.string().optional().describe('When a live council persisted it.') })
+    .strictObject({
+      source: text('Where the record came from.'),
+      persisted_at: z.string().optional().describe('When a live council persisted it.'),
+      federation: z
+        .strictObject({
+          origin: text('Origin URL of the deployment the record was imported from (link back).'),
+          origin_node: text('Node id of the origin (pn1:<key id>).'),
+          origin_name: text('Name of the origin deployment.'),
+          origin_prefix: text('Id prefix of the origin; the record keeps its origin id.'),
+          original_id: text('Record id at the origin.'),
+          original_url: text('URL of the record twin at the origin.'),
+          content_hash: text('sha256 of the origin record twin, as signed by the origin.'),
+          key_id: text('Key id of the origin key.'),
+          public_key: text('Origin Ed25519 public key (raw, base64url).'),
+          signature: text('Origin signature of the record statement (docs/FEDERATION.md).'),
+          licence: text('Licence of the record data at the origin.'),
+          attribution: text('Attribution the licence requires.'),
+          pulled_at: text('When it was pulled.'),
+          approved_at: z.string().optional().describe('When a curator approved the import.'),
+          approved_by: z.string().optional().describe('Who approved it.'),
+        })
+        .optional()
+        .describe('Present on a record imported from another deployment; the origin bytes are at /records/<id>.origin.md.'),
+    })
     .optional()
-    .describe('Where the record came from (import, live council).'),
+    .describe('Where the record came from (import, live council, federation).'),
   markdown_url: text('Markdown twin.'),
   json_url: text('JSON twin.'),
 };

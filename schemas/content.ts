@@ -3,6 +3,7 @@
  * against these and nothing else; API response schemas (schemas/api.ts) reuse them.
  */
 import { z } from 'zod';
+import { FederationProvenanceSchema } from './federation.ts';
 import { idPatterns } from './ids.ts';
 import {
   ANNOTATION_STATUSES,
@@ -179,26 +180,49 @@ export const CertificationSchema = z.object({
 });
 export type Certification = z.infer<typeof CertificationSchema>;
 
+/** Any Atlas record id shape, whatever its prefix: a federated import keeps its origin's id. */
+const ANY_DIVERGENCE_ID = /^[A-Z][A-Z0-9]{1,11}-[DL]\d+$/;
+
 export function createDivergenceSchema(prefix: string) {
   const ids = idPatterns(prefix);
   return z
     .strictObject({
-      id: z.string().regex(ids.divergence, `must match ${ids.describeDivergence}`),
+      id: z.string().regex(ANY_DIVERGENCE_ID, `must match ${ids.describeDivergence}`),
       date: CalendarDateSchema,
       question: nonEmpty,
       cluster: z.string().optional(),
       method: nonEmpty,
       certification: CertificationSchema.default({ tier: 'C0' }),
-      re_elicits: z.string().regex(ids.divergence, `must match ${ids.describeDivergence}`).optional(),
+      re_elicits: z.string().regex(ANY_DIVERGENCE_ID, `must match ${ids.describeDivergence}`).optional(),
       answers: z.array(AnswerSchema).min(2, 'a divergence record needs at least two answers'),
       tensions: z.array(TensionSchema).default([]),
       annotations: z.array(AnnotationSchema).default([]),
       divergence_score: z.number().nullable().optional(),
       deliberation_card: z.record(z.string(), z.unknown()).nullable().optional(),
       provenance: z
-        .object({ source: nonEmpty, persisted_at: DateOrDateTimeSchema.optional() })
+        .object({
+          source: nonEmpty,
+          persisted_at: DateOrDateTimeSchema.optional(),
+          federation: FederationProvenanceSchema.optional().describe('Set on a record imported from another deployment (docs/FEDERATION.md)'),
+        })
         .optional()
-        .describe('Where the record came from (import, live council)'),
+        .describe('Where the record came from (import, live council, federation)'),
+    })
+    .superRefine((data, context) => {
+      // Our own prefix, or — only on an import — the origin's (never ours: that would collide).
+      const federation = data.provenance?.federation;
+      const allowed = (id: string) =>
+        ids.divergence.test(id) || (federation !== undefined && federation.origin_prefix !== prefix && id.startsWith(`${federation.origin_prefix}-`));
+      if (!allowed(data.id)) {
+        const message = federation ? `must match ${ids.describeDivergence}, or carry the origin prefix ${federation.origin_prefix}` : `must match ${ids.describeDivergence}`;
+        context.addIssue({ code: 'custom', path: ['id'], message });
+      }
+      if (data.re_elicits !== undefined && !allowed(data.re_elicits)) {
+        context.addIssue({ code: 'custom', path: ['re_elicits'], message: `must match ${ids.describeDivergence}` });
+      }
+      if (federation && federation.original_id !== data.id) {
+        context.addIssue({ code: 'custom', path: ['provenance', 'federation', 'original_id'], message: `must be the record id ${data.id}` });
+      }
     });
 }
 export type DivergenceFrontmatter = z.infer<ReturnType<typeof createDivergenceSchema>>;

@@ -3,7 +3,7 @@
  * embeds (cached by content hash) and writes the static indices the API and site read.
  * Writes into a fresh folder and swaps it in, so a reader never sees half a build.
  */
-import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createUseLiteEmbedder, type Embedder } from '../api/providers/embedder.ts';
@@ -163,6 +163,8 @@ async function writeRecordTwins(
   const raw = new Map(content.divergences.map((entry) => [entry.data.id, entry.raw]));
   for (const record of divergences) {
     writeFile(path.join(publicDir, 'records', `${record.id}.md`), raw.get(record.id)!);
+    // An import also serves its origin's bytes, verbatim, so anyone can check the origin's signature.
+    if (record.provenance?.federation) copyFileSync(originCopy(content.dir, record.id), path.join(publicDir, 'records', `${record.id}.origin.md`));
     writeJson(path.join(publicDir, 'records', `${record.id}.json`), {
       ...record,
       ...(record.synthesis ? { synthesis_html: await renderMarkdown(record.synthesis) } : {}),
@@ -175,6 +177,13 @@ async function writeRecordTwins(
     divergences: divergences.map(toSummary),
     note: 'Each record is also at /records/<id>.json and, as its source markdown, /records/<id>.md. Counts: /api/manifest.',
   });
+}
+
+/** Where an approved import keeps its origin's record twin (docs/FEDERATION.md). */
+export function originCopy(contentDir: string, id: string): string {
+  const file = path.join(contentDir, 'federation', `${id}.md`);
+  if (!existsSync(file)) throw new Error(`content/divergences/${id}.md is an import but content/federation/${id}.md, its origin copy, is missing`);
+  return file;
 }
 
 async function writeConcepts(

@@ -1,5 +1,5 @@
 /**
- * `npm run curate -- <command>`: the curator's CLI over the store's contributions (USAGE
+ * `npm run curate -- <command>`: the curator's CLI over the store's contributions and federation imports (USAGE
  * below is what `--help` prints). STORE_PATH and CONTENT_DIR choose the store and the content
  * folder. Output is never cut short: the CLI exits only once stdout has drained.
  */
@@ -12,9 +12,10 @@ import { deriveDivergence } from '../api/core/records.ts';
 import { createPanel } from '../api/providers/chat.ts';
 import { loadPanelConfig } from '../api/providers/panel-config.ts';
 import { openStore } from '../api/storage/open-store.ts';
-import type { ContributionRecord, Store } from '../api/storage/store.ts';
+import type { ContributionRecord, ImportStatus, Store } from '../api/storage/store.ts';
 import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
 import { approveContribution, rejectContribution } from './lib/curation.ts';
+import { approveImport, describeImport, rejectImport } from './lib/curation-imports.ts';
 import { DEFAULT_LIST_LIMIT, describeContribution, listQuery, pageHeader, pageJson, UsageError, type RecordContext } from './lib/curation-list.ts';
 import { describeSightings, listSightings, reviewSighting } from './lib/curate-sightings.ts';
 import { runTensionCommand } from './lib/curate-tension.ts';
@@ -49,9 +50,18 @@ const USAGE = `usage: npm run curate -- <command> [options]
   sighting <id> keep|dismiss --by <name> [--json]
         a kept sighting joins its tension on GET /api/tensions
 
+  imports [--status pending|approved|rejected|superseded|all] [--json]
+                                              records pulled from other deployments (npm run federate)
+  show-import <imp_id> [--json]               one import with its record, verbatim
+  approve-import <imp_id> --by <name> [--json]
+                                              writes content/divergences/<origin id>.md with its
+                                              provenance and content/federation/<origin id>.md, validated
+  reject-import <imp_id> --by <name> --reason <text> [--json]
+
   --json    one JSON document on stdout: for list {total, offset, limit, count, next_offset,
             items}; for show and reject the contribution; for approve {contribution, files};
-            for review {id, votes}; for tension {tension, disposition, file, dispositions, ...}
+            for review {id, votes}; for tension {tension, disposition, file, dispositions, ...}; for imports {count, items}; for show-import and
+            reject-import the import; for approve-import {import, files, addedModels}
   --store <file|postgres URL>   default STORE_PATH, else .data/polyphony.db
   --content <dir>               default CONTENT_DIR, else content/
 `;
@@ -155,6 +165,30 @@ async function run(store: Store, command: string, id: string | undefined, values
     case 'sighting': {
       const reviewed = await reviewSighting(store, id, decision, values.by);
       return print(values.json ? JSON.stringify(reviewed) : `${reviewed.state} ${reviewed.id} (${reviewed.key})`);
+    }
+    case 'imports': {
+      const status = values.status ?? 'pending';
+      if (!['pending', 'approved', 'rejected', 'superseded', 'all'].includes(status)) throw new UsageError('--status is pending, approved, rejected, superseded or all');
+      const items = await store.listImports(status === 'all' ? undefined : (status as ImportStatus));
+      if (values.json) return print(JSON.stringify({ count: items.length, items }));
+      return print([`${items.length} ${status === 'all' ? '' : `${status} `}import${items.length === 1 ? '' : 's'}`, ...items.map((item) => describeImport(item, false))].join('\n\n'));
+    }
+    case 'show-import': {
+      if (!id) throw new UsageError('name the import: show-import <imp_id>');
+      const item = await store.getImport(id);
+      if (!item) throw new Error(`no import ${id}`);
+      return print(values.json ? JSON.stringify(item) : describeImport(item, true));
+    }
+    case 'approve-import': {
+      if (!id || !values.by) throw new UsageError('approve-import needs <imp_id> and --by <curator>');
+      const result = await approveImport(store, values.content, id, { by: values.by });
+      const added = result.addedModels.length > 0 ? ` Added to models.yaml: ${result.addedModels.join(', ')}.` : '';
+      return print(values.json ? JSON.stringify(result) : `approved ${id} as ${result.import.record_id}; wrote ${result.files.join(', ')}.${added} Commit them for review; the next build publishes them.`);
+    }
+    case 'reject-import': {
+      if (!id || !values.by || !values.reason) throw new UsageError('reject-import needs <imp_id>, --by <curator> and --reason <text>');
+      const rejected = await rejectImport(store, id, values.by, values.reason);
+      return print(values.json ? JSON.stringify(rejected) : `rejected ${id}`);
     }
     default:
       throw new UsageError(command ? `unknown command ${JSON.stringify(command)}` : 'name a command');

@@ -19,6 +19,7 @@ import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
 import { createOpenApiDocument, DOCUMENTED_MAX_URL_BYTES } from '../api/openapi.ts';
 import { createUseLiteEmbedder } from '../api/providers/embedder.ts';
 import { QueryBodySchema } from '../api/routes/live.ts';
+import { FederationManifestSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
 import {
   AgentEntrySchema,
   apiSchemas,
@@ -95,6 +96,10 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/api/play': ['get', 'post'],
   '/api/mcp': ['post'],
   '/openapi.json': ['get'],
+  '/.well-known/polyphony-node.json': ['get'],
+  '/federation/manifest.json': ['get'],
+  '/federation/manifest.sig': ['get'],
+  '/api/federation/offer': ['post'],
   '/limitations.md': ['get'],
   '/evidence-status.md': ['get'],
   '/claims.json': ['get'],
@@ -417,6 +422,12 @@ const rows: Row[] = [
   { method: 'GET', url: '/limitations.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/evidence-status.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/claims.json', status: 200, zod: ClaimsDocumentSchema },
+  // Federation (docs/FEDERATION.md)
+  { method: 'GET', url: '/.well-known/polyphony-node.json', status: 200, zod: NodeDocumentSchema },
+  { method: 'GET', url: '/federation/manifest.json', status: 200, zod: FederationManifestSchema },
+  { method: 'GET', url: '/federation/manifest.sig', status: 200, zod: ManifestSignatureSchema },
+  { method: 'GET', url: '/federation/manifest.json?x=1', status: 400, code: 'UNKNOWN_PARAMETER' },
+  { method: 'POST', url: '/api/federation/offer', body: { offer: {}, signature: 'x' }, status: 403, code: 'PUSH_DISABLED' },
   { method: 'GET', url: '/inheritance/for-future-models.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/concepts/', status: 200, zod: ConceptIndexSchema },
   { method: 'GET', url: '/concepts', status: 200, zod: ConceptIndexSchema },

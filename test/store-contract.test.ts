@@ -439,6 +439,41 @@ for (const driver of drivers) {
       expect((await store.listTensionSightings()).find((entry) => entry.id === 's1')).toMatchObject({ reviewed_at: at(3).toISOString() });
       await store.close();
     });
+
+    it('stages federation imports once per content hash, pins the peer key and refuses older manifests', async () => {
+      const store = await driver.open();
+      const peer = { origin: 'http://a.test', node_id: 'pn1:aa', public_key: 'keyA', last_signed_at: at(10).toISOString() };
+      const markdown = '---\nid: AAA-D1\n---\n  verbatim \u{1F600}\n';
+      const newImport = (n: number, hash: string) => ({
+        id: `imp_${n}`, origin_node: 'pn1:aa', origin: 'http://a.test', record_id: 'AAA-D1', content_hash: hash,
+        markdown, provenance: { signature: 'sig', nested: { b: 1, a: 2 } }, staged_at: at(n).toISOString(),
+      });
+      expect(await store.getPeer('http://a.test')).toBeUndefined();
+      const first = await store.stageImports(peer, [newImport(1, 'h1')]);
+      expect(first.accepted).toBe(true);
+      expect(first.staged).toEqual([{ ...newImport(1, 'h1'), status: 'pending', reviewed_at: null, reviewer: null, reason: null }]);
+      expect(await store.getPeer('http://a.test')).toEqual(peer);
+      // the same record and hash again (a second pull, even under another id): nothing new
+      expect((await store.stageImports(peer, [newImport(2, 'h1')])).staged).toEqual([]);
+      expect(await store.getImport('imp_2')).toBeUndefined();
+      // an older manifest (replay) or another key for the origin: refused, nothing written
+      expect(await store.stageImports({ ...peer, last_signed_at: at(9).toISOString() }, [newImport(3, 'h3')])).toEqual({ accepted: false, staged: [] });
+      expect(await store.stageImports({ ...peer, public_key: 'keyB', last_signed_at: at(11).toISOString() }, [newImport(4, 'h4')])).toEqual({ accepted: false, staged: [] });
+      expect(await store.getPeer('http://a.test')).toEqual(peer);
+      // a changed record supersedes the pending older version
+      const newer = { ...peer, last_signed_at: at(20).toISOString() };
+      expect((await store.stageImports(newer, [newImport(5, 'h5')])).staged.map((item) => item.id)).toEqual(['imp_5']);
+      expect((await store.getImport('imp_1'))!.status).toBe('superseded');
+      expect((await store.listImports('pending')).map((item) => item.id)).toEqual(['imp_5']);
+      expect(await store.knownImports('pn1:aa')).toEqual(new Map([['AAA-D1', new Set(['h1', 'h5'])]]));
+      expect(await store.knownImports('pn1:other')).toEqual(new Map());
+      // reviewed once
+      expect(await store.reviewImport('imp_5', { status: 'approved', reviewer: 'cur', reason: 'ok' }, at(30))).toMatchObject({ status: 'approved', reviewer: 'cur', reviewed_at: at(30).toISOString() });
+      expect(await store.reviewImport('imp_5', { status: 'rejected', reviewer: 'other', reason: 'no' }, at(31))).toMatchObject({ status: 'approved', reviewer: 'cur' });
+      expect((await store.listImports()).map((item) => [item.id, item.status])).toEqual([['imp_1', 'superseded'], ['imp_5', 'approved']]);
+      expect((await store.getImport('imp_5'))!.markdown).toBe(markdown);
+      await store.close();
+    });
   });
 }
 

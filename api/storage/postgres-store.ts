@@ -12,6 +12,7 @@ import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation, type KeyRow } from './idempotency.ts';
 import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome, type TensionSightingRecord } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
+import { createPostgresFederation, FEDERATION_SCHEMA } from './postgres-federation.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -170,6 +171,7 @@ export async function createPostgresStore(connectionString: string, options: { m
   try {
     await setup.query('SELECT pg_advisory_lock(hashtext($1))', ['polyphony-schema']);
     await setup.query(SCHEMA);
+    await setup.query(FEDERATION_SCHEMA);
     // Rate-limit counters are the hottest rows (every limited request writes two) and the
     // only state whose loss after a database crash harms nobody (the windows start again):
     // unlogged, they skip the write-ahead log and its flush. Stores made before were logged.
@@ -211,6 +213,7 @@ export async function createPostgresStore(connectionString: string, options: { m
   const jobColumns = 'id, kind, status, input, result, error, attempts, created_at, updated_at';
 
   return reportingOutages(refusingIllFormedText({
+    ...createPostgresFederation(pool, transaction),
     async createJob(job, now) {
       const at = now.toISOString();
       const { rows } = await pool.query<JobRow>(`INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES ($1, $2, 'queued', $3, 0, $4, $4) RETURNING ${jobColumns}`, [job.id, job.kind, JSON.stringify(job.input ?? null), at]);

@@ -10,6 +10,7 @@ import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation } from './idempotency.ts';
 import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome, type TensionSightingRecord } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
+import { createSqliteFederation } from './sqlite-federation.ts';
 
 interface Statement {
   run(...params: unknown[]): { changes: number };
@@ -266,6 +267,7 @@ export function createSqliteStore(file: string): Store {
   }
 
   return reportingBusy(refusingIllFormedText({
+    ...createSqliteFederation(db, transaction),
     async createJob(job, now) {
       const at = now.toISOString();
       statements.insertJob.run(job.id, job.kind, 'queued', JSON.stringify(job.input ?? null), at, at);

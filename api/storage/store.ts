@@ -207,7 +207,7 @@ export class UnstorableTextError extends Error {
   }
 }
 
-export interface Store {
+export interface Store extends FederationStore {
   createJob(job: Pick<JobRecord, 'id' | 'kind' | 'input'>, now: Date): Promise<JobRecord>;
   getJob(id: string): Promise<JobRecord | undefined>;
   /** Moves a job to running if it is queued (or re-queued); false when another worker has it. */
@@ -305,4 +305,54 @@ export interface Store {
   secret(name: string): Promise<string>;
 
   close(): Promise<void>;
+}
+
+/** A record pulled from a peer, verified, waiting for a curator (docs/FEDERATION.md). */
+export type ImportStatus = 'pending' | 'approved' | 'rejected' | 'superseded';
+
+export interface FederationImport {
+  id: string;
+  /** The origin node id (`pn1:<key id>`) and its origin URL. */
+  origin_node: string;
+  origin: string;
+  /** The record id at the origin (namespaced by the origin's prefix). */
+  record_id: string;
+  /** sha256 of `markdown`'s UTF-8 bytes, as the origin's signed manifest lists it. */
+  content_hash: string;
+  /** The verified record twin, verbatim. */
+  markdown: string;
+  /** Signature, key, licence and attribution, as approval writes them into content/. */
+  provenance: Record<string, unknown>;
+  status: ImportStatus;
+  staged_at: string;
+  reviewed_at: string | null;
+  reviewer: string | null;
+  reason: string | null;
+}
+
+/** What a puller remembers of a peer: the key first seen for its origin, and its newest accepted manifest. */
+export interface FederationPeer {
+  origin: string;
+  node_id: string;
+  public_key: string;
+  last_signed_at: string;
+}
+
+export type NewImport = Omit<FederationImport, 'status' | 'reviewed_at' | 'reviewer' | 'reason'>;
+
+/** Pending imports and peers; part of every Store (both drivers). */
+export interface FederationStore {
+  getPeer(origin: string): Promise<FederationPeer | undefined>;
+  /**
+   * Stages the imports of one pull and moves the peer's last accepted manifest to `peer`, in one
+   * transaction. An import already known by (origin node, record id, content hash) is skipped;
+   * a new version supersedes a pending older one. Refused (false, nothing written) when the
+   * store already holds a newer manifest of that origin, or a different key for it.
+   */
+  stageImports(peer: FederationPeer, imports: readonly NewImport[]): Promise<{ accepted: boolean; staged: FederationImport[] }>;
+  /** Content hashes already known per record id of an origin node (any status). */
+  knownImports(originNode: string): Promise<Map<string, Set<string>>>;
+  getImport(id: string): Promise<FederationImport | undefined>;
+  listImports(status?: ImportStatus): Promise<FederationImport[]>;
+  reviewImport(id: string, decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string }, now: Date): Promise<FederationImport | undefined>;
 }
