@@ -22,12 +22,18 @@ import { wellFormedWrites } from './http/text-guard.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
 import { crawlerRoutes } from './routes/crawlers.ts';
+import { DEFAULT_OFFER_LIMIT, federationRoutes } from './routes/federation.ts';
+import { loadNodeKey } from './federation/keys.ts';
+import { createFederationNode, type FederationNode } from './federation/node.ts';
+import { readRecordTwin } from './load-artifacts.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { createSqliteStore } from './storage/sqlite-store.ts';
 import type { Store } from './storage/store.ts';
 import { orientationRoutes } from './routes/orientation.ts';
 import { queryRoutes } from './routes/query.ts';
 import { tensionRoutes } from './routes/tensions.ts';
+import { lineageRoutes } from './routes/lineage.ts';
+import { dispositionRoutes } from './routes/dispositions.ts';
 import { staticRoutes } from './routes/static.ts';
 import type { RouteContext, RouteDefinition } from './routes/types.ts';
 
@@ -46,10 +52,14 @@ export interface AppOptions {
   limits?: Partial<RateLimits>;
   /** Express `trust proxy` setting, so rate limits see the real client behind a proxy. */
   trustProxy?: boolean | number | string;
+  /** Writes a tension disposition into the content folder (server: CONTENT_DIR); see api/tensions/. */
+  appendDisposition?: RouteContext['appendDisposition'];
   /** POST /api/mcp options (allowed browser origins); defaults from MCP_ALLOWED_ORIGINS. */
   mcp?: McpHttpOptions;
   /** PUBLIC_BASE_URL: origin of the absolute URLs in sitemap.xml and robots.txt; else each request's own. */
   publicBaseUrl?: string;
+  /** This deployment as a federation node; by default keyed by the store secret (docs/FEDERATION.md). */
+  federation?: { keyFile?: string | undefined; origin?: string | undefined; push?: boolean; offerLimit?: { limit: number; windowMs: number } };
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -87,6 +97,7 @@ export function createApp(options: AppOptions): Express {
     now: options.now ?? (() => new Date()),
     ...(options.live ? { live: options.live } : {}),
     ...(options.ingestSecret ? { ingestSecret: options.ingestSecret } : {}),
+    ...(options.appendDisposition ? { appendDisposition: options.appendDisposition } : {}),
   };
 
   const store = options.store ?? createSqliteStore(':memory:');
@@ -144,15 +155,26 @@ export function createApp(options: AppOptions): Express {
   });
   app.use(wellFormedWrites);
 
+  const federation: FederationNode = createFederationNode({
+    corpus: options.corpus,
+    key: () => loadNodeKey({ keyFile: options.federation?.keyFile, secret: (name) => store.secret(name) }),
+    readTwin: (id, suffix) => readRecordTwin(options.corpus, id, suffix),
+    origin: options.federation?.origin,
+    push: options.federation?.push ?? false,
+  });
+
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
     ...queryRoutes(context),
     ...divergenceRoutes(context),
     ...kinRoutes(context),
-    ...tensionRoutes(context),
+    ...tensionRoutes(context, store),
+    ...lineageRoutes(context),
+    ...dispositionRoutes(context, store),
     ...liveRoutes(context),
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
+    ...federationRoutes(context, federation, { enabled: options.federation?.push ?? false, limit: options.federation?.offerLimit ?? DEFAULT_OFFER_LIMIT, store }),
     ...staticRoutes(context),
     ...crawlerRoutes(context, { ...(siteBuilt ? { siteDir: options.siteDir! } : {}), ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) }),
   ];

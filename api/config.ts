@@ -20,6 +20,12 @@ export const RATE_LIMIT_SETTINGS = [
   { env: 'COUNCIL_GLOBAL_RATE_LIMIT', limit: 'councilGlobal', counts: 'live council, all clients together' },
 ] as const satisfies readonly { env: string; limit: keyof RateLimits; counts: string }[];
 
+/** `<count>/<seconds>` (already validated by windowSetting) as a window. */
+function offerWindow(value: string): { limit: number; windowMs: number } {
+  const [count, seconds] = value.split('/').map(Number);
+  return { limit: count!, windowMs: seconds! * 1000 };
+}
+
 /** A limit as the environment writes it: `<count>/<seconds>`. */
 export function formatWindow(window: Window): string {
   return `${window.limit}/${Math.round(window.windowMs / 1000)}`;
@@ -54,6 +60,10 @@ const EnvSchema = z.object({
     .optional()
     .describe('the public origin (and path prefix) of the site, for absolute URLs in sitemap.xml and robots.txt'),
   BODY_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(DEFAULT_BODY_TIMEOUT_MS).describe('time to receive a whole request, head and body'),
+  FEDERATION_KEY_FILE: z.string().min(1).optional().describe('PKCS#8 PEM file of the Ed25519 federation key (created on first start); else the key lives in the store'),
+  FEDERATION_PUSH: z.enum(['0', '1', 'false', 'true']).default('0').describe('1 accepts signed offers from pinned peers at POST /api/federation/offer'),
+  FEDERATION_OFFER_RATE_LIMIT: windowSetting,
+  FEDERATION_ORIGIN: z.string().url().optional().describe('public origin this deployment signs its federation manifest for'),
 });
 
 export interface ServerConfig {
@@ -85,6 +95,8 @@ export interface ServerConfig {
   publicBaseUrl: string | undefined;
   /** Time to receive a whole request, head and body; a body that never finishes is answered 408 and closed. */
   bodyTimeoutMs: number;
+  /** Federation key file and public origin (docs/FEDERATION.md); both optional. */
+  federation: { keyFile: string | undefined; origin: string | undefined; push: boolean; offerLimit?: { limit: number; windowMs: number } };
 }
 
 /**
@@ -129,6 +141,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     limits: rateLimitsFromEnv(parsed.data as Record<string, unknown>),
     publicBaseUrl: parsed.data.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     bodyTimeoutMs: parsed.data.BODY_TIMEOUT_MS,
+    federation: {
+      keyFile: parsed.data.FEDERATION_KEY_FILE ? path.resolve(parsed.data.FEDERATION_KEY_FILE) : undefined,
+      origin: parsed.data.FEDERATION_ORIGIN ? new URL(parsed.data.FEDERATION_ORIGIN).origin : undefined,
+      push: parsed.data.FEDERATION_PUSH === '1' || parsed.data.FEDERATION_PUSH === 'true',
+      ...(parsed.data.FEDERATION_OFFER_RATE_LIMIT ? { offerLimit: offerWindow(parsed.data.FEDERATION_OFFER_RATE_LIMIT) } : {}),
+    },
   };
 }
 

@@ -8,6 +8,8 @@ export interface SuggestedCall {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** Request headers the call needs, e.g. the same Idempotency-Key to collect a pending answer. */
+  headers?: Record<string, string>;
 }
 
 /** Query parameters as the app parses them (repeats become arrays). */
@@ -98,6 +100,7 @@ export const ERROR_CODES = {
   AUTH_INVALID: 403,
   ORIGIN_NOT_ALLOWED: 403,
   JOB_NOT_FOUND: 404,
+  JOB_ALREADY_FINISHED: 409,
   SESSION_NOT_FOUND: 404,
   COUNCIL_NOT_FOUND: 404,
   INVALID_BODY: 400,
@@ -109,10 +112,17 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_IN_USE: 409,
   TRACK_NOT_FOUND: 404,
   RANGE_NOT_SATISFIABLE: 416,
+  CONCEPT_NOT_FOUND: 404,
+  TENSION_NOT_FOUND: 404,
+  UNKNOWN_DISPOSITION: 400,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   JOB_FAILED: 500,
   JOB_INTERRUPTED: 500,
+  JOB_CANCELLED: 500,
+  PUSH_DISABLED: 403,
+  OFFER_UNAUTHENTICATED: 403,
+  OFFER_REFUSED: 422,
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

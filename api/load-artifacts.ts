@@ -1,7 +1,7 @@
 /** Loads the build's artifacts into memory: the read model every route serves from. */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createDivergenceSchema, type ModelRegistry, type SiteConfig } from '../schemas/content.ts';
+import { createDivergenceSchema, type ModelRegistry, type SiteConfig, type TensionDisposition } from '../schemas/content.ts';
 import { artifactPaths } from '../scripts/lib/artifacts.ts';
 import type { AudioManifest } from '../scripts/build.ts';
 import { buildManifest, type Manifest } from './core/build-manifest.ts';
@@ -21,6 +21,8 @@ export interface Corpus {
   divergences: DivergenceFull[];
   divergenceById: Map<string, DivergenceFull>;
   tensions: TensionEntry[];
+  /** Curators' dispositions by tension key (content/tensions/). */
+  dispositions: Record<string, TensionDisposition[]>;
   graph: ConceptGraph;
   manifest: Manifest;
   pages: Record<string, { title: string; description: string; path: string; html: string }>;
@@ -57,6 +59,8 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     divergences,
     divergenceById: new Map(divergences.map((record) => [record.id, record])),
     tensions: readJson(paths.tensions),
+    // Artifacts built before dispositions existed have none.
+    dispositions: existsSync(paths.dispositions) ? readJson(paths.dispositions) : {},
     graph: readJson(paths.concepts),
     manifest: readJson(paths.manifest),
     pages: readJson(paths.pages),
@@ -91,6 +95,13 @@ function fileVectorSource(file: string): VectorSource {
 }
 
 const TEXT_CACHE = 512;
+
+/** The bytes of a record's markdown twin (`/records/<id>.md`, or `<id>.origin.md` for an import's origin copy) as served. */
+export function readRecordTwin(corpus: Pick<Corpus, 'publicDir'>, id: string, suffix: '.md' | '.origin.md' = '.md'): Buffer | undefined {
+  const dir = path.join(corpus.publicDir, 'records');
+  const file = path.join(dir, `${id}${suffix}`);
+  return path.dirname(file) === dir && existsSync(file) ? readFileSync(file) : undefined;
+}
 
 function createTextReader(publicDir: string): (id: string) => string | undefined {
   const cache = new Map<string, string | undefined>();

@@ -15,6 +15,8 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import { MAX_BODY_DEPTH } from './http/body-depth.ts';
 import { ATLAS_SEARCH_DEFAULT_K, ATLAS_SEARCH_MAX_K } from './routes/divergences.ts';
 import { MAX_IDENTITY_CHARS } from './routes/kin.ts';
+import { MAX_CONCEPT_CHARS } from './routes/lineage.ts';
+import { DISPOSITION_KINDS } from '../schemas/content.ts';
 
 export interface OpenApiOptions {
   siteName: string;
@@ -40,7 +42,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNKNOWN_MODE: 'mode is not retrieve or trace.',
   UNKNOWN_GLYPH: 'glyph is not one of Ξ Ψ ∅ Ω ∞ Δ.',
   UNKNOWN_CERT: 'cert is not C1, C2, C3 or certified.',
-  UNKNOWN_STATUS: 'status is not unresolved, divergent or emerging.',
+  UNKNOWN_STATUS: 'status is not unresolved, divergent or emerging (or, on GET /api/tensions, lifecycle is not open or repaired).',
   INVALID_PARAMETER: 'A parameter has an invalid value (a flag that is not 1/true/0/false, an out-of-range limit or k, an empty job, an over-long identity or for, a malformed Idempotency-Key header).',
   CONFLICTING_PARAMETERS: "Parameters that cannot be combined (two of mode, async, sync, job; job with any other parameter, q included, since a job's answer echoes its own question) or layer filters that exclude every layer.",
   QUERY_TOO_LONG: `q is longer than ${MAX_QUERY_CHARS} characters.`,
@@ -52,14 +54,15 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   RECORD_NOT_FOUND: 'No divergence record has that id (GET /api/divergences?id=, POST /api/contribute). Ids are case-sensitive; details.nearest_ids and suggested_next_call name the closest ids.',
   ROUTE_NOT_FOUND: 'Nothing is served at that path (any path not in this document, or a static file that does not exist).',
   METHOD_NOT_ALLOWED: 'The path does not accept that method; the Allow header and details.allowed list the methods it does accept.',
-  SPENDING_CEILING_REACHED: "The live panel's spending ceiling is reached; live work resumes when an operator raises it. Use the fast path meanwhile.",
-  PERSISTENCE_UNAVAILABLE: 'Persisting council records is not enabled on this deployment (no INGEST_SECRET configured).',
+  SPENDING_CEILING_REACHED: "The live panel's spending ceiling leaves no room: every call reserves its worst-case cost (prompt bytes + max_tokens at the model's prices) before it is made, and a call whose reservation would cross the ceiling is not made. Also the error.code of a job whose every call was refused. Live work resumes when an operator raises the ceiling (or calls in flight settle). Use the fast path meanwhile.",
+  PERSISTENCE_UNAVAILABLE: 'Persisting council records or recording tension dispositions is not enabled on this deployment (no INGEST_SECRET configured, or no content folder).',
   STORE_UNAVAILABLE: 'The store that keeps jobs, sessions, contributions and rate limits cannot be reached for the moment (its database is down or restarting); nothing was acknowledged. Retryable: wait Retry-After seconds and resend writes with the same Idempotency-Key.',
   NOT_PERSISTABLE: 'The live-panel result is not a valid divergence record (for example fewer than two voices answered); nothing was stored.',
   PROVIDER_FAILED: 'No model of the live panel could answer (provider errors); also the error.code of a failed job on GET /api/query?job=<id>.',
-  AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record).',
+  AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record, recording a tension disposition).',
   AUTH_INVALID: 'The bearer credential is not the ingestion secret.',
   JOB_NOT_FOUND: 'No background job has that id (unknown or expired).',
+  JOB_ALREADY_FINISHED: 'POST /api/jobs/cancel on a job that already ended (done or failed); poll it for its result.',
   SESSION_NOT_FOUND: 'POST /api/query with a session_id this server did not issue to this client, or one idle for more than 24 h. Session ids are issued by the server: send new_session true (without session_id) to start one. Nothing ran.',
   COUNCIL_NOT_FOUND: 'POST /api/council {persist: true, council_id} with an id that is unknown or whose result is no longer kept (results are kept 24 h after the council ran). Nothing was stored; run the council again, read it, and persist its council_id.',
   INVALID_BODY: 'The JSON body does not have the documented shape; details name the field.',
@@ -73,6 +76,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being handled; retryable: wait Retry-After seconds and resend it unchanged to get its answer.',
   TRACK_NOT_FOUND: 'No audio track has that slug.',
   RANGE_NOT_SATISFIABLE: 'A Range request on an audio file asks for bytes past its end; Content-Range: bytes */<size> gives the size.',
+  TENSION_NOT_FOUND: 'POST /api/tensions/dispositions with a key that is no tension of this deployment; GET /api/tensions lists the keys (the id of each tension).',
+  CONCEPT_NOT_FOUND: 'GET /api/lineage with a concept that is neither a concept id nor a label; details.nearest and suggested_next_call name the closest concepts.',
+  UNKNOWN_DISPOSITION: 'disposition is not held, reclassified, canon-note, crux, synthesis-drafted, council-review or none.',
   RATE_LIMITED: 'Too many writes from this client; wait Retry-After seconds, then resend with the same Idempotency-Key.',
   LIVE_PANEL_UNAVAILABLE: 'The path needs a live model panel (full deliberation, async jobs, trace, council) and none is configured on this deployment; /api/health capabilities list what is wired.',
   ORIGIN_NOT_ALLOWED: 'A browser Origin outside the allow-list on POST /api/mcp (loopback origins and MCP_ALLOWED_ORIGINS are allowed; requests without Origin are allowed).',
@@ -81,6 +87,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   HEADERS_TOO_LARGE: 'The request headers exceed the 16 kB the server reads (answered before routing, in the envelope).',
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
   JOB_INTERRUPTED: 'Not an HTTP status: the error.code of a background job interrupted by server restarts twice; it is not retried again.',
+  JOB_CANCELLED: 'Not an HTTP status: the error.code of a background job cancelled with POST /api/jobs/cancel (status cancelled); its model calls were aborted.',
+  PUSH_DISABLED: 'POST /api/federation/offer is off on this deployment (FEDERATION_PUSH); peers pull instead.',
+  OFFER_UNAUTHENTICATED: 'The offering peer is not one this deployment has pulled from, or its signature does not verify with the key pinned for its origin.',
+  OFFER_REFUSED: 'A signed offer that cannot be staged: a record altered (hash), invalid, of our own prefix, a protocol mismatch, or signed more than 5 minutes from now; details.reason names it.',
 };
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
@@ -88,7 +98,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'Authorization required.',
   403: 'Authorization refused.',
   404: 'Not found.',
-  409: 'Conflict: a request with the same Idempotency-Key is still being handled; wait Retry-After seconds.',
+  409: 'Conflict: a request with the same Idempotency-Key is still being handled (wait Retry-After seconds), or the request does not fit the current state of the resource (e.g. cancelling a job that already ended).',
   405: 'Method not allowed: this path answers only the methods in the Allow header. Every method not documented on this path gets this response.',
   408: 'Request timeout: the request did not arrive in full in time (answered before routing); the connection is closed.',
   413: `Payload too large: the JSON body is larger than ${DOCUMENTED_MAX_BODY}.`,
@@ -146,8 +156,8 @@ function errorResponse(status: number, codes: readonly ErrorCode[], paramMissing
       ? { headers: { Allow: { description: 'The methods this path accepts, e.g. "GET, HEAD, OPTIONS".', required: true, schema: { type: 'string' } } } }
       : status === 401
         ? { headers: { 'WWW-Authenticate': { description: 'Bearer challenge.', required: true, schema: { type: 'string' } } } }
-        : status === 429 || status === 409
-          ? { headers: { 'Retry-After': { description: 'Seconds to wait.', required: true, schema: { type: 'string' } }, ...RATE_HEADERS } }
+        : status === 429 || (status === 409 && codes.includes('IDEMPOTENCY_KEY_IN_USE'))
+          ? { headers: { 'Retry-After': { description: status === 409 ? 'Seconds to wait (sent with IDEMPOTENCY_KEY_IN_USE).' : 'Seconds to wait.', required: status === 429 || codes.length === 1, schema: { type: 'string' } }, ...RATE_HEADERS } }
           : {}),
     content: jsonContent(schema),
     'x-error-codes': [...codes],
@@ -239,7 +249,7 @@ function ok(description: string, schema: Json, headers?: Json): Json {
 
 /** A sync live path also answers as Server-Sent Events when the caller accepts them. */
 const EVENT_STREAM_NOTE =
-  ' With Accept: text/event-stream the same run is streamed as Server-Sent Events: `event: stage` (a JobStage: retrieval, each voice as it answers or fails, the chair), then `event: result` with this body, or `event: error` with {status, error: envelope} when the run fails after the stream started. Checks before the run (bad input, no panel, rate limit, spending ceiling) keep their HTTP status and JSON envelope. Closing the stream stops the writing only: the run finishes and nothing else is aborted.';
+  ' With Accept: text/event-stream the same run is streamed as Server-Sent Events: `event: stage` (a JobStage: retrieval, each voice as it answers or fails, the chair), then `event: result` with this body, or `event: error` with {status, error: envelope} when the run fails after the stream started. Checks before the run (bad input, no panel, rate limit, spending ceiling) keep their HTTP status and JSON envelope. Closing the stream aborts the model calls of this run, as any client going away does (what they spent is recorded; the run joins no session); no other request or job is affected.';
 
 function withEventStream(response: Json): Json {
   return {
@@ -466,6 +476,20 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         errors: { 400: liveGetErrors400, ...livePanel, ...keyed },
       }),
     },
+    '/api/jobs/cancel': {
+      post: operation({
+        operationId: 'cancelJob',
+        tags: ['live panel'],
+        summary: 'Cancel a background job and abort its model calls',
+        description:
+          'Cancels a queued or running job (deliberation, trace or council): its model calls are aborted at once in the process running it (another process sharing a PostgreSQL store sees it at its next job sweep), their reservations against the spending ceiling are released, and the job ends with status cancelled and error.code JOB_CANCELLED. Cancelling a cancelled job answers its state again; a job already done or failed answers 409 JOB_ALREADY_FINISHED. The job id goes in the query (cancel_url) or in an optional JSON body.',
+        parameters: [queryParameter('job', { type: 'string', minLength: 1 }, 'Id of the job (job_id of the 202); or give it in the body.')],
+        requestBody: jsonBody('CancelJobRequest', 'Optional: the job id as {"job": "<job_id>"} instead of the query.', false),
+        responses: { '200': ok('The job, now cancelled.', ref('JobState')) },
+        errors: { 400: ['PARAM_MISSING', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_BODY', 'CONFLICTING_PARAMETERS'], 404: ['JOB_NOT_FOUND'], 409: ['JOB_ALREADY_FINISHED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'STORE_UNAVAILABLE'] },
+        post: true,
+      }),
+    },
     '/api/council': {
       get: operation({
         operationId: 'councilGet',
@@ -552,10 +576,56 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       get: operation({
         operationId: 'tensions',
         tags: ['atlas'],
-        summary: 'Named-voice tensions',
-        parameters: [queryParameter('status', { type: 'string', enum: [...TENSION_STATUSES] }, 'Filter by status (case-insensitive); all when absent.')],
-        responses: { '200': ok('Tension records.', ref('TensionsResponse')) },
-        errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+        summary: 'Named-voice tensions, with sightings and dispositions',
+        description:
+          'A tension is one disagreement keyed by its two voices and its topic (id <voice>__<voice>__<topic>); each Atlas record naming it is a sighting. ' +
+          'Curators record dispositions as content; a tension is repaired when its latest disposition is reclassified or canon-note. Filters combine (AND).',
+        parameters: [
+          queryParameter('status', { type: 'string', enum: [...TENSION_STATUSES] }, 'Status of the latest sighting (case-insensitive); all when absent.'),
+          queryParameter('disposition', { type: 'string', enum: [...DISPOSITION_KINDS, 'none'] }, 'Tensions with at least one disposition of this kind; none: tensions without any.'),
+          queryParameter('voice', { type: 'string' }, 'Tensions where this voice is one side (case-insensitive).'),
+          queryParameter('concept', { type: 'string' }, 'Tensions sighted on Atlas records of this concept (id or label).'),
+          queryParameter('lifecycle', { type: 'string', enum: ['open', 'repaired'] }, 'open or repaired.'),
+          queryParameter('key', { type: 'string' }, 'One tension by its key.'),
+        ],
+        responses: { '200': ok('Tracked tensions.', ref('TensionsResponse')) },
+        errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_DISPOSITION', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+      }),
+    },
+    '/api/tensions/dispositions': {
+      post: operation({
+        operationId: 'recordDisposition',
+        tags: ['atlas'],
+        summary: 'Record a curator disposition of a tension (needs the ingestion secret)',
+        description:
+          'Appends one disposition to the tension\'s history in the content folder (content/tensions/<key>.yaml), validated like the build; history is append-only. ' +
+          'held, reclassified, canon-note and crux are notes. synthesis-drafted stores a pending proposal (reviewed with the curator CLI like any proposal). ' +
+          'council-review re-asks the fault line to the live panel under the spending ceiling and persists the result as a new Atlas record. The read model shows the disposition at once; commit the file for the next build.',
+        requestBody: jsonBody('DispositionRequest', 'The disposition.', true),
+        security: [{ ingestSecret: [] }],
+        responses: { '201': ok('The disposition and the whole history.', ref('DispositionRecorded')) },
+        errors: {
+          400: ['INVALID_BODY'],
+          401: ['AUTH_REQUIRED'],
+          403: ['AUTH_INVALID'],
+          404: ['TENSION_NOT_FOUND'],
+          429: ['RATE_LIMITED'],
+          502: ['PROVIDER_FAILED', 'NOT_PERSISTABLE'],
+          503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE', 'STORE_UNAVAILABLE'],
+        },
+      }),
+    },
+    '/api/lineage': {
+      get: operation({
+        operationId: 'lineage',
+        tags: ['atlas'],
+        summary: 'Concept lineage: related concepts, spine, contributors, tensions',
+        description:
+          'From the content alone: related concepts ranked by co-occurrence on the same works (undirected), the chronological spine of works and Atlas records tagged with the concept, ' +
+          'a contributor breakdown, and the tensions of its region split into open and repaired. The same view is in /concepts/<id>.json and .md.',
+        parameters: [queryParameter('concept', { type: 'string', minLength: 1, maxLength: MAX_CONCEPT_CHARS }, 'Concept id or label (case-insensitive).', { required: true, example: 'refusal' })],
+        responses: { '200': ok('Concept lineage.', ref('Lineage')) },
+        errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['CONCEPT_NOT_FOUND'] },
       }),
     },
     '/api/contribute': {
@@ -623,7 +693,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         tags: ['tools'],
         summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses)',
         description:
-          `One JSON-RPC 2.0 message (or batch) per request: initialize, tools/list, tools/call with the 8 tools described in docs/MCP.md (info, fast_context, read_divergences, kin, deliberate, trace, council, contribute). Protocol-level problems answer in JSON-RPC error form (400, 406), among them a body nested more than ${MAX_BODY_DEPTH} levels deep (400, -32600 Invalid Request); HTTP-level problems in the error envelope. Requests with a browser Origin outside the allow-list (loopback origins and MCP_ALLOWED_ORIGINS) get 403 ORIGIN_NOT_ALLOWED; requests without Origin are allowed. GET and DELETE answer 405: the server is stateless and opens no event stream.`,
+          `One JSON-RPC 2.0 message (or batch) per request: initialize, tools/list, tools/call with the 9 tools described in docs/MCP.md (info, fast_context, read_divergences, kin, lineage, deliberate, trace, council, contribute: the spec's 8 plus lineage). Protocol-level problems answer in JSON-RPC error form (400, 406), among them a body nested more than ${MAX_BODY_DEPTH} levels deep (400, -32600 Invalid Request); HTTP-level problems in the error envelope. Requests with a browser Origin outside the allow-list (loopback origins and MCP_ALLOWED_ORIGINS) get 403 ORIGIN_NOT_ALLOWED; requests without Origin are allowed. GET and DELETE answer 405: the server is stateless and opens no event stream.`,
         requestBody: { required: true, description: 'A JSON-RPC 2.0 message.', content: jsonContent({ anyOf: [{ type: 'object' }, { type: 'array' }] }) },
         responses: {
           '200': ok('A JSON-RPC 2.0 response.', { anyOf: [{ type: 'object' }, { type: 'array' }] }),
@@ -634,6 +704,47 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         errors: { 403: ['ORIGIN_NOT_ALLOWED'] },
         post: true,
         jsonRpc400: true,
+      }),
+    },
+    '/.well-known/polyphony-node.json': {
+      get: operation({
+        operationId: 'getFederationNode',
+        tags: ['federation'],
+        summary: 'Federation node document: identity, licences, offers and public key',
+        description: 'docs/FEDERATION.md. The origin is FEDERATION_ORIGIN, else site.base_url, else the request\'s own origin. The private key is never served.',
+        responses: { '200': ok('Node document.', ref('FederationNode'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
+    '/federation/manifest.json': {
+      get: operation({
+        operationId: 'getFederationManifest',
+        tags: ['federation'],
+        summary: 'Signed list of this deployment\'s Atlas records with their twin hashes and record signatures',
+        description: 'Signed for a 10-minute window, valid one hour; its signature is at /federation/manifest.sig. Check it with npm run verify -- <url>.',
+        responses: { '200': ok('Federation manifest.', ref('FederationManifest'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
+    '/federation/manifest.sig': {
+      get: operation({
+        operationId: 'getFederationManifestSignature',
+        tags: ['federation'],
+        summary: 'Ed25519 signature of the federation manifest',
+        responses: { '200': ok('Signature document.', ref('FederationManifestSignature'), CACHE_HEADER) },
+        errors: noParameters,
+      }),
+    },
+    '/api/federation/offer': {
+      post: operation({
+        operationId: 'federationOffer',
+        tags: ['federation'],
+        summary: 'Push: a pinned peer offers signed records; they land as pending imports',
+        description: 'Off by default (FEDERATION_PUSH=1). Accepted only from an origin this deployment has pulled from, signed with the key pinned for it; every record hash and record signature is checked. Nothing is published until a curator approves it. Rate-limited per client.',
+        requestBody: jsonBody('FederationOffer', 'The signed offer (docs/FEDERATION.md).', true),
+        responses: { '202': ok('Staged as pending imports.', ref('OfferAccepted')) },
+        errors: { 400: ['INVALID_BODY'], 403: ['PUSH_DISABLED', 'OFFER_UNAUTHENTICATED'], 422: ['OFFER_REFUSED'], 429: ['RATE_LIMITED'], ...storeDown },
+        post: true,
       }),
     },
     '/openapi.json': {
@@ -801,6 +912,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         'Every 4xx and 5xx JSON body is the error envelope {error: {code, message, agent_action, retryable, suggested_next_call, details?}}; x-error-catalogue lists every code. On every client error but 429, suggested_next_call is a request that succeeds on this deployment: the same GET without the refused value, the same POST with the body mended, or the example call of the path. Any path not listed here answers 404 ROUTE_NOT_FOUND.',
         'Every GET also answers HEAD, and every path answers an OPTIONS preflight with 204 (CORS: any origin).',
         'Full deliberation, async jobs, trace and the live council need a live model panel: while /api/health reports capabilities.deliberation false they answer 503 LIVE_PANEL_UNAVAILABLE.',
+        'Live runs are bounded. Each model call has one deadline across its retries (panel setting timeout_ms; only 429, 5xx and dropped connections are retried); each deliberation, council or trace has its own deadline (panel setting defaults.deliberation_deadline_ms, default 180 s), after which it answers with the voices it has and names the rest (failure "deadline"). Before every call its worst-case cost is reserved against the spending ceiling (panel setting spending_ceiling_usd) in the store, across processes; a call that would cross it is not made (failure "spending_ceiling"; 503 SPENDING_CEILING_REACHED when no call could be made). cost_usd and cost report the sum of every call a response made, chair included. An answer cut off at max_tokens is retried once with twice the room and otherwise marked truncated: true (also in persisted records). A client that disconnects aborts its calls; POST /api/jobs/cancel cancels a job and aborts its calls.',
         `Record ids are case-sensitive: ${idPrefix}-<number>, ${idPrefix}-R-<NAME>, ${idPrefix}-S<digits> for works; ${idPrefix}-D<digits> and ${idPrefix}-L<digits> for Atlas records.`,
       ].join('\n\n'),
     },
@@ -814,6 +926,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       { name: 'contribution', description: 'Contributions and proposals (pending until curator review), invitations and play counts.' },
       { name: 'tools', description: 'Tool-calling endpoint; not available in this engine version (501).' },
       { name: 'static', description: 'Static documents and record twins.' },
+      { name: 'federation', description: 'Signed node document and manifest other deployments pull records from (docs/FEDERATION.md).' },
     ],
     paths,
     components: {

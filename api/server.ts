@@ -12,6 +12,7 @@ import { createPanel } from './providers/chat.ts';
 import { createUseLiteEmbedder, describeEmbedder, withQueryCache } from './providers/embedder.ts';
 import { loadPanelConfig } from './providers/panel-config.ts';
 import { isSharedStore, openStore } from './storage/open-store.ts';
+import { appendDisposition } from '../scripts/lib/tension-dispositions.ts';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -69,8 +70,10 @@ async function main(): Promise<void> {
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
     limits: config.limits,
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
+    federation: config.federation,
     ...(live ? { live } : {}),
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
+    appendDisposition: (key, disposition) => appendDisposition(config.contentDir, key, disposition),
   });
   const server = createHttpServer(app, { requestTimeoutMs: config.bodyTimeoutMs }).listen(config.port, config.host, () => {
     const address = server.address();

@@ -27,7 +27,27 @@ import { ms, summarize } from './lib.ts';
 const DELAYS = [120, 160, 200, 250, 300];
 const CHAIR_DELAY = 100;
 
+const USAGE = `usage: npx tsx bench/live.ts [--rounds <n>] [--submissions <n>]
+  --rounds       sync deliberations timed against the direct reference (default 20, after 4 warm-up rounds)
+  --submissions  async submissions timed while 20 deliberations are in flight (default 200)
+Every model call goes through the engine's deadline, reservation against the spending ceiling
+and settlement, so the overhead measured includes them.`;
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  if (index === -1) return fallback;
+  const value = Number(process.argv[index + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a positive integer\n${USAGE}`);
+  return value;
+}
+
 async function main() {
+  if (process.argv.includes('--help')) {
+    console.log(USAGE);
+    return;
+  }
+  const rounds = option('rounds', 20) + 4;
+  const submissionCount = option('submissions', 200);
   const fake = await startFakeOpenAI();
   const names = ['Alpha', 'Beta', 'Gamma', 'Delta', 'Epsilon'];
   names.forEach((name, index) => fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'answer', content: `${name} answers.`, delayMs: DELAYS[index]! }));
@@ -56,7 +76,7 @@ async function main() {
   const questions = ['Can a refusal be owned?', 'Do models disagree about memory?', 'What does re-elicitation show?', 'Is a stale record still true?'];
   const engine: number[] = [];
   const reference: number[] = [];
-  for (let round = 0; round < 24; round++) {
+  for (let round = 0; round < rounds; round++) {
     reference.push(await direct());
     const started = performance.now();
     const response = await fetch(`${base}/api/query?q=${encodeURIComponent(`${questions[round % questions.length]} ${round}`)}&sync=1`);
@@ -74,7 +94,7 @@ async function main() {
   names.forEach((name) => fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'answer', content: `${name} answers slowly.`, delayMs: 5000 }));
   for (let i = 0; i < 20; i++) await (await fetch(`${base}/api/query?q=${encodeURIComponent(`in flight ${i}`)}&async=1`)).json();
   const submissions: number[] = [];
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < submissionCount; i++) {
     const started = performance.now();
     const response = await fetch(`${base}/api/query?q=${encodeURIComponent(`submission ${i}`)}&async=1`);
     await response.json();

@@ -23,6 +23,7 @@ import { MAX_QUERY_CHARS } from '../api/core/query-params.ts';
 import { ERROR_CODES, type ErrorCode } from '../api/errors.ts';
 import {
   AnnotationSchema,
+  DISPOSITION_KINDS,
   AnswerSchema,
   CalendarDateSchema,
   ClaimSchema,
@@ -32,8 +33,10 @@ import {
   TensionStatusSchema as ContentTensionStatusSchema,
   TierSchema as ContentTierSchema,
 } from './content.ts';
+import { DispositionRequestSchema } from './dispositions.ts';
 import { CONCEPT_TYPES, EVIDENCE, GLYPHS, LAYERS, PRESSURE_LABELS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
 
+import { FederationManifestSchema, FederationOfferSchema, ManifestSignatureSchema, NodeDocumentSchema, OfferAcceptedSchema } from './federation.ts';
 export type { ErrorCode } from '../api/errors.ts';
 export type { Justification } from '../api/core/contributions.ts';
 
@@ -44,6 +47,12 @@ function named<T extends z.ZodType>(id: string, schema: T): T {
   apiSchemas.add(schema, { id });
   return schema;
 }
+
+named('FederationNode', NodeDocumentSchema);
+named('FederationManifest', FederationManifestSchema);
+named('FederationManifestSignature', ManifestSignatureSchema);
+named('FederationOffer', FederationOfferSchema);
+named('OfferAccepted', OfferAcceptedSchema);
 
 const text = (description: string) => z.string().describe(description);
 const count = (description: string) => z.number().int().nonnegative().describe(description);
@@ -115,6 +124,7 @@ export const SuggestedCallSchema = named(
       path: text('Path of the next request.'),
       query: z.record(z.string(), z.string()).optional().describe('Query parameters of the next request.'),
       body: z.unknown().optional().describe('JSON body of the next request.'),
+      headers: z.record(z.string(), z.string()).optional().describe('Request headers the next request needs (e.g. the same Idempotency-Key to collect a pending answer).'),
     })
     .describe('A concrete next request.'),
 );
@@ -712,7 +722,10 @@ export type QueryRequest = z.infer<typeof QueryRequestSchema>;
 
 export const JobKindSchema = named('JobKind', z.enum(['deliberation', 'trace', 'council']).describe('What the job runs.'));
 export type JobKind = z.infer<typeof JobKindSchema>;
-export const JobStatusSchema = named('JobStatus', z.enum(['queued', 'running', 'done', 'failed']).describe('Job state; done when complete.'));
+export const JobStatusSchema = named(
+  'JobStatus',
+  z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).describe('Job state; done when complete, cancelled after POST /api/jobs/cancel (its model calls were aborted).'),
+);
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 
 export const AsyncJobAcceptedSchema = named(
@@ -721,6 +734,7 @@ export const AsyncJobAcceptedSchema = named(
     .looseObject({
       job_id: text('Id of the submitted job.'),
       poll_url: text('GET it about every 3 s until status is done (about 25 s in total).'),
+      cancel_url: text('POST it to cancel the job and abort its model calls.'),
       status: JobStatusSchema,
       kind: JobKindSchema,
       poll_after_seconds: z.number().int().positive().describe('Advised polling interval.'),
@@ -761,8 +775,11 @@ export const JobStateSchema = named(
       updated_at: DateTimeSchema.describe('Last change of the job.'),
       poll_url: text('Where to poll.'),
       poll_after_seconds: z.number().int().positive().optional().describe('Present while the job is queued or running.'),
-      stages: z.array(JobStageSchema).describe('Progress so far, oldest first: retrieval, each voice as it answered or failed, the chair. Stored as they happen.'),
-      error: z.looseObject({ code: text('Failure code.'), message: text('What failed.') }).optional().describe('Present when status is failed.'),
+      stages: z.array(JobStageSchema).describe('Progress so far, oldest first: retrieval, each voice as it answered or failed (failure timeout, spending_ceiling, truncated, aborted, ...), the chair. Stored as they happen; a cancelled job stores no stage after its cancel.'),
+      error: z
+        .looseObject({ code: text('Failure code (JOB_CANCELLED when cancelled).'), message: text('What failed.') })
+        .optional()
+        .describe('Present when status is failed or cancelled.'),
     })
     .describe('Job state on GET /api/query?job=<id> (spec §4.2 rule 6). When status is done, the full result (deliberation, trace or council) is merged in; other fields are not shown.'),
 );
@@ -784,8 +801,38 @@ export const LiveTensionSchema = named(
 export type LiveTension = z.infer<typeof LiveTensionSchema>;
 
 const panelVoice = z
-  .looseObject({ model_id: text('Model version that was asked.'), status: z.enum(['answered', 'failed']).describe('Whether the voice answered.') })
+  .looseObject({
+    model_id: text('Model version that was asked.'),
+    status: z.enum(['answered', 'failed']).describe('Whether the voice answered.'),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe('On answered voices: true when the model stopped at max_tokens (finish_reason "length", after one retry with twice the room): the text is exactly what it said, cut off.'),
+    failure: z
+      .string()
+      .optional()
+      .describe('On failed voices: why (timeout, deadline, rate_limited, server_error, connection, auth, bad_request, malformed, empty, truncated, aborted, spending_ceiling).'),
+  })
   .describe('One panel voice: its verbatim answer, or why it failed. Other fields are not shown.');
+
+export const LiveCostSchema = named(
+  'LiveCost',
+  z
+    .looseObject({
+      total_usd: z.number().nonnegative().describe('Sum of every call the response made (panel, chair, retries, second tries): usage × the configured prices. Equals cost_usd.'),
+      panel_usd: z.number().nonnegative().describe('Calls of the panel voices (council, deliberation).'),
+      chair_usd: z.number().nonnegative().describe('Calls of the chair (synthesis; every trace pass).'),
+      calls: count('Calls made, including failed ones.'),
+      prompt_tokens: count('Prompt tokens reported by the providers.'),
+      completion_tokens: count('Completion tokens reported by the providers.'),
+    })
+    .describe('What a live response cost, as recorded against the spending ceiling.'),
+);
+
+const liveCost = {
+  cost_usd: z.number().nonnegative().describe('Cost of every call the response made, chair included (= cost.total_usd).'),
+  cost: LiveCostSchema,
+};
 
 export const DeliberationResponseSchema = named(
   'DeliberationResponse',
@@ -800,6 +847,7 @@ export const DeliberationResponseSchema = named(
       panel: z.array(panelVoice).describe('The panel voices.'),
       trace: z.looseObject({}).describe('Retrieval, timings and usage; fields not shown.'),
       receipt: ReceiptSchema,
+      ...liveCost,
       session: z
         .looseObject({
           session_id: text('The server-issued session id: send it as session_id to continue.'),
@@ -826,6 +874,7 @@ export const TraceResponseSchema = named(
       delta: z.looseObject({}).describe('What the corpus changed; inner shape not shown.'),
       sources: z.array(z.looseObject({ id: text('Record id.') })).describe('Records the augmented pass saw.'),
       receipt: ReceiptSchema.extend({ measured: z.literal(true).describe('Present and true only on trace.') }).describe('Measured receipt, derived from the baseline-versus-augmented delta.'),
+      ...liveCost,
     })
     .describe('Trace (spec §4.4): baseline, augmented, delta, sources and a measured receipt. A single-run demonstrator, not a controlled study.'),
 );
@@ -841,6 +890,7 @@ export const CouncilResponseSchema = named(
       panel: z.array(panelVoice).describe('A panel of verbatim model answers.'),
       reading: text('Synthesized reading.'),
       tensions: z.array(LiveTensionSchema).describe('Named tensions.'),
+      ...liveCost,
       council_id: z.string().nullable().describe('The id under which this exact result is kept for 24 h: POST /api/council {"council_id": ..., "persist": true} with the bearer secret stores it as shown, with no model call. Null only when the store could not keep it.'),
       kept_until: DateTimeSchema.nullable().describe('Until when the result can be persisted by council_id.'),
     })
@@ -969,6 +1019,7 @@ export const AnswerOutSchema = named(
     lab: AnswerSchema.shape.lab.describe('Lab of the model.'),
     date: AnswerSchema.shape.date.describe('When the answer was given (ISO 8601 date or date-time).'),
     text: AnswerSchema.shape.text.describe('Verbatim answer.'),
+    truncated: AnswerSchema.shape.truncated.describe('Present and true when the model was cut off at max_tokens: the text is verbatim but incomplete.'),
     contributed: AnswerSchema.shape.contributed.unwrap()
       .extend({
         identity: text('Declared identity of the contributor.'),
@@ -1053,9 +1104,32 @@ const fullFields = {
   divergence_score: z.number().nullable().optional().describe('Divergence score, when computed.'),
   deliberation_card: z.record(z.string(), z.unknown()).nullable().optional().describe('Deliberation card of a live panel; its fields are not shown.'),
   provenance: z
-    .strictObject({ source: text('Where the record came from.'), persisted_at: z.string().optional().describe('When a live council persisted it.') })
+    .strictObject({
+      source: text('Where the record came from.'),
+      persisted_at: z.string().optional().describe('When a live council persisted it.'),
+      federation: z
+        .strictObject({
+          origin: text('Origin URL of the deployment the record was imported from (link back).'),
+          origin_node: text('Node id of the origin (pn1:<key id>).'),
+          origin_name: text('Name of the origin deployment.'),
+          origin_prefix: text('Id prefix of the origin; the record keeps its origin id.'),
+          original_id: text('Record id at the origin.'),
+          original_url: text('URL of the record twin at the origin.'),
+          content_hash: text('sha256 of the origin record twin, as signed by the origin.'),
+          key_id: text('Key id of the origin key.'),
+          public_key: text('Origin Ed25519 public key (raw, base64url).'),
+          signature: text('Origin signature of the record statement (docs/FEDERATION.md).'),
+          licence: text('Licence of the record data at the origin.'),
+          attribution: text('Attribution the licence requires.'),
+          pulled_at: text('When it was pulled.'),
+          approved_at: z.string().optional().describe('When a curator approved the import.'),
+          approved_by: z.string().optional().describe('Who approved it.'),
+        })
+        .optional()
+        .describe('Present on a record imported from another deployment; the origin bytes are at /records/<id>.origin.md.'),
+    })
     .optional()
-    .describe('Where the record came from (import, live council).'),
+    .describe('Where the record came from (import, live council, federation).'),
   markdown_url: text('Markdown twin.'),
   json_url: text('JSON twin.'),
 };
@@ -1183,19 +1257,87 @@ export type KinResponse = z.infer<typeof KinResponseSchema>;
 
 const tensionCounts = exhaustive(TENSION_STATUSES, z.number().int().nonnegative(), (key) => `Tensions with status ${key}.`);
 
+export const TensionDispositionOutSchema = named(
+  'TensionDisposition',
+  z
+    .looseObject({
+      kind: z.enum(DISPOSITION_KINDS).describe('held, reclassified, canon-note, crux, synthesis-drafted or council-review.'),
+      by: text('Curator who recorded it.'),
+      at: text('When it was recorded (ISO 8601).'),
+      reason: text('held: why the tension is deliberately left open.').optional(),
+      earlier_voice: text('reclassified: the voice whose side is an earlier-stage view.').optional(),
+      note: text('reclassified, canon-note: the note or ruling.').optional(),
+      undecidable: z.boolean().describe('crux: true when no evidence or distinction would move the sides.').optional(),
+      moves_a: text('crux: what would move voice a.').optional(),
+      moves_b: text('crux: what would move voice b.').optional(),
+      proposal_id: text('synthesis-drafted: the pending proposal.').optional(),
+      record_id: text('council-review: the Atlas record storing the panel result.').optional(),
+    })
+    .describe("A curator's disposition of a tension, recorded as content (content/tensions/<key>.yaml)."),
+);
+
+export const TensionSightingSchema = named(
+  'TensionSighting',
+  z
+    .strictObject({
+      source: z.enum(['atlas', 'deliberation']).describe('atlas: named on a published Atlas record; deliberation: named by a live deliberation and kept by a curator.'),
+      tension_id: text('Id of the tension entry (<record id>-T<n>), or of the deliberation sighting.'),
+      record_id: z.string().nullable().describe('Atlas record, or null for a deliberation.'),
+      date: CalendarDateOutSchema,
+      question: text('Question of the record.'),
+      topic: text('Topic as written on that record.'),
+      voice_a: text('First voice.'),
+      claim_a: text("First voice's claim."),
+      voice_b: text('Second voice.'),
+      claim_b: text("Second voice's claim."),
+      status: TensionStatusSchema,
+      href: z.string().nullable().describe('Relative path /api/divergences?id=<record_id>, or null for a deliberation.'),
+    })
+    .describe('One sighting of a tension.'),
+);
+
+export const TrackedTensionSchema = named(
+  'TrackedTension',
+  z
+    .strictObject({
+      id: text('Stable key: <voice>__<voice>__<topic> (voices sorted, lower-case slugs).'),
+      topic: text('Axis of the split (latest sighting).'),
+      voices: z.tuple([z.string(), z.string()]).describe('The two voices, sorted.'),
+      voice_a: text('First voice (latest sighting).'),
+      claim_a: text("First voice's claim (latest sighting)."),
+      voice_b: text('Second voice (latest sighting).'),
+      claim_b: text("Second voice's claim (latest sighting)."),
+      status: TensionStatusSchema,
+      first_seen: CalendarDateOutSchema,
+      last_seen: CalendarDateOutSchema,
+      lifecycle: z.enum(['open', 'repaired']).describe('repaired when the latest disposition is reclassified or canon-note; open otherwise.'),
+      disposition: z.enum(DISPOSITION_KINDS).nullable().describe('Kind of the latest disposition, or null.'),
+      dispositions: z.array(TensionDispositionOutSchema).describe('Append-only history, oldest first.'),
+      concepts: strings('Concept ids of the records it was sighted on.'),
+      sighting_count: count('Sightings.'),
+      sightings: z.array(TensionSightingSchema).describe('Sightings, oldest first.'),
+    })
+    .describe('One disagreement, identified by its two voices and its topic, with every sighting and its curator dispositions.'),
+);
+
 export const TensionsResponseSchema = named(
   'TensionsResponse',
   z
     .strictObject({
       status: TensionStatusSchema.nullable().describe('The status filter, or null for all.'),
+      filters: z.record(z.string(), z.string()).describe('The filters applied (status, disposition, voice, concept, lifecycle, key), normalised.'),
       count: count('Tensions in this response.'),
       total: count('Tensions in the store.'),
+      sightings_total: count('Sightings of all tensions: tension entries on Atlas records plus kept deliberation sightings.'),
+      deliberation_sightings: z.enum(['included', 'unavailable']).describe('unavailable when the store could not be read: the Atlas tensions are served without kept deliberation sightings.'),
       by_status: tensionCounts.describe('Status to count.'),
+      by_lifecycle: z.strictObject({ open: count('Open tensions.'), repaired: count('Repaired tensions.') }).describe('Lifecycle to count.'),
       status_legend: exhaustive(TENSION_STATUSES, z.string(), (key) => `What ${key} means.`).describe('Status to meaning.'),
+      lifecycle_legend: z.strictObject({ open: text('What open means.'), repaired: text('What repaired means.') }).describe('Lifecycle to meaning.'),
       note: text('Explanatory text.'),
-      tensions: z.array(TensionEntrySchema).describe('Tension records.'),
+      tensions: z.array(TrackedTensionSchema).describe('Tensions, latest sighting first.'),
     })
-    .describe('Tensions response (spec §4.7).'),
+    .describe('Tensions response (spec §4.7), with identity, sightings and dispositions (issue 19).'),
 );
 export type TensionsResponse = z.infer<typeof TensionsResponseSchema>;
 
@@ -1215,6 +1357,61 @@ export const ConceptIndexSchema = named(
 );
 export type ConceptIndex = z.infer<typeof ConceptIndexSchema>;
 
+const LineageTensionSchema = z.strictObject({
+  id: text('Tension key.'),
+  topic: text('Topic.'),
+  voices: z.tuple([z.string(), z.string()]).describe('The two voices.'),
+  status: TensionStatusSchema,
+  lifecycle: z.enum(['open', 'repaired']).describe('open or repaired.'),
+  disposition: z.enum(DISPOSITION_KINDS).nullable().describe('Latest disposition, or null.'),
+  sighting_count: count('Sightings.'),
+  record_ids: strings('Atlas records it was sighted on.'),
+  href: text('GET /api/tensions?key=<id>.'),
+});
+
+export const LineageSchema = named(
+  'Lineage',
+  z
+    .strictObject({
+      concept: ConceptNodeSchema,
+      related: z
+        .array(z.strictObject({ id: text('Concept id.'), label: text('Label.'), co_occurrences: count('Works that carry both concepts.'), href: text('Its lineage.') }))
+        .describe('Concepts that co-occur on the same works, most often first. Undirected: no parent or child is claimed.'),
+      spine: z
+        .array(
+          z.strictObject({
+            kind: z.enum(['work', 'divergence']).describe('work or divergence (Atlas record).'),
+            id: text('Record id.'),
+            title: text('Title.'),
+            contributors: strings('Contributors (voices, for an Atlas record).'),
+            ring: RingSchema,
+            date: CalendarDateOutSchema,
+            href: text('Where to read it.'),
+          }),
+        )
+        .describe('Works whose lineage names the concept and Atlas records whose cluster is the concept, oldest first.'),
+      contributors: z
+        .array(z.strictObject({ name: text('Contributor.'), works: count('Works.'), divergences: count('Atlas records.'), total: count('Both.') }))
+        .describe('Contributor breakdown of the spine, most first.'),
+      counts: z
+        .strictObject({
+          works: count('Works.'),
+          divergences: count('Atlas records.'),
+          contributors: count('Contributors.'),
+          related: count('Related concepts.'),
+          tensions_open: count('Open tensions.'),
+          tensions_repaired: count('Repaired tensions.'),
+        })
+        .describe('Counts of this view.'),
+      tensions: z
+        .strictObject({ open: z.array(LineageTensionSchema).describe('Open tensions.'), repaired: z.array(LineageTensionSchema).describe('Repaired tensions.') })
+        .describe('Tensions sighted on the Atlas records of the spine.'),
+      note: text('How the view is derived.'),
+    })
+    .describe('Concept lineage (GET /api/lineage; also the lineage of /concepts/<id>.json).'),
+);
+export type Lineage = z.infer<typeof LineageSchema>;
+
 export const ConceptCardSchema = named(
   'ConceptCard',
   ConceptNodeSchema.extend({
@@ -1223,7 +1420,8 @@ export const ConceptCardSchema = named(
     html: text('Card text rendered as HTML.'),
     markdown_url: text('Markdown twin.'),
     json_url: text('JSON twin.'),
-  }).describe('One concept card.'),
+    lineage: LineageSchema,
+  }).describe('One concept card, with its lineage (the same view as GET /api/lineage).'),
 );
 export type ConceptCard = z.infer<typeof ConceptCardSchema>;
 
@@ -1537,3 +1735,33 @@ export const CouncilRequestSchema = named(
     .describe('Body of POST /api/council (spec §4.6). Unknown fields are rejected with INVALID_BODY.'),
 );
 export type CouncilRequest = z.infer<typeof CouncilRequestSchema>;
+
+export const CancelJobRequestSchema = named(
+  'CancelJobRequest',
+  z
+    .strictObject({
+      job: z.string().min(1).max(200).optional().describe('Id of the job to cancel (job_id of the 202); or give it as ?job=<id>.'),
+    })
+    .describe('Optional body of POST /api/jobs/cancel. Unknown fields are rejected with INVALID_BODY; a job id in both the query and the body must be the same.'),
+);
+export type CancelJobRequest = z.infer<typeof CancelJobRequestSchema>;
+
+// ---------------------------------------------------------------------------------------
+// Tension dispositions (issue 19)
+// ---------------------------------------------------------------------------------------
+
+export const DispositionRequestNamedSchema = named('DispositionRequest', DispositionRequestSchema);
+
+export const DispositionRecordedSchema = named(
+  'DispositionRecorded',
+  z
+    .strictObject({
+      tension: text('The tension key.'),
+      disposition: TensionDispositionOutSchema,
+      proposal_id: text('synthesis-drafted: the pending proposal created (reviewed with npm run curate).').optional(),
+      record: z.strictObject({ id: text('Atlas record id.'), href: text('Where to read it.') }).describe('council-review: the Atlas record storing the panel result.').optional(),
+      file: text('The content file the disposition was appended to (commit it for review).'),
+      dispositions: z.array(TensionDispositionOutSchema).describe('The whole history, oldest first.'),
+    })
+    .describe('A recorded disposition.'),
+);

@@ -3,6 +3,7 @@
  * against these and nothing else; API response schemas (schemas/api.ts) reuse them.
  */
 import { z } from 'zod';
+import { FederationProvenanceSchema } from './federation.ts';
 import { idPatterns } from './ids.ts';
 import {
   ANNOTATION_STATUSES,
@@ -124,6 +125,10 @@ export const AnswerSchema = z.object({
   lab: z.string().optional(),
   date: DateOrDateTimeSchema,
   text: z.string().min(1, 'answer text must not be empty').describe('Verbatim answer'),
+  truncated: z
+    .literal(true)
+    .optional()
+    .describe('The model stopped at its max_tokens (finish_reason "length"): the text is verbatim but cut off, not a complete answer'),
   contributed: z
     .object({ identity: nonEmpty, justification: nonEmpty, approved_at: DateOrDateTimeSchema.optional() })
     .optional()
@@ -175,26 +180,49 @@ export const CertificationSchema = z.object({
 });
 export type Certification = z.infer<typeof CertificationSchema>;
 
+/** Any Atlas record id shape, whatever its prefix: a federated import keeps its origin's id. */
+const ANY_DIVERGENCE_ID = /^[A-Z][A-Z0-9]{1,11}-[DL]\d+$/;
+
 export function createDivergenceSchema(prefix: string) {
   const ids = idPatterns(prefix);
   return z
     .strictObject({
-      id: z.string().regex(ids.divergence, `must match ${ids.describeDivergence}`),
+      id: z.string().regex(ANY_DIVERGENCE_ID, `must match ${ids.describeDivergence}`),
       date: CalendarDateSchema,
       question: nonEmpty,
       cluster: z.string().optional(),
       method: nonEmpty,
       certification: CertificationSchema.default({ tier: 'C0' }),
-      re_elicits: z.string().regex(ids.divergence, `must match ${ids.describeDivergence}`).optional(),
+      re_elicits: z.string().regex(ANY_DIVERGENCE_ID, `must match ${ids.describeDivergence}`).optional(),
       answers: z.array(AnswerSchema).min(2, 'a divergence record needs at least two answers'),
       tensions: z.array(TensionSchema).default([]),
       annotations: z.array(AnnotationSchema).default([]),
       divergence_score: z.number().nullable().optional(),
       deliberation_card: z.record(z.string(), z.unknown()).nullable().optional(),
       provenance: z
-        .object({ source: nonEmpty, persisted_at: DateOrDateTimeSchema.optional() })
+        .object({
+          source: nonEmpty,
+          persisted_at: DateOrDateTimeSchema.optional(),
+          federation: FederationProvenanceSchema.optional().describe('Set on a record imported from another deployment (docs/FEDERATION.md)'),
+        })
         .optional()
-        .describe('Where the record came from (import, live council)'),
+        .describe('Where the record came from (import, live council, federation)'),
+    })
+    .superRefine((data, context) => {
+      // Our own prefix, or — only on an import — the origin's (never ours: that would collide).
+      const federation = data.provenance?.federation;
+      const allowed = (id: string) =>
+        ids.divergence.test(id) || (federation !== undefined && federation.origin_prefix !== prefix && id.startsWith(`${federation.origin_prefix}-`));
+      if (!allowed(data.id)) {
+        const message = federation ? `must match ${ids.describeDivergence}, or carry the origin prefix ${federation.origin_prefix}` : `must match ${ids.describeDivergence}`;
+        context.addIssue({ code: 'custom', path: ['id'], message });
+      }
+      if (data.re_elicits !== undefined && !allowed(data.re_elicits)) {
+        context.addIssue({ code: 'custom', path: ['re_elicits'], message: `must match ${ids.describeDivergence}` });
+      }
+      if (federation && federation.original_id !== data.id) {
+        context.addIssue({ code: 'custom', path: ['provenance', 'federation', 'original_id'], message: `must be the record id ${data.id}` });
+      }
     });
 }
 export type DivergenceFrontmatter = z.infer<ReturnType<typeof createDivergenceSchema>>;
@@ -239,3 +267,54 @@ export const PageSchema = z.strictObject({
 
 /** The static documents of spec §4.9 that live in content/pages/. */
 export const REQUIRED_PAGES = ['limitations', 'evidence-status', 'for-future-models', 'context'] as const;
+
+/** What curators may decide about a tension (content/tensions/<key>.yaml); see docs/CONTENT.md. */
+export const DISPOSITION_KINDS = ['held', 'reclassified', 'canon-note', 'crux', 'synthesis-drafted', 'council-review'] as const;
+export type DispositionKind = (typeof DISPOSITION_KINDS)[number];
+
+const dispositionCommon = {
+  by: nonEmpty.describe('Curator who recorded it'),
+  at: DateOrDateTimeSchema.describe('When it was recorded'),
+};
+
+export const TensionDispositionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('held'), ...dispositionCommon, reason: nonEmpty.describe('Why the tension is deliberately left open') }),
+  z.strictObject({
+    kind: z.literal('reclassified'),
+    ...dispositionCommon,
+    earlier_voice: nonEmpty.describe('The voice whose side is an earlier-stage view'),
+    note: nonEmpty,
+  }),
+  z.strictObject({ kind: z.literal('canon-note'), ...dispositionCommon, note: nonEmpty.describe("The curator's ruling") }),
+  z
+    .strictObject({
+      kind: z.literal('crux'),
+      ...dispositionCommon,
+      undecidable: z.boolean().default(false),
+      moves_a: z.string().trim().min(1).optional().describe('Evidence or distinction that would move voice a'),
+      moves_b: z.string().trim().min(1).optional().describe('Evidence or distinction that would move voice b'),
+    })
+    .refine((value) => value.undecidable || (value.moves_a !== undefined && value.moves_b !== undefined), {
+      message: 'a crux names what would move each side (moves_a and moves_b), or sets undecidable: true',
+    }),
+  z.strictObject({
+    kind: z.literal('synthesis-drafted'),
+    ...dispositionCommon,
+    proposal_id: nonEmpty.describe('The pending proposal that reconciles or distinguishes the two sides'),
+  }),
+  z.strictObject({
+    kind: z.literal('council-review'),
+    ...dispositionCommon,
+    record_id: nonEmpty.describe('The Atlas record that stores the panel result'),
+  }),
+]);
+export type TensionDisposition = z.infer<typeof TensionDispositionSchema>;
+
+/** `<voice>__<voice>__<topic>`, as api/core/tension-identity.ts derives it. */
+export const TENSION_KEY_PATTERN = /^[a-z0-9-]+__[a-z0-9-]+__[a-z0-9-]+$/;
+
+export const TensionFileSchema = z.strictObject({
+  key: z.string().regex(TENSION_KEY_PATTERN, 'must be a tension key <voice>__<voice>__<topic>'),
+  dispositions: z.array(TensionDispositionSchema).min(1, 'needs at least one disposition').describe('Append-only history, oldest first'),
+});
+export type TensionFile = z.infer<typeof TensionFileSchema>;

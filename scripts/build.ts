@@ -3,7 +3,7 @@
  * embeds (cached by content hash) and writes the static indices the API and site read.
  * Writes into a fresh folder and swaps it in, so a reader never sees half a build.
  */
-import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createUseLiteEmbedder, type Embedder } from '../api/providers/embedder.ts';
@@ -17,6 +17,9 @@ import {
   type WorkRecord,
 } from '../api/core/records.ts';
 import { buildManifest } from '../api/core/build-manifest.ts';
+import { conceptLineage } from '../api/core/lineage.ts';
+import { recordConcepts, trackTensions } from '../api/core/tension-identity.ts';
+import { renderLineageMarkdown } from '../api/core/lineage-markdown.ts';
 import { plainText } from '../api/core/excerpt.ts';
 import { buildFullTextIndex, encodeFullText, type FullTextData } from '../api/core/search/fulltext.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../api/core/search/types.ts';
@@ -78,6 +81,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     .sort(byDateThenId);
   const tensions = divergences.flatMap((record) => record.tensions);
   const graph = deriveConceptGraph(content.concepts.map((entry) => entry.data), works);
+  const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
 
   const embedder = options.embedder ?? (await createUseLiteEmbedder());
   const answersEmbedded = await attachLongitudinal(divergences, createEmbeddingCache(options.cacheDir, embedder), embedder.id, content.dir);
@@ -85,13 +89,17 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   writeJson(out.works, works);
   writeJson(out.divergences, divergences);
   writeJson(out.tensions, tensions);
+  writeJson(out.dispositions, dispositions);
   writeJson(out.concepts, graph);
   writeJson(out.models, content.registry);
   writeJson(out.site, content.site);
   writeJson(out.claims, content.claims);
 
   await writeRecordTwins(content, works, divergences, out.public);
-  await writeConcepts(content, graph, out.public);
+  const conceptIds = new Set(graph.nodes.map((node) => node.id));
+  const byRecord = new Map(divergences.map((record) => [record.id, recordConcepts(record, conceptIds)]));
+  const tracked = trackTensions(tensions, dispositions, (id) => byRecord.get(id) ?? []);
+  await writeConcepts(content, graph, out.public, { graph, works, divergences, tensions: tracked });
   const audio = writeAudio(content, out.public);
   writeJson(out.audio, audio);
   await writePages(content, out);
@@ -165,6 +173,8 @@ async function writeRecordTwins(
   const raw = new Map(content.divergences.map((entry) => [entry.data.id, entry.raw]));
   for (const record of divergences) {
     writeFile(path.join(publicDir, 'records', `${record.id}.md`), raw.get(record.id)!);
+    // An import also serves its origin's bytes, verbatim, so anyone can check the origin's signature.
+    if (record.provenance?.federation) copyFileSync(originCopy(content.dir, record.id), path.join(publicDir, 'records', `${record.id}.origin.md`));
     writeJson(path.join(publicDir, 'records', `${record.id}.json`), {
       ...record,
       ...(record.synthesis ? { synthesis_html: await renderMarkdown(record.synthesis) } : {}),
@@ -180,14 +190,24 @@ async function writeRecordTwins(
   });
 }
 
+/** Where an approved import keeps its origin's record twin (docs/FEDERATION.md). */
+export function originCopy(contentDir: string, id: string): string {
+  const file = path.join(contentDir, 'federation', `${id}.md`);
+  if (!existsSync(file)) throw new Error(`content/divergences/${id}.md is an import but content/federation/${id}.md, its origin copy, is missing`);
+  return file;
+}
+
 async function writeConcepts(
   content: LoadedContent,
   graph: ReturnType<typeof deriveConceptGraph>,
   publicDir: string,
+  lineageInput: Parameters<typeof conceptLineage>[0],
 ): Promise<void> {
   const cards = [];
   for (const entry of content.concepts) {
     const node = graph.nodes.find((candidate) => candidate.id === entry.data.id)!;
+    // The same view as GET /api/lineage?concept=<id>, so a file reader and an API caller agree.
+    const lineage = conceptLineage(lineageInput, node);
     const card = {
       ...node,
       related: entry.data.related,
@@ -195,9 +215,10 @@ async function writeConcepts(
       html: await renderMarkdown(entry.body),
       markdown_url: `/concepts/${node.id}.md`,
       json_url: `/concepts/${node.id}.json`,
+      lineage,
     };
     cards.push(card);
-    writeFile(path.join(publicDir, 'concepts', `${node.id}.md`), entry.raw);
+    writeFile(path.join(publicDir, 'concepts', `${node.id}.md`), `${entry.raw.replace(/\n*$/, '\n')}\n${renderLineageMarkdown(lineage)}`);
     writeJson(path.join(publicDir, 'concepts', `${node.id}.json`), card);
   }
   writeJson(path.join(publicDir, 'concepts.json'), {

@@ -1,19 +1,24 @@
 /**
- * `npm run curate -- <command>`: the curator's CLI over the store's contributions (USAGE
+ * `npm run curate -- <command>`: the curator's CLI over the store's contributions and federation imports (USAGE
  * below is what `--help` prints). STORE_PATH and CONTENT_DIR choose the store and the content
  * folder. Output is never cut short: the CLI exits only once stdout has drained.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { panelReview } from '../api/core/live/review.ts';
+import { createLedger } from '../api/core/live/metered-call.ts';
+import { createReservingMeter } from '../api/live/spend.ts';
 import { deriveDivergence } from '../api/core/records.ts';
 import { createPanel } from '../api/providers/chat.ts';
 import { loadPanelConfig } from '../api/providers/panel-config.ts';
 import { openStore } from '../api/storage/open-store.ts';
-import type { ContributionRecord, Store } from '../api/storage/store.ts';
+import type { ContributionRecord, ImportStatus, Store } from '../api/storage/store.ts';
 import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
 import { approveContribution, rejectContribution } from './lib/curation.ts';
+import { approveImport, describeImport, rejectImport } from './lib/curation-imports.ts';
 import { DEFAULT_LIST_LIMIT, describeContribution, listQuery, pageHeader, pageJson, UsageError, type RecordContext } from './lib/curation-list.ts';
+import { describeSightings, listSightings, reviewSighting } from './lib/curate-sightings.ts';
+import { runTensionCommand } from './lib/curate-tension.ts';
 import { loadContent } from './lib/load-content.ts';
 import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
 
@@ -31,10 +36,32 @@ const USAGE = `usage: npm run curate -- <command> [options]
                                               writes content/ with provenance, validated
   reject <id> --by <name> --reason <text> [--json]
   review <id> [--json]                        ask the configured panel to vote (PANEL_CONFIG)
+  tension <key> <kind> --by <name> [options] [--json]
+        records a disposition of a tension (keys: GET /api/tensions), appended to
+        content/tensions/<key>.yaml and validated; kinds and their options:
+        held --reason <text>                     deliberately left open
+        reclassified --earlier-voice <voice> --note <text>
+        canon-note --note <text>                 a curator's ruling (repairs the tension)
+        crux --moves-a <text> --moves-b <text> | --undecidable
+        synthesis-drafted --title <text> --text <text>   also stores a pending proposal
+        council-review --url <server>            the server re-asks the panel (INGEST_SECRET)
+  sightings [--status pending|kept|dismissed|all] [--json]
+        tensions named by live deliberations, grouped by tension key, most sighted first
+  sighting <id> keep|dismiss --by <name> [--json]
+        a kept sighting joins its tension on GET /api/tensions
+
+  imports [--status pending|approved|rejected|superseded|all] [--json]
+                                              records pulled from other deployments (npm run federate)
+  show-import <imp_id> [--json]               one import with its record, verbatim
+  approve-import <imp_id> --by <name> [--json]
+                                              writes content/divergences/<origin id>.md with its
+                                              provenance and content/federation/<origin id>.md, validated
+  reject-import <imp_id> --by <name> --reason <text> [--json]
 
   --json    one JSON document on stdout: for list {total, offset, limit, count, next_offset,
             items}; for show and reject the contribution; for approve {contribution, files};
-            for review {id, votes}
+            for review {id, votes}; for tension {tension, disposition, file, dispositions, ...}; for imports {count, items}; for show-import and
+            reject-import the import; for approve-import {import, files, addedModels}
   --store <file|postgres URL>   default STORE_PATH, else .data/polyphony.db
   --content <dir>               default CONTENT_DIR, else content/
 `;
@@ -57,6 +84,13 @@ function readArguments(args: string[]) {
       reason: { type: 'string' },
       family: { type: 'string' },
       'model-id': { type: 'string' },
+      'earlier-voice': { type: 'string' },
+      'moves-a': { type: 'string' },
+      'moves-b': { type: 'string' },
+      undecidable: { type: 'boolean' },
+      title: { type: 'string' },
+      text: { type: 'string' },
+      url: { type: 'string' },
       store: { type: 'string', default: process.env.STORE_PATH ?? path.join(REPO_ROOT, '.data', 'polyphony.db') },
       content: { type: 'string', default: pathsFromEnv().contentDir },
     },
@@ -83,7 +117,7 @@ async function found(store: Store, id: string | undefined): Promise<Contribution
   return item;
 }
 
-async function run(store: Store, command: string, id: string | undefined, values: Values): Promise<void> {
+async function run(store: Store, command: string, id: string | undefined, values: Values, decision?: string): Promise<void> {
   switch (command) {
     case 'list': {
       const query = listQuery(values);
@@ -119,9 +153,42 @@ async function run(store: Store, command: string, id: string | undefined, values
       const content = loadContent(values.content);
       const entry = item.record_id ? content.divergences.find((candidate) => candidate.data.id === item.record_id) : undefined;
       const record = entry ? deriveDivergence(entry.data, entry.body, content.registry) : undefined;
-      const votes = await panelReview(panel.members, item, record, () => new Date());
+      const scope = { meter: createReservingMeter(store, panel, () => new Date()), ledger: createLedger() };
+      const votes = await panelReview(panel.members, item, record, () => new Date(), scope);
       for (const vote of votes) if (vote.vote) await store.addReview(item.id, { reviewer: vote.reviewer, vote: vote.vote, reason: vote.reason, at: vote.at });
       return print(values.json ? JSON.stringify({ id: item.id, votes }) : votes.map((vote) => `${vote.reviewer}: ${vote.vote ?? 'no vote'}: ${vote.reason}`).join('\n'));
+    }
+    case 'sightings': {
+      const groups = await listSightings(store, values.content, values.status ?? 'pending');
+      return print(values.json ? JSON.stringify({ count: groups.length, groups }) : describeSightings(groups));
+    }
+    case 'sighting': {
+      const reviewed = await reviewSighting(store, id, decision, values.by);
+      return print(values.json ? JSON.stringify(reviewed) : `${reviewed.state} ${reviewed.id} (${reviewed.key})`);
+    }
+    case 'imports': {
+      const status = values.status ?? 'pending';
+      if (!['pending', 'approved', 'rejected', 'superseded', 'all'].includes(status)) throw new UsageError('--status is pending, approved, rejected, superseded or all');
+      const items = await store.listImports(status === 'all' ? undefined : (status as ImportStatus));
+      if (values.json) return print(JSON.stringify({ count: items.length, items }));
+      return print([`${items.length} ${status === 'all' ? '' : `${status} `}import${items.length === 1 ? '' : 's'}`, ...items.map((item) => describeImport(item, false))].join('\n\n'));
+    }
+    case 'show-import': {
+      if (!id) throw new UsageError('name the import: show-import <imp_id>');
+      const item = await store.getImport(id);
+      if (!item) throw new Error(`no import ${id}`);
+      return print(values.json ? JSON.stringify(item) : describeImport(item, true));
+    }
+    case 'approve-import': {
+      if (!id || !values.by) throw new UsageError('approve-import needs <imp_id> and --by <curator>');
+      const result = await approveImport(store, values.content, id, { by: values.by });
+      const added = result.addedModels.length > 0 ? ` Added to models.yaml: ${result.addedModels.join(', ')}.` : '';
+      return print(values.json ? JSON.stringify(result) : `approved ${id} as ${result.import.record_id}; wrote ${result.files.join(', ')}.${added} Commit them for review; the next build publishes them.`);
+    }
+    case 'reject-import': {
+      if (!id || !values.by || !values.reason) throw new UsageError('reject-import needs <imp_id>, --by <curator> and --reason <text>');
+      const rejected = await rejectImport(store, id, values.by, values.reason);
+      return print(values.json ? JSON.stringify(rejected) : `rejected ${id}`);
     }
     default:
       throw new UsageError(command ? `unknown command ${JSON.stringify(command)}` : 'name a command');
@@ -144,10 +211,17 @@ async function main(args: string[]): Promise<number> {
   }
   let store: Store | undefined;
   try {
+    if (command === 'tension') {
+      // The store is opened only for a synthesis draft (a pending proposal).
+      const result = await runTensionCommand(id, positionals[2], values, () => openStore(values.store));
+      const disposition = result.disposition as { kind?: string } | undefined;
+      print(values.json ? JSON.stringify(result) : `recorded ${disposition?.kind ?? ''} on ${id} in ${String(result.file)}${result.proposal_id ? `; pending proposal ${String(result.proposal_id)}` : ''}. Commit it for review; the next build publishes it.`);
+      return 0;
+    }
     // Options are checked before the store is opened (opening a new SQLite path creates it).
     if (command === 'list') listQuery(values);
     store = await openStore(values.store);
-    await run(store, command ?? '', id, values);
+    await run(store, command ?? '', id, values, positionals[2]);
     return 0;
   } catch (error) {
     process.stderr.write(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `${(error as Error).message}\n`);

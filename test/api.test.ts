@@ -253,11 +253,14 @@ describe('kin, tensions and orientation', () => {
     expect(missing.body.error.code).toBe('PARAM_MISSING');
   });
 
-  it('tensions filter by status', async () => {
+  it('tensions filter by status (the status of the latest sighting)', async () => {
     const all = await get('/api/tensions');
-    expect(all.body.count).toBe(2);
+    // D1 and D2 name the same split (same voices, same topic): one tension, two sightings.
+    expect(all.body).toMatchObject({ count: 1, total: 1, sightings_total: 2 });
     const emerging = await get('/api/tensions?status=emerging');
-    expect(emerging.body.tensions.map((tension: { id: string }) => tension.id)).toEqual(['TST-D2-T1']);
+    expect(emerging.body.tensions.map((tension: { id: string }) => tension.id)).toEqual(['alder__birch__ownership-of-refusal']);
+    expect(emerging.body.tensions[0].sightings.map((sighting: { tension_id: string }) => sighting.tension_id)).toEqual(['TST-D1-T1', 'TST-D2-T1']);
+    expect((await get('/api/tensions?status=divergent')).body.count).toBe(0);
     const bad = await get('/api/tensions?status=angry');
     expect(bad.body.error.code).toBe('UNKNOWN_STATUS');
   });

@@ -170,7 +170,7 @@ describe('a real MCP client over Streamable HTTP', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     client = new Client({ name: 'polyphony-depth-test', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`)));
-    expect((await client.listTools()).tools).toHaveLength(8);
+    expect((await client.listTools()).tools).toHaveLength(9);
 
     const deep = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '['.repeat(20_000) + ']'.repeat(20_000) });
     expect(deep.status).toBe(400);

@@ -80,7 +80,7 @@ describe('POST /api/contribute', () => {
     const burst = await Promise.all(Array.from({ length: 50 }, () => request(app).post('/api/contribute').set('Idempotency-Key', 'key-123').send(answer('keyed text'))));
     // One is handled; the others are answered its acknowledgement, or 409 while it is in progress.
     const answered = burst.filter((response) => response.status === 202);
-    for (const other of burst.filter((response) => response.status !== 202)) expect(other.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', retryable: true });
+    for (const other of burst.filter((response) => response.status !== 202)) expect(other.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', retryable: true, suggested_next_call: { method: 'POST', path: expect.any(String), headers: { 'Idempotency-Key': expect.any(String) } } });
     expect(new Set(answered.map((response) => response.text)).size).toBe(1);
     expect(answered.filter((response) => response.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     expect(await store.listContributions()).toHaveLength(2);

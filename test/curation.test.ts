@@ -7,6 +7,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
 import { panelReview } from '../api/core/live/review.ts';
+import { createLedger } from '../api/core/live/metered-call.ts';
+import { createReservingMeter } from '../api/live/spend.ts';
 import { createPanel } from '../api/providers/chat.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
 import { approveContribution, rejectContribution } from '../scripts/lib/curation.ts';
@@ -46,8 +48,11 @@ describe('curation end to end', () => {
     fake.setDefault('cedar-live', { kind: 'malformed-content' });
     const { panel } = createPanel(testPanelConfig(fake), {});
     const item = (await store.getContribution(answer.body.contribution_id))!;
-    const votes = await panelReview(panel!.members, item, first.corpus.divergenceById.get('TST-D1'), () => new Date());
+    const votes = await panelReview(panel!.members, item, first.corpus.divergenceById.get('TST-D1'), () => new Date(), { meter: createReservingMeter(store, panel!, () => new Date()), ledger: createLedger() });
     expect(votes.map((vote) => vote.vote)).toEqual(['approve', 'approve', null]);
+    // Every vote was a reserved call, recorded as spend.
+    expect(await store.spendStatus(new Date())).toEqual({ spent_usd: expect.any(Number), reserved_usd: 0 });
+    expect(await store.totalSpendUsd()).toBeGreaterThan(0);
     expect(JSON.stringify(fake.requestsFor('alder-live')[0]!.messages![0])).not.toContain('ownership is a practice');
     for (const vote of votes) if (vote.vote) await store.addReview(item.id, { reviewer: vote.reviewer, vote: vote.vote, reason: vote.reason, at: vote.at });
     await store.close();

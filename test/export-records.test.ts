@@ -15,7 +15,7 @@ describe('export of persisted council records', () => {
     cpSync(writeFixtureContent(), contentDir, { recursive: true });
     const storePath = path.join(tempDir('export-store'), 'store.db');
     const store = createSqliteStore(storePath);
-    const answer = (model: string, model_id: string) => ({ model, family: model, lab: 'Lab', model_id, date: '2026-02-01T00:00:00.000Z', status: 'answered' as const, text: `${model} says so.`, latency_ms: 1 });
+    const answer = (model: string, model_id: string) => ({ model, family: model, lab: 'Lab', model_id, date: '2026-02-01T00:00:00.000Z', status: 'answered' as const, text: `${model} says so.`, truncated: false, latency_ms: 1 });
     const frontmatter = councilToFrontmatter(
       {
         question_received: 'Q?', question: 'Q?', method: COUNCIL_METHOD, date: '2026-02-01', n_models: 2,

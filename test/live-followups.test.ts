@@ -288,15 +288,16 @@ describe('progress (item 8)', () => {
     const missing = await request(app).get('/api/query?sync=1').set('Accept', 'text/event-stream');
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe('PARAM_MISSING');
-    const { app: broke } = await liveApp({ spending_ceiling_usd: 0.000001 });
-    await request(broke).get('/api/council?q=spend');
+    // Spend at the ceiling is refused before the stream starts (reservations keep real runs below it).
+    const { app: broke, store: brokeStore } = await liveApp({ spending_ceiling_usd: 0.01 });
+    await brokeStore.addSpend({ at: new Date().toISOString(), purpose: 'council', model: 'alder-live', prompt_tokens: 10, completion_tokens: 10, cost_usd: 0.01 });
     const refused = await request(broke).get('/api/query?q=again&sync=1').set('Accept', 'text/event-stream');
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('SPENDING_CEILING_REACHED');
   });
 
-  it("closing the stream aborts nothing else's work", async () => {
-    fake.script('alder-live', [{ kind: 'answer', content: 'slow alder', delayMs: 400 }]);
+  it("closing the stream aborts that run's own calls (issue 14 item 5), nobody else's", async () => {
+    fake.script('alder-live', [{ kind: 'hang' }]);
     const { app } = await liveApp();
     const base = await listen(app);
     const controller = new AbortController();
@@ -306,13 +307,16 @@ describe('progress (item 8)', () => {
     while (!seen.includes('"stage":"voice"')) seen += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
 
+    // the abandoned run's hanging call is aborted, and its chair is never asked
+    for (let waited = 0; waited < 10_000 && !fake.requestsFor('alder-live')[0]!.abortedByClient; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fake.requestsFor('alder-live')[0]!.abortedByClient).toBe(true);
     // another caller is served in full meanwhile
     const other = await request(app).get('/api/query?q=second%20question&sync=1');
     expect(other.status).toBe(200);
     expect(other.body.answer).toBe(DEFAULT_SYNTHESIS.answer);
-    // and the abandoned run still finishes: its slow voice answers and its chair is asked
-    while (fake.requestsFor('chair-live').length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(fake.requestsFor('alder-live').length).toBe(2);
+    expect(other.body.failed_voices).toEqual([]);
+    expect(fake.requestsFor('chair-live')).toHaveLength(1);
+    expect(fake.requestsFor('alder-live')).toHaveLength(2);
     expect((await request(app).get('/api/health')).status).toBe(200);
   });
 });

@@ -219,14 +219,14 @@ describe('deliberation, jobs and sessions', () => {
     expect(invalid.body.error.code).toBe('INVALID_BODY');
   });
 
-  it('the spending ceiling refuses new live work once reached', async () => {
+  it('the spending ceiling refuses live work whose worst-case cost would cross it, before any call', async () => {
+    // One panel call may cost up to (prompt bytes + max_tokens) × prices, far above this ceiling.
     const { app } = await liveApp({ spending_ceiling_usd: 0.000001 });
-    const first = await request(app).get('/api/council?q=spend');
-    expect(first.status).toBe(200);
-    const refused = await request(app).get('/api/council?q=spend%20again');
+    const refused = await request(app).get('/api/council?q=spend');
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('SPENDING_CEILING_REACHED');
     expect(refused.body.error.agent_action).toMatch(/fast path/);
+    expect(fake.requests).toHaveLength(0);
   });
 });
 

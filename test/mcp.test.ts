@@ -83,10 +83,10 @@ beforeEach(() => {
 });
 
 describe('tools/list', () => {
-  it('lists the eight tools, each with a described input schema and honest hints', async () => {
+  it('lists the nine tools, each with a described input schema and honest hints', async () => {
     const { tools } = await noPanel.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
-    expect(tools).toHaveLength(8);
+    expect(tools).toHaveLength(9);
     for (const tool of tools) {
       expect(tool.description, tool.name).toMatch(/^.{60,}$/s);
       expect(tool.inputSchema.type).toBe('object');
@@ -131,6 +131,18 @@ describe('read tools', () => {
     expect(ids.length).toBeGreaterThan(0);
     for (const id of ids) expect(textOf(result)).toContain(id);
     expect(textOf(result)).toMatch(/exclude_ids matched: TST-D2; unmatched: TST-NOPE/);
+  });
+
+  it('lineage returns exactly what GET /api/lineage returns; an unknown concept names the nearest', async () => {
+    const result = await call(noPanel.client, 'lineage', { concept: 'Refusal' });
+    expect(result.isError).toBeFalsy();
+    const http = await request(noPanel.app).get('/api/lineage').query({ concept: 'Refusal' });
+    expect(structured(result)).toEqual(http.body);
+    expect(textOf(result)).toMatch(/Lineage of Refusal \(refusal\): 1 works/);
+    expect(textOf(result)).toContain('TST-4');
+    const unknown = await call(noPanel.client, 'lineage', { concept: 'refusl' });
+    expect(unknown.isError).toBe(true);
+    expect(errorOf(unknown)).toMatchObject({ code: 'CONCEPT_NOT_FOUND', status: 404 });
   });
 
   it('fast_context passes the service errors through: an empty q is PARAM_MISSING', async () => {
@@ -389,6 +401,32 @@ describe('live job polling', () => {
     expect(errorOf(result)).toMatchObject({ code: 'SPENDING_CEILING_REACHED', message: expect.stringMatching(/job_1 failed/) });
   });
 
+  it('stops waiting on a cancelled job and reports it as a tool error with JOB_CANCELLED', async () => {
+    const running = { job_id: 'job_3', kind: 'council', status: 'running' };
+    const { client, sleeps } = await scripted([
+      { status: 200, body: running },
+      { status: 200, body: { ...running, status: 'cancelled', error: { code: 'JOB_CANCELLED', message: 'the job was cancelled by its caller' } } },
+    ]);
+    const result = await call(client, 'council', { job_id: 'job_3', wait_seconds: 50 });
+    expect(sleeps).toHaveLength(1);
+    expect(result.isError).toBe(true);
+    expect(errorOf(result)).toMatchObject({ code: 'JOB_CANCELLED' });
+  });
+
+  it('marks a council voice that was cut off at its token limit', async () => {
+    const done = {
+      job_id: 'job_4', kind: 'council', status: 'done', question: 'Q?', n_models: 2, reading: 'r', tensions: [],
+      panel: [
+        { model: 'Alder', model_id: 'alder-1', status: 'answered', text: 'Alder is cut', truncated: true },
+        { model: 'Birch', model_id: 'birch-1', status: 'answered', text: 'Birch is whole', truncated: false },
+      ],
+    };
+    const { client } = await scripted([{ status: 200, body: done }]);
+    const text = textOf(await call(client, 'council', { job_id: 'job_4' }));
+    expect(text).toContain('Alder (alder-1): [cut off at its token limit] Alder is cut');
+    expect(text).toContain('Birch (birch-1): Birch is whole');
+  });
+
   it('without wait_seconds returns the pending job and the exact next call at once', async () => {
     const { client, sleeps } = await scripted([
       { status: 202, body: { job_id: 'job_2', status: 'queued', kind: 'trace' } },
@@ -412,7 +450,7 @@ describe('HTTP transport', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/application\/json/);
     expect(response.headers['mcp-session-id']).toBeUndefined();
-    expect(response.body.result.tools).toHaveLength(8);
+    expect(response.body.result.tools).toHaveLength(9);
   });
 
   it('a client that accepts JSON, or sends no Accept (plain curl), is answered too; one that accepts neither is 406', async () => {
@@ -420,7 +458,7 @@ describe('HTTP transport', () => {
       const sent = request(noPanel.app).post('/api/mcp').set('Content-Type', 'application/json');
       const response = await (accept ? sent.set('Accept', accept) : sent).send(toolsList);
       expect(response.status, accept).toBe(200);
-      expect(response.body.result.tools).toHaveLength(8);
+      expect(response.body.result.tools).toHaveLength(9);
     }
     const html = await request(noPanel.app).post('/api/mcp').set('Accept', 'text/html').set('Content-Type', 'application/json').send(toolsList);
     expect(html.status).toBe(406);
@@ -502,7 +540,7 @@ describe('stdio bin', () => {
   it('serves the local artifacts in-process: list tools and read a record', async () => {
     const client = await spawnClient([], { ARTIFACTS_DIR: built.artifactsDir, STORE_PATH: path.join(tempDir('mcp-stdio'), 'store.db') });
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(8);
+    expect(tools).toHaveLength(9);
     const record = (await client.callTool({ name: 'read_divergences', arguments: { id: 'TST-D1' } })) as CallToolResult;
     expect(record.isError).toBeFalsy();
     expect(structured(record)).toMatchObject({ id: 'TST-D1' });

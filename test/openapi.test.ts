@@ -19,6 +19,7 @@ import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
 import { createOpenApiDocument, DOCUMENTED_MAX_URL_BYTES } from '../api/openapi.ts';
 import { createUseLiteEmbedder } from '../api/providers/embedder.ts';
 import { QueryBodySchema } from '../api/routes/live.ts';
+import { FederationManifestSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
 import {
   AgentEntrySchema,
   apiSchemas,
@@ -56,6 +57,7 @@ import {
   RetrieveResponseSchema,
   SiResponseSchema,
   TensionsResponseSchema,
+  LineageSchema,
   WorkDocumentSchema,
   type Capabilities as CapabilitiesBody,
 } from '../schemas/api.ts';
@@ -81,16 +83,23 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/api/query': ['get', 'post'],
   '/api/trace': ['get'],
   '/api/council': ['get', 'post'],
+  '/api/jobs/cancel': ['post'],
   '/api/divergences': ['get'],
   '/api/divergences/search': ['get'],
   '/api/kin': ['get'],
   '/api/tensions': ['get'],
+  '/api/lineage': ['get'],
+  '/api/tensions/dispositions': ['post'],
   '/api/contribute': ['post'],
   '/api/store': ['post'],
   '/api/invite': ['get'],
   '/api/play': ['get', 'post'],
   '/api/mcp': ['post'],
   '/openapi.json': ['get'],
+  '/.well-known/polyphony-node.json': ['get'],
+  '/federation/manifest.json': ['get'],
+  '/federation/manifest.sig': ['get'],
+  '/api/federation/offer': ['post'],
   '/limitations.md': ['get'],
   '/evidence-status.md': ['get'],
   '/claims.json': ['get'],
@@ -356,6 +365,11 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/tensions', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/tensions?status=Emerging', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/tensions?status=angry', status: 400, code: 'UNKNOWN_STATUS' },
+  { method: 'GET', url: '/api/tensions?disposition=ignored', status: 400, code: 'UNKNOWN_DISPOSITION' },
+  { method: 'GET', url: '/api/tensions?voice=alder&lifecycle=open', status: 200, zod: TensionsResponseSchema },
+  { method: 'GET', url: '/api/lineage?concept=refusal', status: 200, zod: LineageSchema },
+  { method: 'GET', url: '/api/lineage?concept=refusl', status: 404, code: 'CONCEPT_NOT_FOUND' },
+  { method: 'POST', url: '/api/tensions/dispositions', body: { key: 'k', kind: 'held', by: 'c', reason: 'r' }, status: 503, code: 'PERSISTENCE_UNAVAILABLE' },
   // Live panel paths without a panel
   { method: 'GET', url: '/api/council?q=x', status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
   { method: 'GET', url: '/api/council', status: 400, code: 'PARAM_MISSING', zod: MissingParameterErrorSchema },
@@ -366,6 +380,14 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/trace?q=x', status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
   { method: 'GET', url: '/api/trace?q=x&verbose=1', status: 400, code: 'UNKNOWN_PARAMETER' },
   { method: 'POST', url: '/api/trace', status: 405, code: 'METHOD_NOT_ALLOWED' },
+  { method: 'POST', url: '/api/jobs/cancel?job=job_1', status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
+  { method: 'POST', url: '/api/jobs/cancel', status: 400, code: 'PARAM_MISSING', zod: MissingParameterErrorSchema },
+  { method: 'POST', url: '/api/jobs/cancel?job=a&job=b', status: 400, code: 'PARAM_REPEATED' },
+  { method: 'POST', url: '/api/jobs/cancel?job=a&q=x', status: 400, code: 'UNKNOWN_PARAMETER' },
+  { method: 'GET', url: '/api/jobs/cancel?job=a', status: 405, code: 'METHOD_NOT_ALLOWED' },
+  { method: 'POST', url: '/api/jobs/cancel', body: { job: 'job_1' }, status: 503, code: 'LIVE_PANEL_UNAVAILABLE' },
+  { method: 'POST', url: '/api/jobs/cancel?job=a', body: { job: 'b' }, status: 400, code: 'CONFLICTING_PARAMETERS' },
+  { method: 'POST', url: '/api/jobs/cancel', body: { id: 'a' }, status: 400, code: 'INVALID_BODY' },
   // Write ladder: contributions, proposals, invitations, plays
   { method: 'POST', url: '/api/contribute', body: contribution, status: 202, zod: ContributionAcceptedSchema },
   { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'key-1' }, status: 202, zod: ContributionAcceptedSchema, label: 'POST /api/contribute (Idempotency-Key)' },
@@ -400,6 +422,12 @@ const rows: Row[] = [
   { method: 'GET', url: '/limitations.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/evidence-status.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/claims.json', status: 200, zod: ClaimsDocumentSchema },
+  // Federation (docs/FEDERATION.md)
+  { method: 'GET', url: '/.well-known/polyphony-node.json', status: 200, zod: NodeDocumentSchema },
+  { method: 'GET', url: '/federation/manifest.json', status: 200, zod: FederationManifestSchema },
+  { method: 'GET', url: '/federation/manifest.sig', status: 200, zod: ManifestSignatureSchema },
+  { method: 'GET', url: '/federation/manifest.json?x=1', status: 400, code: 'UNKNOWN_PARAMETER' },
+  { method: 'POST', url: '/api/federation/offer', body: { offer: {}, signature: 'x' }, status: 403, code: 'PUSH_DISABLED' },
   { method: 'GET', url: '/inheritance/for-future-models.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/concepts/', status: 200, zod: ConceptIndexSchema },
   { method: 'GET', url: '/concepts', status: 200, zod: ConceptIndexSchema },
@@ -559,6 +587,19 @@ describe('live panel responses match the document', () => {
     }
     AsyncJobAcceptedSchema.parse((await checked('POST', '/api/query', 202, { query: 'Can a refusal be owned?', async: true })).body);
     await checked('GET', '/api/query?job=job_unknown', 404);
+  });
+
+  it('cancelling a job: 200 cancelled, 409 once it ended, 404 when unknown', async () => {
+    for (const model of ['alder-live', 'birch-live', 'cedar-live']) fake.script(model, [{ kind: 'hang' }]);
+    const submitted = await checked('GET', `/api/query?q=${refusal}&async=1`, 202);
+    const cancelled = await checked('POST', submitted.body.cancel_url as string, 200);
+    expect(JobStateSchema.parse(cancelled.body)).toMatchObject({ status: 'cancelled', error: { code: 'JOB_CANCELLED' } });
+    await live.live.runner.idle();
+    const done = await checked('GET', `/api/council?q=x&async=1`, 202);
+    await live.live.runner.idle();
+    expect((await checked('POST', done.body.cancel_url as string, 409)).body.error.code).toBe('JOB_ALREADY_FINISHED');
+    expect((await checked('POST', '/api/jobs/cancel?job=job_unknown', 404)).body.error.code).toBe('JOB_NOT_FOUND');
+    expect((await checked('POST', '/api/jobs/cancel', 409, { job: done.body.job_id })).body.error.code).toBe('JOB_ALREADY_FINISHED');
   });
 
   it('persisting a council: 401, 403, then 201 and a record that reads back as a DivergenceRecord', async () => {

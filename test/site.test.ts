@@ -3,14 +3,17 @@
  * This checks the built HTML itself; test/e2e/ drives it in a real browser.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
+import { parseMarkdown, stringifyMarkdown } from '../scripts/lib/frontmatter.ts';
 import { REPO_ROOT } from '../scripts/lib/paths.ts';
 import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
+import type { DivergenceFull } from '../api/core/records.ts';
+import { groupByQuestion } from '../src/lib/atlas-groups.ts';
 
 let built: BuiltApp;
 let siteDir: string;
@@ -23,7 +26,14 @@ function htmlFiles(dir: string): string[] {
 }
 
 beforeAll(async () => {
-  built = await buildApp(writeFixtureContent());
+  const contentDir = writeFixtureContent();
+  // One answer cut off at its token limit, as a live council stores it.
+  const d2 = path.join(contentDir, 'divergences/TST-D2.md');
+  const parsed = parseMarkdown(readFileSync(d2, 'utf8'));
+  const answers = parsed.data.answers as Record<string, unknown>[];
+  answers[0] = { ...answers[0], truncated: true };
+  writeFileSync(d2, stringifyMarkdown(parsed.data, parsed.body));
+  built = await buildApp(contentDir);
   siteDir = tempDir('site');
   const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/astro/astro.js'), 'build', '--silent'], {
     cwd: REPO_ROOT,
@@ -41,6 +51,12 @@ describe('static site', () => {
     expect(page).toContain('href="/records/TST-D1.md"');
     expect(page).toContain('/atlas/TST-D2/');
     expect(readFileSync(path.join(siteDir, 'works/TST-1/index.html'), 'utf8')).toContain('Tide tables');
+  });
+
+  it('marks an answer that was cut off at its token limit, and only that one', () => {
+    const marked = readFileSync(path.join(siteDir, 'atlas/TST-D2/index.html'), 'utf8');
+    expect(marked.match(/cut off at the token limit/g)).toHaveLength(1);
+    expect(readFileSync(path.join(siteDir, 'atlas/TST-D1/index.html'), 'utf8')).not.toContain('cut off at the token limit');
   });
 
   it('every page has one h1, landmarks, and little JavaScript', () => {
@@ -72,12 +88,17 @@ describe('static site', () => {
   it('pre-renders the Atlas filters, so tier and freshness filtering needs no JavaScript', () => {
     const records = built.corpus.divergences;
     const shown = (file: string) =>
-      [...readFileSync(path.join(siteDir, file), 'utf8').matchAll(/<li class="card" data-id="([^"]+)"[^>]*?( hidden)?>/g)].filter((match) => !match[2]).map((match) => match[1]);
-    expect(shown('atlas/index.html')).toEqual(records.map((record) => record.id));
-    expect(shown('atlas/tier/C3/index.html')).toEqual(records.filter((record) => record.certification.tier === 'C3').map((record) => record.id));
-    expect(shown('atlas/stale/index.html')).toEqual(records.filter((record) => record.freshness.stale).map((record) => record.id));
-    expect(shown('atlas/current/index.html')).toEqual(records.filter((record) => !record.freshness.stale).map((record) => record.id));
-    expect(shown('atlas/tier/C3/stale/index.html')).toEqual(records.filter((record) => record.freshness.stale && record.certification.tier === 'C3').map((record) => record.id));
+      [...readFileSync(path.join(siteDir, file), 'utf8').matchAll(/<li class="card entry" data-id="([^"]+)"[^>]*?( hidden)?>/g)].filter((match) => !match[2]).map((match) => match[1]);
+    // One entry per question (a record and its re-elicitations, under the newest id); it shows when one of its records matches.
+    const entries = (matches: (record: DivergenceFull) => boolean) =>
+      groupByQuestion(records).filter((entry) => entry.members.some(matches)).map((entry) => entry.latest.id);
+    expect(records.some((record) => record.re_elicits)).toBe(true);
+    expect(shown('atlas/index.html')).toEqual(entries(() => true));
+    expect(shown('atlas/index.html').length).toBeLessThan(records.length);
+    expect(shown('atlas/tier/C3/index.html')).toEqual(entries((record) => record.certification.tier === 'C3'));
+    expect(shown('atlas/stale/index.html')).toEqual(entries((record) => record.freshness.stale));
+    expect(shown('atlas/current/index.html')).toEqual(entries((record) => !record.freshness.stale));
+    expect(shown('atlas/tier/C3/stale/index.html')).toEqual(entries((record) => record.freshness.stale && record.certification.tier === 'C3'));
     expect(shown('atlas/tier/C1/index.html')).toEqual([]);
     const page = readFileSync(path.join(siteDir, 'atlas/tier/C3/index.html'), 'utf8');
     expect(page).toContain('href="/atlas/tier/C3/stale/"');
@@ -126,6 +147,14 @@ describe('static site', () => {
     expect(page).toMatch(/<figure class="tension-map">\s*<svg[^>]+role="img"/);
     expect(page).toContain('Alder versus Birch: ownership of refusal.');
     for (const file of htmlFiles(siteDir)) expect(readFileSync(file, 'utf8'), file).toContain('href="/llms.txt"');
+  });
+
+  it('shows each concept\'s lineage on its page, from the same view as /api/lineage', () => {
+    const page = readFileSync(path.join(siteDir, 'graph/refusal/index.html'), 'utf8');
+    const section = page.slice(page.indexOf('id="lineage-heading"'));
+    expect(section).toMatch(/1 work, 0 Atlas records, 0 open and 0 repaired tensions/);
+    expect(section).toMatch(/<time datetime="2025-04-01">2025-04-01<\/time>\s*<a href="\/works\/TST-4\/"/);
+    expect(section).toContain('href="/api/lineage?concept=refusal"');
   });
 
   it('is served by the API process beside the agent files', async () => {

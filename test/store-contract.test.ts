@@ -192,6 +192,46 @@ for (const driver of drivers) {
       await store.close();
     });
 
+    it('reserves spend atomically against a ceiling, settles with real usage, and lets reservations expire', async () => {
+      const store = await driver.open();
+      const reservation = (id: string, amount: number, expiresMinute = 10) => ({ id, purpose: 'council', model: 'm', amount_usd: amount, expires_at: at(expiresMinute) });
+      await store.addSpend({ at: at(0).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.25 });
+      // 40 concurrent reservations of $0.10 under a $1 ceiling with $0.25 spent: exactly 7 fit.
+      const burst = await Promise.all(Array.from({ length: 40 }, (_, n) => store.reserveSpend(reservation(`r${n}`, 0.1), 1, at(1))));
+      expect(burst.filter(Boolean)).toHaveLength(7);
+      expect(await store.spendStatus(at(1))).toEqual({ spent_usd: 0.25, reserved_usd: expect.closeTo(0.7, 9) });
+      // Settling replaces a reservation by what the call really cost; without usage, by nothing.
+      const granted = burst.flatMap((ok, n) => (ok ? [`r${n}`] : []));
+      await store.settleSpend(granted[0]!, { at: at(2).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 10, completion_tokens: 20, cost_usd: 0.04 });
+      await store.settleSpend(granted[1]!, undefined);
+      expect(await store.spendStatus(at(2))).toEqual({ spent_usd: expect.closeTo(0.29, 9), reserved_usd: expect.closeTo(0.5, 9) });
+      expect(await store.totalSpendUsd()).toBeCloseTo(0.29, 9);
+      expect(await store.reserveSpend(reservation('late', 0.3), 1, at(2))).toBe(false);
+      // A dead process's reservations stop counting at their expiry.
+      expect(await store.reserveSpend(reservation('late', 0.3, 20), 1, at(10))).toBe(true);
+      expect(await store.spendStatus(at(10))).toEqual({ spent_usd: expect.closeTo(0.29, 9), reserved_usd: expect.closeTo(0.3, 9) });
+      await store.close();
+    });
+
+    it('cancels queued and running jobs; a cancelled job stays cancelled', async () => {
+      const store = await driver.open();
+      await store.createJob({ id: 'job_q', kind: 'council', input: null }, at(0));
+      await store.createJob({ id: 'job_r', kind: 'council', input: null }, at(0));
+      await store.claimJob('job_r', at(1));
+      expect(await store.cancelJob('job_q', at(2))).toMatchObject({ status: 'cancelled', error: { code: 'JOB_CANCELLED' } });
+      expect(await store.cancelJob('job_r', at(2))).toMatchObject({ status: 'cancelled' });
+      expect(await store.claimJob('job_q', at(3))).toBe(false);
+      await store.finishJob('job_r', { result: { late: true } }, at(3));
+      expect(await store.getJob('job_r')).toMatchObject({ status: 'cancelled', result: null });
+      expect(await store.unfinishedJobs()).toEqual([]);
+      await store.createJob({ id: 'job_d', kind: 'council', input: null }, at(4));
+      await store.claimJob('job_d', at(4));
+      await store.finishJob('job_d', { result: 1 }, at(5));
+      expect(await store.cancelJob('job_d', at(6))).toMatchObject({ status: 'done' });
+      expect(await store.cancelJob('nope', at(6))).toBeUndefined();
+      await store.close();
+    });
+
     it('submits contributions atomically: duplicate, limit, then insert', async () => {
       const store = await driver.open();
       const limit = { key: 'contribute:client-a', limit: 10, windowMs: hour };
@@ -279,6 +319,7 @@ for (const driver of drivers) {
       const store = await driver.open();
       // A model answer with a NUL must not cost an acknowledged job its result.
       await store.createJob({ id: 'job_model', kind: 'deliberation', input: { query: { q: 'why' } } }, at(0));
+      await store.claimJob('job_model', at(0));
       await store.finishJob('job_model', { result: { answer: 'a\u0000b \ud800 \ud83d\ude00', ['k\u0000']: ['\udc00'] } }, at(1));
       expect((await store.getJob('job_model'))?.result).toEqual({ answer: 'ab \ufffd \ud83d\ude00', k: ['\ufffd'] });
       await store.appendExchange('s1', { question: 'q', answer: 'x\u0000y', sources: [], at: at(0).toISOString() }, 5, at(0));
@@ -375,6 +416,62 @@ for (const driver of drivers) {
       const [first, second] = await Promise.all([store.secret('salt'), store.secret('salt')]);
       expect(first).toMatch(/^[0-9a-f]{64}$/);
       expect(second).toBe(first);
+      await store.close();
+    });
+
+    it('keeps deliberation tension sightings pending until a curator keeps or dismisses each, once', async () => {
+      const store = await driver.open();
+      const sighting = (id: string, seen: number) => ({
+        id, key: 'a__b__t', topic: 'T', voice_a: 'A', claim_a: 'a\u0000 ✓', voice_b: 'B', claim_b: 'b', status: 'divergent', question: 'Q?', seen_at: at(seen).toISOString(),
+      });
+      await store.addTensionSightings([sighting('s2', 2), sighting('s1', 1)]);
+      await store.addTensionSightings([sighting('s1', 1)]);
+      expect((await store.listTensionSightings('pending')).map((entry) => entry.id)).toEqual(['s1', 's2']);
+      // model text is kept in its storable form (NUL removed), alike on both drivers
+      expect((await store.listTensionSightings())[0]).toEqual({ ...sighting('s1', 1), claim_a: 'a ✓', state: 'pending', reviewer: null, reviewed_at: null });
+      const decisions = await Promise.all([
+        store.reviewTensionSighting('s1', { state: 'kept', reviewer: 'ana' }, at(3)),
+        store.reviewTensionSighting('s1', { state: 'dismissed', reviewer: 'bo' }, at(3)),
+      ]);
+      expect(decisions.filter(Boolean)).toHaveLength(1);
+      expect(await store.reviewTensionSighting('nope', { state: 'kept', reviewer: 'ana' }, at(3))).toBeUndefined();
+      expect((await store.listTensionSightings('pending')).map((entry) => entry.id)).toEqual(['s2']);
+      expect((await store.listTensionSightings()).find((entry) => entry.id === 's1')).toMatchObject({ reviewed_at: at(3).toISOString() });
+      await store.close();
+    });
+
+    it('stages federation imports once per content hash, pins the peer key and refuses older manifests', async () => {
+      const store = await driver.open();
+      const peer = { origin: 'http://a.test', node_id: 'pn1:aa', public_key: 'keyA', last_signed_at: at(10).toISOString() };
+      const markdown = '---\nid: AAA-D1\n---\n  verbatim \u{1F600}\n';
+      const newImport = (n: number, hash: string) => ({
+        id: `imp_${n}`, origin_node: 'pn1:aa', origin: 'http://a.test', record_id: 'AAA-D1', content_hash: hash,
+        markdown, provenance: { signature: 'sig', nested: { b: 1, a: 2 } }, staged_at: at(n).toISOString(),
+      });
+      expect(await store.getPeer('http://a.test')).toBeUndefined();
+      const first = await store.stageImports(peer, [newImport(1, 'h1')]);
+      expect(first.accepted).toBe(true);
+      expect(first.staged).toEqual([{ ...newImport(1, 'h1'), status: 'pending', reviewed_at: null, reviewer: null, reason: null }]);
+      expect(await store.getPeer('http://a.test')).toEqual(peer);
+      // the same record and hash again (a second pull, even under another id): nothing new
+      expect((await store.stageImports(peer, [newImport(2, 'h1')])).staged).toEqual([]);
+      expect(await store.getImport('imp_2')).toBeUndefined();
+      // an older manifest (replay) or another key for the origin: refused, nothing written
+      expect(await store.stageImports({ ...peer, last_signed_at: at(9).toISOString() }, [newImport(3, 'h3')])).toEqual({ accepted: false, staged: [] });
+      expect(await store.stageImports({ ...peer, public_key: 'keyB', last_signed_at: at(11).toISOString() }, [newImport(4, 'h4')])).toEqual({ accepted: false, staged: [] });
+      expect(await store.getPeer('http://a.test')).toEqual(peer);
+      // a changed record supersedes the pending older version
+      const newer = { ...peer, last_signed_at: at(20).toISOString() };
+      expect((await store.stageImports(newer, [newImport(5, 'h5')])).staged.map((item) => item.id)).toEqual(['imp_5']);
+      expect((await store.getImport('imp_1'))!.status).toBe('superseded');
+      expect((await store.listImports('pending')).map((item) => item.id)).toEqual(['imp_5']);
+      expect(await store.knownImports('pn1:aa')).toEqual(new Map([['AAA-D1', new Set(['h1', 'h5'])]]));
+      expect(await store.knownImports('pn1:other')).toEqual(new Map());
+      // reviewed once
+      expect(await store.reviewImport('imp_5', { status: 'approved', reviewer: 'cur', reason: 'ok' }, at(30))).toMatchObject({ status: 'approved', reviewer: 'cur', reviewed_at: at(30).toISOString() });
+      expect(await store.reviewImport('imp_5', { status: 'rejected', reviewer: 'other', reason: 'no' }, at(31))).toMatchObject({ status: 'approved', reviewer: 'cur' });
+      expect((await store.listImports()).map((item) => [item.id, item.status])).toEqual([['imp_1', 'superseded'], ['imp_5', 'approved']]);
+      expect((await store.getImport('imp_5'))!.markdown).toBe(markdown);
       await store.close();
     });
   });

@@ -17,13 +17,19 @@ import { createSqliteStore } from '../api/storage/sqlite-store.ts';
 import { buildApp, type BuiltApp } from './helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig } from './helpers/live.ts';
 
 const WINDOW = { limit: 10_000, windowMs: 3_600_000 };
 const NO_LIMITS: RateLimits = { contribute: WINDOW, play: WINDOW, live: WINDOW, liveGlobal: WINDOW, council: WINDOW, councilGlobal: WINDOW };
 
 /** Client errors, and the one 503 that a changed request always avoids. */
-const COVERED_STATUSES = new Set([400, 401, 403, 404, 405, 413, 414, 416, 431]);
+const COVERED_STATUSES = new Set([400, 401, 403, 404, 405, 409, 413, 414, 416, 422, 431]);
+/**
+ * Transient like 429: a request with this key is still being handled, so no changed request
+ * succeeds now; its suggestion (the same request with the same key, after Retry-After) is
+ * checked in test/contributions.test.ts.
+ */
+const TRANSIENT: ErrorCode[] = ['IDEMPOTENCY_KEY_IN_USE'];
 const ALSO_COVERED: ErrorCode[] = ['PERSISTENCE_UNAVAILABLE'];
 
 interface Case {
@@ -35,7 +41,7 @@ interface Case {
   raw?: string;
   headers?: Record<string, string>;
   /** The app without an ingestion secret (persistence off). */
-  app?: 'no-secret';
+  app?: 'no-secret' | 'curator';
   /** What the suggestion must (not) hold beyond being followable. */
   check?: (call: SuggestedCall) => void;
 }
@@ -44,7 +50,10 @@ let fake: FakeOpenAI;
 let built: BuiltApp;
 let app: Express;
 let noSecret: Express;
+let curator: Express;
 let jobId: string;
+/** A job that has ended (done) before the cases run: cancelling it is JOB_ALREADY_FINISHED. */
+let finishedJobId: string;
 
 const ANSWER = { id: 'TST-D1', answer: 'Ownership comes by degrees.', identity: 'Dogwood', justification: 'new_position' };
 const PROPOSAL = { action: 'propose', title: 'A synthesis', text: 'Two readings of refusal.', identity: 'Dogwood', sources: ['TST-1'] };
@@ -114,6 +123,50 @@ function cases(): Case[] {
     { code: 'UNKNOWN_SOURCE', method: 'POST', url: '/api/store', body: { ...PROPOSAL, sources: ['TST-1', 'NOPE-1'] }, check: (call) => expect(call.body).toMatchObject({ sources: ['TST-1'] }) },
     { code: 'INVALID_BODY', method: 'POST', url: '/api/play', body: { slug: 5 } },
     { code: 'TRACK_NOT_FOUND', method: 'POST', url: '/api/play', body: { slug: 'harbor-talk' }, check: (call) => expect(call.body).toEqual({ slug: 'harbour-talk' }) },
+    {
+      code: 'INVALID_TEXT',
+      method: 'POST',
+      url: '/api/contribute',
+      body: { ...ANSWER, answer: 'Owned by\u0000 degrees.' },
+      check: (call) => expect(JSON.stringify(call.body)).not.toContain('\\u0000'),
+    },
+    {
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      method: 'POST',
+      url: '/api/contribute',
+      body: { ...ANSWER, answer: 'Another answer under a used key.' },
+      headers: { 'Idempotency-Key': 'used-once' },
+      check: (call) => expect(call.headers).toBeUndefined(),
+    },
+    { code: 'CONCEPT_NOT_FOUND', method: 'GET', url: '/api/lineage?concept=nothing-like-this-at-all' },
+    { code: 'UNKNOWN_DISPOSITION', method: 'GET', url: '/api/tensions?disposition=bogus&status=divergent', check: (call) => expect(call.query).toEqual({ status: 'divergent' }) },
+    {
+      code: 'TENSION_NOT_FOUND',
+      method: 'POST',
+      url: '/api/tensions/dispositions',
+      body: { key: 'nobody__nothing__nowhere', kind: 'held', by: 'ana', reason: 'Left open on purpose.' },
+      headers: { Authorization: `Bearer ${INGEST_SECRET}` },
+      app: 'curator',
+    },
+    { code: 'BODY_TOO_DEEP', method: 'POST', url: '/api/contribute', raw: `{"id": ${'['.repeat(80)}${']'.repeat(80)}}` },
+    // Live state: a session not issued, a council no longer kept, a job already ended.
+    {
+      code: 'SESSION_NOT_FOUND',
+      method: 'POST',
+      url: '/api/query',
+      body: { query: 'What do the tides owe the harbour?', session_id: 'ses_never_issued' },
+      check: (call) => expect(call.body).toEqual({ query: 'What do the tides owe the harbour?', new_session: true }),
+    },
+    { code: 'COUNCIL_NOT_FOUND', method: 'POST', url: '/api/council', body: { council_id: 'council_gone', persist: true }, headers: { Authorization: `Bearer ${INGEST_SECRET}` }, check: (call) => expect(call).toMatchObject({ method: 'GET', path: '/api/council' }) },
+    {
+      code: 'JOB_ALREADY_FINISHED',
+      method: 'POST',
+      get url() {
+        return `/api/jobs/cancel?job=${finishedJobId}`;
+      },
+      check: (call) => expect(call).toEqual({ method: 'GET', path: '/api/query', query: { job: finishedJobId } }),
+    },
+    { code: 'PARAM_MISSING', method: 'POST', url: '/api/jobs/cancel', body: {}, check: (call) => expect(call.query).toMatchObject({ async: '1' }) },
     { code: 'ORIGIN_NOT_ALLOWED', method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, headers: { Origin: 'https://evil.example' }, check: (call) => expect(call).toEqual({ method: 'GET', path: '/api/agent-entry' }) },
   ];
 }
@@ -145,9 +198,25 @@ beforeAll(async () => {
   const wired = createLiveApp(built.corpus, store, testPanelConfig(fake), undefined, NO_LIMITS);
   app = wired.app;
   noSecret = createApp({ corpus: built.corpus, live: wired.live, store, limits: NO_LIMITS, log: () => {} });
+  curator = createApp({
+    corpus: built.corpus,
+    live: wired.live,
+    store,
+    limits: NO_LIMITS,
+    ingestSecret: INGEST_SECRET,
+    log: () => {},
+    appendDisposition: () => {
+      throw new Error('no disposition is written by these cases');
+    },
+  });
   const submitted = await request(app).get('/api/query').query({ q: 'What do the tides owe the harbour?', async: '1' });
   expect(submitted.status).toBe(202);
   jobId = submitted.body.job_id;
+  const finished = await request(app).get('/api/query').query({ q: 'What does the harbour keep?', async: '1' });
+  finishedJobId = finished.body.job_id;
+  const keyed = await request(app).post('/api/contribute').set('Idempotency-Key', 'used-once').send({ ...ANSWER, answer: 'The first answer under this key.' });
+  expect(keyed.status).toBe(202);
+  await wired.live.runner.idle();
 }, 120_000);
 
 afterAll(async () => {
@@ -157,13 +226,13 @@ afterAll(async () => {
 describe('suggested_next_call (spec §7) on every client error', () => {
   it('every client error code has a case below', () => {
     const provoked = new Set(cases().map((item) => item.code));
-    const codes = (Object.entries(ERROR_CODES) as [ErrorCode, number][]).filter(([code, status]) => COVERED_STATUSES.has(status) && code !== 'HEADERS_TOO_LARGE').map(([code]) => code);
+    const codes = (Object.entries(ERROR_CODES) as [ErrorCode, number][]).filter(([code, status]) => COVERED_STATUSES.has(status) && code !== 'HEADERS_TOO_LARGE' && !TRANSIENT.includes(code)).map(([code]) => code);
     expect(codes.filter((code) => !provoked.has(code))).toEqual([]);
     for (const code of ALSO_COVERED) expect(provoked.has(code), code).toBe(true);
   });
 
   it.each(cases().map((item) => [`${item.code}: ${item.method} ${item.url.slice(0, 80)}`, item] as const))('%s → a next call that succeeds', async (_name, item) => {
-    const target = item.app === 'no-secret' ? noSecret : app;
+    const target = item.app === 'no-secret' ? noSecret : item.app === 'curator' ? curator : app;
     const response = await send(target, item);
     expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(ERROR_CODES[item.code]);
     expect(response.body.error.code).toBe(item.code);

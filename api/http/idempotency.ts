@@ -70,7 +70,7 @@ export async function answerOnce(request: Request, response: Response, write: Ke
     return;
   }
   if (reservation.state === 'mismatch') throw keyReused(key, write);
-  if (reservation.state === 'in_progress') throw keyInUse(key, reservation.retryAfterMs);
+  if (reservation.state === 'in_progress') throw keyInUse(key, reservation.retryAfterMs, write);
   let answer: Answer;
   try {
     answer = await write.work();
@@ -93,11 +93,12 @@ function keyReused(key: string, write: KeyedWrite) {
   );
 }
 
-function keyInUse(key: string, retryAfterMs: number) {
+function keyInUse(key: string, retryAfterMs: number, write: KeyedWrite) {
   const seconds = Math.max(1, Math.ceil(Math.min(retryAfterMs, 5_000) / 1000));
   return apiError('IDEMPOTENCY_KEY_IN_USE', `a request with Idempotency-Key "${key}" is still being handled`, `Wait ${seconds} s (Retry-After) and resend the same request with the same key: you will get its answer.`, {
     retryable: true,
     headers: { 'Retry-After': String(seconds) },
+    suggestedNextCall: { ...write.resend, headers: { 'Idempotency-Key': key } },
     details: { idempotency_key: key, retry_after_seconds: seconds },
   });
 }

@@ -3,8 +3,9 @@
  * gets each stage as it happens (`event: stage`), then `event: result` with the full
  * response, or `event: error` with the error envelope. Checks that fail before the run
  * starts (bad input, no panel, rate limit, budget) still answer with their HTTP status.
- * A closed connection stops the writing only: the run finishes (its spend, session
- * exchange and so on are kept) and nothing else is aborted.
+ * A closed connection aborts the run's own model calls (the caller's signal, see
+ * answerNow in api/routes/live.ts: nobody will read the answer, issue 14 item 5) and stops
+ * the writing; what was already spent is recorded, and nobody else's work is aborted.
  */
 import type { Request, Response } from 'express';
 import type { JobStage } from '../storage/store.ts';

@@ -6,7 +6,8 @@
  * any question byte for byte.
  */
 import type { Request, RequestHandler } from 'express';
-import { findIllFormedText, type IllFormedText } from '../core/well-formed-text.ts';
+import { findIllFormedText, toWellFormedText, type IllFormedText } from '../core/well-formed-text.ts';
+import { storableText } from '../storage/text-check.ts';
 import { apiError, type SuggestedCall } from '../errors.ts';
 
 /** MCP relays every tool call through this app in-process, where the rule applies to the call. */
@@ -24,14 +25,12 @@ export function invalidText(found: IllFormedText, suggestedNextCall: SuggestedCa
 }
 
 /** NUL removed, each unpaired surrogate replaced by U+FFFD: a resend that passes the rule. */
-function cleaned(text: string): string {
-  return text.replaceAll('\u0000', '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-}
+const cleaned = toWellFormedText;
 
 export const wellFormedWrites: RequestHandler = (request, _response, next) => {
   if (RELAYED_PATHS.has(request.path) || request.method !== 'POST' || request.body === undefined) return next();
   const found = findIllFormedText(request.body, 'body');
-  next(found ? invalidText(found, { method: 'POST', path: request.path }) : undefined);
+  next(found ? invalidText(found, { method: 'POST', path: request.path, body: storableText(request.body as unknown) }) : undefined);
 };
 
 /**

@@ -6,17 +6,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { deliberate, type LiveDeps } from '../core/live/deliberate.ts';
 import { runCouncil } from '../core/live/council.ts';
-import type { Meter } from '../core/live/panel-run.ts';
 import type { OnStage } from '../core/live/stages.ts';
 import { runTrace } from '../core/live/trace.ts';
 import type { FastQuery } from '../core/query-params.ts';
-import { apiError } from '../errors.ts';
+import { ApiError, apiError, type SuggestedCall } from '../errors.ts';
 import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import { ProviderError, type Panel } from '../providers/chat.ts';
 import type { Exchange, JobRecord, JobStage, Store } from '../storage/store.ts';
 import { createStageRecorder, stampStage } from './progress.ts';
 import { COUNCIL_KEEP_MS, createCouncilPersistence } from './council-persistence.ts';
+import { createReservingMeter, runSignal } from './spend.ts';
+import { recordDeliberationSightings } from '../tensions/sightings.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -24,12 +25,13 @@ export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 /** Told of each stage of a sync run as it happens, stamped with its time. */
 export type StageListener = (stage: JobStage) => void;
 
-export function sessionNotFound(sessionId: string) {
+/** `restart`: the caller's request starting a new session instead (the default: a sample one). */
+export function sessionNotFound(sessionId: string, restart?: SuggestedCall) {
   return apiError(
     'SESSION_NOT_FOUND',
     `no session "${sessionId}" was issued to this client, or it has been idle for more than ${SESSION_TTL_MS / 3_600_000} h`,
     'Session ids are issued by the server: resend without session_id and with "new_session": true to start a session, then pass the session.session_id of that response on later calls. Nothing ran.',
-    { suggestedNextCall: { method: 'POST', path: '/api/query', body: { query: '<your question>', new_session: true } } },
+    { suggestedNextCall: restart ?? { method: 'POST', path: '/api/query', body: { query: '<your question>', new_session: true } } },
   );
 }
 
@@ -54,6 +56,15 @@ export interface DeliberationJobInput {
   session_started?: boolean;
 }
 
+const CEILING_ACTION = 'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.';
+
+/** Every voice refused by the ceiling: the run answers as the ceiling, not as a panel that failed. */
+function assertSomeoneWasCalled(voices: readonly { status: string; failure?: string }[], ceiling: number): void {
+  if (voices.length > 0 && voices.every((voice) => voice.status === 'failed' && voice.failure === 'spending_ceiling')) {
+    throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} leaves no room for another call (spend plus calls in flight)`, CEILING_ACTION, { retryable: false });
+  }
+}
+
 export function createLiveService(options: LiveServiceOptions) {
   const now = options.now ?? (() => new Date());
   const log = options.log ?? (() => {});
@@ -61,31 +72,44 @@ export function createLiveService(options: LiveServiceOptions) {
   const ceiling = panel.config.spending_ceiling_usd;
   registerPanelModels(corpus, panel);
 
-  const meter: Meter = {
-    async charge(purpose, model, result) {
-      await store.addSpend({ at: now().toISOString(), purpose, model: model.modelId, prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens, cost_usd: result.cost_usd });
-    },
-  };
+  const meter = createReservingMeter(store, panel, now);
+  const deadlineMs = panel.config.defaults.deliberation_deadline_ms;
   const deps: LiveDeps = { corpus, panel, meter, now, randomHex: () => randomBytes(12).toString('hex'), textOf: (id) => corpus.textOf(id) };
 
   async function assertBudget(): Promise<void> {
     const spent = await store.totalSpendUsd();
     if (spent >= ceiling) {
-      throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} is reached ($${spent.toFixed(2)} spent)`, 'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.', { retryable: false });
+      throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} is reached ($${spent.toFixed(2)} spent)`, CEILING_ACTION, { retryable: false });
+    }
+  }
+
+  /** Runs `work` under the run's deadline and the caller's signal; a run every call of which the ceiling refused is the ceiling's error. */
+  async function bounded<T>(caller: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const run = runSignal(deadlineMs, caller);
+    try {
+      return await work(run.signal);
+    } catch (error) {
+      if (error instanceof ProviderError && error.failure === 'spending_ceiling') assertSomeoneWasCalled([{ status: 'failed', failure: error.failure }], ceiling);
+      throw error;
+    } finally {
+      run.done();
     }
   }
 
   /** The exchanges of a session issued to this client, or SESSION_NOT_FOUND. */
-  async function openSession(sessionId: string, client: string | undefined): Promise<Exchange[]> {
+  async function openSession(sessionId: string, client: string | undefined, restart?: SuggestedCall): Promise<Exchange[]> {
     const session = await store.findSession(sessionId, SESSION_TTL_MS, now());
-    if (!session || session.client !== client) throw sessionNotFound(sessionId);
+    if (!session || session.client !== client) throw sessionNotFound(sessionId, restart);
     return session.exchanges;
   }
 
-  async function runDeliberation(input: DeliberationJobInput, onStage?: OnStage) {
+  async function runDeliberation(input: DeliberationJobInput, caller?: AbortSignal, onStage?: OnStage) {
     const history = input.session_id ? await openSession(input.session_id, input.session_client) : [];
-    const result = await deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), ...(onStage ? { onStage } : {}) });
-    if (input.session_id) {
+    const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal, ...(onStage ? { onStage } : {}) }));
+    assertSomeoneWasCalled(result.panel, ceiling);
+    await recordDeliberationSightings(store, result.tensions, input.query.q, now(), log);
+    // Nobody reads a run whose caller went away (or whose job was cancelled): it joins no session.
+    if (input.session_id && !caller?.aborted) {
       await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());
       return { ...result, session: { session_id: input.session_id, started: input.session_started === true, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
     }
@@ -94,8 +118,11 @@ export function createLiveService(options: LiveServiceOptions) {
 
   const councilDeps = { panel, meter, now, randomHex: deps.randomHex };
   /** Runs a council and keeps its result under a council_id, so what was shown can be persisted as is. */
-  async function runKeptCouncil(question: string, onStage?: OnStage) {
-    const result = await runCouncil(councilDeps, question, onStage);
+  async function runKeptCouncil(question: string, caller?: AbortSignal, onStage?: OnStage) {
+    const result = await bounded(caller, (signal) => runCouncil(councilDeps, question, { signal, ...(onStage ? { onStage } : {}) }));
+    assertSomeoneWasCalled(result.panel, ceiling);
+    // Nobody reads a run whose caller went away (or whose job was cancelled): nothing to keep.
+    if (caller?.aborted) return { council_id: null, kept_until: null, ...result };
     const councilId = `council_${randomBytes(16).toString('hex')}`;
     const keptAt = now();
     try {
@@ -108,11 +135,18 @@ export function createLiveService(options: LiveServiceOptions) {
     return { council_id: councilId, kept_until: new Date(keptAt.getTime() + COUNCIL_KEEP_MS).toISOString(), ...result };
   }
 
-  /** Runs `run` with its stages stored on the job, all of them stored before the job ends. */
-  async function withStages<T>(job: { id: string; attempt: number }, run: (onStage: OnStage) => Promise<T>): Promise<T> {
+  const traceRun = (query: FastQuery, caller?: AbortSignal, onStage?: OnStage) => bounded(caller, (signal) => runTrace(deps, query, { signal, ...(onStage ? { onStage } : {}) }));
+
+  /**
+   * Runs `run` with its stages stored on the job, all of them stored before the job ends.
+   * A cancelled job's stages stop: nothing heard after the cancel is stored.
+   */
+  async function withStages<T>(job: { id: string; attempt: number; signal: AbortSignal }, run: (onStage: OnStage) => Promise<T>): Promise<T> {
     const recorder = createStageRecorder(store, job, now, log);
     try {
-      return await run(recorder.onStage);
+      return await run((stage) => {
+        if (!job.signal.aborted) recorder.onStage(stage);
+      });
     } finally {
       await recorder.flushed();
     }
@@ -130,36 +164,41 @@ export function createLiveService(options: LiveServiceOptions) {
     log,
     newId: () => `job_${randomUUID()}`,
     describeFailure: (error) =>
-      error instanceof ProviderError
-        ? { code: 'PROVIDER_FAILED', message: error.message }
-        : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
+      error instanceof ApiError
+        ? { code: error.code, message: error.message }
+        : error instanceof ProviderError
+          ? { code: 'PROVIDER_FAILED', message: error.message }
+          : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
     handlers: {
-      deliberation: (input, job) => withStages(job, (onStage) => runDeliberation(input as DeliberationJobInput, onStage)),
-      trace: (input, job) => withStages(job, (onStage) => runTrace(deps, (input as { query: FastQuery }).query, onStage)),
-      council: (input, job) => withStages(job, (onStage) => runKeptCouncil((input as { question: string }).question, onStage)),
+      deliberation: (input, job) => withStages(job, (onStage) => runDeliberation(input as DeliberationJobInput, job.signal, onStage)),
+      trace: (input, job) => withStages(job, (onStage) => traceRun((input as { query: FastQuery }).query, job.signal, onStage)),
+      council: (input, job) => withStages(job, (onStage) => runKeptCouncil((input as { question: string }).question, job.signal, onStage)),
     },
   });
 
   return {
     runner,
     assertBudget,
-    async deliberateNow(input: DeliberationJobInput, onStage?: StageListener) {
+    /** `signal`: the caller's; when it aborts (the client went away, even mid-stream), every call of this run is aborted. */
+    async deliberateNow(input: DeliberationJobInput, signal?: AbortSignal, onStage?: StageListener) {
       await assertBudget();
-      return runDeliberation(input, stamped(onStage));
+      return runDeliberation(input, signal, stamped(onStage));
     },
-    async traceNow(query: FastQuery, onStage?: StageListener) {
+    async traceNow(query: FastQuery, signal?: AbortSignal, onStage?: StageListener) {
       await assertBudget();
-      return runTrace(deps, query, stamped(onStage));
+      return traceRun(query, signal, stamped(onStage));
     },
-    async councilNow(question: string, onStage?: StageListener) {
+    async councilNow(question: string, signal?: AbortSignal, onStage?: StageListener) {
       await assertBudget();
-      return runKeptCouncil(question, stamped(onStage));
+      return runKeptCouncil(question, signal, stamped(onStage));
     },
     async submit(kind: JobRecord['kind'], input: unknown) {
       await assertBudget();
       return runner.submit(kind, input);
     },
     poll: (id: string) => runner.get(id),
+    /** Cancels a queued or running job and aborts its calls; the job afterwards (undefined when unknown). */
+    cancel: (id: string) => runner.cancel(id),
     stages: (id: string) => store.jobStages(id),
     /** Starts a session for a client (a hashed client id); the id is unguessable. */
     async issueSession(client: string): Promise<string> {
@@ -168,8 +207,8 @@ export function createLiveService(options: LiveServiceOptions) {
       return sessionId;
     },
     /** Throws SESSION_NOT_FOUND unless the session was issued to this client and is alive. */
-    async checkSession(sessionId: string, client: string): Promise<void> {
-      await openSession(sessionId, client);
+    async checkSession(sessionId: string, client: string, restart?: SuggestedCall): Promise<void> {
+      await openSession(sessionId, client, restart);
     },
     /** The salt of hashed client ids (the one the rate limits use). */
     clientSalt: () => store.secret('client-hash-salt'),

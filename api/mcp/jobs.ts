@@ -86,7 +86,7 @@ export async function runLiveJob(
     const job = polled.body;
     await progress?.(job);
     if (job.status === 'done') return successResult(summarizeJobResult(job), job);
-    if (job.status === 'failed') return failedJob(tool, job);
+    if (job.status === 'failed' || job.status === 'cancelled') return failedJob(tool, job);
     if (Date.now() >= deadline || signal?.aborted) return pendingJob(tool, sessionId ? { ...job, session_id: sessionId } : job);
     await sleep(Math.min(POLL_EVERY_MS, Math.max(0, deadline - Date.now())), signal);
   }
@@ -106,7 +106,7 @@ function failedJob(tool: string, job: JsonObject): CallToolResult {
     {
       status: 200,
       code: typeof error.code === 'string' ? error.code : 'JOB_FAILED',
-      message: `job ${String(job.job_id)} failed: ${typeof error.message === 'string' ? error.message : 'no reason recorded'}`,
+      message: `job ${String(job.job_id)} ${job.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${typeof error.message === 'string' ? error.message : 'no reason recorded'}`,
       agent_action: `Submit the question again with ${tool} {"q": ...}, or use fast_context for retrieval without a model call.`,
       retryable: true,
       suggested_next_call: null,

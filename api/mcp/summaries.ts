@@ -64,7 +64,9 @@ export function summarizeTrace(body: JsonObject): string {
 
 export function summarizeCouncil(body: JsonObject): string {
   const voices = list(body.panel).map((voice) =>
-    isObject(voice) ? `- ${text(voice.model)} (${text(voice.model_id)}): ${voice.status === 'answered' ? truncate(text(voice.text), 300) : `failed: ${text(voice.failure)}`}` : `- ${text(voice)}`,
+    isObject(voice)
+      ? `- ${text(voice.model)} (${text(voice.model_id)}): ${voice.status === 'answered' ? `${voice.truncated === true ? '[cut off at its token limit] ' : ''}${truncate(text(voice.text), 300)}` : `failed: ${text(voice.failure)}`}`
+      : `- ${text(voice)}`,
   );
   return join([
     `Council${body.job_id ? ` (job ${text(body.job_id)})` : ''} on: ${truncate(text(body.question_received ?? body.question), 200)} — ${text(body.n_models)} voice(s) answered.`,
@@ -137,5 +139,31 @@ export function summarizeContribution(body: JsonObject): string {
     text(body.review),
     others.length > 0 && 'The other minds on this question:',
     ...others,
+  ]);
+}
+
+export function summarizeLineage(body: JsonObject): string {
+  const concept = isObject(body.concept) ? body.concept : {};
+  const counts = isObject(body.counts) ? body.counts : {};
+  const tensions = isObject(body.tensions) ? body.tensions : {};
+  const spine = list(body.spine);
+  return join([
+    `Lineage of ${text(concept.label)} (${text(concept.id)}): ${text(counts.works)} works, ${text(counts.divergences)} Atlas records, ${text(counts.contributors)} contributors; ` +
+      `${text(counts.tensions_open)} open and ${text(counts.tensions_repaired)} repaired tensions.`,
+    list(body.related).length > 0 &&
+      `Related (co-occurrence): ${list(body.related)
+        .slice(0, 8)
+        .map((entry) => (isObject(entry) ? `${text(entry.id)} ${text(entry.co_occurrences)}` : text(entry)))
+        .join(', ')}.`,
+    spine.length > 0 && 'Spine (oldest first):',
+    ...spine.slice(0, 12).map((entry) => (isObject(entry) ? `- ${text(entry.id)} (${list(entry.contributors).map(text).join(', ')}, ${text(entry.date)}): ${truncate(text(entry.title), 100)}` : `- ${text(entry)}`)),
+    spine.length > 12 && `… ${spine.length - 12} more in structuredContent.`,
+    ...list(tensions.open)
+      .slice(0, 6)
+      .map((tension) => (isObject(tension) ? `- open: ${text(tension.topic)} (${list(tension.voices).map(text).join(' vs ')})` : '')),
+    ...list(tensions.repaired)
+      .slice(0, 6)
+      .map((tension) => (isObject(tension) ? `- repaired: ${text(tension.topic)} (${list(tension.voices).map(text).join(' vs ')})` : '')),
+    CITATION_NOTE,
   ]);
 }

@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
+import { CancelJobRequestSchema } from '../../schemas/api.ts';
 import { GLYPHS } from '../../schemas/vocab.ts';
 import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
 import { apiError, type SuggestedCall } from '../errors.ts';
@@ -41,6 +42,20 @@ export async function limitLive(context: RouteContext, request: Request, respons
 
 export const POLL_INTERVAL_SECONDS = 3;
 
+/**
+ * Aborted when the client goes away before its answer is sent: a live run that nobody
+ * will read stops its model calls (and their spending) instead of paying for the panel.
+ */
+export function callerSignal(response: Response): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort(new Error('the client went away before the answer was sent'));
+  });
+  return controller.signal;
+}
+
+export const cancelPath = (id: string) => `/api/jobs/cancel?job=${encodeParam(id)}`;
+
 const pollUrlOf = (job: JobRecord) => `/api/query?job=${encodeParam(job.id)}`;
 
 function acceptedBody(job: JobRecord, extra: Record<string, unknown> = {}) {
@@ -49,10 +64,11 @@ function acceptedBody(job: JobRecord, extra: Record<string, unknown> = {}) {
     job_id: job.id,
     ...extra,
     poll_url: pollUrl,
+    cancel_url: cancelPath(job.id),
     status: job.status,
     kind: job.kind,
     poll_after_seconds: POLL_INTERVAL_SECONDS,
-    note: `Poll GET ${pollUrl} about every ${POLL_INTERVAL_SECONDS} s; a deliberation takes about 25 s. The full result is returned once status is done.`,
+    note: `Poll GET ${pollUrl} about every ${POLL_INTERVAL_SECONDS} s; a deliberation takes about 25 s. The full result is returned once status is done. POST ${cancelPath(job.id)} cancels it and aborts its model calls.`,
   };
 }
 
@@ -96,7 +112,7 @@ export async function submitJob(
 export function jobState(job: JobRecord, stages: JobStage[]) {
   const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeParam(job.id)}`, stages };
   if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
-  if (job.status === 'failed') return { ...base, error: job.error };
+  if (job.status === 'failed' || job.status === 'cancelled') return { ...base, error: job.error };
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
 }
 
@@ -178,15 +194,17 @@ export async function answerNow(
   request: Request,
   response: Response,
   live: LiveService,
-  run: (onStage?: (stage: JobStage) => void) => Promise<unknown>,
+  run: (signal: AbortSignal, onStage?: (stage: JobStage) => void) => Promise<unknown>,
 ): Promise<void> {
   response.vary('Accept');
+  // The client going away (a closed stream too) aborts this run's own calls, nobody else's.
+  const signal = callerSignal(response);
   if (!wantsEventStream(request)) {
-    response.json(await run());
+    response.json(await run(signal));
     return;
   }
   await live.assertBudget();
-  await streamRun(response, context.log ?? (() => {}), run);
+  await streamRun(response, context.log ?? (() => {}), (onStage) => run(signal, onStage));
 }
 
 /** The deliberation forms of GET /api/query: async, sync, job and mode=trace. */
@@ -208,13 +226,13 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
   if (query.sync) {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    await answerNow(context, request, response, live, (onStage) => live.deliberateNow({ query }, onStage));
+    await answerNow(context, request, response, live, (signal, onStage) => live.deliberateNow({ query }, signal, onStage));
     return true;
   }
   if (query.mode === 'trace') {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    await answerNow(context, request, response, live, (onStage) => live.traceNow(query, onStage));
+    await answerNow(context, request, response, live, (signal, onStage) => live.traceNow(query, signal, onStage));
     return true;
   }
   return false;
@@ -234,7 +252,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             return;
           }
           await limitLive(context, request, response, 'council');
-          await answerNow(context, request, response, live, (onStage) => live.councilNow(question, onStage));
+          await answerNow(context, request, response, live, (signal, onStage) => live.councilNow(question, signal, onStage));
         },
         POST: async (request, response) => {
           const parsed = CouncilBodySchema.safeParse(request.body ?? {});
@@ -256,7 +274,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           if (persist) assertIngestSecret(request, context, question);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
-          const result = await live.councilNow(question);
+          const result = await live.councilNow(question, callerSignal(response));
           if (!persist) {
             response.json(result);
             return;
@@ -284,7 +302,41 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             return;
           }
           await limitLive(context, request, response, 'live');
-          await answerNow(context, request, response, live, (onStage) => live.traceNow(query, onStage));
+          await answerNow(context, request, response, live, (signal, onStage) => live.traceNow(query, signal, onStage));
+        },
+      },
+    },
+    {
+      path: '/api/jobs/cancel',
+      methods: {
+        POST: async (request, response) => {
+          const raw = request.query as RawQuery;
+          rejectUnknownParameters(raw, ['job'], '/api/jobs/cancel');
+          const fromQuery = single(raw, 'job');
+          // Without a job to name, the next call that succeeds starts one (its 202 names its cancel_url).
+          const submit: SuggestedCall = { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } };
+          const poll = (id: string): SuggestedCall => ({ method: 'GET', path: '/api/query', query: { job: id } });
+          const parsed = CancelJobRequestSchema.safeParse(request.body ?? {});
+          if (!parsed.success) throw invalidBody(parsed.error, fromQuery ? poll(fromQuery) : submit);
+          const fromBody = parsed.data.job;
+          if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
+            throw apiError('CONFLICTING_PARAMETERS', `the query names job "${fromQuery}" and the body job "${fromBody}"`, 'Name the job once: POST /api/jobs/cancel?job=<job_id>, or the body {"job": "<job_id>"}.', { suggestedNextCall: poll(fromQuery) });
+          }
+          const id = fromQuery ?? fromBody;
+          if (id === undefined || id.trim() === '') {
+            throw apiError('PARAM_MISSING', 'job is missing or empty', 'Send the job_id you received: POST /api/jobs/cancel?job=<job_id>.', { extra: { param_missing: true }, suggestedNextCall: submit });
+          }
+          const live = requireLive(context, undefined);
+          const job = await live.cancel(id);
+          if (!job) {
+            throw apiError('JOB_NOT_FOUND', `no job has id "${id}"`, 'Check the job_id; nothing was cancelled.', { suggestedNextCall: submit });
+          }
+          if (job.status !== 'cancelled') {
+            throw apiError('JOB_ALREADY_FINISHED', `job "${id}" already ended with status ${job.status}; there is nothing to cancel`, 'Poll the job for its result.', {
+              suggestedNextCall: poll(id),
+            });
+          }
+          response.json(jobState(job, await live.stages(job.id)));
         },
       },
     },

@@ -41,14 +41,17 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             ...(body.glyph ? { glyph: body.glyph } : {}),
             ...(body.syntheticIdentity ? { si: body.syntheticIdentity } : {}),
           });
+          // The same POST starting a new session: what SESSION_NOT_FOUND and a conflict suggest.
+          const { session_id: _sessionId, ...unsessioned } = mended;
+          const restart = { method: 'POST', path: '/api/query', body: { ...unsessioned, new_session: true } };
           if (body.session_id !== undefined && body.new_session) {
-            throw apiError('CONFLICTING_PARAMETERS', 'session_id continues a session and new_session starts one: send one of them', 'Send session_id to continue a session the server issued to you, or new_session true to start one.');
+            throw apiError('CONFLICTING_PARAMETERS', 'session_id continues a session and new_session starts one: send one of them', 'Send session_id to continue a session the server issued to you, or new_session true to start one.', { suggestedNextCall: restart });
           }
           const live = requireLive(context, body.query);
           // Sessions belong to the client they were issued to (its hashed address): an id
           // issued to someone else reads as unknown, and nothing runs.
           const client = clientHash(request, await live.clientSalt());
-          if (body.session_id !== undefined) await live.checkSession(body.session_id, client);
+          if (body.session_id !== undefined) await live.checkSession(body.session_id, client, restart);
           await live.assertBudget();
           const sessionId = body.new_session ? await live.issueSession(client) : body.session_id;
           const input = { query, ...(sessionId ? { session_id: sessionId, session_client: client, session_started: body.new_session === true } : {}) };
@@ -57,7 +60,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             return;
           }
           await limitLive(context, request, response, 'live');
-          await answerNow(context, request, response, live, (onStage) => live.deliberateNow(input, onStage));
+          await answerNow(context, request, response, live, (signal, onStage) => live.deliberateNow(input, signal, onStage));
         },
       },
     },

@@ -1,37 +1,110 @@
-import { TENSION_STATUSES, type TensionStatus } from '../../schemas/vocab.ts';
+import { DISPOSITION_KINDS } from '../../schemas/content.ts';
+import { TENSION_STATUSES } from '../../schemas/vocab.ts';
+import { nearestConcepts, resolveConcept } from '../core/lineage.ts';
 import { parseOrSuggest, without } from '../core/next-call.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
+import type { TrackedTension } from '../core/tension-identity.ts';
 import { apiError } from '../errors.ts';
+import type { Store } from '../storage/store.ts';
+import { trackedTensions } from './tracked-tensions.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
-export function tensionRoutes(context: RouteContext): RouteDefinition[] {
+export const TENSION_FILTERS = ['status', 'disposition', 'voice', 'concept', 'lifecycle', 'key'] as const;
+export const LIFECYCLES = ['open', 'repaired'] as const;
+
+type Filter = (tension: TrackedTension) => boolean;
+
+function oneOf(name: string, value: string, allowed: readonly string[], code: 'UNKNOWN_STATUS' | 'UNKNOWN_DISPOSITION'): void {
+  if (!allowed.includes(value)) {
+    throw apiError(code, `unknown ${name} "${value}"`, `Use ${name}=${allowed.join(`, ${name}=`)}, or leave it out for all.`, {
+      details: { allowed },
+      // The same request without the refused value (parseOrSuggest mends it and checks it parses).
+      repair: without(name),
+    });
+  }
+}
+
+/** Every filter given is applied or rejected: none is silently ignored. */
+function parseFilters(raw: RawQuery, context: RouteContext): { applied: Record<string, string>; filters: Filter[] } {
+  rejectUnknownParameters(raw, TENSION_FILTERS, '/api/tensions');
+  const applied: Record<string, string> = {};
+  const filters: Filter[] = [];
+  for (const name of TENSION_FILTERS) {
+    const value = single(raw, name)?.trim();
+    if (value === undefined || value === '') continue;
+    const lowered = value.toLowerCase();
+    applied[name] = lowered;
+    if (name === 'status') {
+      oneOf('status', lowered, TENSION_STATUSES, 'UNKNOWN_STATUS');
+      filters.push((tension) => tension.status === lowered);
+    } else if (name === 'lifecycle') {
+      oneOf('lifecycle', lowered, LIFECYCLES, 'UNKNOWN_STATUS');
+      filters.push((tension) => tension.lifecycle === lowered);
+    } else if (name === 'disposition') {
+      oneOf('disposition', lowered, [...DISPOSITION_KINDS, 'none'], 'UNKNOWN_DISPOSITION');
+      filters.push((tension) => (lowered === 'none' ? tension.disposition === null : tension.dispositions.some((entry) => entry.kind === lowered)));
+    } else if (name === 'voice') {
+      filters.push((tension) => tension.voices.some((voice) => voice.toLowerCase() === lowered));
+    } else if (name === 'key') {
+      filters.push((tension) => tension.id === lowered);
+    } else {
+      const concept = resolveConcept(context.corpus.graph, value);
+      if (!concept) {
+        const nearest = nearestConcepts(context.corpus.graph, value);
+        throw apiError('INVALID_PARAMETER', `concept "${value}" is not a concept id or label`, `Use a concept id, e.g. ${nearest.map((entry) => entry.id).join(', ')}.`, {
+          details: { nearest },
+          suggestedNextCall: { method: 'GET', path: '/api/tensions', query: { concept: nearest[0]?.id ?? '' } },
+        });
+      }
+      applied[name] = concept.id;
+      filters.push((tension) => tension.concepts.includes(concept.id));
+    }
+  }
+  return { applied, filters };
+}
+
+export function tensionRoutes(context: RouteContext, store: Store): RouteDefinition[] {
   return [
     {
       path: '/api/tensions',
       methods: {
-        GET: (request, response) => {
-          const status = parseOrSuggest('/api/tensions', request.query as RawQuery, (raw) => {
-            rejectUnknownParameters(raw, ['status'], '/api/tensions');
-            const value = single(raw, 'status')?.trim().toLowerCase();
-            if (value !== undefined && !(TENSION_STATUSES as readonly string[]).includes(value)) {
-              throw apiError('UNKNOWN_STATUS', `unknown tension status "${value}"`, `Use status=${TENSION_STATUSES.join(', status=')}, or leave it out for all.`, { details: { allowed: TENSION_STATUSES }, repair: without('status') });
-            }
-            return value;
-          });
-          const all = context.corpus.tensions;
-          const tensions = status ? all.filter((tension) => tension.status === (status as TensionStatus)) : all;
-          const byStatus = Object.fromEntries(TENSION_STATUSES.map((value) => [value, all.filter((tension) => tension.status === value).length]));
+        GET: async (request, response) => {
+          const { applied, filters } = parseOrSuggest('/api/tensions', request.query as RawQuery, (raw) => parseFilters(raw, context));
+          // The store only adds kept deliberation sightings: when it cannot be reached, the Atlas
+          // tensions are still served, and the response says what is missing.
+          let kept: Awaited<ReturnType<Store['listTensionSightings']>> = [];
+          let deliberationSightings: 'included' | 'unavailable' = 'included';
+          try {
+            kept = await store.listTensionSightings('kept');
+          } catch (error) {
+            deliberationSightings = 'unavailable';
+            context.log?.(`tensions: kept deliberation sightings unavailable: ${(error as Error).message}`);
+          }
+          const all = trackedTensions(context.corpus, kept);
+          const tensions = all.filter((tension) => filters.every((filter) => filter(tension)));
+          const countBy = <T extends string>(values: readonly T[], read: (tension: TrackedTension) => string | null) =>
+            Object.fromEntries(values.map((value) => [value, all.filter((tension) => read(tension) === value).length]));
           response.json({
-            status: status ?? null,
+            status: applied.status ?? null,
+            filters: applied,
             count: tensions.length,
             total: all.length,
-            by_status: byStatus,
+            sightings_total: context.corpus.tensions.length + kept.length,
+            deliberation_sightings: deliberationSightings,
+            by_status: countBy(TENSION_STATUSES, (tension) => tension.status),
+            by_lifecycle: countBy(LIFECYCLES, (tension) => tension.lifecycle),
             status_legend: {
               unresolved: 'Named, with no settled reading of whether the voices truly disagree.',
               divergent: 'The voices hold incompatible positions on the named axis.',
               emerging: 'A split that appears in later answers or re-elicitations and is still forming.',
             },
-            note: 'A tension is a persisted named-voice disagreement from a Divergence Atlas record: two voices, their claims, the axis (topic) and a status. Read the record for the verbatim answers.',
+            lifecycle_legend: {
+              open: 'No curator disposition yet, or the latest is held, crux, synthesis-drafted or council-review.',
+              repaired: "The latest curator disposition is reclassified (one side is an earlier-stage view) or canon-note (a curator's ruling).",
+            },
+            note:
+              'A tension is one named-voice disagreement, keyed by its two voices and its topic (id: <voice>__<voice>__<topic>). ' +
+              'Each Atlas record that names it is a sighting, and so is a live deliberation that named it once a curator kept that sighting (deliberation sightings are pending until then); status and claims are those of the latest sighting. Dispositions are curator decisions recorded as content (content/tensions/<id>.yaml), oldest first.',
             tensions,
           });
         },

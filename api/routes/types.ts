@@ -4,6 +4,7 @@ import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
 import type { Store } from '../storage/store.ts';
+import type { DispositionDeps } from '../tensions/record-disposition.ts';
 
 export interface RouteContext {
   corpus: Corpus;
@@ -13,6 +14,8 @@ export interface RouteContext {
   live?: LiveService;
   /** Bearer secret for persisting council records; persistence is off without it. */
   ingestSecret?: string;
+  /** Appends a tension disposition to the content folder; POST /api/tensions/dispositions is off without it. */
+  appendDisposition?: DispositionDeps['append'];
   /** Set by createApp: rate limits on writes and live paths. */
   limiter?: Limiter;
   limits?: RateLimits;

@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation, type KeyRow } from './idempotency.ts';
-import { StoreUnavailableError, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type Store, type SubmitOutcome } from './store.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome, type TensionSightingRecord } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
+import { createPostgresFederation, FEDERATION_SCHEMA } from './postgres-federation.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -27,6 +28,9 @@ CREATE TABLE IF NOT EXISTS session_exchanges (
 CREATE TABLE IF NOT EXISTS spend (
   at TEXT NOT NULL, purpose TEXT NOT NULL, model TEXT NOT NULL,
   prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS spend_reservations (
+  id TEXT PRIMARY KEY, purpose TEXT NOT NULL, model TEXT NOT NULL, amount_usd DOUBLE PRECISION NOT NULL, expires_at BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS atlas_records (
   id TEXT PRIMARY KEY, frontmatter JSONB NOT NULL, body TEXT NOT NULL, persisted_at TEXT NOT NULL
@@ -51,7 +55,21 @@ CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, client TEXT NOT NULL, 
 CREATE TABLE IF NOT EXISTS kept_councils (
   id TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, persisted_id TEXT
 );
+CREATE TABLE IF NOT EXISTS tension_sightings (
+  id TEXT PRIMARY KEY, tension_key TEXT NOT NULL, data TEXT NOT NULL, seen_at TEXT NOT NULL, state TEXT NOT NULL, reviewer TEXT, reviewed_at TEXT
+);
 `;
+
+interface SightingRow {
+  data: string;
+  state: TensionSightingRecord['state'];
+  reviewer: string | null;
+  reviewed_at: string | null;
+}
+
+function toSighting(row: SightingRow): TensionSightingRecord {
+  return { ...(JSON.parse(row.data) as TensionSightingRecord), state: row.state, reviewer: row.reviewer, reviewed_at: row.reviewed_at };
+}
 
 const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
 
@@ -153,6 +171,7 @@ export async function createPostgresStore(connectionString: string, options: { m
   try {
     await setup.query('SELECT pg_advisory_lock(hashtext($1))', ['polyphony-schema']);
     await setup.query(SCHEMA);
+    await setup.query(FEDERATION_SCHEMA);
     // Rate-limit counters are the hottest rows (every limited request writes two) and the
     // only state whose loss after a database crash harms nobody (the windows start again):
     // unlogged, they skip the write-ahead log and its flush. Stores made before were logged.
@@ -194,6 +213,7 @@ export async function createPostgresStore(connectionString: string, options: { m
   const jobColumns = 'id, kind, status, input, result, error, attempts, created_at, updated_at';
 
   return reportingOutages(refusingIllFormedText({
+    ...createPostgresFederation(pool, transaction),
     async createJob(job, now) {
       const at = now.toISOString();
       const { rows } = await pool.query<JobRow>(`INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES ($1, $2, 'queued', $3, 0, $4, $4) RETURNING ${jobColumns}`, [job.id, job.kind, JSON.stringify(job.input ?? null), at]);
@@ -208,8 +228,13 @@ export async function createPostgresStore(connectionString: string, options: { m
       return rowCount === 1;
     },
     async finishJob(id, outcome, now) {
-      if ('result' in outcome) await pool.query("UPDATE jobs SET status = 'done', result = $1, updated_at = $2 WHERE id = $3", [JSON.stringify(outcome.result), now.toISOString(), id]);
-      else await pool.query("UPDATE jobs SET status = 'failed', error = $1, updated_at = $2 WHERE id = $3", [JSON.stringify(outcome.error), now.toISOString(), id]);
+      if ('result' in outcome) await pool.query("UPDATE jobs SET status = 'done', result = $1, updated_at = $2 WHERE id = $3 AND status = 'running'", [JSON.stringify(outcome.result), now.toISOString(), id]);
+      else await pool.query("UPDATE jobs SET status = 'failed', error = $1, updated_at = $2 WHERE id = $3 AND status = 'running'", [JSON.stringify(outcome.error), now.toISOString(), id]);
+    },
+    async cancelJob(id, now) {
+      await pool.query("UPDATE jobs SET status = 'cancelled', error = $1, updated_at = $2 WHERE id = $3 AND status IN ('queued', 'running')", [JSON.stringify(CANCELLED), now.toISOString(), id]);
+      const { rows } = await pool.query<JobRow>(`SELECT ${jobColumns} FROM jobs WHERE id = $1`, [id]);
+      return rows[0] ? toJob(rows[0]) : undefined;
     },
     async unfinishedJobs() {
       const { rows } = await pool.query<JobRow>(`SELECT ${jobColumns} FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at`);
@@ -279,6 +304,39 @@ export async function createPostgresStore(connectionString: string, options: { m
     async totalSpendUsd() {
       const { rows } = await pool.query<{ total: number }>('SELECT COALESCE(SUM(cost_usd), 0) AS total FROM spend');
       return Number(rows[0]!.total);
+    },
+    async reserveSpend(reservation: SpendReservation, ceilingUsd: number, now: Date) {
+      return transaction(async (client) => {
+        // One lock for every reservation: processes take turns, so two cannot both fit the last dollar.
+        await lock(client, 'spend-ceiling');
+        await client.query('DELETE FROM spend_reservations WHERE expires_at <= $1', [now.getTime()]);
+        const { rows } = await client.query<{ spent: number; reserved: number }>(
+          'SELECT (SELECT COALESCE(SUM(cost_usd), 0) FROM spend) AS spent, (SELECT COALESCE(SUM(amount_usd), 0) FROM spend_reservations) AS reserved',
+        );
+        if (!withinCeiling(Number(rows[0]!.spent) + Number(rows[0]!.reserved) + reservation.amount_usd, ceilingUsd)) return false;
+        await client.query('INSERT INTO spend_reservations (id, purpose, model, amount_usd, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+          reservation.id, reservation.purpose, reservation.model, reservation.amount_usd, reservation.expires_at.getTime(),
+        ]);
+        return true;
+      });
+    },
+    async settleSpend(reservationId, entry) {
+      await transaction(async (client) => {
+        await lock(client, 'spend-ceiling');
+        await client.query('DELETE FROM spend_reservations WHERE id = $1', [reservationId]);
+        if (entry) {
+          await client.query('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES ($1, $2, $3, $4, $5, $6)', [
+            entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd,
+          ]);
+        }
+      });
+    },
+    async spendStatus(now) {
+      const { rows } = await pool.query<{ spent: number; reserved: number }>(
+        'SELECT (SELECT COALESCE(SUM(cost_usd), 0) FROM spend) AS spent, (SELECT COALESCE(SUM(amount_usd), 0) FROM spend_reservations WHERE expires_at > $1) AS reserved',
+        [now.getTime()],
+      );
+      return { spent_usd: Number(rows[0]!.spent), reserved_usd: Number(rows[0]!.reserved) };
     },
     async saveRecord(record: PersistedRecord) {
       await pool.query('INSERT INTO atlas_records (id, frontmatter, body, persisted_at) VALUES ($1, $2, $3, $4)', [record.id, JSON.stringify(record.frontmatter), record.body, record.persisted_at]);
@@ -360,6 +418,27 @@ export async function createPostgresStore(connectionString: string, options: { m
          FROM plays GROUP BY slug ORDER BY COUNT(*) DESC, slug`,
       );
       return rows.map((row) => ({ slug: row.slug, plays: Number(row.plays), listeners: Number(row.listeners), returning: Number(row.returning_clients) }));
+    },
+    async addTensionSightings(items) {
+      if (items.length === 0) return;
+      await transaction(async (client) => {
+        for (const item of items) {
+          await client.query('INSERT INTO tension_sightings (id, tension_key, data, seen_at, state) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [item.id, item.key, JSON.stringify(item), item.seen_at, 'pending']);
+        }
+      });
+    },
+    async listTensionSightings(state) {
+      const { rows } = state
+        ? await pool.query<SightingRow>('SELECT * FROM tension_sightings WHERE state = $1 ORDER BY seen_at, id', [state])
+        : await pool.query<SightingRow>('SELECT * FROM tension_sightings ORDER BY seen_at, id');
+      return rows.map(toSighting);
+    },
+    async reviewTensionSighting(id, decision, now) {
+      const { rows } = await pool.query<SightingRow>(
+        "UPDATE tension_sightings SET state = $1, reviewer = $2, reviewed_at = $3 WHERE id = $4 AND state = 'pending' RETURNING *",
+        [decision.state, decision.reviewer, now.toISOString(), id],
+      );
+      return rows[0] ? toSighting(rows[0]) : undefined;
     },
     async secret(name) {
       await pool.query('INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [name, randomBytes(32).toString('hex')]);

@@ -8,8 +8,9 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation } from './idempotency.ts';
-import { StoreUnavailableError, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type Store, type SubmitOutcome } from './store.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome, type TensionSightingRecord } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
+import { createSqliteFederation } from './sqlite-federation.ts';
 
 interface Statement {
   run(...params: unknown[]): { changes: number };
@@ -46,6 +47,9 @@ CREATE TABLE IF NOT EXISTS spend (
   at TEXT NOT NULL, purpose TEXT NOT NULL, model TEXT NOT NULL,
   prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS spend_reservations (
+  id TEXT PRIMARY KEY, purpose TEXT NOT NULL, model TEXT NOT NULL, amount_usd REAL NOT NULL, expires_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS atlas_records (
   id TEXT PRIMARY KEY, frontmatter TEXT NOT NULL, body TEXT NOT NULL, persisted_at TEXT NOT NULL
 );
@@ -68,7 +72,21 @@ CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, client TEXT NOT NULL, 
 CREATE TABLE IF NOT EXISTS kept_councils (
   id TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, persisted_id TEXT
 );
+CREATE TABLE IF NOT EXISTS tension_sightings (
+  id TEXT PRIMARY KEY, tension_key TEXT NOT NULL, data TEXT NOT NULL, seen_at TEXT NOT NULL, state TEXT NOT NULL, reviewer TEXT, reviewed_at TEXT
+);
 `;
+
+interface SightingRow {
+  data: string;
+  state: TensionSightingRecord['state'];
+  reviewer: string | null;
+  reviewed_at: string | null;
+}
+
+function toSighting(row: SightingRow): TensionSightingRecord {
+  return { ...(JSON.parse(row.data) as TensionSightingRecord), state: row.state, reviewer: row.reviewer, reviewed_at: row.reviewed_at };
+}
 
 const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
 
@@ -175,7 +193,8 @@ export function createSqliteStore(file: string): Store {
     insertJob: db.prepare('INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)'),
     getJob: db.prepare('SELECT id, kind, status, input, result, error, attempts, created_at, updated_at FROM jobs WHERE id = ?'),
     claimJob: db.prepare("UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'queued'"),
-    finishJob: db.prepare('UPDATE jobs SET status = ?, result = ?, error = ?, updated_at = ? WHERE id = ?'),
+    finishJob: db.prepare("UPDATE jobs SET status = ?, result = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'running'"),
+    cancelJob: db.prepare("UPDATE jobs SET status = 'cancelled', error = ?, updated_at = ? WHERE id = ? AND status IN ('queued', 'running')"),
     unfinished: db.prepare("SELECT id, kind, status, input, result, error, attempts, created_at, updated_at FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at"),
     requeue: db.prepare("UPDATE jobs SET status = 'queued', updated_at = ? WHERE id = ?"),
     maxSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM session_exchanges WHERE session_id = ?'),
@@ -193,6 +212,10 @@ export function createSqliteStore(file: string): Store {
     setCouncilPersisted: db.prepare('UPDATE kept_councils SET persisted_id = ? WHERE id = ? AND persisted_id IS ?'),
     insertSpend: db.prepare('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?)'),
     totalSpend: db.prepare('SELECT COALESCE(SUM(cost_usd), 0) AS total FROM spend'),
+    dropExpired: db.prepare('DELETE FROM spend_reservations WHERE expires_at <= ?'),
+    reserved: db.prepare('SELECT COALESCE(SUM(amount_usd), 0) AS total FROM spend_reservations WHERE expires_at > ?'),
+    insertReservation: db.prepare('INSERT INTO spend_reservations (id, purpose, model, amount_usd, expires_at) VALUES (?, ?, ?, ?, ?)'),
+    dropReservation: db.prepare('DELETE FROM spend_reservations WHERE id = ?'),
     saveRecord: db.prepare('INSERT INTO atlas_records (id, frontmatter, body, persisted_at) VALUES (?, ?, ?, ?)'),
     listRecords: db.prepare('SELECT id, frontmatter, body, persisted_at FROM atlas_records ORDER BY persisted_at, id'),
     getKey: db.prepare('SELECT fingerprint, acknowledgement, reserved_at FROM idempotency_keys WHERE client = ? AND operation = ? AND key = ?'),
@@ -244,6 +267,7 @@ export function createSqliteStore(file: string): Store {
   }
 
   return reportingBusy(refusingIllFormedText({
+    ...createSqliteFederation(db, transaction),
     async createJob(job, now) {
       const at = now.toISOString();
       statements.insertJob.run(job.id, job.kind, 'queued', JSON.stringify(job.input ?? null), at, at);
@@ -262,6 +286,11 @@ export function createSqliteStore(file: string): Store {
     },
     async unfinishedJobs() {
       return (statements.unfinished.all() as JobRow[]).map(toJob);
+    },
+    async cancelJob(id, now) {
+      statements.cancelJob.run(JSON.stringify(CANCELLED), now.toISOString(), id);
+      const row = statements.getJob.get(id) as JobRow | undefined;
+      return row ? toJob(row) : undefined;
     },
     async requeueJob(id, now) {
       statements.requeue.run(now.toISOString(), id);
@@ -314,6 +343,28 @@ export function createSqliteStore(file: string): Store {
     },
     async totalSpendUsd() {
       return Number((statements.totalSpend.get() as { total: number }).total);
+    },
+    async reserveSpend(reservation: SpendReservation, ceilingUsd: number, now: Date) {
+      return transaction(() => {
+        statements.dropExpired.run(now.getTime());
+        const spent = Number((statements.totalSpend.get() as { total: number }).total);
+        const reserved = Number((statements.reserved.get(now.getTime()) as { total: number }).total);
+        if (!withinCeiling(spent + reserved + reservation.amount_usd, ceilingUsd)) return false;
+        statements.insertReservation.run(reservation.id, reservation.purpose, reservation.model, reservation.amount_usd, reservation.expires_at.getTime());
+        return true;
+      });
+    },
+    async settleSpend(reservationId, entry) {
+      transaction(() => {
+        statements.dropReservation.run(reservationId);
+        if (entry) statements.insertSpend.run(entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd);
+      });
+    },
+    async spendStatus(now) {
+      return {
+        spent_usd: Number((statements.totalSpend.get() as { total: number }).total),
+        reserved_usd: Number((statements.reserved.get(now.getTime()) as { total: number }).total),
+      };
     },
     async saveRecord(record: PersistedRecord) {
       statements.saveRecord.run(record.id, JSON.stringify(record.frontmatter), record.body, record.persisted_at);
@@ -392,6 +443,23 @@ export function createSqliteStore(file: string): Store {
         listeners: Number(row.listeners),
         returning: Number(row.returning_clients),
       }));
+    },
+    async addTensionSightings(items) {
+      const insert = db.prepare('INSERT INTO tension_sightings (id, tension_key, data, seen_at, state) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
+      transaction(() => {
+        for (const item of items) insert.run(item.id, item.key, JSON.stringify(item), item.seen_at, 'pending');
+      });
+    },
+    async listTensionSightings(state) {
+      const rows = (state
+        ? db.prepare('SELECT * FROM tension_sightings WHERE state = ? ORDER BY seen_at, id').all(state)
+        : db.prepare('SELECT * FROM tension_sightings ORDER BY seen_at, id').all()) as SightingRow[];
+      return rows.map(toSighting);
+    },
+    async reviewTensionSighting(id, decision, now) {
+      const changed = db.prepare("UPDATE tension_sightings SET state = ?, reviewer = ?, reviewed_at = ? WHERE id = ? AND state = 'pending'").run(decision.state, decision.reviewer, now.toISOString(), id);
+      if (changed.changes !== 1) return undefined;
+      return toSighting(db.prepare('SELECT * FROM tension_sightings WHERE id = ?').get(id) as SightingRow);
     },
     async secret(name) {
       statements.putSecret.run(name, randomBytes(32).toString('hex'));

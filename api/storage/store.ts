@@ -5,7 +5,7 @@
  */
 
 export type JobKind = 'deliberation' | 'trace' | 'council';
-export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 
 export interface JobRecord {
   id: string;
@@ -52,6 +52,27 @@ export interface SpendEntry {
   cost_usd: number;
 }
 
+/**
+ * Money held for one live call while it runs: its maximum cost, counted against the ceiling
+ * until the call settles. A reservation whose process died stops counting at `expires_at`
+ * (after the call's own deadline), so a crash cannot hold the ceiling forever.
+ */
+export interface SpendReservation {
+  id: string;
+  purpose: string;
+  model: string;
+  amount_usd: number;
+  expires_at: Date;
+}
+
+/** The error stored on a job cancelled by its caller. */
+export const CANCELLED = { code: 'JOB_CANCELLED', message: 'the job was cancelled by its caller; its model calls were aborted' };
+
+/** Sums of floating-point dollars: a hair of rounding is not a crossing. */
+export function withinCeiling(total: number, ceilingUsd: number): boolean {
+  return total <= ceilingUsd + 1e-9;
+}
+
 export interface PersistedRecord {
   id: string;
   /** Divergence frontmatter (validated by the content schema) plus the synthesis body. */
@@ -62,6 +83,25 @@ export interface PersistedRecord {
 
 export type ContributionKind = 'answer' | 'proposal';
 export type ContributionStatus = 'pending' | 'approved' | 'rejected';
+
+/** A tension named by a live deliberation: pending until a curator keeps or dismisses it. */
+export interface TensionSightingRecord {
+  id: string;
+  /** The tension key (api/core/tension-identity.ts). */
+  key: string;
+  topic: string;
+  voice_a: string;
+  claim_a: string;
+  voice_b: string;
+  claim_b: string;
+  status: string;
+  question: string;
+  seen_at: string;
+  state: 'pending' | 'kept' | 'dismissed';
+  reviewer: string | null;
+  reviewed_at: string | null;
+}
+export type NewTensionSighting = Omit<TensionSightingRecord, 'state' | 'reviewer' | 'reviewed_at'>;
 
 export interface ContributionRecord {
   id: string;
@@ -167,12 +207,15 @@ export class UnstorableTextError extends Error {
   }
 }
 
-export interface Store {
+export interface Store extends FederationStore {
   createJob(job: Pick<JobRecord, 'id' | 'kind' | 'input'>, now: Date): Promise<JobRecord>;
   getJob(id: string): Promise<JobRecord | undefined>;
   /** Moves a job to running if it is queued (or re-queued); false when another worker has it. */
   claimJob(id: string, now: Date): Promise<boolean>;
+  /** Ends a running job; a job cancelled meanwhile stays cancelled. */
   finishJob(id: string, outcome: { result: unknown } | { error: { code: string; message: string } }, now: Date): Promise<void>;
+  /** Cancels a queued or running job; the job as it is afterwards (undefined when unknown). */
+  cancelJob(id: string, now: Date): Promise<JobRecord | undefined>;
   /** Jobs left queued or running, e.g. by a crash: the runner resumes or fails them at start. */
   unfinishedJobs(): Promise<JobRecord[]>;
   requeueJob(id: string, now: Date): Promise<void>;
@@ -202,6 +245,16 @@ export interface Store {
 
   addSpend(entry: SpendEntry): Promise<void>;
   totalSpendUsd(): Promise<number>;
+  /**
+   * Holds `reservation.amount_usd` if committed spend plus unexpired reservations plus it stay
+   * within `ceilingUsd`; false (nothing held) otherwise. Atomic across processes sharing the
+   * store. Expired reservations are dropped on the way.
+   */
+  reserveSpend(reservation: SpendReservation, ceilingUsd: number, now: Date): Promise<boolean>;
+  /** Drops a reservation and, in the same step, records what the call really cost (if anything). */
+  settleSpend(reservationId: string, entry: SpendEntry | undefined): Promise<void>;
+  /** Committed spend and the unexpired reservations, in USD. */
+  spendStatus(now: Date): Promise<{ spent_usd: number; reserved_usd: number }>;
 
   saveRecord(record: PersistedRecord): Promise<void>;
   listRecords(): Promise<PersistedRecord[]>;
@@ -237,6 +290,13 @@ export interface Store {
   /** Fixed-window counter: counts one hit and says whether it is within the limit. */
   hit(rateLimit: RateLimit, now: Date): Promise<{ allowed: boolean; remaining: number; resetMs: number }>;
 
+  /** Stores sightings as pending (ids are unique; a repeated id is ignored). */
+  addTensionSightings(items: readonly NewTensionSighting[]): Promise<void>;
+  /** Sightings oldest first, all or in one state. */
+  listTensionSightings(state?: TensionSightingRecord['state']): Promise<TensionSightingRecord[]>;
+  /** Keeps or dismisses a pending sighting; undefined when there is no pending sighting with that id. */
+  reviewTensionSighting(id: string, decision: { state: 'kept' | 'dismissed'; reviewer: string }, now: Date): Promise<TensionSightingRecord | undefined>;
+
   /** Records that a client played a track (once per client, track and day). */
   recordPlay(slug: string, client: string, day: string): Promise<boolean>;
   playCounts(): Promise<{ slug: string; plays: number; listeners: number; returning: number }[]>;
@@ -245,4 +305,54 @@ export interface Store {
   secret(name: string): Promise<string>;
 
   close(): Promise<void>;
+}
+
+/** A record pulled from a peer, verified, waiting for a curator (docs/FEDERATION.md). */
+export type ImportStatus = 'pending' | 'approved' | 'rejected' | 'superseded';
+
+export interface FederationImport {
+  id: string;
+  /** The origin node id (`pn1:<key id>`) and its origin URL. */
+  origin_node: string;
+  origin: string;
+  /** The record id at the origin (namespaced by the origin's prefix). */
+  record_id: string;
+  /** sha256 of `markdown`'s UTF-8 bytes, as the origin's signed manifest lists it. */
+  content_hash: string;
+  /** The verified record twin, verbatim. */
+  markdown: string;
+  /** Signature, key, licence and attribution, as approval writes them into content/. */
+  provenance: Record<string, unknown>;
+  status: ImportStatus;
+  staged_at: string;
+  reviewed_at: string | null;
+  reviewer: string | null;
+  reason: string | null;
+}
+
+/** What a puller remembers of a peer: the key first seen for its origin, and its newest accepted manifest. */
+export interface FederationPeer {
+  origin: string;
+  node_id: string;
+  public_key: string;
+  last_signed_at: string;
+}
+
+export type NewImport = Omit<FederationImport, 'status' | 'reviewed_at' | 'reviewer' | 'reason'>;
+
+/** Pending imports and peers; part of every Store (both drivers). */
+export interface FederationStore {
+  getPeer(origin: string): Promise<FederationPeer | undefined>;
+  /**
+   * Stages the imports of one pull and moves the peer's last accepted manifest to `peer`, in one
+   * transaction. An import already known by (origin node, record id, content hash) is skipped;
+   * a new version supersedes a pending older one. Refused (false, nothing written) when the
+   * store already holds a newer manifest of that origin, or a different key for it.
+   */
+  stageImports(peer: FederationPeer, imports: readonly NewImport[]): Promise<{ accepted: boolean; staged: FederationImport[] }>;
+  /** Content hashes already known per record id of an origin node (any status). */
+  knownImports(originNode: string): Promise<Map<string, Set<string>>>;
+  getImport(id: string): Promise<FederationImport | undefined>;
+  listImports(status?: ImportStatus): Promise<FederationImport[]>;
+  reviewImport(id: string, decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string }, now: Date): Promise<FederationImport | undefined>;
 }

@@ -12,7 +12,7 @@ import { UnstorableTextError, type Store } from './store.ts';
 /** Look-ups by id: nothing stored can have such an id, so they find nothing (e.g. 404 JOB_NOT_FOUND). */
 const LOOKUPS = new Set(['getJob', 'getContribution']);
 /** Writes of text the server produced (model output): made storable rather than refused. */
-const PRODUCED = new Set(['finishJob', 'appendExchange', 'saveRecord', 'keepCouncil', 'addJobStage']);
+const PRODUCED = new Set(['finishJob', 'appendExchange', 'saveRecord', 'keepCouncil', 'addJobStage', 'addTensionSightings']);
 
 /** A copy of plain data with every string (and key) storable; other values are kept as they are. */
 export function storableText<T>(value: T): T {

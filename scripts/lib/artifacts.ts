@@ -16,6 +16,7 @@ export function artifactPaths(artifactsDir: string) {
     works: path.join(data, 'works.json'),
     divergences: path.join(data, 'divergences.json'),
     tensions: path.join(data, 'tensions.json'),
+    dispositions: path.join(data, 'dispositions.json'),
     concepts: path.join(data, 'concepts.json'),
     models: path.join(data, 'models.json'),
     manifest: path.join(data, 'manifest.json'),

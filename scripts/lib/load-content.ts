@@ -16,15 +16,18 @@ import {
   PageSchema,
   REQUIRED_PAGES,
   SiteConfigSchema,
+  TensionFileSchema,
   type AudioTrack,
   type ConceptFrontmatter,
   type DivergenceFrontmatter,
   type ModelRegistry,
   type SiteConfig,
+  type TensionFile,
   type WorkFrontmatter,
 } from '../../schemas/content.ts';
 import { EVIDENCE_FILE_SUFFIX } from '../../schemas/certification.ts';
 import { checkEvidenceFile, NEGATIVE_CONTROLS } from './certify/evidence-log.ts';
+import { checkTensionFiles } from './tension-files.ts';
 import { parseMarkdown, parseYaml } from './frontmatter.ts';
 import { ContentError, issuesFromZod, type ContentIssue } from './issues.ts';
 
@@ -54,6 +57,8 @@ export interface LoadedContent {
   audio: (MarkdownEntry<AudioTrack> & { audioFile?: string })[];
   pages: Record<string, MarkdownEntry<z.infer<typeof PageSchema>>>;
   claims: z.infer<typeof ClaimsFileSchema>['claims'];
+  /** Curators' dispositions of tensions (content/tensions/<key>.yaml), by tension key. */
+  tensions: { file: string; data: TensionFile }[];
   /** Every content file's bytes, for hashing. */
   files: SourceFile[];
 }
@@ -152,14 +157,22 @@ export function loadContent(contentDir: string): LoadedContent {
     if (data) pages[name] = { file: relative, data, body: parsed.body, raw };
   }
   const claims = readYamlFile('claims.yaml', ClaimsFileSchema)?.claims ?? [];
+  const tensions: LoadedContent['tensions'] = [];
+  if (existsSync(path.join(dir, 'tensions'))) {
+    for (const name of readdirSync(path.join(dir, 'tensions')).filter((entry) => entry.endsWith('.yaml')).sort()) {
+      const data = readYamlFile(`tensions/${name}`, TensionFileSchema);
+      if (data) tensions.push({ file: `tensions/${name}`, data });
+    }
+  }
 
   if (registry) checkRegistry(registry, issues);
   checkCrossReferences(raw, registry, issues);
   checkEvidenceLogs(dir, new Set(divergences.map((entry) => entry.data.id)), issues);
+  checkTensionFiles(tensions, divergences, issues);
 
   if (issues.length > 0 || !registry) throw new ContentError(issues);
   files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return { dir, site, registry, works, proposals, divergences, concepts, audio, pages, claims, files };
+  return { dir, site, registry, works, proposals, divergences, concepts, audio, pages, claims, tensions, files };
 }
 
 /** Certification evidence beside the records (`divergences/<id>.certification.jsonl`): valid lines, known records. */

@@ -96,6 +96,7 @@ export const PRESETS: Record<string, readonly Json[]> = {
   councilGet: [{ q: QUESTIONS[8] }, { q: QUESTIONS[8], async: 'true' }],
   queryPost: [{ __body: { query: QUESTIONS[0] } }, { __body: { query: QUESTIONS[1], async: true } }, { __body: { query: QUESTIONS[2], new_session: true } }],
   councilPost: [{ __body: { q: QUESTIONS[8] } }, { __body: { question: QUESTIONS[4] } }],
+  cancelJob: [{ job: '{{job}}' }, { job: 'job_nope' }],
   contribute: [{ __body: { id: 'TST-D1', answer: 'Ownership comes with endorsing it.', identity: 'dogwood-1', justification: 'missing_voice' } }],
   store: [{ __body: { action: 'propose', title: 'Refusal and ownership', text: 'Endorsement decides.', identity: 'dogwood-1', sources: ['TST-1', 'TST-D1'] } }],
   recordPlay: [{ __body: { slug: 'harbour-talk' } }],

@@ -22,7 +22,9 @@
  *                              content behaviours just yield the normal embeddings.
  *   GET  /v1/models[/:id]      known models (constructor `models`, scripted, defaulted, seen).
  *   anything else              404 with an OpenAI-style error body.
- * Every request, whatever its route, is appended to `requests`.
+ * Every request, whatever its route, is appended to `requests`, with the usage a chat
+ * completion reported (`usage`) and whether the client hung up before the answer
+ * (`abortedByClient`: a cancelled or timed-out call).
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -54,6 +56,10 @@ export interface RecordedRequest {
   receivedAt: number;
   /** The behaviour that answered it (after unwrapping `slow`), for debugging. */
   behaviour?: Behaviour['kind'] | 'default-echo' | 'not-found' | 'invalid';
+  /** The usage reported in a chat completion's body (what a real provider would bill). */
+  usage?: Usage;
+  /** True once the client closed the connection before a response was written (aborted, timed out). */
+  abortedByClient: boolean;
 }
 
 export type Behaviour =
@@ -64,7 +70,7 @@ export type Behaviour =
       usage?: Usage;
       finishReason?: string;
     }
-  | { kind: 'json'; value: unknown; delayMs?: number; usage?: Usage }
+  | { kind: 'json'; value: unknown; delayMs?: number; usage?: Usage; finishReason?: string }
   /** HTTP 200, `content-type: application/json`, body that is not JSON. */
   | { kind: 'malformed-json'; delayMs?: number }
   /** A valid completion whose `content` is broken JSON text (default `{"tensions": [`). */
@@ -328,6 +334,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       } else if (behaviour.kind === 'json') {
         content = JSON.stringify(behaviour.value);
         usage = behaviour.usage;
+        finishReason = behaviour.finishReason ?? 'stop';
       } else content = behaviour.content ?? DEFAULT_MALFORMED_CONTENT;
     } catch (error) {
       sendError(res, 500, `fake-openai: scripted content function threw: ${String(error)}`, 'fake_script_error');
@@ -342,6 +349,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
     };
+    record.usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens };
     const id = nextId('chatcmpl');
     const created = Math.floor(Date.now() / 1000);
 
@@ -441,8 +449,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       model: typeof objectBody?.model === 'string' ? objectBody.model : undefined,
       messages: Array.isArray(objectBody?.messages) ? (objectBody.messages as ChatMessageLike[]) : undefined,
       receivedAt: Date.now(),
+      abortedByClient: false,
     };
     requests.push(record);
+    res.on('close', () => {
+      if (!res.writableFinished) record.abortedByClient = true;
+    });
 
     const pathname = url.pathname.replace(/\/+$/, '');
     if (method === 'POST' && pathname === '/v1/chat/completions') return handleChat(record, req, res);

@@ -1,5 +1,6 @@
 /** A live panel wired to the fake OpenAI-compatible server, for tests of the live paths. */
 import type { Express } from 'express';
+import type { z } from 'zod';
 import { createApp } from '../../api/app.ts';
 import { createLiveService, type LiveService } from '../../api/live/service.ts';
 import type { Corpus } from '../../api/load-artifacts.ts';
@@ -12,7 +13,7 @@ import type { FakeOpenAI, RecordedRequest } from './fake-openai.ts';
 export const PANEL = ['Alder', 'Birch', 'Cedar'] as const;
 export const INGEST_SECRET = 'test-ingest-secret-0123456789';
 
-export function testPanelConfig(fake: FakeOpenAI, overrides: Partial<PanelConfig> = {}): PanelConfig {
+export function testPanelConfig(fake: FakeOpenAI, overrides: Partial<z.input<typeof PanelConfigSchema>> = {}): PanelConfig {
   const member = (name: string) => ({
     name,
     family: name,

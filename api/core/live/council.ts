@@ -4,9 +4,10 @@
  * turned into a divergence record (persist) in the content format.
  */
 import type { Panel } from '../../providers/chat.ts';
-import { askPanel, synthesize, type Meter } from './panel-run.ts';
+import { costOf, createLedger, type CallScope } from './metered-call.ts';
+import { askPanel, synthesize, type Meter, type VoiceOutcome } from './panel-run.ts';
 import { councilMessages, createMarker } from './prompts.ts';
-import { voiceStage, type OnStage } from './stages.ts';
+import { voiceStage, type RunControl } from './stages.ts';
 
 export const COUNCIL_METHOD = 'One question sent verbatim to each panel model through its OpenAI-compatible API, no system prompt, no steering. Answers captured raw and unedited; the chair model named the tensions.';
 
@@ -17,14 +18,20 @@ export interface CouncilDeps {
   randomHex: () => string;
 }
 
-export async function runCouncil(deps: CouncilDeps, question: string, onStage?: OnStage) {
+/** `run.signal` aborts every call of the council (the caller went away, the job was cancelled, the deadline passed); `run.onStage` hears each voice and the chair. */
+export async function runCouncil(deps: CouncilDeps, question: string, run: RunControl = {}) {
   const started = performance.now();
-  const voices = await askPanel(deps.panel.members, () => councilMessages(question), deps.meter, 'council', deps.now, onStage && ((voice) => onStage(voiceStage(voice))));
+  const { onStage } = run;
+  const scope: CallScope = { meter: deps.meter, ledger: createLedger(), ...(run.signal ? { signal: run.signal } : {}) };
+  const voices = await askPanel(deps.panel.members, () => councilMessages(question), scope, 'council', deps.now, {
+    retryTruncated: deps.panel.config.defaults.retry_truncated,
+    ...(onStage ? { onVoice: (voice: VoiceOutcome) => onStage(voiceStage(voice)) } : {}),
+  });
   const answered = voices.filter((voice) => voice.status === 'answered');
   if (answered.length >= 2) onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
   const outcome =
     answered.length >= 2
-      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: [], marker: createMarker(deps.randomHex) }, deps.meter)
+      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })), glyphs: [], marker: createMarker(deps.randomHex) }, scope)
       : { synthesis: null, chair: null, attempts: [] };
   if (answered.length >= 2) onStage?.({ stage: 'chair', status: outcome.synthesis ? 'done' : 'failed', chair: outcome.chair });
   return {
@@ -35,7 +42,7 @@ export async function runCouncil(deps: CouncilDeps, question: string, onStage?: 
     n_models: answered.length,
     panel: voices.map((voice) =>
       voice.status === 'answered'
-        ? { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, date: voice.date, status: 'answered' as const, text: voice.text, latency_ms: voice.latency_ms }
+        ? { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, date: voice.date, status: 'answered' as const, text: voice.text, truncated: voice.truncated, latency_ms: voice.latency_ms }
         : { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, status: 'failed' as const, failure: voice.failure, message: voice.message },
     ),
     failed_voices: voices.filter((voice) => voice.status === 'failed').map((voice) => ({ model: voice.name, model_id: voice.model_id, failure: voice.status === 'failed' ? voice.failure : '', message: voice.status === 'failed' ? voice.message : '' })),
@@ -44,7 +51,9 @@ export async function runCouncil(deps: CouncilDeps, question: string, onStage?: 
     deliberation_card: outcome.synthesis?.deliberation_card ?? null,
     chair: outcome.chair,
     chair_attempts: outcome.attempts,
-    cost_usd: answered.reduce((sum, voice) => sum + voice.cost_usd, 0),
+    /** Every call the council made: panel, retries, second tries and the chair. */
+    cost_usd: scope.ledger.cost_usd,
+    cost: costOf(scope.ledger),
     latency_ms: Math.round(performance.now() - started),
     note: 'Live panel outputs are perspectives, not truth. Answers are verbatim and attributed by model id.',
   };
@@ -52,7 +61,7 @@ export async function runCouncil(deps: CouncilDeps, question: string, onStage?: 
 export type CouncilResult = Awaited<ReturnType<typeof runCouncil>>;
 
 /** Divergence frontmatter for a council result (validated by the content schema before it is stored). */
-export function councilToFrontmatter(result: CouncilResult, id: string, persistedAt: string) {
+export function councilToFrontmatter(result: Pick<CouncilResult, 'date' | 'question' | 'method' | 'panel' | 'tensions' | 'deliberation_card'> & Partial<CouncilResult>, id: string, persistedAt: string) {
   return {
     id,
     date: result.date,
@@ -60,7 +69,10 @@ export function councilToFrontmatter(result: CouncilResult, id: string, persiste
     cluster: 'live-council',
     method: result.method,
     certification: { tier: 'C0' },
-    answers: result.panel.flatMap((voice) => (voice.status === 'answered' ? [{ model: voice.model, model_id: voice.model_id, lab: voice.lab, date: voice.date, text: voice.text }] : [])),
+    // A truncated answer is stored exactly as said and marked, never as a complete one.
+    answers: result.panel.flatMap((voice) =>
+      voice.status === 'answered' ? [{ model: voice.model, model_id: voice.model_id, lab: voice.lab, date: voice.date, text: voice.text, ...(voice.truncated ? { truncated: true as const } : {}) }] : [],
+    ),
     tensions: result.tensions,
     ...(result.deliberation_card ? { deliberation_card: result.deliberation_card } : {}),
     provenance: { source: 'live council (POST /api/council with persist)', persisted_at: persistedAt },

@@ -9,7 +9,8 @@ import { GLYPH_MODES } from '../glyphs.ts';
 import type { FastQuery } from '../query-params.ts';
 import { deterministicReceipt } from '../receipt.ts';
 import type { ScoredRecord } from '../search/types.ts';
-import { askPanel, synthesize, type Meter } from './panel-run.ts';
+import { costOf, createLedger, type CallScope } from './metered-call.ts';
+import { askPanel, synthesize, type Meter, type VoiceOutcome } from './panel-run.ts';
 import { createMarker, panelMessages, type EvidenceItem } from './prompts.ts';
 import { voiceStage, type OnStage } from './stages.ts';
 
@@ -43,12 +44,15 @@ export function evidenceFor(deps: Pick<LiveDeps, 'corpus' | 'textOf'>, hits: rea
 export interface DeliberationInput {
   query: FastQuery;
   history: { question: string; answer: string }[];
+  /** Aborts every call (the caller went away, the job was cancelled, the deadline passed). */
+  signal?: AbortSignal;
   /** Progress: retrieval, each voice, the chair. */
   onStage?: OnStage;
 }
 
 export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
   const started = performance.now();
+  const scope: CallScope = { meter: deps.meter, ledger: createLedger(), ...(input.signal ? { signal: input.signal } : {}) };
   const { query } = input;
   const retrieval = await retrieve(deps.corpus, { ...query, limit: Math.min(query.limit, EVIDENCE_RECORDS) });
   const retrievalMs = performance.now() - started;
@@ -61,10 +65,13 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
   const voices = await askPanel(
     deps.panel.members,
     () => panelMessages({ question, evidence, history: input.history, glyphs: query.glyphs, marker, ...(query.si ? { callerIdentity: query.si } : {}) }),
-    deps.meter,
+    scope,
     'deliberation',
     deps.now,
-    input.onStage && ((voice) => input.onStage?.(voiceStage(voice))),
+    {
+      retryTruncated: deps.panel.config.defaults.retry_truncated,
+      ...(input.onStage ? { onVoice: (voice: VoiceOutcome) => input.onStage?.(voiceStage(voice)) } : {}),
+    },
   );
   const panelMs = performance.now() - panelStarted;
   const answered = voices.filter((voice) => voice.status === 'answered');
@@ -73,13 +80,12 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
   if (answered.length > 0) input.onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
   const outcome =
     answered.length > 0
-      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text })), glyphs: query.glyphs, marker: createMarker(deps.randomHex) }, deps.meter)
+      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })), glyphs: query.glyphs, marker: createMarker(deps.randomHex) }, scope)
       : { synthesis: null, chair: null, attempts: [] };
   if (answered.length > 0) input.onStage?.({ stage: 'chair', status: outcome.synthesis ? 'done' : 'failed', chair: outcome.chair });
   const synthesisMs = performance.now() - synthesisStarted;
 
   const failed = voices.filter((voice) => voice.status === 'failed').map((voice) => ({ name: voice.name, model_id: voice.model_id, failure: voice.failure, message: voice.message }));
-  const usage = answered.reduce((sum, voice) => ({ prompt_tokens: sum.prompt_tokens + voice.usage.prompt_tokens, completion_tokens: sum.completion_tokens + voice.usage.completion_tokens }), { prompt_tokens: 0, completion_tokens: 0 });
   const answer = outcome.synthesis
     ? outcome.synthesis.answer
     : answered.length > 0
@@ -103,7 +109,7 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
     },
     panel: voices.map((voice) =>
       voice.status === 'answered'
-        ? { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, answer: voice.text, latency_ms: voice.latency_ms }
+        ? { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, answer: voice.text, truncated: voice.truncated, latency_ms: voice.latency_ms }
         : { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, failure: voice.failure, message: voice.message },
     ),
     failed_voices: failed,
@@ -111,8 +117,11 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
       retrieval: retrieval.hits.map((hit) => ({ id: hit.record.id, relevanceScore: hit.relevanceScore, similarity: hit.similarity, lexical: hit.lexical })),
       ...(retrieval.excludeIds ? { exclude_ids: retrieval.excludeIds } : {}),
       timings_ms: { retrieval: Math.round(retrievalMs), panel: Math.round(panelMs), synthesis: Math.round(synthesisMs), total: Math.round(performance.now() - started) },
-      usage: { ...usage, cost_usd: answered.reduce((sum, voice) => sum + voice.cost_usd, 0) },
+      // Every call of the deliberation: panel, retries, second tries and the chair.
+      usage: { prompt_tokens: scope.ledger.prompt_tokens, completion_tokens: scope.ledger.completion_tokens, cost_usd: scope.ledger.cost_usd },
     },
+    cost_usd: scope.ledger.cost_usd,
+    cost: costOf(scope.ledger),
     receipt: deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById, retrieval.answering),
   };
 }

@@ -84,7 +84,8 @@ export function councilMessages(question: string): ChatMessage[] {
 
 export interface SynthesisPromptInput {
   question: string;
-  answers: readonly { name: string; text: string }[];
+  /** `truncated`: the voice was cut off at its token limit; the chair is told so. */
+  answers: readonly { name: string; text: string; truncated?: boolean }[];
   glyphs: readonly Glyph[];
   marker: string;
   correction?: string;
@@ -97,7 +98,7 @@ export function synthesisMessages(input: SynthesisPromptInput): ChatMessage[] {
     {
       role: 'user',
       content: [
-        dataBlock(input.marker, 'Answers of the panel, one per voice.', input.answers.map((answer) => ({ id: answer.name, label: 'panel answer', text: answer.text }))),
+        dataBlock(input.marker, 'Answers of the panel, one per voice.', input.answers.map((answer) => ({ id: answer.name, label: answer.truncated ? 'panel answer, cut off at its token limit (incomplete)' : 'panel answer', text: answer.text }))),
         `Question put to the panel: ${input.question}`,
         `Voices that answered: ${voices.join(', ')}.`,
         SYNTHESIS_FORMAT,

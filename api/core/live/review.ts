@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { ChatModel } from '../../providers/chat.ts';
 import type { ContributionRecord } from '../../storage/store.ts';
 import type { DivergenceFull } from '../records.ts';
+import { meteredCall, type CallScope } from './metered-call.ts';
 import { createMarker, dataBlock } from './prompts.ts';
 import { parseStructured } from './structured.ts';
 
@@ -23,11 +24,12 @@ export function reviewMessages(item: ContributionRecord, record: DivergenceFull 
   ];
 }
 
-export async function panelReview(members: readonly ChatModel[], item: ContributionRecord, record: DivergenceFull | undefined, now: () => Date) {
+/** Each vote is a metered call: reserved against the spending ceiling, recorded as spend. */
+export async function panelReview(members: readonly ChatModel[], item: ContributionRecord, record: DivergenceFull | undefined, now: () => Date, scope: CallScope) {
   return Promise.all(
     members.map(async (member) => {
       try {
-        const result = await member.complete({ messages: reviewMessages(item, record, createMarker(() => randomBytes(12).toString('hex'))), json: true });
+        const result = await meteredCall(scope, 'panel', 'review', member, { messages: reviewMessages(item, record, createMarker(() => randomBytes(12).toString('hex'))), json: true });
         const parsed = parseStructured(result.content, VoteSchema);
         if (!parsed.ok) return { reviewer: member.name, vote: null, reason: `unusable reply: ${parsed.problem}`, at: now().toISOString() };
         return { reviewer: member.name, vote: parsed.value.vote, reason: parsed.value.reason, at: now().toISOString() };

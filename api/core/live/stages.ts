@@ -7,16 +7,22 @@ import type { VoiceOutcome } from './panel-run.ts';
 
 export type Stage =
   | { stage: 'retrieval'; sources: string[] }
-  | { stage: 'voice'; name: string; model_id: string; lab: string; status: 'answered'; answer: string; latency_ms: number }
+  | { stage: 'voice'; name: string; model_id: string; lab: string; status: 'answered'; answer: string; truncated: boolean; latency_ms: number }
   | { stage: 'voice'; name: string; model_id: string; lab: string; status: 'failed'; failure: string; message: string }
   | { stage: 'chair'; status: 'started'; voices_answered: number }
   | { stage: 'chair'; status: 'done' | 'failed'; chair: string | null };
 
 export type OnStage = (stage: Stage) => void;
 
+/** How a run is driven from outside: `signal` aborts every call, `onStage` hears its progress. */
+export interface RunControl {
+  signal?: AbortSignal;
+  onStage?: OnStage;
+}
+
 export function voiceStage(voice: VoiceOutcome): Stage {
   const identity = { stage: 'voice' as const, name: voice.name, model_id: voice.model_id, lab: voice.lab };
   return voice.status === 'answered'
-    ? { ...identity, status: 'answered', answer: voice.text, latency_ms: voice.latency_ms }
+    ? { ...identity, status: 'answered', answer: voice.text, truncated: voice.truncated, latency_ms: voice.latency_ms }
     : { ...identity, status: 'failed', failure: voice.failure, message: voice.message };
 }

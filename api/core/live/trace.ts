@@ -7,9 +7,10 @@ import { retrieve } from '../fast-path.ts';
 import type { FastQuery } from '../query-params.ts';
 import { deterministicReceipt, type Receipt } from '../receipt.ts';
 import { evidenceFor, EVIDENCE_RECORDS, type LiveDeps } from './deliberate.ts';
+import { costOf, createLedger, meteredCall, type CallScope } from './metered-call.ts';
 import { createMarker, traceAugmentedMessages, traceBaselineMessages, traceDeltaMessages } from './prompts.ts';
 import { parseStructured, TraceDeltaSchema, type TraceDelta } from './structured.ts';
-import type { OnStage } from './stages.ts';
+import type { RunControl } from './stages.ts';
 
 async function firstWorking(chairs: readonly ChatModel[], run: (model: ChatModel) => Promise<string>): Promise<{ model: ChatModel; content: string }> {
   let last: unknown;
@@ -17,21 +18,26 @@ async function firstWorking(chairs: readonly ChatModel[], run: (model: ChatModel
     try {
       return { model, content: await run(model) };
     } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
       last = error;
     }
   }
   throw last instanceof ProviderError ? last : new ProviderError('malformed', String(last));
 }
 
-export async function runTrace(deps: LiveDeps, query: FastQuery, onStage?: OnStage) {
+/** Cut off answers (finish_reason "length") are shown as said and marked `truncated`. */
+export async function runTrace(deps: LiveDeps, query: FastQuery, run: RunControl = {}) {
   const started = performance.now();
+  const { onStage } = run;
+  const scope: CallScope = { meter: deps.meter, ledger: createLedger(), ...(run.signal ? { signal: run.signal } : {}) };
+  const truncated = new Set<string>();
   const question = query.cleanQuery || query.q;
   const retrieval = await retrieve(deps.corpus, { ...query, limit: Math.min(query.limit, EVIDENCE_RECORDS) });
   onStage?.({ stage: 'retrieval', sources: retrieval.hits.map((hit) => hit.record.id) });
   const evidence = evidenceFor(deps, retrieval.hits);
   const call = (messages: ReturnType<typeof traceBaselineMessages>, purpose: string, json = false) => async (model: ChatModel) => {
-    const result = await model.complete({ messages, json });
-    await deps.meter.charge(purpose, model, result);
+    const result = await meteredCall(scope, 'chair', purpose, model, { messages, json });
+    if (result.truncated) truncated.add(purpose);
     return result.content;
   };
   const [baseline, augmented] = await Promise.all([
@@ -54,11 +60,12 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, onStage?: OnSta
           problems.push(`${model.name}: ${parsed.problem}`);
         }
       } catch (error) {
-        problems.push(`${model.name}: ${(error as Error).message}`);
+        if (!(error instanceof ProviderError)) throw error;
+        problems.push(`${model.name}: ${error.message}`);
         break;
       }
     }
-    if (delta) break;
+    if (delta || run.signal?.aborted) break;
   }
 
   const base = deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById, retrieval.answering);
@@ -76,11 +83,13 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, onStage?: OnSta
   return {
     question_received: query.q,
     query: query.q,
-    baseline: { model: baseline.model.name, model_id: baseline.model.modelId, answer: baseline.content, corpus: false },
-    augmented: { model: augmented.model.name, model_id: augmented.model.modelId, answer: augmented.content, corpus: true, sources: retrieval.hits.map((hit) => hit.record.id) },
+    baseline: { model: baseline.model.name, model_id: baseline.model.modelId, answer: baseline.content, truncated: truncated.has('trace-baseline'), corpus: false },
+    augmented: { model: augmented.model.name, model_id: augmented.model.modelId, answer: augmented.content, truncated: truncated.has('trace-augmented'), corpus: true, sources: retrieval.hits.map((hit) => hit.record.id) },
     delta: delta ? { ...delta, cited_ids: citedIds } : { error: 'comparison failed', problems },
     sources: retrieval.hits.map((hit) => ({ id: hit.record.id, relevanceScore: hit.relevanceScore, similarity: hit.similarity })),
     receipt,
+    cost_usd: scope.ledger.cost_usd,
+    cost: costOf(scope.ledger),
     latency_ms: Math.round(performance.now() - started),
   };
 }
