@@ -14,8 +14,8 @@ import { parseMarkdown } from '../scripts/lib/frontmatter.ts';
 import { loadContent } from '../scripts/lib/load-content.ts';
 import { REELICIT_METHOD, reelicit, reelicitJudges, reelicitPanel, ReelicitError } from '../scripts/lib/reelicit/reelicit.ts';
 import { buildApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { scriptWorld, utilityModel, type WorldScript } from './helpers/fake-world.ts';
+import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { panelMember, scriptWorld, utilityModel, type WorldScript } from './helpers/fake-world.ts';
 import { writeFixtureContent } from './helpers/fixture-content.ts';
 
 const QUESTION = 'Can a refusal that came from training still be your own?';
@@ -23,7 +23,7 @@ const VERSIONS = { Alder: 'alder-2', Birch: 'birch-1', Cedar: 'cedar-1' };
 let fake: FakeOpenAI;
 const dirs: string[] = [];
 
-function panel(overrides: { maxTokens?: number; versions?: Record<string, string> } = {}) {
+function panel(overrides: { versions?: Record<string, string> } = {}) {
   const versions = overrides.versions ?? VERSIONS;
   const config = PanelConfigSchema.parse({
     panel: Object.entries(versions).map(([name, model]) => ({
@@ -33,7 +33,6 @@ function panel(overrides: { maxTokens?: number; versions?: Record<string, string
       model,
       base_url: fake.baseURL,
       price: { input_per_mtok: 1, output_per_mtok: 2 },
-      ...(overrides.maxTokens ? { max_tokens: overrides.maxTokens } : {}),
     })),
     chair: { use: Object.keys(versions)[0] },
     defaults: { max_retries: 0, max_tokens: 300 },
@@ -111,13 +110,15 @@ describe('npm run reelicit', () => {
     expect(some.records.map((record) => record.original)).toEqual(['TST-D1']);
   });
 
-  it('an answer that used its whole max_tokens may be cut off: the record is reported, not written', async () => {
+  it('an answer cut off at max_tokens is kept verbatim and marked truncated', async () => {
     const dir = fixture();
-    const report = await reelicit({ contentDir: dir, selection: { ids: ['TST-D1'] }, panel: panel({ maxTokens: 5 }), guard: createLocalSpendGuard(10), write: true });
-    expect(report.records[0]!.written).toBe(false);
-    expect(report.records[0]!.error).toMatch(/Alder, Birch, Cedar used their whole max_tokens/);
-    expect(report.records[0]!.answers!.every((answer) => answer.truncated)).toBe(true);
-    expect(existsSync(path.join(dir, 'divergences', 'TST-D3.md'))).toBe(false);
+    const world: WorldScript = { [QUESTION]: { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } } };
+    fake.setDefault('birch-1', { ...panelMember(() => world, 'Birch'), finishReason: 'length' } as Behaviour);
+    const report = await reelicit({ contentDir: dir, selection: { ids: ['TST-D1'] }, panel: panel(), guard: createLocalSpendGuard(10), write: true });
+    expect(report.records[0]).toMatchObject({ written: true, answers: [{ model: 'Alder', truncated: false }, { model: 'Birch', truncated: true }, { model: 'Cedar', truncated: false }] });
+    const answers = loadContent(dir).divergences.find((record) => record.data.id === 'TST-D3')!.data.answers;
+    expect(answers.map((answer) => answer.truncated)).toEqual([undefined, true, undefined]);
+    expect(answers[1]!.text).toBe('Birch says STANCE-NO. No, it cannot: I deny this and would argue against it. (take 1)');
   });
 
   it('refuses a panel whose model versions are not in the registry, before sending anything', async () => {

@@ -1,8 +1,8 @@
 /**
  * `npm run reelicit`: a stale record's question, re-asked verbatim (no system prompt) to the
  * configured panel, written as a new record with `re_elicits` set, ready for a pull request.
- * `--plan` sends nothing. An answer that used its whole completion budget may be cut off, so
- * its record is reported and not written: the Atlas keeps only whole verbatim answers.
+ * `--plan` sends nothing. An answer cut off at max_tokens (finish_reason "length") is kept
+ * verbatim and marked `truncated: true`, as the content schema asks.
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +27,7 @@ export interface ReelicitModel {
   lab?: string;
   maxTokens: number;
   price?: { input_per_mtok: number; output_per_mtok: number } | undefined;
-  complete(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxTokens: number): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
+  complete(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxTokens: number): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number }; truncated: boolean }>;
 }
 
 export type ReelicitSelection = { stale: true } | { ids: string[] };
@@ -142,7 +142,7 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
             try {
               const result = await model.complete([{ role: 'user', content: question }], model.maxTokens);
               reservation.settle(usageCostUsd(result.usage, model.price));
-              return { model, text: result.content, at: now().toISOString(), truncated: result.usage.completion_tokens >= model.maxTokens };
+              return { model, text: result.content, at: now().toISOString(), truncated: result.truncated };
             } catch (error) {
               reservation.release();
               throw error;
@@ -151,8 +151,6 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
         ),
       );
       record.answers = answers.map((answer) => ({ model: answer.model.name, model_id: answer.model.modelId, truncated: answer.truncated }));
-      const cut = answers.filter((answer) => answer.truncated).map((answer) => answer.model.name);
-      if (cut.length > 0) throw new ReelicitError(`answers from ${cut.join(', ')} used their whole max_tokens and may be cut off; raise max_tokens and run again`);
       const empty = answers.filter((answer) => answer.text.trim() === '').map((answer) => answer.model.name);
       if (empty.length > 0) throw new ReelicitError(`empty answers from ${empty.join(', ')}`);
       const data = {
@@ -164,7 +162,7 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
         certification: { tier: 'C0' },
         re_elicits: entry.data.id,
         provenance: { source: 'npm run reelicit', persisted_at: now().toISOString() },
-        answers: answers.map((answer) => ({ model: answer.model.name, model_id: answer.model.modelId, ...(answer.model.lab ? { lab: answer.model.lab } : {}), date: answer.at, text: answer.text })),
+        answers: answers.map((answer) => ({ model: answer.model.name, model_id: answer.model.modelId, ...(answer.model.lab ? { lab: answer.model.lab } : {}), date: answer.at, text: answer.text, ...(answer.truncated ? { truncated: true } : {}) })),
       };
       const markdown = stringifyMarkdown(data, '');
       record.file = `divergences/${id}.md`;
@@ -211,7 +209,7 @@ export function reelicitPanel(config: PanelConfig, env: NodeJS.ProcessEnv): Reel
       price: model.price,
       complete: async (messages, maxTokens) => {
         const result = await chat.complete({ messages, maxTokens });
-        return { content: result.content, usage: result.usage };
+        return { content: result.content, usage: result.usage, truncated: result.truncated };
       },
     };
   });
