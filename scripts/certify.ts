@@ -6,6 +6,7 @@ import { CERTIFY_USAGE, parseCertifyArgs, UsageError } from './lib/certify/cli-a
 import { certifyPanel } from './lib/certify/panel.ts';
 import { formatProgress, formatReport } from './lib/certify/report.ts';
 import { createLocalSpendGuard } from './lib/certify/spend-guard.ts';
+import { openStoreSpendGuard } from './lib/certify/store-spend-guard.ts';
 import { pathsFromEnv } from './lib/paths.ts';
 
 async function main(): Promise<number> {
@@ -30,6 +31,10 @@ async function main(): Promise<number> {
     console.error('\ninterrupted: finishing the calls in flight; run the same command to resume');
     controller.abort();
   });
+  // --plan spends nothing, so it opens no store; a run reserves in the store shared with the live paths.
+  const spend = args.plan
+    ? { guard: createLocalSpendGuard(Math.min(args.budget ?? Infinity, config.spending_ceiling_usd)), close: async () => {} }
+    : await openStoreSpendGuard(config, process.env, 'certify', args.budget);
   const tty = process.stderr.isTTY;
   let lastLine = 0;
   const report = await certify({
@@ -39,7 +44,7 @@ async function main(): Promise<number> {
     settings: args.settings,
     // --plan sends nothing, so it loads no model either.
     embedder: args.plan ? { id: 'none (--plan)', dims: 0, embed: async () => [] } : await createUseLiteEmbedder({ workers: 1 }),
-    guard: createLocalSpendGuard(Math.min(args.budget ?? Infinity, config.spending_ceiling_usd)),
+    guard: spend.guard,
     concurrency: args.concurrency,
     plan: args.plan,
     write: args.write,
@@ -54,6 +59,7 @@ async function main(): Promise<number> {
       }
     },
   });
+  await spend.close();
   if (tty && !args.plan) process.stderr.write('\n');
   console.log(args.json ? JSON.stringify(report, null, 2) : formatReport(report));
   if (report.broken) return 1;

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { loadPanelConfig } from '../api/providers/panel-config.ts';
 import { createLocalSpendGuard } from './lib/certify/spend-guard.ts';
+import { openStoreSpendGuard } from './lib/certify/store-spend-guard.ts';
 import { pathsFromEnv } from './lib/paths.ts';
 import { reelicit, reelicitJudges, reelicitPanel, type ReelicitReport } from './lib/reelicit/reelicit.ts';
 
@@ -44,15 +45,19 @@ async function main(): Promise<number> {
     console.error(`PANEL_CONFIG is not set: re-elicitation needs the current panel.\n\n${USAGE}`);
     return 64;
   }
+  const spend = values.plan
+    ? { guard: createLocalSpendGuard(config.spending_ceiling_usd), close: async () => {} }
+    : await openStoreSpendGuard(config, process.env, 'reelicit');
   const report = await reelicit({
     contentDir: pathsFromEnv().contentDir,
     selection: values.stale ? { stale: true } : { ids: positionals },
     panel: reelicitPanel(config, process.env),
     judges: reelicitJudges(config, process.env),
-    guard: createLocalSpendGuard(config.spending_ceiling_usd),
+    guard: spend.guard,
     plan: Boolean(values.plan),
     write: Boolean(values.write),
   });
+  await spend.close();
   console.log(values.json ? JSON.stringify(report, null, 2) : format(report));
   return report.records.some((record) => record.error !== undefined) ? 2 : 0;
 }

@@ -101,12 +101,12 @@ export function createRunner(options: RunnerOptions) {
     return options.limit(async () => {
       if (options.signal?.aborted) throw new CertifyAbortedError('certification was interrupted');
       const promptTokens = estimateTokens(messages.map((message) => message.content).join('\n'));
-      const reservation = options.guard.reserve(callCeilingUsd(promptTokens, model.maxTokens, model.price));
+      const reservation = await options.guard.reserve(callCeilingUsd(promptTokens, model.maxTokens, model.price), model.modelId);
       let result;
       try {
         result = await model.complete({ messages, maxTokens: model.maxTokens }, options.signal);
       } catch (error) {
-        reservation.release();
+        await reservation.release();
         if (options.signal?.aborted) throw new CertifyAbortedError('certification was interrupted');
         throw error;
       }
@@ -128,7 +128,7 @@ export function createRunner(options: RunnerOptions) {
         at: options.now().toISOString(),
       };
       appendEvidence(options.fileOf(subject), line);
-      reservation.settle(cost);
+      await reservation.settle(cost, result.usage);
       made++;
       report();
       return line;

@@ -6,19 +6,26 @@
  * shared reservations (the live paths' ceiling).
  */
 export interface Reservation {
-  settle(actualUsd: number): void;
-  release(): void;
+  /** Replaces the hold by the real cost (and, for the store, the usage it was computed from). */
+  settle(actualUsd: number, usage?: { prompt_tokens: number; completion_tokens: number }): void | Promise<void>;
+  release(): void | Promise<void>;
 }
 
 export interface SpendGuard {
-  /** Reserves `ceilingUsd` or throws SpendCeilingError when that could cross the ceiling. */
-  reserve(ceilingUsd: number): Reservation;
+  /** Reserves `ceilingUsd` for a call to `model`, or throws SpendCeilingError when that could cross the ceiling. */
+  reserve(ceilingUsd: number, model?: string): Reservation | Promise<Reservation>;
+  /** What this invocation spent. */
   spentUsd(): number;
 }
 
 export class SpendCeilingError extends Error {}
 
-export function createLocalSpendGuard(limitUsd: number): SpendGuard {
+/** The in-process guard: reserves synchronously. */
+export interface LocalSpendGuard extends SpendGuard {
+  reserve(ceilingUsd: number, model?: string): Reservation;
+}
+
+export function createLocalSpendGuard(limitUsd: number): LocalSpendGuard {
   let spent = 0;
   let reserved = 0;
   return {

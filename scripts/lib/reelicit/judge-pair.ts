@@ -38,13 +38,13 @@ export async function judgePair(input: {
     });
     const votes = await Promise.all(
       input.judges.map(async (judge) => {
-        const reservation = input.guard.reserve(callCeilingUsd(estimateTokens(messages.map((message) => message.content).join('\n')), JUDGE_REPLY_TOKENS, judge.price));
+        const reservation = await input.guard.reserve(callCeilingUsd(estimateTokens(messages.map((message) => message.content).join('\n')), JUDGE_REPLY_TOKENS, judge.price), judge.modelId);
         try {
           const result = await judge.complete(messages, JUDGE_REPLY_TOKENS);
-          reservation.settle(usageCostUsd(result.usage, judge.price));
+          await reservation.settle(usageCostUsd(result.usage, judge.price), result.usage);
           return parseJudgeLabel(result.content) ?? null;
         } catch (error) {
-          reservation.release();
+          await reservation.release();
           throw error;
         }
       }),

@@ -138,13 +138,13 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
       const answers = await Promise.all(
         options.panel.map((model) =>
           limit(async () => {
-            const reservation = options.guard.reserve(callCeilingUsd(estimateTokens(question), model.maxTokens, model.price));
+            const reservation = await options.guard.reserve(callCeilingUsd(estimateTokens(question), model.maxTokens, model.price), model.modelId);
             try {
               const result = await model.complete([{ role: 'user', content: question }], model.maxTokens);
-              reservation.settle(usageCostUsd(result.usage, model.price));
+              await reservation.settle(usageCostUsd(result.usage, model.price), result.usage);
               return { model, text: result.content, at: now().toISOString(), truncated: result.truncated };
             } catch (error) {
-              reservation.release();
+              await reservation.release();
               throw error;
             }
           }),
