@@ -19,7 +19,7 @@ import { divergenceRoutes } from './routes/divergences.ts';
 import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
 import { wellFormedWrites } from './http/text-guard.ts';
-import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
+import { mcpBodyErrorHandler, mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
 import { crawlerRoutes } from './routes/crawlers.ts';
 import { DEFAULT_OFFER_LIMIT, federationRoutes } from './routes/federation.ts';
@@ -211,6 +211,7 @@ export function createApp(options: AppOptions): Express {
       }),
     );
   });
+  app.use(mcpBodyErrorHandler(log));
   app.use(createErrorHandler(log, createSuggest(options.corpus, routes)));
   return app;
 }

@@ -21,6 +21,8 @@ const otherKey = keyFromSeed('33'.repeat(32));
 const origin = 'http://a.test';
 const markdown = readFileSync(path.join(writeFixtureContent({ prefix: 'AAA' }), 'divergences', 'AAA-D1.md'), 'utf8');
 const now = new Date('2026-03-01T12:00:00.000Z');
+/** Every refused offer names the node document as its next call (spec §7). */
+const NODE_DOCUMENT = { method: 'GET', path: '/.well-known/polyphony-node.json' };
 
 function offer(options: { key?: typeof peerKey; markdown?: string; signedAt?: Date; id?: string } = {}) {
   const key = options.key ?? peerKey;
@@ -54,13 +56,15 @@ describe('POST /api/federation/offer', () => {
     expect((await request(app).get('/.well-known/polyphony-node.json')).body.offers).toEqual(['pull', 'push']);
     const response = await request(built.app).post('/api/federation/offer').send(offer());
     expect(response.status).toBe(403);
-    expect(response.body.error).toMatchObject({ code: 'PUSH_DISABLED', retryable: false });
+    expect(response.body.error).toMatchObject({ code: 'PUSH_DISABLED', retryable: false, suggested_next_call: NODE_DOCUMENT });
+    expect((await request(built.app).get(NODE_DOCUMENT.path)).status).toBe(200);
   });
 
   it('refuses peers never pulled from, forged signatures, altered records and stale offers, staging nothing', async () => {
     const unknown = await request(app).post('/api/federation/offer').send(offer());
     expect(unknown.status).toBe(403);
-    expect(unknown.body.error.code).toBe('OFFER_UNAUTHENTICATED');
+    expect(unknown.body.error).toMatchObject({ code: 'OFFER_UNAUTHENTICATED', suggested_next_call: NODE_DOCUMENT });
+    expect((await request(app).get(NODE_DOCUMENT.path)).status).toBe(200);
     // the curator pulled from the peer once: its key is pinned
     await store.stageImports({ origin, node_id: peerKey.nodeId, public_key: peerKey.publicKey, last_signed_at: '2026-03-01T11:50:00.000Z' }, []);
     const forged = await request(app).post('/api/federation/offer').send(offer({ key: otherKey }));
@@ -73,7 +77,7 @@ describe('POST /api/federation/offer', () => {
     const resigned = { offer: altered.offer, signature: peerKey.sign(canonicalJson(altered.offer)) };
     const alteredRecord = await request(app).post('/api/federation/offer').send(resigned);
     expect(alteredRecord.status).toBe(422);
-    expect(alteredRecord.body.error).toMatchObject({ code: 'OFFER_REFUSED', details: { reason: 'ALTERED_RECORD' } });
+    expect(alteredRecord.body.error).toMatchObject({ code: 'OFFER_REFUSED', details: { reason: 'ALTERED_RECORD' }, suggested_next_call: NODE_DOCUMENT });
     const stale = await request(app).post('/api/federation/offer').send(offer({ signedAt: new Date(now.getTime() - 6 * 60_000) }));
     expect(stale.status).toBe(422);
     expect(stale.body.error).toMatchObject({ code: 'OFFER_REFUSED', details: { reason: 'EXPIRED_MANIFEST' } });
@@ -82,7 +86,9 @@ describe('POST /api/federation/offer', () => {
     expect(ours.body.error.details.reason).toBe('INVALID_RECORD');
     expect((await request(app).post('/api/federation/offer').send({ offer: {} })).body.error.code).toBe('INVALID_BODY');
     const surrogate = await request(app).post('/api/federation/offer').send(offer({ markdown: `${markdown}\ud800` }));
-    expect(surrogate.body.error).toMatchObject({ code: 'OFFER_REFUSED', details: { reason: 'INVALID_RECORD' } });
+    // text no store keeps alike is refused at the edge, before the offer is read (ADR 0009)
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body.error).toMatchObject({ code: 'INVALID_TEXT', details: { problem: 'lone_surrogate' } });
     expect(await store.listImports()).toEqual([]);
   });
 
@@ -94,7 +100,9 @@ describe('POST /api/federation/offer', () => {
     expect(item).toMatchObject({ record_id: 'AAA-D1', markdown, origin, provenance: { origin_name: 'Alder Atlas', key_id: peerKey.keyId, content_hash: sha256Hex(markdown) } });
     expect((await request(app).post('/api/federation/offer').send(offer())).body).toEqual({ staged: [], unchanged: 1 });
     expect((await store.getPeer(origin))!.last_signed_at).toBe('2026-03-01T11:50:00.000Z');
-    const limited = await request(app).post('/api/federation/offer').send(offer());
+    // ten offers an hour per client: the refusals of the test above counted too (the edge's 400 did not)
+    let limited = await request(app).post('/api/federation/offer').send(offer());
+    if (limited.status === 202) limited = await request(app).post('/api/federation/offer').send(offer());
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('RATE_LIMITED');
   });

@@ -487,7 +487,7 @@ describe('HTTP transport', () => {
     expect(isOriginAllowed('https://anything.example', ['*'])).toBe(true);
   });
 
-  it('invalid JSON-RPC is a JSON-RPC error; invalid JSON is the envelope', async () => {
+  it('invalid JSON-RPC and a body that is not JSON are JSON-RPC errors; the envelope rides along as data', async () => {
     const invalid = await post(noPanel.app, { hello: 'world' });
     expect(invalid.status).toBe(400);
     expect(invalid.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
@@ -497,7 +497,7 @@ describe('HTTP transport', () => {
 
     const notJson = await request(noPanel.app).post('/api/mcp').set('Accept', 'application/json, text/event-stream').set('Content-Type', 'application/json').send('{"jsonrpc":');
     expect(notJson.status).toBe(400);
-    expect(notJson.body.error.code).toBe('INVALID_JSON');
+    expect(notJson.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, data: { code: 'INVALID_JSON', agent_action: expect.any(String) } } });
   });
 
   it('a batch inside a batch is no batch: refused whole as an invalid message, its inner calls not looked into', async () => {

@@ -7,9 +7,10 @@
  * without a standalone SSE stream must answer.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Request } from 'express';
+import type { ErrorRequestHandler, Request } from 'express';
 import { ApiError } from '../errors.ts';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../http/body-depth.ts';
+import { toApiError } from '../http/middleware.ts';
 import type { RouteDefinition } from '../routes/types.ts';
 import { createInProcessCall } from './in-process.ts';
 import { isOriginAllowed, parseAllowedOrigins } from './origin.ts';
@@ -149,4 +150,19 @@ function invalidToolCall(body: unknown): unknown {
   else if (params.arguments !== undefined && !isPlainObject(params.arguments)) problem = 'params.arguments must be an object';
   if (!problem) return undefined;
   return { jsonrpc: '2.0', id: idOf(body), error: { code: -32602, message: `Invalid params: ${problem}` } };
+}
+
+/**
+ * A body that is not JSON at all (or not readable as UTF-8 JSON) still gets a JSON-RPC answer on
+ * the MCP endpoint: "Parse error" (-32700), with the service's error envelope as its data so an
+ * agent finds the same code and agent_action as anywhere else. Registered before the general
+ * error handler; every other error passes on to it.
+ */
+export function mcpBodyErrorHandler(log: (line: string) => void): ErrorRequestHandler {
+  return (error: unknown, request, response, next) => {
+    if (response.headersSent || request.path !== '/api/mcp' || request.method !== 'POST') return next(error);
+    const refused = toApiError(error, log, request);
+    if (refused.code !== 'INVALID_JSON' && refused.code !== 'BAD_REQUEST') return next(error);
+    response.status(400).json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${refused.message}`, data: refused.toBody().error } });
+  };
 }

@@ -22,6 +22,9 @@ export interface PushOptions {
 
 export const DEFAULT_OFFER_LIMIT: Window = { limit: 30, windowMs: 3_600_000 };
 
+/** Every refused offer points at what this node offers and how its key reads (always readable). */
+const NODE_DOCUMENT = { method: 'GET', path: '/.well-known/polyphony-node.json' } as const;
+
 export function federationRoutes(context: RouteContext, node: FederationNode, push: PushOptions): RouteDefinition[] {
   const requestOrigin = (request: Request) => `${request.protocol}://${request.get('host') ?? 'localhost'}`;
   const route = (path: string, body: (request: Request) => Promise<unknown>): RouteDefinition => ({
@@ -43,7 +46,7 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
       methods: {
         POST: async (request, response) => {
           if (!push.enabled) {
-            throw apiError('PUSH_DISABLED', 'this deployment does not accept pushed records (FEDERATION_PUSH is off)', 'Do not retry: ask the operator to pull from your deployment with npm run federate -- pull <your url>.');
+            throw apiError('PUSH_DISABLED', 'this deployment does not accept pushed records (FEDERATION_PUSH is off)', 'Do not retry: ask the operator to pull from your deployment with npm run federate -- pull <your url>.', { suggestedNextCall: NODE_DOCUMENT });
           }
           await context.limiter!.check(request, response, 'federation-offer', push.limit);
           const parsed = FederationOfferSchema.safeParse(request.body);
@@ -57,9 +60,9 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
           } catch (error) {
             if (!(error instanceof FederationError)) throw error;
             if (error.code === 'KEY_CHANGED' || error.code === 'BAD_SIGNATURE') {
-              throw apiError('OFFER_UNAUTHENTICATED', error.message, 'Do not retry as is: the operator must pull from your deployment first, and the offer must be signed with the key it pinned.', { details: { reason: error.code } });
+              throw apiError('OFFER_UNAUTHENTICATED', error.message, 'Do not retry as is: the operator must pull from your deployment first, and the offer must be signed with the key it pinned.', { details: { reason: error.code }, suggestedNextCall: NODE_DOCUMENT });
             }
-            throw apiError('OFFER_REFUSED', error.message, 'Fix what the message names and send a freshly signed offer; nothing was staged.', { details: { reason: error.code } });
+            throw apiError('OFFER_REFUSED', error.message, 'Fix what the message names and send a freshly signed offer; nothing was staged.', { details: { reason: error.code }, suggestedNextCall: NODE_DOCUMENT });
           }
           response.status(202).json(outcome);
         },
