@@ -353,6 +353,11 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
   const liveGetErrors400: ErrorCode[] = ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER'];
   const requiredQuestion = { ...routeQuestion, required: true, schema: { type: 'string', maxLength: MAX_QUERY_CHARS } };
   const liveAsync = queryParameter('async', { type: 'string' }, 'async=1 or true submits a background job (202); any other value runs the request synchronously.');
+  const secondRound = queryParameter(
+    'second_round',
+    { type: 'string', enum: ['1', 'true', '0', 'false'] },
+    "1 or true: run the second round (each voice reads the other answers, anonymised, and keeps or revises its position with a reason; round 1 stays verbatim, panel[].round2 sits beside it, tensions[].moved names who revised). 0 or false: no second round. Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered (deadline, reservation, cost).",
+  );
   const missingFile: ErrorMap = { 404: ['ROUTE_NOT_FOUND'] };
 
   const paths: Record<string, Json> = {
@@ -474,7 +479,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         summary: 'Live panel on a new question (needs a live panel)',
         description:
           'Sends the question verbatim to every panel model in parallel and preserves their disagreement. Slow and costly; meant for a new question that no existing record fits. The result carries a council_id under which it is kept for 24 h, so an operator can commit exactly what was read (POST with council_id and persist). Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
-        parameters: [requiredQuestion, liveAsync],
+        parameters: [requiredQuestion, liveAsync, secondRound],
         responses: {
           '200': withEventStream(ok('The panel, a synthesized reading and tensions.', ref('CouncilResponse'))),
           '202': accepted('Council submitted as a background job.'),

@@ -51,7 +51,11 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           await limitLive(context, request, response, 'live');
           await live.assertBudget();
           const sessionId = body.new_session ? await live.issueSession(client) : body.session_id;
-          const input = { query, ...(sessionId ? { session_id: sessionId, session_client: client, session_started: body.new_session === true } : {}) };
+          const input = {
+            query,
+            ...(sessionId ? { session_id: sessionId, session_client: client, session_started: body.new_session === true } : {}),
+            ...(body.second_round !== undefined ? { second_round: body.second_round } : {}),
+          };
           if (body.async) {
             accepted(response, await live.submit('deliberation', input), sessionId ? { session_id: sessionId } : {});
             return;
