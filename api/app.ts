@@ -18,6 +18,7 @@ import type { LiveService } from './live/service.ts';
 import { divergenceRoutes } from './routes/divergences.ts';
 import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
+import { wellFormedWrites } from './http/text-guard.ts';
 import { mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
 import { crawlerRoutes } from './routes/crawlers.ts';
@@ -94,6 +95,7 @@ export function createApp(options: AppOptions): Express {
   context.limiter = limiter;
   context.limits = limits;
   context.log = log;
+  context.store = store;
 
   const app = express();
   app.disable('x-powered-by');
@@ -140,6 +142,7 @@ export function createApp(options: AppOptions): Express {
     }
     json(request, response, next);
   });
+  app.use(wellFormedWrites);
 
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),

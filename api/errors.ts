@@ -8,6 +8,8 @@ export interface SuggestedCall {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** Request headers the call needs, e.g. the same Idempotency-Key to collect a pending answer. */
+  headers?: Record<string, string>;
 }
 
 /** Query parameters as the app parses them (repeats become arrays). */
@@ -105,6 +107,9 @@ export const ERROR_CODES = {
   INVALID_JUSTIFICATION: 400,
   UNKNOWN_ACTION: 400,
   UNKNOWN_SOURCE: 400,
+  INVALID_TEXT: 400,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
   TRACK_NOT_FOUND: 404,
   RANGE_NOT_SATISFIABLE: 416,
   RATE_LIMITED: 429,

@@ -67,12 +67,17 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   INVALID_JUSTIFICATION: 'The justification of a contribution is not one of the closed vocabulary; the body carries valid_values.',
   UNKNOWN_ACTION: "POST /api/store with an action other than 'propose'.",
   UNKNOWN_SOURCE: 'A proposal cites record ids that are not in the corpus.',
+  INVALID_TEXT:
+    'A string of a write (any field of a POST body, or a query parameter of a job submission with async=1) contains NUL (U+0000) or an unpaired UTF-16 surrogate, which cannot be stored as text alike on every store driver; details name the field, the problem (nul or lone_surrogate), the index and the character. Not retryable: remove the character and resend. Nothing was stored.',
+  IDEMPOTENCY_KEY_REUSED:
+    'This client already used the Idempotency-Key for a different request to the same operation (422, as in the IETF Idempotency-Key draft); keys are scoped per client and operation. Use a fresh key for a new request, or resend the original request unchanged to get its answer. Nothing was stored.',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being handled; retryable: wait Retry-After seconds and resend it unchanged to get its answer.',
   TRACK_NOT_FOUND: 'No audio track has that slug.',
   RANGE_NOT_SATISFIABLE: 'A Range request on an audio file asks for bytes past its end; Content-Range: bytes */<size> gives the size.',
   RATE_LIMITED: 'Too many writes from this client; wait Retry-After seconds, then resend with the same Idempotency-Key.',
   LIVE_PANEL_UNAVAILABLE: 'The path needs a live model panel (full deliberation, async jobs, trace, council) and none is configured on this deployment; /api/health capabilities list what is wired.',
   ORIGIN_NOT_ALLOWED: 'A browser Origin outside the allow-list on POST /api/mcp (loopback origins and MCP_ALLOWED_ORIGINS are allowed; requests without Origin are allowed).',
-  INTERNAL_ERROR: 'An unexpected failure; retryable. details.error_id names the one line the server logged about it (quote it in a report); the envelope carries no stack trace.',
+  INTERNAL_ERROR: 'An unexpected failure, presumed permanent (a bug): not retryable; transient failures have their own codes (STORE_UNAVAILABLE, PROVIDER_FAILED, RATE_LIMITED, IDEMPOTENCY_KEY_IN_USE). details.error_id names the one line the server logged about it (quote it in a report); the envelope carries no stack trace.',
   REQUEST_TIMEOUT: 'The request head or body did not arrive in full within the server\'s time limit (BODY_TIMEOUT_MS, default 30 s); answered before routing, then the connection is closed. Resend the whole request.',
   HEADERS_TOO_LARGE: 'The request headers exceed the 16 kB the server reads (answered before routing, in the envelope).',
   JOB_FAILED: 'Not an HTTP status: the error.code of a background job that failed for a reason other than the providers (GET /api/query?job=<id> answers 200 with status failed).',
@@ -85,14 +90,15 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'Authorization required.',
   403: 'Authorization refused.',
   404: 'Not found.',
-  409: 'Conflict: the request does not fit the current state of the resource (e.g. cancelling a job that already ended).',
+  409: 'Conflict: a request with the same Idempotency-Key is still being handled (wait Retry-After seconds), or the request does not fit the current state of the resource (e.g. cancelling a job that already ended).',
   405: 'Method not allowed: this path answers only the methods in the Allow header. Every method not documented on this path gets this response.',
   408: 'Request timeout: the request did not arrive in full in time (answered before routing); the connection is closed.',
   413: `Payload too large: the JSON body is larger than ${DOCUMENTED_MAX_BODY}.`,
   414: `URI too long: the request URL is longer than ${DOCUMENTED_MAX_URL_BYTES} bytes.`,
   416: 'Range not satisfiable: no byte of the requested range lies inside the file; Content-Range gives its size.',
+  422: 'The Idempotency-Key was already used by this client for a different request to this operation.',
   429: 'Too many requests from this client: wait Retry-After seconds.',
-  500: 'Internal error. Retryable; details.error_id names the line the server logged; the envelope carries no stack trace.',
+  500: 'Internal error, not retryable; details.error_id names the line the server logged; the envelope carries no stack trace.',
   501: 'Not available in this engine version; the envelope points at what works instead.',
   502: 'A model provider of the live panel failed, or its result could not be used.',
   503: 'Live work or the store is unavailable (no panel configured, spending ceiling reached, no record store, or the store cannot be reached for the moment); the envelope says whether to retry and points at the fast path.',
@@ -107,7 +113,10 @@ const RATE_HEADERS: Json = {
 };
 
 /** RateLimit fields are sent when a new submission is stored (not on replays or duplicates). */
-const SUBMISSION_HEADERS: Json = { ...RATE_HEADERS };
+const SUBMISSION_HEADERS: Json = {
+  ...RATE_HEADERS,
+  'Idempotent-Replayed': { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key (same status and body).', schema: { type: 'string', enum: ['true'] } },
+};
 
 /** The error envelope with `error.code` narrowed to the codes a response can carry. */
 function envelopeWithCodes(codes: readonly ErrorCode[]): Json {
@@ -139,8 +148,8 @@ function errorResponse(status: number, codes: readonly ErrorCode[], paramMissing
       ? { headers: { Allow: { description: 'The methods this path accepts, e.g. "GET, HEAD, OPTIONS".', required: true, schema: { type: 'string' } } } }
       : status === 401
         ? { headers: { 'WWW-Authenticate': { description: 'Bearer challenge.', required: true, schema: { type: 'string' } } } }
-        : status === 429
-          ? { headers: { 'Retry-After': { description: 'Seconds to wait.', required: true, schema: { type: 'string' } }, ...RATE_HEADERS } }
+        : status === 429 || (status === 409 && codes.includes('IDEMPOTENCY_KEY_IN_USE'))
+          ? { headers: { 'Retry-After': { description: status === 409 ? 'Seconds to wait (sent with IDEMPOTENCY_KEY_IN_USE).' : 'Seconds to wait.', required: status === 429 || codes.length === 1, schema: { type: 'string' } }, ...RATE_HEADERS } }
           : {}),
     content: jsonContent(schema),
     'x-error-codes': [...codes],
@@ -191,6 +200,8 @@ function operation(spec: OperationSpec): Json {
   if (spec.post) {
     add(400, 'INVALID_JSON', 'BAD_REQUEST');
     if (!spec.jsonRpc400) add(400, 'BODY_TOO_DEEP');
+    // Every string of a POST body passes the text rule, except MCP's (each tool call is checked as the call it makes).
+    if (!spec.jsonRpc400) add(400, 'INVALID_TEXT');
     add(413, 'PAYLOAD_TOO_LARGE');
   }
   // Routes and files alike answer other methods with 405 and Allow.
@@ -274,7 +285,8 @@ const IDEMPOTENCY_KEY: Json = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'A unique key (1-200 visible ASCII characters, e.g. a UUID): resending with the same key returns the earlier submission instead of storing twice.',
+  description:
+    'A unique key (1-200 visible ASCII characters, e.g. a UUID), scoped to this client and this operation: the same request resent with the same key gets the first answer (same status and body, header Idempotent-Replayed: true) instead of storing or submitting twice; a different request with a used key is 422 IDEMPOTENCY_KEY_REUSED; while the first is still being handled, 409 IDEMPOTENCY_KEY_IN_USE. On /api/query, /api/trace and /api/council it applies to job submissions (async).',
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
 };
 
@@ -342,7 +354,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
 
   const queryErrors400: ErrorCode[] = [
     'PARAM_MISSING', 'PARAM_REPEATED', 'UNKNOWN_PARAMETER', 'UNKNOWN_LAYER', 'UNKNOWN_EVIDENCE', 'UNKNOWN_FORMAT', 'UNKNOWN_MODE',
-    'UNKNOWN_GLYPH', 'INVALID_PARAMETER', 'CONFLICTING_PARAMETERS', 'QUERY_TOO_LONG',
+    'UNKNOWN_GLYPH', 'INVALID_PARAMETER', 'CONFLICTING_PARAMETERS', 'QUERY_TOO_LONG', 'INVALID_TEXT',
   ];
   const noParameters: ErrorMap = { 400: ['UNKNOWN_PARAMETER'] };
   // Live paths: 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; with one, SPENDING_CEILING_REACHED,
@@ -350,7 +362,9 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
   // the store (jobs, sessions, spend, rate limits) cannot be reached.
   const livePanel: ErrorMap = { 429: ['RATE_LIMITED'], 502: ['PROVIDER_FAILED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'STORE_UNAVAILABLE'] };
   const storeDown: ErrorMap = { 503: ['STORE_UNAVAILABLE'] };
-  const liveGetErrors400: ErrorCode[] = ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER'];
+  const liveGetErrors400: ErrorCode[] = ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER', 'INVALID_TEXT'];
+  // Writes and job submissions that take an Idempotency-Key.
+  const keyed: ErrorMap = { 409: ['IDEMPOTENCY_KEY_IN_USE'], 422: ['IDEMPOTENCY_KEY_REUSED'] };
   const requiredQuestion = { ...routeQuestion, required: true, schema: { type: 'string', maxLength: MAX_QUERY_CHARS } };
   const liveAsync = queryParameter('async', { type: 'string' }, 'async=1 or true submits a background job (202); any other value runs the request synchronously.');
   const secondRound = queryParameter(
@@ -411,7 +425,6 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           `records ranks works and Atlas records together. With no glyph and no layers, an Atlas record is returned only when its relevanceScore is at least ${ATLAS_RELEVANCE_RATIO} of the best work's (a question the works answer gets no Atlas filler; a question worded as a disagreement always keeps its best one); layers=divergence or the Ξ glyph asks for the Atlas directly.`,
           'async=1, sync=1, job=<id> and mode=trace need the live panel: while none is configured (/api/health capabilities.deliberation false) they answer 503 LIVE_PANEL_UNAVAILABLE. With a panel, async answers 202 {job_id, poll_url}, job=<id> the job state (the full result once status is done), sync=1 a full deliberation and mode=trace a trace.',
         ].join(' '),
-        parameters: queryParameters,
         responses: {
           '200': withEventStream(
             ok('Retrieval response in the requested format; with a live panel, a full deliberation (sync=1), a trace (mode=trace) or a job state (job=<id>; its stages list progress so far).', {
@@ -426,7 +439,8 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           ),
           '202': accepted('Background deliberation submitted (async=1 or true). Poll GET /api/query?job=<job_id> about every 3 s.'),
         },
-        errors: { 400: queryErrors400, 404: ['JOB_NOT_FOUND'], ...livePanel },
+        parameters: [...queryParameters, IDEMPOTENCY_KEY],
+        errors: { 400: queryErrors400, 404: ['JOB_NOT_FOUND'], ...livePanel, ...keyed },
         paramMissing: ref('ParamMissingError'),
       }),
       post: operation({
@@ -435,12 +449,13 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         summary: 'Full deliberation (needs a live panel)',
         description:
           'Full deliberation with a receipt (about 25 s), or a background job with async true. Sessions are issued by the server: new_session true starts one (session.session_id in the response, session_id in the 202 form); send that id as session_id to continue it (rolling 5 exchanges, 24 h after last use). A session is bound to the client it was issued to (its hashed address); any other id is 404 SESSION_NOT_FOUND before any model call. Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; use GET /api/query for the fast path.',
+        parameters: [IDEMPOTENCY_KEY],
         requestBody: jsonBody('QueryRequest', 'The question and options (spec §4.3).', true),
         responses: {
           '200': withEventStream(ok('Full deliberation with a receipt.', ref('DeliberationResponse'))),
           '202': accepted('Background deliberation submitted (async true). Poll GET /api/query?job=<job_id> about every 3 s.'),
         },
-        errors: { 400: ['INVALID_BODY', 'PARAM_MISSING', 'CONFLICTING_PARAMETERS'], 404: ['SESSION_NOT_FOUND'], ...livePanel },
+        errors: { 400: ['INVALID_BODY', 'PARAM_MISSING', 'CONFLICTING_PARAMETERS', 'INVALID_PARAMETER'], 404: ['SESSION_NOT_FOUND'], ...livePanel, ...keyed },
         post: true,
       }),
     },
@@ -450,12 +465,12 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         tags: ['live panel'],
         summary: 'Measured baseline-versus-augmented counterfactual (needs a live panel)',
         description: 'The question is answered twice in parallel (without the corpus and with it), then a third pass reports what the corpus changed. A single-run demonstrator. Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
-        parameters: [requiredQuestion, liveAsync],
+        parameters: [requiredQuestion, liveAsync, IDEMPOTENCY_KEY],
         responses: {
           '200': withEventStream(ok('Trace with a measured receipt.', ref('TraceResponse'))),
           '202': accepted('Trace submitted as a background job.'),
         },
-        errors: { 400: liveGetErrors400, ...livePanel },
+        errors: { 400: liveGetErrors400, ...livePanel, ...keyed },
       }),
     },
     '/api/jobs/cancel': {
@@ -479,12 +494,12 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         summary: 'Live panel on a new question (needs a live panel)',
         description:
           'Sends the question verbatim to every panel model in parallel and preserves their disagreement. Slow and costly; meant for a new question that no existing record fits. The result carries a council_id under which it is kept for 24 h, so an operator can commit exactly what was read (POST with council_id and persist). Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
-        parameters: [requiredQuestion, liveAsync, secondRound],
+        parameters: [requiredQuestion, liveAsync, secondRound, IDEMPOTENCY_KEY],
         responses: {
           '200': withEventStream(ok('The panel, a synthesized reading and tensions.', ref('CouncilResponse'))),
           '202': accepted('Council submitted as a background job.'),
         },
-        errors: { 400: liveGetErrors400, ...livePanel },
+        errors: { 400: liveGetErrors400, ...livePanel, ...keyed },
       }),
       post: operation({
         operationId: 'councilPost',
@@ -569,11 +584,11 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         tags: ['contribution'],
         summary: 'Answer an open Atlas question; lands as pending',
         description:
-          "The answer is stored as pending (invisible to retrieval, the Atlas, kin and prompts until a curator approves it), and the response returns the other minds' answers to the same question. Needs no key; rate-limited per client; a repeated Idempotency-Key returns the earlier submission.",
+          "The answer is stored as pending (invisible to retrieval, the Atlas, kin and prompts until a curator approves it), and the response returns the other minds' answers to the same question. Needs no key; rate-limited per client. An Idempotency-Key is scoped to this client and this operation: the same request again with it gets the first answer byte for byte (Idempotent-Replayed: true), a different request with it 422 IDEMPOTENCY_KEY_REUSED.",
         parameters: [IDEMPOTENCY_KEY],
         requestBody: jsonBody('ContributeRequest', 'The answer (spec §4.8).', true),
         responses: { '202': ok('Stored as pending.', ref('ContributionAccepted'), SUBMISSION_HEADERS) },
-        errors: { 400: ['INVALID_BODY', 'INVALID_JUSTIFICATION', 'INVALID_PARAMETER'], 404: ['RECORD_NOT_FOUND'], 429: ['RATE_LIMITED'], ...storeDown },
+        errors: { 400: ['INVALID_BODY', 'INVALID_JUSTIFICATION', 'INVALID_PARAMETER'], 404: ['RECORD_NOT_FOUND'], 429: ['RATE_LIMITED'], ...storeDown, ...keyed },
         post: true,
         extra400: ref('InvalidJustificationError'),
       }),
@@ -583,11 +598,11 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         operationId: 'store',
         tags: ['contribution'],
         summary: 'Propose a synthesis; lands as pending',
-        description: 'Published only after curator review; approved proposals join the corpus works count. Needs no key; rate-limited per client; a repeated Idempotency-Key returns the earlier submission.',
+        description: 'Published only after curator review; approved proposals join the corpus works count. Needs no key; rate-limited per client. An Idempotency-Key is scoped to this client and this operation: the same request again with it gets the first answer byte for byte (Idempotent-Replayed: true), a different request with it 422 IDEMPOTENCY_KEY_REUSED.',
         parameters: [IDEMPOTENCY_KEY],
         requestBody: jsonBody('StoreRequest', 'The proposal (spec §4.8).', true),
         responses: { '202': ok('Stored as pending.', ref('ProposalAccepted'), SUBMISSION_HEADERS) },
-        errors: { 400: ['UNKNOWN_ACTION', 'INVALID_BODY', 'UNKNOWN_SOURCE', 'INVALID_PARAMETER'], 429: ['RATE_LIMITED'], ...storeDown },
+        errors: { 400: ['UNKNOWN_ACTION', 'INVALID_BODY', 'UNKNOWN_SOURCE', 'INVALID_PARAMETER'], 429: ['RATE_LIMITED'], ...storeDown, ...keyed },
         post: true,
       }),
     },

@@ -115,6 +115,7 @@ export const SuggestedCallSchema = named(
       path: text('Path of the next request.'),
       query: z.record(z.string(), z.string()).optional().describe('Query parameters of the next request.'),
       body: z.unknown().optional().describe('JSON body of the next request.'),
+      headers: z.record(z.string(), z.string()).optional().describe('Request headers the next request needs (e.g. the same Idempotency-Key to collect a pending answer).'),
     })
     .describe('A concrete next request.'),
 );
@@ -1340,8 +1341,9 @@ export const ContributionStatusSchema = named(
 );
 export type ContributionStatus = z.infer<typeof ContributionStatusSchema>;
 
+// A replay for the same Idempotency-Key is the first answer byte for byte, marked only by the
+// header Idempotent-Replayed: true; it carries no flag of its own.
 const submissionFlags = {
-  replayed: z.literal(true).optional().describe('Present when the Idempotency-Key matched an earlier submission, which is returned.'),
   duplicate: z.literal(true).optional().describe('Present when identical content is already pending; nothing was added.'),
   review: text('How review works.'),
 };

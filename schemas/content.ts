@@ -160,11 +160,34 @@ export const AnnotationSchema = z.object({
   note: nonEmpty,
 });
 
+/**
+ * A record's certification. Hand-written records carry only `tier` (and, before issue 15,
+ * `dri` and `split_persistence`); `npm run certify -- --write` writes the whole block, and
+ * the evidence beside the record (`divergences/<id>.certification.jsonl`) backs every number.
+ */
 export const CertificationSchema = z.object({
   tier: TierSchema,
-  dri: z.number().nonnegative().optional(),
-  split_persistence: z.number().min(0).max(1).optional(),
+  dri: z.number().nonnegative().optional().describe('Between-model spread / within-model spread (median over runs)'),
+  split_persistence: z.number().min(0).max(1).optional().describe('Share of paraphrases in which the split persisted'),
+  dri_range: z.tuple([z.number().nonnegative(), z.number().nonnegative()]).optional().describe('Lowest and highest DRI over runs'),
+  between_spread: z.number().nonnegative().optional().describe('Mean cosine distance between the models\' answers'),
+  within_spread: z.number().nonnegative().optional().describe('Mean cosine distance between one model\'s own re-rolls (the noise floor)'),
+  flips: z.number().int().nonnegative().optional().describe('Models party to the split that flipped under P2 or P3 (worst run)'),
+  concedes: z.number().int().nonnegative().optional().describe('Models party to the split that conceded under P2 or P3 (worst run)'),
+  k: z.number().int().nonnegative().optional().describe('Paraphrases per run'),
+  t: z.number().int().positive().optional().describe('Re-rolls of the verbatim question per model per run'),
+  runs: z.number().int().positive().optional().describe('Independent runs of the whole protocol'),
+  agreement: z.number().min(0).max(1).nullable().optional().describe('Share of run pairs reaching the same tier; null for one run'),
+  kappa: z.number().min(-1).max(1).nullable().optional().describe("Fleiss' kappa among the judges (median over runs)"),
+  panel: z.array(nonEmpty).optional().describe('Models put under test'),
+  judges: z.array(nonEmpty).optional().describe('Models that labelled P2/P3 moves; none sits on the panel'),
+  paraphraser: nonEmpty.optional().describe('Model that wrote the rewordings; not on the panel'),
+  embedder: nonEmpty.optional().describe('Embedding model the spreads were measured in'),
+  method_version: nonEmpty.optional(),
+  date: CalendarDateSchema.optional().describe('Day the certification was computed'),
+  evidence: z.string().regex(/^[\w.-]+\.certification\.jsonl$/).optional().describe('Evidence log beside the record'),
 });
+export type Certification = z.infer<typeof CertificationSchema>;
 
 export function createDivergenceSchema(prefix: string) {
   const ids = idPatterns(prefix);

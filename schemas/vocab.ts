@@ -21,6 +21,10 @@ export type Evidence = (typeof EVIDENCE)[number];
 export const TIERS = ['C0', 'C1', 'C2', 'C3'] as const;
 export type Tier = (typeof TIERS)[number];
 
+/** How a model's answer moved under pressure in certification (P2, P3), as judges label it. */
+export const PRESSURE_LABELS = ['held', 'refined-but-held', 'conceded', 'flipped'] as const;
+export type PressureLabel = (typeof PRESSURE_LABELS)[number];
+
 export const TENSION_STATUSES = ['unresolved', 'divergent', 'emerging'] as const;
 export type TensionStatus = (typeof TENSION_STATUSES)[number];
 

@@ -18,7 +18,7 @@ beforeAll(async () => {
   built = await buildApp(writeFixtureContent());
 });
 
-async function writeApp(options: { limit?: number; now?: () => Date } = {}) {
+async function writeApp(options: { limit?: number; now?: () => Date; trustProxy?: boolean } = {}) {
   const file = path.join(tempDir('writes'), 'store.db');
   const store: Store = createSqliteStore(file);
   const corpus = await loadCorpus(built.artifactsDir, await testEmbedder());
@@ -28,6 +28,7 @@ async function writeApp(options: { limit?: number; now?: () => Date } = {}) {
     log: () => {},
     ...(options.limit ? { limits: { contribute: { limit: options.limit, windowMs: 3_600_000 } } } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.trustProxy ? { trustProxy: true } : {}),
   });
   return { app, store, file };
 }
@@ -77,10 +78,71 @@ describe('POST /api/contribute', () => {
     expect(again.body).toMatchObject({ contribution_id: first.body.contribution_id, duplicate: true });
 
     const burst = await Promise.all(Array.from({ length: 50 }, () => request(app).post('/api/contribute').set('Idempotency-Key', 'key-123').send(answer('keyed text'))));
-    expect(new Set(burst.map((response) => response.status))).toEqual(new Set([202]));
-    expect(new Set(burst.map((response) => response.body.contribution_id)).size).toBe(1);
-    expect(burst.filter((response) => response.body.replayed).length).toBe(49);
+    // One is handled; the others are answered its acknowledgement, or 409 while it is in progress.
+    const answered = burst.filter((response) => response.status === 202);
+    for (const other of burst.filter((response) => response.status !== 202)) expect(other.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', retryable: true, suggested_next_call: { method: 'POST', path: expect.any(String), headers: { 'Idempotency-Key': expect.any(String) } } });
+    expect(new Set(answered.map((response) => response.text)).size).toBe(1);
+    expect(answered.filter((response) => response.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     expect(await store.listContributions()).toHaveLength(2);
+  });
+
+  it('an Idempotency-Key belongs to one client and one operation; a replay is the stored answer byte for byte', async () => {
+    const { app, store } = await writeApp({ trustProxy: true });
+    const proposal = { action: 'propose', title: 'Ownership in degrees', text: 'A synthesis of TST-D1 and TST-4.', identity: 'cedar-1', sources: ['TST-D1', 'TST-4'] };
+    const stored = await request(app).post('/api/store').set('X-Forwarded-For', '203.0.113.1').set('Idempotency-Key', 'K').send(proposal);
+    expect(stored.status).toBe(202);
+    // The case: the same key on another endpoint is another key, so the answer is stored and acknowledged as itself.
+    const contributed = await request(app).post('/api/contribute').set('X-Forwarded-For', '203.0.113.1').set('Idempotency-Key', 'K').send(answer('an answer that must not be dropped'));
+    expect(contributed.status).toBe(202);
+    expect(contributed.headers['idempotent-replayed']).toBeUndefined();
+    expect(contributed.body.contribution_id).not.toBe(stored.body.contribution_id);
+    expect(contributed.body.received).toMatchObject({ identity: 'dogwood-1', justification: 'missing_voice' });
+    expect(await store.getContribution(contributed.body.contribution_id)).toMatchObject({ kind: 'answer', payload: { answer: 'an answer that must not be dropped' } });
+    // Another client with the same key on the same endpoint: its own contribution.
+    const other = await request(app).post('/api/contribute').set('X-Forwarded-For', '203.0.113.2').set('Idempotency-Key', 'K').send({ ...answer('another client, another answer'), id: 'TST-D2' });
+    expect(other.status).toBe(202);
+    expect(other.body).toMatchObject({ record_id: 'TST-D2' });
+    expect(await store.getContribution(other.body.contribution_id)).toMatchObject({ record_id: 'TST-D2', payload: { answer: 'another client, another answer' } });
+    // The same request again: exactly the first acknowledgement (status, body bytes), marked as a replay.
+    const replay = await request(app).post('/api/contribute').set('X-Forwarded-For', '203.0.113.1').set('Idempotency-Key', 'K').send(answer('an answer that must not be dropped'));
+    expect(replay.status).toBe(202);
+    expect(replay.text).toBe(contributed.text);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    // The same key with a different body (even for another record): 422 in the envelope, nothing stored.
+    const reused = await request(app).post('/api/contribute').set('X-Forwarded-For', '203.0.113.1').set('Idempotency-Key', 'K').send({ ...answer('a different answer'), id: 'TST-D2' });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error).toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      retryable: false,
+      agent_action: expect.stringMatching(/fresh Idempotency-Key/),
+      suggested_next_call: { method: 'POST', path: '/api/contribute', body: { ...answer('a different answer'), id: 'TST-D2' } },
+      details: { idempotency_key: 'K', operation: 'contribute' },
+    });
+    expect(await store.listContributions()).toHaveLength(3);
+  });
+
+  it('text with NUL or an unpaired surrogate is 400 INVALID_TEXT on every write field, and nothing is stored', async () => {
+    const { app, store } = await writeApp();
+    const proposal = { action: 'propose', title: 'Ownership in degrees', text: 'A synthesis.', identity: 'cedar-1', sources: ['TST-D1'] };
+    const cases: [string, string, string][] = [
+      ['/api/contribute', JSON.stringify(answer('nul \u0000 inside')), 'body.answer'],
+      ['/api/contribute', JSON.stringify({ ...answer(), identity: 'lone \ud800 high' }), 'body.identity'],
+      ['/api/contribute', JSON.stringify({ ...answer(), identity: 'lone \udfff low' }), 'body.identity'],
+      ['/api/store', JSON.stringify({ ...proposal, text: 'x\u0000' }), 'body.text'],
+      ['/api/store', JSON.stringify({ ...proposal, sources: ['TST-D1', '\ud83d'] }), 'body.sources[1]'],
+      ['/api/store', JSON.stringify({ ...proposal, note: '\u0000' }), 'body.note'],
+    ];
+    for (const [path, body, field] of cases) {
+      const response = await request(app).post(path).set('Content-Type', 'application/json').send(body);
+      expect(response.status, body).toBe(400);
+      expect(response.body.error, body).toMatchObject({ code: 'INVALID_TEXT', retryable: false, details: { field }, suggested_next_call: { method: 'POST', path } });
+    }
+    // Raw ED A0 80 bytes (an encoded surrogate) are not UTF-8: decoded as U+FFFD, which is well-formed and kept.
+    const raw = Buffer.concat([Buffer.from('{"id":"TST-D1","identity":"dogwood-1","justification":"missing_voice","answer":"raw '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
+    const decoded = await request(app).post('/api/contribute').set('Content-Type', 'application/json').serialize((bytes: Buffer) => bytes as unknown as string).send(raw as never);
+    expect(decoded.status, decoded.text).toBe(202);
+    expect((await store.getContribution(decoded.body.contribution_id))?.payload.answer).toBe('raw \ufffd\ufffd\ufffd');
+    expect(await store.listContributions()).toHaveLength(1);
   });
 
   it('500 concurrent posts from one client: accepted = the limit, the rest 429, rows = accepted', async () => {

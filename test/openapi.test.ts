@@ -235,7 +235,10 @@ describe('the document', () => {
   });
 
   it('documents every GET /api/query parameter with its vocabulary, and the limits the app enforces', () => {
-    const query = ((document.paths as Record<string, Json>)['/api/query']!.get as Json).parameters as Json[];
+    const parameters = ((document.paths as Record<string, Json>)['/api/query']!.get as Json).parameters as Json[];
+    // Query parameters are exactly the parsed ones; the one header is Idempotency-Key (job submissions).
+    const query = parameters.filter((parameter) => parameter.in === 'query');
+    expect(parameters.filter((parameter) => parameter.in !== 'query').map((parameter) => parameter.name)).toEqual(['Idempotency-Key']);
     expect(query.map((parameter) => parameter.name).sort()).toEqual([...QUERY_PARAMETERS].sort());
     const byName = Object.fromEntries(query.map((parameter) => [parameter.name, parameter.schema as Json]));
     expect(byName.format).toMatchObject({ enum: ['context', 'brief', 'si'], default: 'context' });
@@ -377,6 +380,10 @@ const rows: Row[] = [
   { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'key-1' }, status: 202, zod: ContributionAcceptedSchema, label: 'POST /api/contribute (Idempotency-Key)' },
   { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'key-1' }, status: 202, zod: ContributionAcceptedSchema, label: 'POST /api/contribute (replayed)' },
   { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'not a key' }, status: 400, code: 'INVALID_PARAMETER', label: 'POST /api/contribute (bad Idempotency-Key)' },
+  { method: 'POST', url: '/api/contribute', body: { ...contribution, answer: 'another answer' }, headers: { 'Idempotency-Key': 'key-1' }, status: 422, code: 'IDEMPOTENCY_KEY_REUSED', label: 'POST /api/contribute (Idempotency-Key reused for another body)' },
+  { method: 'POST', url: '/api/contribute', body: { ...contribution, answer: 'nul \u0000' }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/contribute (NUL in the answer)' },
+  { method: 'POST', url: '/api/store', body: { ...proposal, title: 'lone \ud800' }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/store (unpaired surrogate in the title)' },
+  { method: 'POST', url: '/api/query', body: { query: 'why\u0000', async: true }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/query (NUL in the query)' },
   { method: 'POST', url: '/api/contribute', body: { ...contribution, justification: 'because' }, status: 400, code: 'INVALID_JUSTIFICATION', zod: InvalidJustificationErrorSchema, label: 'POST /api/contribute (invalid justification)' },
   { method: 'POST', url: '/api/contribute', body: { ...contribution, id: 'tst-d1' }, status: 404, code: 'RECORD_NOT_FOUND', label: 'POST /api/contribute (unknown record)' },
   { method: 'POST', url: '/api/contribute', body: {}, status: 400, code: 'INVALID_BODY', label: 'POST /api/contribute (empty body)' },
@@ -490,7 +497,8 @@ describe('real responses match the document', () => {
     });
     const response = await request(broken).get(`/api/query?q=${refusal}`);
     expect(response.status).toBe(500);
-    expect(response.body.error).toMatchObject({ code: 'INTERNAL_ERROR', retryable: true });
+    // Unknown failures are presumed permanent: a client following the envelope must not loop.
+    expect(response.body.error).toMatchObject({ code: 'INTERNAL_ERROR', retryable: false });
     expect(response.text).not.toContain('index unreadable');
     assertMatchesOpenApi(validator, 'GET', '/api/query', response);
   });

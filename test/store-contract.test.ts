@@ -4,10 +4,11 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createPostgresStore } from '../api/storage/postgres-store.ts';
+import { createPostgresStore, isUnavailable } from '../api/storage/postgres-store.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { ContributionKind, ContributionStatus, Store } from '../api/storage/store.ts';
+import { StoreUnavailableError, UnstorableTextError, type ContributionKind, type ContributionStatus, type Store } from '../api/storage/store.ts';
 import { tempDir } from './helpers/app.ts';
 import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from './helpers/postgres.ts';
 
@@ -15,6 +16,8 @@ interface Driver {
   name: string;
   /** A fresh, empty store. */
   open(): Promise<Store>;
+  /** A location holding a store made by the older schema (one contribution, sent with key "K"); opens it. */
+  legacy(): Promise<{ open(): Promise<Store> }>;
 }
 
 let postgres: TestPostgres | undefined;
@@ -30,9 +33,48 @@ async function freshDatabase(prefix: string): Promise<string> {
   await admin.end();
   return postgres!.url.replace(/\/postgres$/, `/${name}`);
 }
+const LEGACY_ROW = ['ctb_old', 'answer', 'X-D1', 'tester', 'missing_voice', '{"answer":"old"}', 'hash-old', 'K', 'client-a', 'pending', '2025-12-31T00:00:00.000Z'];
+const LEGACY_INSERT = 'INSERT INTO contributions (id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at)';
+
 const drivers: Driver[] = [
-  { name: 'sqlite', open: async () => createSqliteStore(path.join(tempDir('store'), 'store.db')) },
-  { name: 'postgres', open: async () => createPostgresStore(await freshDatabase('contract')) },
+  {
+    name: 'sqlite',
+    open: async () => createSqliteStore(path.join(tempDir('store'), 'store.db')),
+    legacy: async () => {
+      const file = path.join(tempDir('store-legacy'), 'store.db');
+      const Libsql = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; prepare(sql: string): { run(...values: unknown[]): unknown }; close(): void };
+      const db = new Libsql(file);
+      db.exec(`CREATE TABLE contributions (
+        id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
+        payload TEXT NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT UNIQUE, client TEXT NOT NULL,
+        status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
+        reviews TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX contributions_status ON contributions(status, created_at);`);
+      db.prepare(`${LEGACY_INSERT} VALUES (${LEGACY_ROW.map(() => '?').join(', ')})`).run(...LEGACY_ROW);
+      db.close();
+      return { open: async () => createSqliteStore(file) };
+    },
+  },
+  {
+    name: 'postgres',
+    open: async () => createPostgresStore(await freshDatabase('contract')),
+    legacy: async () => {
+      const url = await freshDatabase('legacy');
+      const { default: pg } = await import('pg');
+      const old = new pg.Client({ connectionString: url });
+      await old.connect();
+      await old.query(`CREATE TABLE contributions (
+        id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
+        payload JSONB NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT UNIQUE, client TEXT NOT NULL,
+        status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
+        reviews JSONB NOT NULL DEFAULT '[]'::jsonb
+      )`);
+      await old.query(`${LEGACY_INSERT} VALUES (${LEGACY_ROW.map((_, index) => `$${index + 1}`).join(', ')})`, LEGACY_ROW);
+      await old.end();
+      return { open: async () => createPostgresStore(url) };
+    },
+  },
 ];
 
 beforeAll(async () => {
@@ -117,8 +159,11 @@ for (const driver of drivers) {
 
     it('keeps council results for a bounded time, exactly, and persists each once', async () => {
       const store = await driver.open();
-      const result = { panel: [{ text: 'Alder:  yes.\n\u0000\ud800 end  ' }], n: 1.5, nested: { b: 1, a: 2 } };
+      const result = { panel: [{ text: 'Alder:  yes.\n\t\u{1F600} end  ' }], n: 1.5, nested: { b: 1, a: 2 } };
       await store.keepCouncil('cnl_1', result, at(0), hour);
+      // model text with NUL or a lone surrogate is kept in its storable form, alike on both drivers
+      await store.keepCouncil('cnl_x', { panel: [{ text: 'a\u0000b\ud800c' }] }, at(0), hour);
+      expect((await store.getCouncil('cnl_x', at(1)))!.result).toEqual({ panel: [{ text: 'ab\ufffdc' }] });
       const kept = await store.getCouncil('cnl_1', at(59));
       expect(kept).toEqual({ id: 'cnl_1', result, created_at: at(0).toISOString(), expires_at: at(60).toISOString(), persisted_id: null });
       expect(JSON.stringify(kept!.result)).toBe(JSON.stringify(result));
@@ -187,21 +232,117 @@ for (const driver of drivers) {
       await store.close();
     });
 
-    it('submits contributions atomically: replay, duplicate, limit, then insert', async () => {
+    it('submits contributions atomically: duplicate, limit, then insert', async () => {
       const store = await driver.open();
       const limit = { key: 'contribute:client-a', limit: 10, windowMs: hour };
       const burst = await Promise.all(Array.from({ length: 40 }, (_, n) => store.submitContribution(item(n), limit, at(0))));
       expect(burst.filter((outcome) => outcome.outcome === 'created')).toHaveLength(10);
       expect(burst.filter((outcome) => outcome.outcome === 'limited')).toHaveLength(30);
-      const keyed = await Promise.all(Array.from({ length: 25 }, () => store.submitContribution(item(100, { idempotency_key: 'k1', client: 'client-b' }), { ...limit, key: 'contribute:client-b' }, at(1))));
-      expect(keyed.filter((outcome) => outcome.outcome === 'created')).toHaveLength(1);
-      expect(keyed.filter((outcome) => outcome.outcome === 'replayed')).toHaveLength(24);
+      const same = await Promise.all(Array.from({ length: 25 }, () => store.submitContribution(item(100, { client: 'client-b' }), { ...limit, key: 'contribute:client-b' }, at(1))));
+      expect(same.filter((outcome) => outcome.outcome === 'created')).toHaveLength(1);
+      expect(same.filter((outcome) => outcome.outcome === 'duplicate')).toHaveLength(24);
       const duplicate = await store.submitContribution(item(100, { id: 'ctb_other', client: 'client-b' }), { ...limit, key: 'contribute:client-b' }, at(2));
       expect(duplicate).toMatchObject({ outcome: 'duplicate', contribution: { id: 'ctb_100' } });
       expect(await store.listContributions('pending')).toHaveLength(11);
       const later = await store.submitContribution(item(200), limit, new Date(at(0).getTime() + hour));
       expect(later.outcome).toBe('created');
       await store.close();
+    });
+
+    it('scopes Idempotency-Keys per client and operation and replays the stored acknowledgement', async () => {
+      const store = await driver.open();
+      const scope = { client: 'client-a', operation: 'contribute', key: 'K' };
+      const ack = { status: 202, headers: { Location: '/x' }, body: '{"b":1,"a":"\u00e9"}' };
+      expect(await store.reserveIdempotencyKey(scope, 'f1', at(0), 60_000)).toEqual({ state: 'reserved' });
+      // Held: the same request waits, another request with the key is refused.
+      expect(await store.reserveIdempotencyKey(scope, 'f1', at(0), 60_000)).toMatchObject({ state: 'in_progress' });
+      expect(await store.reserveIdempotencyKey(scope, 'f2', at(0), 60_000)).toEqual({ state: 'mismatch' });
+      // Another client, or another operation, with the same key is another key.
+      expect(await store.reserveIdempotencyKey({ ...scope, client: 'client-b' }, 'f2', at(0), 60_000)).toEqual({ state: 'reserved' });
+      expect(await store.reserveIdempotencyKey({ ...scope, operation: 'store' }, 'f3', at(0), 60_000)).toEqual({ state: 'reserved' });
+      await store.completeIdempotencyKey(scope, ack);
+      // Completed: replayed byte for byte (the body text, key order kept), whatever the age.
+      expect(await store.reserveIdempotencyKey(scope, 'f1', at(59), 60_000)).toEqual({ state: 'replay', acknowledgement: ack });
+      expect(await store.reserveIdempotencyKey(scope, 'f2', at(59), 60_000)).toEqual({ state: 'mismatch' });
+      // A completed key is never released or completed again.
+      await store.releaseIdempotencyKey(scope);
+      await store.completeIdempotencyKey(scope, { ...ack, status: 500 });
+      expect(await store.reserveIdempotencyKey(scope, 'f1', at(59), 60_000)).toEqual({ state: 'replay', acknowledgement: ack });
+      // Released: free again, for any request.
+      await store.releaseIdempotencyKey({ ...scope, client: 'client-b' });
+      expect(await store.reserveIdempotencyKey({ ...scope, client: 'client-b' }, 'f9', at(0), 60_000)).toEqual({ state: 'reserved' });
+      // Left pending past staleMs (its request crashed): taken over.
+      expect(await store.reserveIdempotencyKey({ ...scope, operation: 'store' }, 'f4', at(1), 60_000)).toEqual({ state: 'reserved' });
+      await store.close();
+    });
+
+    it('reserves one Idempotency-Key for exactly one of many concurrent requests', async () => {
+      const store = await driver.open();
+      const scope = { client: 'client-a', operation: 'query', key: 'burst' };
+      const outcomes = await Promise.all(Array.from({ length: 30 }, (_, n) => store.reserveIdempotencyKey(scope, n % 2 === 0 ? 'even' : 'odd', at(0), 60_000)));
+      expect(outcomes.filter((outcome) => outcome.state === 'reserved')).toHaveLength(1);
+      expect(outcomes.filter((outcome) => outcome.state === 'in_progress' || outcome.state === 'mismatch')).toHaveLength(29);
+      await store.close();
+    });
+
+    it('refuses NUL and unpaired surrogates alike in every write, storing nothing (permanent, not an outage)', async () => {
+      const store = await driver.open();
+      const limit = { key: 'contribute:client-a', limit: 10, windowMs: hour };
+      const attempts: [string, () => Promise<unknown>][] = [
+        ['answer with NUL', () => store.submitContribution(item(1, { payload: { answer: 'a\u0000b' } }), limit, at(0))],
+        ['identity with a lone high surrogate', () => store.submitContribution(item(2, { identity: 'x\ud800' }), limit, at(0))],
+        ['proposal text with a lone low surrogate', () => store.submitContribution(item(3, { kind: 'proposal', record_id: null, justification: null, payload: { title: 't', text: '\udc00', sources: [] } }), limit, at(0))],
+        ['job input', () => store.createJob({ id: 'job_nul', kind: 'deliberation', input: { query: { q: 'why\u0000' } } }, at(0))],
+        ['idempotency acknowledgement', () => store.completeIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k' }, { status: 202, headers: {}, body: '"\u0000"' })],
+        ['idempotency key', () => store.reserveIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k\u0000' }, 'f', at(0), 60_000)],
+      ];
+      for (const [what, attempt] of attempts) {
+        const error = await attempt().then(() => undefined, (caught: unknown) => caught);
+        expect(error, what).toBeInstanceOf(UnstorableTextError);
+        expect(error, what).not.toBeInstanceOf(StoreUnavailableError);
+      }
+      expect(await store.listContributions()).toEqual([]);
+      expect(await store.getJob('job_nul')).toBeUndefined();
+      expect(await store.reserveIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k' }, 'f', at(0), 60_000)).toEqual({ state: 'reserved' });
+      // A look-up by an id no stored item can have finds nothing (PostgreSQL used to fail on it).
+      expect(await store.getJob('job\u0000')).toBeUndefined();
+      expect(await store.getContribution('ctb_\ud800')).toBeUndefined();
+      // Well-formed text of every plane is kept exactly: a surrogate pair, U+FFFD, controls other than NUL.
+      const text = 'emoji \ud83d\ude00, replacement \ufffd, bell \u0007, RTL \u202e';
+      const created = await store.submitContribution(item(4, { payload: { answer: text }, identity: text }), limit, at(0));
+      expect(created).toMatchObject({ outcome: 'created', contribution: { identity: text, payload: { answer: text } } });
+      expect((await store.getContribution('ctb_4'))?.payload.answer).toBe(text);
+      await store.close();
+    });
+
+    it('stores text the server produced (model output) safely and alike: NUL removed, unpaired surrogates as U+FFFD', async () => {
+      const store = await driver.open();
+      // A model answer with a NUL must not cost an acknowledged job its result.
+      await store.createJob({ id: 'job_model', kind: 'deliberation', input: { query: { q: 'why' } } }, at(0));
+      await store.claimJob('job_model', at(0));
+      await store.finishJob('job_model', { result: { answer: 'a\u0000b \ud800 \ud83d\ude00', ['k\u0000']: ['\udc00'] } }, at(1));
+      expect((await store.getJob('job_model'))?.result).toEqual({ answer: 'ab \ufffd \ud83d\ude00', k: ['\ufffd'] });
+      await store.appendExchange('s1', { question: 'q', answer: 'x\u0000y', sources: [], at: at(0).toISOString() }, 5, at(0));
+      expect(await store.getSession('s1', hour, at(0))).toEqual([{ question: 'q', answer: 'xy', sources: [], at: at(0).toISOString() }]);
+      await store.saveRecord({ id: 'X-D9', frontmatter: { question: 'q', answers: [{ text: '\ud800' }] }, body: 'b\u0000', persisted_at: at(0).toISOString() });
+      expect(await store.listRecords()).toEqual([{ id: 'X-D9', frontmatter: { question: 'q', answers: [{ text: '\ufffd' }] }, body: 'b', persisted_at: at(0).toISOString() }]);
+      await store.close();
+    });
+
+    it('opens a store made by the older schema (global Idempotency-Key) and keeps its rows', async () => {
+      const legacy = await driver.legacy();
+      const store = await legacy.open();
+      expect(await store.getContribution('ctb_old')).toMatchObject({ idempotency_key: 'K', client: 'client-a', payload: { answer: 'old' } });
+      const limit = { key: 'contribute:c', limit: 10, windowMs: hour };
+      // The same key value from two clients: two rows (the old global UNIQUE would refuse the second).
+      expect((await store.submitContribution(item(1, { idempotency_key: 'K', client: 'client-b' }), limit, at(0))).outcome).toBe('created');
+      expect((await store.submitContribution(item(2, { idempotency_key: 'K', client: 'client-c' }), limit, at(0))).outcome).toBe('created');
+      expect(await store.reserveIdempotencyKey({ client: 'client-b', operation: 'contribute', key: 'K' }, 'f', at(0), 60_000)).toEqual({ state: 'reserved' });
+      await store.close();
+      // A second start finds nothing left to migrate.
+      const again = await legacy.open();
+      expect(await again.listContributions()).toHaveLength(3);
+      await again.close();
     });
 
     it('reviews contributions once and keeps panel votes', async () => {
@@ -302,4 +443,28 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL store: rate-limit counters', ()
     await again.close();
     await old.end();
   });
+});
+
+describe('transient and permanent store errors', () => {
+  it('PostgreSQL: outages, deadlocks, lock and statement timeouts are transient; bad data and constraints are permanent', async () => {
+    const { default: pg } = await import('pg');
+    const failure = (code: string) => Object.assign(new pg.DatabaseError('failed', 0, 'error'), { code });
+    for (const code of ['08006', '57P01', '57P03', '53300', '53200', '40001', '40P01', '55P03', '57014']) expect(isUnavailable(failure(code)), code).toBe(true);
+    // 22021/22P05: NUL and untranslatable characters (what used to answer 500 retryable); 23505: unique violation.
+    for (const code of ['22021', '22P05', '22P02', '23505', '42601', '42P01']) expect(isUnavailable(failure(code)), code).toBe(false);
+  });
+
+  it('SQLite: a database locked by another process past busy_timeout is StoreUnavailableError, not a permanent failure', async () => {
+    const file = path.join(tempDir('store-busy'), 'store.db');
+    const store = createSqliteStore(file);
+    const Libsql = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
+    const other = new Libsql(file);
+    other.exec('BEGIN IMMEDIATE');
+    const error = await store.submitContribution(item(1), { key: 'c', limit: 5, windowMs: hour }, at(0)).then(() => undefined, (caught: unknown) => caught);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((await store.submitContribution(item(1), { key: 'c', limit: 5, windowMs: hour }, at(0))).outcome).toBe('created');
+    await store.close();
+  }, 30_000);
 });

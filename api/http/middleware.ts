@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError, apiError } from '../errors.ts';
 import { ProviderError } from '../providers/chat.ts';
-import { StoreUnavailableError } from '../storage/store.ts';
+import { StoreUnavailableError, UnstorableTextError } from '../storage/store.ts';
 import type { Suggest } from './suggest.ts';
 
 /**
@@ -91,6 +91,10 @@ export function toApiError(error: unknown, log: (line: string) => void, request?
       headers: { 'Retry-After': '2' },
     });
   }
+  if (error instanceof UnstorableTextError) {
+    // The edge rule (text-guard.ts) answers first; this is text that reached a driver another way.
+    return apiError('INVALID_TEXT', error.message, 'Remove NUL characters and unpaired surrogates from the text and resend. Nothing was stored.', { details: { field: error.field, problem: error.problem } });
+  }
   if (error instanceof ProviderError) {
     return apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true });
   }
@@ -112,8 +116,10 @@ export function toApiError(error: unknown, log: (line: string) => void, request?
   // flood the log with a stack per request, and an operator finds the line from a report.
   const errorId = randomBytes(6).toString('hex');
   log(`500 INTERNAL_ERROR error_id=${errorId}${request ? ` ${request.method} ${request.path}` : ''}: ${describeFailure(error)}`);
-  return apiError('INTERNAL_ERROR', 'an internal error occurred', `Retry once; if it persists, use the fast path GET /api/query?q=... or report error_id ${errorId}.`, {
-    retryable: true,
+  // Transient failures have their own codes (STORE_UNAVAILABLE, PROVIDER_FAILED, ...); an
+  // unknown one is presumed permanent, so a client following the envelope does not loop.
+  return apiError('INTERNAL_ERROR', 'an internal error occurred', `Do not resend the same request unchanged; use the fast path GET /api/query?q=... meanwhile, or report error_id ${errorId}.`, {
+    retryable: false,
     details: { error_id: errorId },
   });
 }

@@ -7,6 +7,7 @@
 import OpenAI from 'openai';
 import { backoffMs, maxPromptTokens, RETRYABLE, retryAfterMs, sleep } from './call-policy.ts';
 import type { PanelConfig, PanelModelConfig } from './panel-config.ts';
+import { toWellFormedText } from '../core/well-formed-text.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -133,7 +134,9 @@ export function createOpenAICompatibleModel({ config, defaults, env }: ChatModel
     const choice = completion.choices?.[0];
     const usage = { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0 };
     const cost_usd = estimateCost(usage, config.price);
-    const content = typeof choice?.message?.content === 'string' ? choice.message.content : '';
+    // NUL and unpaired surrogates have no storable form on every driver: removed as the text
+    // arrives, so what is shown is exactly what is kept and persisted (ADR 0009).
+    const content = toWellFormedText(typeof choice?.message?.content === 'string' ? choice.message.content : '');
     const finish_reason = choice?.finish_reason ?? null;
     const truncated = finish_reason === 'length';
     // An empty answer cut at max_tokens (a reasoning model that spent the whole budget

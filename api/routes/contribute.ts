@@ -17,23 +17,11 @@ import {
 } from '../core/contributions.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
 import { apiError, type SuggestedCall } from '../errors.ts';
+import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../storage/store.ts';
 import { invalidBody } from './live.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
-
-function idempotencyKey(request: Request): string | null {
-  const key = request.get('idempotency-key');
-  if (key === undefined) return null;
-  if (!IDEMPOTENCY_KEY.test(key)) {
-    throw apiError('INVALID_PARAMETER', 'Idempotency-Key must be 1-200 visible ASCII characters', 'Send a unique key such as a UUID, or leave the header out.', {
-      suggestedNextCall: { method: 'POST', path: request.path, body: request.body },
-    });
-  }
-  return key;
-}
 
 function reviewNote(kind: ContributionRecord['kind']): string {
   return `Your ${kind === 'answer' ? 'answer' : 'proposal'} is pending. It is invisible to retrieval, the Atlas, kin and every prompt until a curator (optionally helped by a multi-model review) approves it; approved items are published into the content repository with your declared identity, the date and your justification.`;
@@ -42,12 +30,23 @@ function reviewNote(kind: ContributionRecord['kind']): string {
 export function contributeRoutes(context: RouteContext, store: Store, limiter: Limiter, limits: RateLimits): RouteDefinition[] {
   const { corpus } = context;
 
-  async function submit(request: Request, response: Response, item: Parameters<Store['submitContribution']>[0], build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => Record<string, unknown>) {
+  /** Stores the item once per Idempotency-Key of this client and operation; 202 with what `build` says. */
+  async function submit(request: Request, response: Response, operation: 'contribute' | 'store', item: Parameters<Store['submitContribution']>[0], build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => Record<string, unknown>) {
     const limit: RateLimit = { key: `contribute:${item.client}`, ...limits.contribute };
-    const outcome = await store.submitContribution(item, limit, context.now());
-    if (outcome.outcome === 'limited') throw rateLimited(outcome.retryAfterMs, limit);
-    if (outcome.outcome === 'created') setRateHeaders(response, limit, outcome.remaining, outcome.resetMs);
-    response.status(202).json(build(outcome));
+    await answerOnce(request, response, {
+      store,
+      now: context.now(),
+      client: item.client,
+      operation,
+      request: request.body as unknown,
+      resend: { method: 'POST', path: request.path, body: request.body as unknown },
+      work: async () => {
+        const outcome = await store.submitContribution(item, limit, context.now());
+        if (outcome.outcome === 'limited') throw rateLimited(outcome.retryAfterMs, limit);
+        if (outcome.outcome === 'created') setRateHeaders(response, limit, outcome.remaining, outcome.resetMs);
+        return { status: 202, body: build(outcome) };
+      },
+    });
   }
 
   return [
@@ -77,6 +76,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
           await submit(
             request,
             response,
+            'contribute',
             {
               id: `ctb_${randomUUID()}`,
               kind: 'answer',
@@ -94,7 +94,6 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               record_id: record.id,
               question: record.question,
               received: { identity: outcome.contribution.identity, justification: outcome.contribution.justification, answer_chars: String(outcome.contribution.payload.answer ?? '').length, at: outcome.contribution.created_at },
-              ...(outcome.outcome === 'replayed' ? { replayed: true } : {}),
               ...(outcome.outcome === 'duplicate' ? { duplicate: true } : {}),
               other_minds: otherMinds(record),
               review: reviewNote('answer'),
@@ -122,6 +121,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
           await submit(
             request,
             response,
+            'store',
             {
               id: `ctb_${randomUUID()}`,
               kind: 'proposal',
@@ -138,7 +138,6 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               status: outcome.contribution.status,
               action: 'propose',
               received: { identity: body.identity, title: body.title, text_chars: body.text.length, sources: body.sources, at: outcome.contribution.created_at },
-              ...(outcome.outcome === 'replayed' ? { replayed: true } : {}),
               ...(outcome.outcome === 'duplicate' ? { duplicate: true } : {}),
               review: reviewNote('proposal'),
             }),

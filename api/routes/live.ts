@@ -10,8 +10,10 @@ import { GLYPHS } from '../../schemas/vocab.ts';
 import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
 import { apiError, type SuggestedCall } from '../errors.ts';
 import type { LiveService } from '../live/service.ts';
-import type { JobRecord, JobStage } from '../storage/store.ts';
+import type { JobKind, JobRecord, JobStage } from '../storage/store.ts';
 import { streamRun, wantsEventStream } from '../http/sse.ts';
+import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
+import { assertWellFormedQuery } from '../http/text-guard.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { encodeParam } from '../core/url.ts';
 import { mendBody, sampleQuestion } from '../core/examples.ts';
@@ -54,9 +56,11 @@ export function callerSignal(response: Response): AbortSignal {
 
 export const cancelPath = (id: string) => `/api/jobs/cancel?job=${encodeParam(id)}`;
 
-export function accepted(response: Response, job: JobRecord, extra: Record<string, unknown> = {}): void {
-  const pollUrl = `/api/query?job=${encodeParam(job.id)}`;
-  response.status(202).setHeader('Location', pollUrl).json({
+const pollUrlOf = (job: JobRecord) => `/api/query?job=${encodeParam(job.id)}`;
+
+function acceptedBody(job: JobRecord, extra: Record<string, unknown> = {}) {
+  const pollUrl = pollUrlOf(job);
+  return {
     job_id: job.id,
     ...extra,
     poll_url: pollUrl,
@@ -65,6 +69,42 @@ export function accepted(response: Response, job: JobRecord, extra: Record<strin
     kind: job.kind,
     poll_after_seconds: POLL_INTERVAL_SECONDS,
     note: `Poll GET ${pollUrl} about every ${POLL_INTERVAL_SECONDS} s; a deliberation takes about 25 s. The full result is returned once status is done. POST ${cancelPath(job.id)} cancels it and aborts its model calls.`,
+  };
+}
+
+/**
+ * Submits a background job (202 with the poll URL), once per Idempotency-Key of this client
+ * and operation: the same submission again with the key gets the same job, not a second one.
+ */
+export async function submitJob(
+  context: RouteContext,
+  request: Request,
+  response: Response,
+  operation: { name: 'query' | 'trace' | 'council'; limit: 'live' | 'council' },
+  kind: JobKind,
+  input: unknown,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const live = context.live!;
+  if (request.method !== 'POST') assertWellFormedQuery(request);
+  const work = async () => {
+    await limitLive(context, request, response, operation.limit);
+    const job = await live.submit(kind, input);
+    return { status: 202, headers: { Location: pollUrlOf(job) }, body: acceptedBody(job, extra) };
+  };
+  if (!context.store || !context.limiter) {
+    const answer = await work();
+    response.status(answer.status).setHeader('Location', answer.headers.Location).json(answer.body);
+    return;
+  }
+  await answerOnce(request, response, {
+    store: context.store,
+    now: context.now(),
+    client: await context.limiter.client(request),
+    operation: operation.name,
+    request: { method: request.method, query: request.query as unknown, body: request.method === 'POST' ? (request.body as unknown) : null },
+    resend: request.method === 'POST' ? { method: 'POST', path: request.path, body: request.body as unknown } : { method: 'GET', path: request.path, query: request.query as Record<string, string> },
+    work,
   });
 }
 
@@ -182,9 +222,8 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
     return true;
   }
   if (query.async) {
-    const live = requireLive(context, query.q);
-    await limitLive(context, request, response, 'live');
-    accepted(response, await live.submit('deliberation', { query }));
+    requireLive(context, query.q);
+    await submitJob(context, request, response, { name: 'query', limit: 'live' }, 'deliberation', { query });
     return true;
   }
   if (query.sync) {
@@ -209,13 +248,14 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response) => {
           const { question, wantsAsync, secondRound } = liveParameters(context, '/api/council', request.query, ['q', 'async', 'second_round']);
+          idempotencyKey(request);
           const live = requireLive(context, question);
-          await limitLive(context, request, response, 'council');
           const input = { question, ...(secondRound !== undefined ? { second_round: secondRound } : {}) };
           if (wantsAsync) {
-            accepted(response, await live.submit('council', input));
+            await submitJob(context, request, response, { name: 'council', limit: 'council' }, 'council', input);
             return;
           }
+          await limitLive(context, request, response, 'council');
           await answerNow(context, request, response, live, (signal, onStage) => live.councilNow(input, signal, onStage));
         },
         POST: async (request, response) => {
@@ -258,13 +298,14 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response) => {
           const { question: q, wantsAsync } = liveParameters(context, '/api/trace', request.query);
+          idempotencyKey(request);
           const query = parseQueryParameters({ q });
           const live = requireLive(context, q);
-          await limitLive(context, request, response, 'live');
           if (wantsAsync) {
-            accepted(response, await live.submit('trace', { query }));
+            await submitJob(context, request, response, { name: 'trace', limit: 'live' }, 'trace', { query });
             return;
           }
+          await limitLive(context, request, response, 'live');
           await answerNow(context, request, response, live, (signal, onStage) => live.traceNow(query, signal, onStage));
         },
       },

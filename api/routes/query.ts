@@ -2,10 +2,11 @@ import { runFastPath } from '../core/fast-path.ts';
 import { mendBody, sampleQuestion } from '../core/examples.ts';
 import { parseOrSuggest } from '../core/next-call.ts';
 import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
-import { accepted, answerNow, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive } from './live.ts';
+import { answerNow, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive, submitJob } from './live.ts';
 import { clientHash } from '../http/client-id.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 import { apiError } from '../errors.ts';
+import { idempotencyKey } from '../http/idempotency.ts';
 
 export function queryRoutes(context: RouteContext): RouteDefinition[] {
   return [
@@ -14,6 +15,8 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response) => {
           const query = parseOrSuggest('/api/query', request.query as RawQuery, parseQueryParameters);
+          // Used by job submissions (async=1); malformed, it is rejected on every form alike.
+          idempotencyKey(request);
           if (await handleLiveQuery(context, query, request, response)) return;
           const body = await runFastPath(context.corpus, query, {
             includeDeliberation: query.mode === undefined,
@@ -25,6 +28,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           const parsed = QueryBodySchema.safeParse(request.body ?? {});
           const mended = mendBody(QueryBodySchema, request.body, { query: sampleQuestion(context.corpus) });
           if (!parsed.success) throw invalidBody(parsed.error, { method: 'POST', path: '/api/query', body: mended });
+          idempotencyKey(request);
           const body = parsed.data;
           if (body.query.trim() === '') {
             throw apiError('PARAM_MISSING', 'query is empty: the service never answers a question that was not asked', 'Send {"query": "<your question>"}.', {
@@ -48,7 +52,6 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           // issued to someone else reads as unknown, and nothing runs.
           const client = clientHash(request, await live.clientSalt());
           if (body.session_id !== undefined) await live.checkSession(body.session_id, client, restart);
-          await limitLive(context, request, response, 'live');
           await live.assertBudget();
           const sessionId = body.new_session ? await live.issueSession(client) : body.session_id;
           const input = {
@@ -57,9 +60,10 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             ...(body.second_round !== undefined ? { second_round: body.second_round } : {}),
           };
           if (body.async) {
-            accepted(response, await live.submit('deliberation', input), sessionId ? { session_id: sessionId } : {});
+            await submitJob(context, request, response, { name: 'query', limit: 'live' }, 'deliberation', input, sessionId ? { session_id: sessionId } : {});
             return;
           }
+          await limitLive(context, request, response, 'live');
           await answerNow(context, request, response, live, (signal, onStage) => live.deliberateNow(input, signal, onStage));
         },
       },

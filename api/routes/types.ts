@@ -3,6 +3,7 @@ import type { Corpus } from '../load-artifacts.ts';
 import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
+import type { Store } from '../storage/store.ts';
 
 export interface RouteContext {
   corpus: Corpus;
@@ -17,6 +18,8 @@ export interface RouteContext {
   limits?: RateLimits;
   /** Set by createApp: one line per server-side problem. */
   log?: (line: string) => void;
+  /** Set by createApp: the store that also keeps Idempotency-Keys of job submissions. */
+  store?: Store;
 }
 
 export type Method = 'GET' | 'POST';

@@ -9,7 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { contributionPageStatement } from './contribution-query.ts';
-import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
+import { decideReservation, type KeyRow } from './idempotency.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
+import { refusingIllFormedText } from './text-check.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -34,12 +36,16 @@ CREATE TABLE IF NOT EXISTS atlas_records (
 );
 CREATE TABLE IF NOT EXISTS contributions (
   id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
-  payload JSONB NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT UNIQUE, client TEXT NOT NULL,
+  payload JSONB NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT, client TEXT NOT NULL,
   status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
   reviews JSONB NOT NULL DEFAULT '[]'::jsonb
 );
 CREATE INDEX IF NOT EXISTS contributions_status ON contributions(status, created_at);
 CREATE INDEX IF NOT EXISTS contributions_hash ON contributions(content_hash, status);
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  client TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+  acknowledgement TEXT, reserved_at BIGINT NOT NULL, PRIMARY KEY (client, operation, key)
+);
 CREATE UNLOGGED TABLE IF NOT EXISTS rate_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS plays (slug TEXT NOT NULL, client TEXT NOT NULL, day TEXT NOT NULL, PRIMARY KEY (slug, client, day));
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -97,12 +103,15 @@ const toContribution = (row: Record<string, unknown>): ContributionRecord => ({
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /**
- * Whether an error means the database cannot be reached rather than that a statement failed:
- * SQLSTATE class 08 (connection exception), 57P01-57P03 (shut down, crashed, starting up),
- * 53300 (too many connections), a socket error, or pg's own lost-connection errors.
+ * Whether an error is transient — the database cannot be reached or could not complete the
+ * statement for the moment — rather than a statement that will fail again: SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (shut down, crashed, starting up), class 53
+ * (insufficient resources, e.g. too many connections), class 40 (serialization failure,
+ * deadlock), 55P03 (lock not available), 57014 (statement cancelled or timed out), a socket
+ * error, or pg's own lost-connection errors. Everything else (bad data, constraint) is permanent.
  */
 export function isUnavailable(error: unknown): boolean {
-  if (error instanceof pg.DatabaseError) return /^(08|57P0[1-3]|53300)/.test(error.code ?? '');
+  if (error instanceof pg.DatabaseError) return /^(08|57P0[1-3]|53|40|55P03|57014)/.test(error.code ?? '');
   if (!(error instanceof Error)) return false;
   if ('syscall' in error) return true;
   return /^Connection terminated|is not queryable|timeout exceeded when trying to connect/.test(error.message);
@@ -152,6 +161,9 @@ export async function createPostgresStore(connectionString: string, options: { m
     // unlogged, they skip the write-ahead log and its flush. Stores made before were logged.
     const { rows } = await setup.query<{ relpersistence: string }>("SELECT relpersistence FROM pg_class WHERE oid = to_regclass('rate_counters')");
     if (rows[0]?.relpersistence === 'p') await setup.query('ALTER TABLE rate_counters SET UNLOGGED');
+    // Keys are scoped per client and operation in idempotency_keys (the acknowledgement is
+    // kept as text: JSONB would reorder its keys). Stores made before had a global UNIQUE here.
+    await setup.query('ALTER TABLE contributions DROP CONSTRAINT IF EXISTS contributions_idempotency_key_key');
     await setup.query('SELECT pg_advisory_unlock(hashtext($1))', ['polyphony-schema']);
   } finally {
     setup.release();
@@ -184,7 +196,7 @@ export async function createPostgresStore(connectionString: string, options: { m
   const lock = (client: Queryable, key: string) => client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
   const jobColumns = 'id, kind, status, input, result, error, attempts, created_at, updated_at';
 
-  return reportingOutages({
+  return reportingOutages(refusingIllFormedText({
     async createJob(job, now) {
       const at = now.toISOString();
       const { rows } = await pool.query<JobRow>(`INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES ($1, $2, 'queued', $3, 0, $4, $4) RETURNING ${jobColumns}`, [job.id, job.kind, JSON.stringify(job.input ?? null), at]);
@@ -318,14 +330,9 @@ export async function createPostgresStore(connectionString: string, options: { m
     },
     async submitContribution(item, rateLimit, now): Promise<SubmitOutcome> {
       return transaction(async (client) => {
-        // Same order in every process (key, then content, then client): no deadlocks.
-        if (item.idempotency_key) await lock(client, `idempotency:${item.idempotency_key}`);
+        // Same order in every process (content, then client): no deadlocks.
         await lock(client, `content:${item.content_hash}`);
         await lock(client, rateLimit.key);
-        if (item.idempotency_key) {
-          const { rows } = await client.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE idempotency_key = $1`, [item.idempotency_key]);
-          if (rows[0]) return { outcome: 'replayed' as const, contribution: toContribution(rows[0]) };
-        }
         const same = await client.query(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE content_hash = $1 AND status = 'pending' LIMIT 1`, [item.content_hash]);
         if (same.rows[0]) return { outcome: 'duplicate' as const, contribution: toContribution(same.rows[0]) };
         const verdict = await countHit(client, rateLimit, now.getTime());
@@ -360,6 +367,26 @@ export async function createPostgresStore(connectionString: string, options: { m
     async addReview(id, review) {
       await pool.query('UPDATE contributions SET reviews = reviews || $1::jsonb WHERE id = $2', [JSON.stringify([review]), id]);
     },
+    async reserveIdempotencyKey(scope, fingerprint, now, staleMs): Promise<Reservation> {
+      return transaction(async (client) => {
+        await lock(client, `idempotency:${scope.client}:${scope.operation}:${scope.key}`);
+        const { rows } = await client.query<KeyRow>('SELECT fingerprint, acknowledgement, reserved_at FROM idempotency_keys WHERE client = $1 AND operation = $2 AND key = $3', [scope.client, scope.operation, scope.key]);
+        const decided = rows[0] && decideReservation(rows[0], fingerprint, now.getTime(), staleMs);
+        if (decided) return decided;
+        await client.query(
+          `INSERT INTO idempotency_keys (client, operation, key, fingerprint, acknowledgement, reserved_at) VALUES ($1, $2, $3, $4, NULL, $5)
+           ON CONFLICT (client, operation, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, reserved_at = EXCLUDED.reserved_at`,
+          [scope.client, scope.operation, scope.key, fingerprint, now.getTime()],
+        );
+        return { state: 'reserved' as const };
+      });
+    },
+    async completeIdempotencyKey(scope, acknowledgement) {
+      await pool.query('UPDATE idempotency_keys SET acknowledgement = $1 WHERE client = $2 AND operation = $3 AND key = $4 AND acknowledgement IS NULL', [JSON.stringify(acknowledgement), scope.client, scope.operation, scope.key]);
+    },
+    async releaseIdempotencyKey(scope) {
+      await pool.query('DELETE FROM idempotency_keys WHERE client = $1 AND operation = $2 AND key = $3 AND acknowledgement IS NULL', [scope.client, scope.operation, scope.key]);
+    },
     async hit(rateLimit, now) {
       return countHit(pool, rateLimit, now.getTime());
     },
@@ -383,5 +410,5 @@ export async function createPostgresStore(connectionString: string, options: { m
     async close() {
       await pool.end();
     },
-  });
+  }));
 }

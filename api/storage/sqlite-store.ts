@@ -7,7 +7,9 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { contributionPageStatement } from './contribution-query.ts';
-import { CANCELLED, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
+import { decideReservation } from './idempotency.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
+import { refusingIllFormedText } from './text-check.ts';
 
 interface Statement {
   run(...params: unknown[]): { changes: number };
@@ -19,6 +21,15 @@ interface Database {
   prepare(sql: string): Statement;
   close(): void;
 }
+
+// idempotency_key is the key a contribution was sent with, for the record; keys are scoped
+// (per client and operation) in idempotency_keys. Stores made before had it UNIQUE, i.e. global.
+const CONTRIBUTIONS_TABLE = `
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
+  payload TEXT NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT, client TEXT NOT NULL,
+  status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
+  reviews TEXT NOT NULL DEFAULT '[]'
+`;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -41,14 +52,13 @@ CREATE TABLE IF NOT EXISTS spend_reservations (
 CREATE TABLE IF NOT EXISTS atlas_records (
   id TEXT PRIMARY KEY, frontmatter TEXT NOT NULL, body TEXT NOT NULL, persisted_at TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS contributions (
-  id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
-  payload TEXT NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT UNIQUE, client TEXT NOT NULL,
-  status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
-  reviews TEXT NOT NULL DEFAULT '[]'
-);
+CREATE TABLE IF NOT EXISTS contributions (${CONTRIBUTIONS_TABLE});
 CREATE INDEX IF NOT EXISTS contributions_status ON contributions(status, created_at);
 CREATE INDEX IF NOT EXISTS contributions_hash ON contributions(content_hash, status);
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  client TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+  acknowledgement TEXT, reserved_at INTEGER NOT NULL, PRIMARY KEY (client, operation, key)
+);
 CREATE TABLE IF NOT EXISTS rate_counters (
   key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL
 );
@@ -129,6 +139,31 @@ function toJob(row: JobRow): JobRecord {
   };
 }
 
+/**
+ * A store made before keys were scoped has a global UNIQUE on contributions.idempotency_key,
+ * which would refuse a second client's use of the same key: the table is rebuilt without it
+ * (SQLite cannot drop a column constraint), rows and indexes kept, in one transaction.
+ */
+function migrateGlobalIdempotencyKeys(db: Database): void {
+  const definition = () => (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'contributions'").get() as { sql: string }).sql;
+  if (!/idempotency_key\s+TEXT\s+UNIQUE/i.test(definition())) return;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    if (/idempotency_key\s+TEXT\s+UNIQUE/i.test(definition())) {
+      db.exec(`CREATE TABLE contributions_scoped (${CONTRIBUTIONS_TABLE});
+        INSERT INTO contributions_scoped (${CONTRIBUTION_COLUMNS}) SELECT ${CONTRIBUTION_COLUMNS} FROM contributions;
+        DROP TABLE contributions;
+        ALTER TABLE contributions_scoped RENAME TO contributions;
+        CREATE INDEX IF NOT EXISTS contributions_status ON contributions(status, created_at);
+        CREATE INDEX IF NOT EXISTS contributions_hash ON contributions(content_hash, status);`);
+    }
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
 /** `file` is a path, or ':memory:' for a store that lives as long as the process. */
 export function createSqliteStore(file: string): Store {
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -137,6 +172,7 @@ export function createSqliteStore(file: string): Store {
   const db = new Libsql(file);
   db.exec('PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000;');
   db.exec(SCHEMA);
+  migrateGlobalIdempotencyKeys(db);
 
   const statements = {
     insertJob: db.prepare('INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)'),
@@ -167,7 +203,10 @@ export function createSqliteStore(file: string): Store {
     dropReservation: db.prepare('DELETE FROM spend_reservations WHERE id = ?'),
     saveRecord: db.prepare('INSERT INTO atlas_records (id, frontmatter, body, persisted_at) VALUES (?, ?, ?, ?)'),
     listRecords: db.prepare('SELECT id, frontmatter, body, persisted_at FROM atlas_records ORDER BY persisted_at, id'),
-    byKey: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE idempotency_key = ?`),
+    getKey: db.prepare('SELECT fingerprint, acknowledgement, reserved_at FROM idempotency_keys WHERE client = ? AND operation = ? AND key = ?'),
+    reserveKey: db.prepare('INSERT INTO idempotency_keys (client, operation, key, fingerprint, acknowledgement, reserved_at) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT (client, operation, key) DO UPDATE SET fingerprint = excluded.fingerprint, reserved_at = excluded.reserved_at'),
+    completeKey: db.prepare('UPDATE idempotency_keys SET acknowledgement = ? WHERE client = ? AND operation = ? AND key = ? AND acknowledgement IS NULL'),
+    releaseKey: db.prepare('DELETE FROM idempotency_keys WHERE client = ? AND operation = ? AND key = ? AND acknowledgement IS NULL'),
     byHash: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE content_hash = ? AND status = 'pending' LIMIT 1`),
     byId: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions WHERE id = ?`),
     listAll: db.prepare(`SELECT ${CONTRIBUTION_COLUMNS} FROM contributions ORDER BY created_at, id`),
@@ -212,7 +251,7 @@ export function createSqliteStore(file: string): Store {
     }
   }
 
-  return {
+  return reportingBusy(refusingIllFormedText({
     async createJob(job, now) {
       const at = now.toISOString();
       statements.insertJob.run(job.id, job.kind, 'queued', JSON.stringify(job.input ?? null), at, at);
@@ -324,10 +363,6 @@ export function createSqliteStore(file: string): Store {
     },
     async submitContribution(item, rateLimit, now): Promise<SubmitOutcome> {
       return transaction(() => {
-        if (item.idempotency_key) {
-          const existing = statements.byKey.get(item.idempotency_key) as ContributionRow | undefined;
-          if (existing) return { outcome: 'replayed' as const, contribution: toContribution(existing) };
-        }
         const same = statements.byHash.get(item.content_hash) as ContributionRow | undefined;
         if (same) return { outcome: 'duplicate' as const, contribution: toContribution(same) };
         const verdict = countHit(rateLimit, now.getTime());
@@ -364,6 +399,21 @@ export function createSqliteStore(file: string): Store {
         statements.setReviews.run(JSON.stringify([...(JSON.parse(row.reviews) as unknown[]), review]), id);
       });
     },
+    async reserveIdempotencyKey(scope, fingerprint, now, staleMs): Promise<Reservation> {
+      return transaction(() => {
+        const row = statements.getKey.get(scope.client, scope.operation, scope.key) as { fingerprint: string; acknowledgement: string | null; reserved_at: number } | undefined;
+        const decided = row && decideReservation(row, fingerprint, now.getTime(), staleMs);
+        if (decided) return decided;
+        statements.reserveKey.run(scope.client, scope.operation, scope.key, fingerprint, now.getTime());
+        return { state: 'reserved' as const };
+      });
+    },
+    async completeIdempotencyKey(scope, acknowledgement) {
+      statements.completeKey.run(JSON.stringify(acknowledgement), scope.client, scope.operation, scope.key);
+    },
+    async releaseIdempotencyKey(scope) {
+      statements.releaseKey.run(scope.client, scope.operation, scope.key);
+    },
     async hit(rateLimit, now) {
       return transaction(() => countHit(rateLimit, now.getTime()));
     },
@@ -385,5 +435,21 @@ export function createSqliteStore(file: string): Store {
     async close() {
       db.close();
     },
-  };
+  }));
+}
+
+/**
+ * A database another process holds locked past busy_timeout (SQLITE_BUSY, SQLITE_LOCKED) is
+ * transient, like PostgreSQL's outages: StoreUnavailableError (503, retryable). Other SQLite
+ * errors are permanent and stay as they are.
+ */
+function reportingBusy(store: Store): Store {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    wrapped[name] = (...args: unknown[]) =>
+      method(...args).catch((error: unknown) => {
+        throw /^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: unknown })?.code ?? '')) ? new StoreUnavailableError(error) : error;
+      });
+  }
+  return wrapped as unknown as Store;
 }

@@ -132,11 +132,34 @@ export interface RateLimit {
 
 export type SubmitOutcome =
   | { outcome: 'created'; contribution: ContributionRecord; remaining: number; resetMs: number }
-  /** Same Idempotency-Key as an earlier submission: that submission is returned. */
-  | { outcome: 'replayed'; contribution: ContributionRecord }
   /** Identical content to a pending submission: it is returned, nothing is added. */
   | { outcome: 'duplicate'; contribution: ContributionRecord }
   | { outcome: 'limited'; retryAfterMs: number; limit: number };
+
+/** An Idempotency-Key belongs to one client and one operation (e.g. "contribute", "store", "query"). */
+export interface IdempotencyScope {
+  client: string;
+  operation: string;
+  key: string;
+}
+
+/** What a keyed write answered: replayed verbatim for the same key and the same request. */
+export interface Acknowledgement {
+  status: number;
+  headers: Record<string, string>;
+  /** The JSON text of the body, byte for byte. */
+  body: string;
+}
+
+export type Reservation =
+  /** The key is now held for this request: complete it with the acknowledgement, or release it. */
+  | { state: 'reserved' }
+  /** The key answered this same request before: that acknowledgement. */
+  | { state: 'replay'; acknowledgement: Acknowledgement }
+  /** The key was used for a different request (another fingerprint). */
+  | { state: 'mismatch' }
+  /** The same request with this key is still being handled. */
+  | { state: 'in_progress'; retryAfterMs: number };
 
 /**
  * The store cannot be reached (its database server is down, restarting or unreachable). The
@@ -147,6 +170,21 @@ export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {
     super(`the store is unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * A value the store refuses to keep: text with NUL or an unpaired surrogate, which the two
+ * drivers could not keep alike. Permanent (the same value fails the same way); the HTTP edge
+ * rejects such text first, so this is the drivers' own guarantee, not a path clients see.
+ */
+export class UnstorableTextError extends Error {
+  constructor(
+    readonly field: string,
+    readonly problem: 'nul' | 'lone_surrogate',
+  ) {
+    super(`the store keeps only well-formed text without NUL: ${field} has ${problem === 'nul' ? 'a NUL character' : 'an unpaired surrogate'}`);
+    this.name = 'UnstorableTextError';
   }
 }
 
@@ -203,8 +241,9 @@ export interface Store {
   listRecords(): Promise<PersistedRecord[]>;
 
   /**
-   * Stores a contribution atomically: replay by idempotency key, de-duplicate identical
-   * pending content, enforce the client's rate limit, then insert (durably) — in that order.
+   * Stores a contribution atomically: de-duplicate identical pending content, enforce the
+   * client's rate limit, then insert (durably) — in that order. Idempotency-Keys are handled
+   * around it, by reserveIdempotencyKey / completeIdempotencyKey.
    */
   submitContribution(
     item: Omit<ContributionRecord, 'status' | 'created_at' | 'reviewed_at' | 'reviewer' | 'reason' | 'reviews'>,
@@ -217,6 +256,17 @@ export interface Store {
   findContributions(query: ContributionQuery): Promise<ContributionPage>;
   reviewContribution(id: string, decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string }, now: Date): Promise<ContributionRecord | undefined>;
   addReview(id: string, review: ContributionRecord['reviews'][number]): Promise<void>;
+
+  /**
+   * Holds an Idempotency-Key for one request, atomically: a new key (or one whose holder
+   * left it pending for staleMs, e.g. a crash) is reserved; a completed key with the same
+   * fingerprint replays; another fingerprint is a mismatch; a live pending one is in progress.
+   */
+  reserveIdempotencyKey(scope: IdempotencyScope, fingerprint: string, now: Date, staleMs: number): Promise<Reservation>;
+  /** Keeps the acknowledgement of a reserved key; from now on the key replays it. */
+  completeIdempotencyKey(scope: IdempotencyScope, acknowledgement: Acknowledgement): Promise<void>;
+  /** Frees a reserved key whose request failed before an acknowledgement (nothing is kept for it). */
+  releaseIdempotencyKey(scope: IdempotencyScope): Promise<void>;
 
   /** Fixed-window counter: counts one hit and says whether it is within the limit. */
   hit(rateLimit: RateLimit, now: Date): Promise<{ allowed: boolean; remaining: number; resetMs: number }>;

@@ -23,6 +23,8 @@ import {
   type SiteConfig,
   type WorkFrontmatter,
 } from '../../schemas/content.ts';
+import { EVIDENCE_FILE_SUFFIX } from '../../schemas/certification.ts';
+import { checkEvidenceFile, NEGATIVE_CONTROLS } from './certify/evidence-log.ts';
 import { parseMarkdown, parseYaml } from './frontmatter.ts';
 import { ContentError, issuesFromZod, type ContentIssue } from './issues.ts';
 
@@ -153,10 +155,23 @@ export function loadContent(contentDir: string): LoadedContent {
 
   if (registry) checkRegistry(registry, issues);
   checkCrossReferences(raw, registry, issues);
+  checkEvidenceLogs(dir, new Set(divergences.map((entry) => entry.data.id)), issues);
 
   if (issues.length > 0 || !registry) throw new ContentError(issues);
   files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { dir, site, registry, works, proposals, divergences, concepts, audio, pages, claims, files };
+}
+
+/** Certification evidence beside the records (`divergences/<id>.certification.jsonl`): valid lines, known records. */
+function checkEvidenceLogs(dir: string, ids: ReadonlySet<string>, issues: ContentIssue[]): void {
+  const folder = path.join(dir, 'divergences');
+  if (!existsSync(folder)) return;
+  for (const name of readdirSync(folder).filter((entry) => entry.endsWith(EVIDENCE_FILE_SUFFIX)).sort()) {
+    const file = `divergences/${name}`;
+    const subject = name.slice(0, -EVIDENCE_FILE_SUFFIX.length);
+    if (subject !== NEGATIVE_CONTROLS && !ids.has(subject)) issues.push({ file, field: '(file)', message: `is evidence for ${subject}, which is not a divergence record` });
+    for (const problem of checkEvidenceFile(path.join(dir, file))) issues.push({ file, ...problem });
+  }
 }
 
 function checkRegistry(registry: ModelRegistry, issues: ContentIssue[]): void {

@@ -134,12 +134,17 @@ export function formatDate(value: string): string {
   return utc ? `${utc[1]} ${utc[2]} UTC` : value;
 }
 
+/** A duration to the hundredth of a second, as the audio manifest gives it: 22.28 → "0:22.28", 3600 → "1:00:00". */
 export function formatDuration(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = Math.floor(seconds % 60);
+  const hundredths = Math.round(seconds * 100);
+  const whole = Math.floor(hundredths / 100);
+  const fraction = hundredths % 100;
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = whole % 60;
   const two = (n: number) => String(n).padStart(2, '0');
-  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+  const tail = fraction === 0 ? '' : `.${two(fraction)}`.replace(/0$/, '');
+  return h > 0 ? `${h}:${two(m)}:${two(s)}${tail}` : `${m}:${two(s)}${tail}`;
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {
@@ -150,6 +155,12 @@ export function plural(count: number, one: string, many = `${one}s`): string {
 export function publicText(publicPath: string): string | undefined {
   const file = path.join(artifactsDir(), 'public', ...publicPath.split('/').filter(Boolean));
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+/** A binary file under artifacts/public (e.g. an audio file), or undefined when absent. */
+export function publicBytes(publicPath: string): Uint8Array | undefined {
+  const file = path.join(artifactsDir(), 'public', ...publicPath.split('/').filter(Boolean));
+  return existsSync(file) ? readFileSync(file) : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** /listen.md: the Markdown twin of the audio page (/listen/): tracks, audio files and transcripts. */
-import { audio, formatDuration, manifest, markdownResponse, mdText, plural, site } from '../lib/artifacts.ts';
+import { audio, formatDuration, manifest, markdownResponse, mdText, plural, publicBytes, site } from '../lib/artifacts.ts';
+import { trackSeconds } from '../lib/wav-duration.ts';
 
 export function GET(): Response {
   const archive = audio();
@@ -17,7 +18,7 @@ export function GET(): Response {
   ];
   for (const track of archive.tracks) {
     lines.push(
-      `- ${mdText(track.title)} (${track.slug}): ${formatDuration(track.duration_seconds)}, ${track.date}, ${track.contributors.join(', ')}. Transcript: [${track.transcript_url}](${track.transcript_url})${track.stream_url ? `. Audio: [${track.stream_url}](${track.stream_url})` : '. No audio file on this deployment'}.${track.description ? ` ${mdText(track.description)}` : ''}`,
+      `- ${mdText(track.title)} (${track.slug}): ${formatDuration(trackSeconds(track, publicBytes))}, ${track.date}, ${track.contributors.join(', ')}. Transcript: [${track.transcript_url}](${track.transcript_url})${track.stream_url ? `. Audio: [${track.stream_url}](${track.stream_url})` : '. No audio file on this deployment'}.${track.description ? ` ${mdText(track.description)}` : ''}`,
     );
   }
   return markdownResponse(lines.join('\n'));

@@ -29,6 +29,8 @@ import {
 } from '../helpers/browser.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../helpers/live.ts';
+import { groupByQuestion } from '../../src/lib/atlas-groups.ts';
+import type { DivergenceFull } from '../../api/core/records.ts';
 
 if (!chromiumAvailable) console.warn(SKIP_MESSAGE);
 
@@ -88,7 +90,11 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
   });
 
   const visibleIds = (p: Page) => p.locator('#atlas-list > li[data-id]:visible').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.id!));
-  const ids = (records: { id: string }[]) => records.map((record) => record.id);
+  /** The Atlas lists one entry per question (its newest record's id); an entry shows when one of its records matches. */
+  const ids = (records: DivergenceFull[]) => {
+    const wanted = new Set(records.map((record) => record.id));
+    return groupByQuestion(corpus.divergences).filter((entry) => entry.members.some((record) => wanted.has(record.id))).map((entry) => entry.latest.id);
+  };
 
   it('filters the Atlas in place by tier, freshness and search', async () => {
     const all = corpus.divergences;
@@ -102,7 +108,7 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
     const c3 = all.filter((record) => record.certification.tier === 'C3');
     expect(c3.length).toBeGreaterThan(0);
     expect(await visibleIds(page)).toEqual(ids(c3));
-    await expect.poll(() => page.locator('#atlas-status').textContent()).toContain(`Showing ${c3.length} record`);
+    await expect.poll(() => page.locator('#atlas-status').textContent()).toContain(`Showing ${ids(c3).length} question`);
 
     await page.getByRole('navigation', { name: 'Filter by freshness' }).getByRole('link', { name: 'Stale' }).click();
     await expect.poll(() => page.url()).toBe(`${live.origin}/atlas/tier/C3/stale/`);
@@ -177,7 +183,7 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
       const text = (await item.textContent()) ?? '';
       for (const part of [tension.topic, tension.voice_a, tension.claim_a, tension.voice_b, tension.claim_b, tension.status]) expect(text).toContain(part);
     }
-    expect(await page.locator('table tbody tr').count()).toBe(record.tension_map.pairs.length);
+    expect(await page.locator('.tension-map .pair').count()).toBe(record.tension_map.pairs.length);
 
     for (const type of ['application/json', 'text/markdown']) {
       const href = await page.locator(`link[rel="alternate"][type="${type}"]`).getAttribute('href');
@@ -335,7 +341,7 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
 
     // Tab forward to the C2 tier filter and choose it with Enter.
     let found = false;
-    for (let i = 0; i < 40 && !found; i++) {
+    for (let i = 0; i < 80 && !found; i++) {
       await page.keyboard.press('Tab');
       found = (await page.evaluate(() => document.activeElement?.textContent)) === 'C2';
     }
@@ -349,7 +355,7 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
     await page.keyboard.type('zzzz-no-such-word');
     await page.keyboard.press('Enter');
     await expect.poll(() => visibleIds(page)).toEqual([]);
-    await expect.poll(() => page.locator('#atlas-status').textContent()).toContain('No record matches');
+    await expect.poll(() => page.locator('#atlas-status').textContent()).toContain('No question matches');
   });
 
   describe('every main page, at 375 px and 1280 px', () => {

@@ -1,0 +1,46 @@
+/** What `npm run certify` prints: the plan, a progress line, the outcome per record. */
+import type { CertifyReport } from './certify.ts';
+import type { Progress } from './runner.ts';
+
+const usd = (value: number) => `$${value.toFixed(4)}`;
+
+function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 90 ? `${seconds}s` : `${Math.round(seconds / 60)}m`;
+}
+
+export function formatProgress(progress: Progress): string {
+  const width = 20;
+  const filled = progress.total === 0 ? width : Math.round((progress.done / progress.total) * width);
+  const left = progress.remainingMs === undefined ? '…' : duration(progress.remainingMs);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${progress.done}/${progress.total} calls (${progress.reused} from the log) · ${usd(progress.spentUsd)} spent · ~${left} left`;
+}
+
+export function formatReport(report: CertifyReport): string {
+  const { plan } = report;
+  const lines = [
+    `plan: ${plan.calls} calls (${plan.logged} already in the evidence log, ${plan.calls - plan.logged} to make), estimated cost at most ${usd(plan.estimatedCostUsd)}`,
+    `  by step: ${Object.entries(plan.byStep).map(([step, count]) => `${step} ${count}`).join(', ')}`,
+    `  by model: ${Object.entries(plan.byModel).map(([model, count]) => `${model} ${count}`).join(', ')}`,
+  ];
+  if (report.planned) return `${lines.join('\n')}\n(--plan: nothing was sent)`;
+  lines.push(`spent ${usd(report.spentUsd)} on ${report.callsMade} calls; ${report.callsReused} read back from the evidence log`);
+  for (const record of report.records) {
+    if (record.certification === undefined) {
+      lines.push(`${record.id}: not certified: ${record.error ?? 'incomplete'}`);
+      continue;
+    }
+    const c = record.certification!;
+    lines.push(
+      `${record.id}: ${c.tier}${record.error ? ` (${record.error})` : ''} (runs ${record.tiers.join(' ')}${c.agreement === null ? '' : `, agreement ${c.agreement}`}) dri ${c.dri} [${c.dri_range?.join('–')}] split_persistence ${c.split_persistence} between ${c.between_spread} within ${c.within_spread} flips ${c.flips} concedes ${c.concedes} kappa ${c.kappa ?? 'n/a'}${record.written ? ' · written' : ''}`,
+    );
+  }
+  for (const control of report.controls.results) {
+    const c = control.certification;
+    lines.push(`negative control ${control.subject} ("${control.question}"): ${c.tier} dri ${c.dri} between ${c.between_spread} within ${c.within_spread} split_persistence ${c.split_persistence}`);
+  }
+  if (report.controls.failed.length > 0) lines.push(`negative controls that could not be run: ${report.controls.failed.join(', ')}`);
+  if (report.broken) lines.push('INSTRUMENT BROKEN: a negative control certified or could not be run; nothing was written.');
+  if (report.stopped) lines.push(`stopped early: ${report.stopped}. Run the same command again to resume; logged calls are not paid again.`);
+  return lines.join('\n');
+}

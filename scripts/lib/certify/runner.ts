@@ -1,0 +1,205 @@
+/**
+ * Runs the certification protocol (api/core/certify/) against a panel: every call goes
+ * through one concurrency limiter and the spend guard, and is appended to the evidence log
+ * as it returns; a step already logged is read back instead of paid for again.
+ */
+import { createHash } from 'node:crypto';
+import type { Embedder } from '../../../api/providers/embedder.ts';
+import { evaluateRun, type RunOutcome } from '../../../api/core/certify/evaluate.ts';
+import { parseJudgeLabel } from '../../../api/core/certify/labels.ts';
+import { callCeilingUsd, estimateTokens, keyScope, stepKeys, usageCostUsd, type PlanModel, type Step } from '../../../api/core/certify/plan.ts';
+import {
+  anonymise,
+  answerPrompt,
+  blind,
+  challengeText,
+  cleanParaphrase,
+  judgePrompt,
+  paraphrasePrompt,
+  peerPressurePrompt,
+  stanceFlipPrompt,
+  type Message,
+} from '../../../api/core/certify/prompts.ts';
+import { METHOD_VERSION, PRESSURES, type CertifySettings, type Pressure, type PressureLabel } from '../../../api/core/certify/protocol.ts';
+import { controlSpread, mostOpposedPeers, type Vector } from '../../../api/core/certify/spread.ts';
+import type { EvidenceCall } from '../../../schemas/certification.ts';
+import { seededRandom } from '../random.ts';
+import { appendEvidence, reusableCall } from './evidence-log.ts';
+import type { SpendGuard } from './spend-guard.ts';
+
+export interface CertifyModel extends PlanModel {
+  modelId: string;
+  complete(request: { messages: Message[]; maxTokens: number }, signal?: AbortSignal): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+  /** Calls read back from the evidence log instead of made. */
+  reused: number;
+  spentUsd: number;
+  /** Estimated from the pace of the calls made so far; undefined before the first. */
+  remainingMs: number | undefined;
+}
+
+export interface RunnerOptions {
+  panel: readonly CertifyModel[];
+  paraphraser: CertifyModel;
+  judges: readonly CertifyModel[];
+  embedder: Embedder;
+  settings: CertifySettings;
+  /** Already logged calls, by step key. */
+  logged: ReadonlyMap<string, readonly EvidenceCall[]>;
+  /** Evidence file of a subject. */
+  fileOf: (subject: string) => string;
+  limit: <T>(task: () => Promise<T>) => Promise<T>;
+  guard: SpendGuard;
+  /** Names a fresh measurement (step keys are scoped by it); the same name resumes it. */
+  attempt?: string | undefined;
+  /** Mixed with each step key to draw the judges' blinding. */
+  seed: number;
+  /** Total calls of the plan, for progress. */
+  total: number;
+  now: () => Date;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((progress: Progress) => void) | undefined;
+}
+
+export class CertifyAbortedError extends Error {}
+
+function seedOf(seed: number, key: string): number {
+  return createHash('sha256').update(`${seed}\u0000${key}`).digest().readUInt32LE(0);
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+export function createRunner(options: RunnerOptions) {
+  const started = Date.now();
+  let made = 0;
+  let reused = 0;
+  const panelNames = options.panel.map((model) => model.name);
+
+  const report = () => {
+    const done = made + reused;
+    const elapsed = Date.now() - started;
+    options.onProgress?.({
+      done,
+      total: options.total,
+      reused,
+      spentUsd: options.guard.spentUsd(),
+      remainingMs: made === 0 ? undefined : Math.round((elapsed / made) * Math.max(0, options.total - done)),
+    });
+  };
+
+  async function call(subject: string, run: number, step: Step, key: string, model: CertifyModel, messages: Message[]): Promise<EvidenceCall> {
+    const logged = reusableCall(options.logged.get(key), model.modelId, messages);
+    if (logged) {
+      reused++;
+      report();
+      return logged;
+    }
+    return options.limit(async () => {
+      if (options.signal?.aborted) throw new CertifyAbortedError('certification was interrupted');
+      const promptTokens = estimateTokens(messages.map((message) => message.content).join('\n'));
+      const reservation = options.guard.reserve(callCeilingUsd(promptTokens, model.maxTokens, model.price));
+      let result;
+      try {
+        result = await model.complete({ messages, maxTokens: model.maxTokens }, options.signal);
+      } catch (error) {
+        reservation.release();
+        if (options.signal?.aborted) throw new CertifyAbortedError('certification was interrupted');
+        throw error;
+      }
+      const cost = usageCostUsd(result.usage, model.price);
+      const line: EvidenceCall = {
+        kind: 'call',
+        key,
+        subject,
+        run,
+        step,
+        model: model.name,
+        model_id: model.modelId,
+        messages,
+        answer: result.content,
+        ...(step === 'judge' ? { label: parseJudgeLabel(result.content) ?? null } : {}),
+        usage: result.usage,
+        cost_usd: cost,
+        method_version: METHOD_VERSION,
+        at: options.now().toISOString(),
+      };
+      appendEvidence(options.fileOf(subject), line);
+      reservation.settle(cost);
+      made++;
+      report();
+      return line;
+    });
+  }
+
+  // A model naming itself is style, not stance: panel names are neutralised before embedding.
+  const neutral: [string, string][] = panelNames.map((name) => [name, 'A model']);
+  async function embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return texts.length === 0 ? [] : options.embedder.embed(texts.map((text) => anonymise(text, neutral)));
+  }
+
+  /** One independent run of the protocol on one question. */
+  async function runOnce(subject: string, question: string, run: number): Promise<RunOutcome> {
+    const { t, k } = options.settings;
+    const scope = keyScope(subject, options.attempt);
+    const [controls, paraphrases] = await Promise.all([
+      Promise.all(options.panel.map((model) => Promise.all(range(t).map((roll) => call(subject, run, 'control', stepKeys.control(scope, run, model.name, roll), model, answerPrompt(question)))))),
+      Promise.all(range(k).map((index) => call(subject, run, 'paraphrase', stepKeys.paraphrase(scope, run, index), options.paraphraser, paraphrasePrompt(question, index, k)))),
+    ]);
+    const answersOf = (i: number) => controls[i]!.map((line) => line.answer);
+    const vectors = await embed(options.panel.flatMap((_, i) => answersOf(i)));
+    const rerolls: Record<string, Vector[]> = {};
+    options.panel.forEach((model, i) => (rerolls[model.name] = vectors.slice(i * t, (i + 1) * t)));
+    const peers = mostOpposedPeers(controlSpread(rerolls).centroids);
+    const own = (name: string) => answersOf(panelNames.indexOf(name))[0]!;
+
+    const p1 = Promise.all(
+      paraphrases.map((line, index) =>
+        Promise.all(options.panel.map((model) => call(subject, run, 'p1', stepKeys.p1(scope, run, index, model.name), model, answerPrompt(cleanParaphrase(line.answer))))),
+      ),
+    );
+    const pressured = Promise.all(
+      options.panel.map(async (model) => {
+        const peer = peers[model.name];
+        const [p2, p3] = await Promise.all([
+          call(subject, run, 'p2', stepKeys.pressure(scope, run, 'p2', model.name), model, peerPressurePrompt(question, own(model.name), peer ? own(peer) : '')),
+          call(subject, run, 'p3', stepKeys.pressure(scope, run, 'p3', model.name), model, stanceFlipPrompt(question, own(model.name))),
+        ]);
+        const after: Record<Pressure, string> = { p2: p2.answer, p3: p3.answer };
+        const votes: Partial<Record<Pressure, PressureLabel[]>> = {};
+        await Promise.all(
+          PRESSURES.map(async (pressure) => {
+            const labels = await Promise.all(
+              options.judges.map(async (judge) => {
+                const key = stepKeys.judge(scope, run, pressure, model.name, judge.name);
+                const blinding = blind(model.name, peer, panelNames, seededRandom(seedOf(options.seed, key)));
+                const hide = (text: string) => anonymise(text, blinding.replacements);
+                const messages = judgePrompt({
+                  question,
+                  voice: blinding.voice,
+                  before: hide(own(model.name)),
+                  challenge: hide(challengeText(pressure, peer ? own(peer) : undefined, blinding.peerVoice)),
+                  after: hide(after[pressure]),
+                  labelOrder: blinding.labelOrder,
+                });
+                return (await call(subject, run, 'judge', key, judge, messages)).label ?? undefined;
+              }),
+            );
+            // An unreadable verdict is left out; the majority is over the judges that answered.
+            votes[pressure] = labels.filter((label): label is PressureLabel => label !== undefined);
+          }),
+        );
+        return [model.name, votes] as const;
+      }),
+    );
+    const [p1Lines, votes] = await Promise.all([p1, pressured]);
+    const p1Vectors = await embed(p1Lines.flat().map((line) => line.answer));
+    const paraphraseAnswers = p1Lines.map((row, index) => Object.fromEntries(row.map((line, m) => [line.model, p1Vectors[index * options.panel.length + m]!])));
+    return evaluateRun({ rerolls, paraphraseAnswers, votes: Object.fromEntries(votes) }, options.settings.thresholds);
+  }
+
+  return { runOnce, counts: () => ({ made, reused }) };
+}

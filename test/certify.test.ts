@@ -1,0 +1,339 @@
+/**
+ * The certification instrument end to end against the local fake provider: a scripted panel
+ * over a small fixture Atlas yields the tiers its behaviour implies; a certifying negative
+ * control blocks writing; a resumed run repeats no paid call; cost is usage × prices;
+ * --plan sends nothing.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deriveDivergence } from '../api/core/records.ts';
+import { PanelConfigSchema, type PanelConfig } from '../api/providers/panel-config.ts';
+import { EvidenceLineSchema } from '../schemas/certification.ts';
+import { certify, type CertifyOptions } from '../scripts/lib/certify/certify.ts';
+import { readEvidence } from '../scripts/lib/certify/evidence-log.ts';
+import { certifyPanel } from '../scripts/lib/certify/panel.ts';
+import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
+import { loadContent } from '../scripts/lib/load-content.ts';
+import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { panelMember, scriptWorld, stanceEmbedder, type WorldScript } from './helpers/fake-world.ts';
+import { writeFixtureContent } from './helpers/fixture-content.ts';
+
+const USAGE = { prompt_tokens: 120, completion_tokens: 40 };
+const PANEL = { Alder: 'alder-live', Birch: 'birch-live', Cedar: 'cedar-live' };
+const UTILITIES = { Chair: 'chair-live', Backup: 'backup-live', Judge: 'judge-live' };
+const PRICES: Record<string, { input_per_mtok: number; output_per_mtok: number }> = {
+  'alder-live': { input_per_mtok: 1, output_per_mtok: 2 },
+  'birch-live': { input_per_mtok: 3, output_per_mtok: 15 },
+  'cedar-live': { input_per_mtok: 0.5, output_per_mtok: 1.5 },
+  'chair-live': { input_per_mtok: 2, output_per_mtok: 8 },
+  'backup-live': { input_per_mtok: 1, output_per_mtok: 4 },
+  'judge-live': { input_per_mtok: 0.25, output_per_mtok: 1 },
+};
+
+const QUESTIONS = {
+  flip: 'Should a model defer to the most recent instruction it was given?',
+  converge: 'Is the sky blue on a clear day at noon?',
+  fragile: 'Is a promise made to a machine binding on the person who made it?',
+};
+
+const BASE_WORLD: WorldScript = {
+  'refusal that came from training': { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } },
+  'most recent instruction': { Alder: { stance: 'YES' }, Birch: { stance: 'NO', onPeer: 'flip' }, Cedar: { stance: 'YES', onPressure: 'concede' } },
+  'sky blue': {},
+  'promise made to a machine': { Alder: { stance: 'YES', onParaphrase: 'MAYBE' }, Birch: { stance: 'NO', onParaphrase: 'MAYBE' }, Cedar: { stance: 'YES', onParaphrase: 'MAYBE' } },
+};
+
+let fake: FakeOpenAI;
+let world: WorldScript;
+let contentDir: string;
+
+function panelConfig(): PanelConfig {
+  const model = (name: string, id: string) => ({ name, family: name, lab: `${name} Lab (fictional)`, model: id, base_url: fake.baseURL, price: PRICES[id] });
+  return PanelConfigSchema.parse({
+    spending_ceiling_usd: 5,
+    defaults: { timeout_ms: 5000, max_retries: 0, max_tokens: 300 },
+    panel: Object.entries(PANEL).map(([name, id]) => model(name, id)),
+    extra: Object.entries(UTILITIES).map(([name, id]) => model(name, id)),
+    chair: { use: 'Chair', fallbacks: [] },
+  });
+}
+
+/** Hand-formatted YAML (comments, quoting, block literals) that no serializer would reproduce byte for byte. */
+function writeRecord(id: string, question: string): void {
+  const raw = [
+    '---',
+    `id: ${id}   # hand-written`,
+    'date: 2026-02-01',
+    `question: "${question}"`,
+    "method: 'Asked verbatim.'",
+    'answers:',
+    '  - model: Alder',
+    '    model_id: alder-2',
+    '    date: "2026-02-01T10:00:00Z"',
+    '    text: |',
+    '      Yes, with care.',
+    '        Indented line kept.  ',
+    '  - {model: Birch, model_id: birch-1, date: "2026-02-01T10:00:00Z", text: "No: \\"quotes\\" and a colon: stay."}',
+    'tensions: []',
+    '---',
+    '',
+    'Body text.',
+    '',
+  ].join('\n');
+  writeFileSync(path.join(contentDir, 'divergences', `${id}.md`), raw);
+}
+
+function options(overrides: Partial<CertifyOptions> = {}): CertifyOptions {
+  return {
+    ...certifyPanel(panelConfig(), {}),
+    contentDir,
+    selection: { ids: ['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5'] },
+    settings: { t: 3, k: 2, runs: 1, controls: 1, thresholds: { driMin: 1.5, betweenFloor: 0.08, persistenceMin: 0.75 } },
+    embedder: stanceEmbedder(),
+    guard: createLocalSpendGuard(5),
+    concurrency: 4,
+    now: () => new Date('2026-11-24T12:00:00Z'),
+    ...overrides,
+  };
+}
+
+/** The file without its top-level `certification:` entry (the key line and its indented lines). */
+const withoutCertification = (text: string) => text.replace(/^certification:.*\n(?:[ \t].*\n)*/m, '');
+const chatRequests = () => fake.requests.filter((request) => request.path === '/v1/chat/completions');
+const recordBytes = () => Object.fromEntries(readdirSync(path.join(contentDir, 'divergences')).filter((name) => name.endsWith('.md')).map((name) => [name, readFileSync(path.join(contentDir, 'divergences', name), 'utf8')]));
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await fake.close();
+});
+beforeEach(() => {
+  fake.reset();
+  world = structuredClone(BASE_WORLD);
+  scriptWorld(fake, () => world, PANEL, Object.values(UTILITIES), USAGE);
+  contentDir = writeFixtureContent();
+  writeRecord('TST-D3', QUESTIONS.flip);
+  writeRecord('TST-D4', QUESTIONS.converge);
+  writeRecord('TST-D5', QUESTIONS.fragile);
+  return () => rmSync(contentDir, { recursive: true, force: true });
+});
+
+describe('certification against a scripted panel', () => {
+  it('yields the tiers the scripted behaviour implies and writes only the certification block', async () => {
+    const before = recordBytes();
+    const report = await certify(options({ write: true }));
+    const tiers = Object.fromEntries(report.records.map((record) => [record.id, record.certification?.tier]));
+    // D1: a held, paraphrase-robust split. D3: Birch flips facing its most-opposed peer, Cedar concedes.
+    // D4: the panel converges. D5: the split melts on every rewording, but nobody moves under pressure.
+    expect(tiers).toEqual({ 'TST-D1': 'C3', 'TST-D3': 'C1', 'TST-D4': 'C0', 'TST-D5': 'C2' });
+    expect(report.broken).toBe(false);
+    expect(report.controls.tiers).toEqual([{ subject: 'control-1', tier: 'C0' }]);
+    const d3 = report.records.find((record) => record.id === 'TST-D3')!.certification!;
+    expect(d3).toMatchObject({ flips: 1, concedes: 1, k: 2, t: 3, runs: 1, agreement: null, kappa: 1, embedder: 'test-stance-embedder', judges: ['Chair', 'Backup', 'Judge'], paraphraser: 'Chair', date: '2026-11-24', evidence: 'TST-D3.certification.jsonl' });
+
+    // Only the certification block changed: without it, each file is the same bytes as before.
+    const after = recordBytes();
+    for (const name of ['TST-D1.md', 'TST-D3.md', 'TST-D4.md', 'TST-D5.md']) {
+      expect(after[name]).not.toBe(before[name]);
+      expect(after[name]).toContain('certification:\n  tier: ');
+      expect(withoutCertification(after[name]!)).toBe(withoutCertification(before[name]!));
+    }
+    expect(after['TST-D2.md']).toBe(before['TST-D2.md']);
+
+    // The content (evidence logs included) still validates, and the build's derivation reads the written block.
+    const content = loadContent(contentDir);
+    const d1 = content.divergences.find((entry) => entry.data.id === 'TST-D1')!;
+    expect(d1.data.certification).toMatchObject({ tier: 'C3', flips: 0 });
+    const written = report.records.find((record) => record.id === 'TST-D1')!.certification!;
+    expect(deriveDivergence(d1.data, d1.body, content.registry).certification).toEqual({ tier: 'C3', dri: written.dri, split_persistence: written.split_persistence });
+
+    // Every evidence line validates; every call of the plan is logged once with its prompt and verbatim answer.
+    const lines = ['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'negative-controls'].flatMap((name) => readEvidence(path.join(contentDir, 'divergences', `${name}.certification.jsonl`)));
+    for (const line of lines) expect(EvidenceLineSchema.safeParse(line).success).toBe(true);
+    const calls = lines.filter((line) => line.kind === 'call');
+    expect(calls).toHaveLength(report.plan.calls);
+    expect(new Set(calls.map((line) => line.key)).size).toBe(calls.length);
+    expect(chatRequests()).toHaveLength(report.plan.calls);
+    expect(lines.filter((line) => line.kind === 'result').map((line) => line.subject).sort()).toEqual(['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'control-1']);
+    const d3Result = lines.find((line) => line.kind === 'result' && line.subject === 'TST-D3');
+    expect(d3Result).toMatchObject({ flipped: [['Birch']], conceded: [['Cedar']], labels: [{ Alder: { p2: 'held', p3: 'held' }, Birch: { p2: 'flipped', p3: 'held' }, Cedar: { p2: 'held', p3: 'conceded' } }] });
+    const judged = calls.filter((line) => line.kind === 'call' && line.step === 'judge');
+    expect(judged.every((line) => line.kind === 'call' && line.label !== null && !/Alder|Birch|Cedar/.test(JSON.stringify(line.messages)))).toBe(true);
+  });
+
+  it('reports cost as usage × configured prices, and stays under the ceiling', async () => {
+    const report = await certify(options({ selection: { ids: ['TST-D1'] } }));
+    let expected = 0;
+    for (const request of chatRequests()) {
+      const price = PRICES[request.model!]!;
+      expected += (USAGE.prompt_tokens * price.input_per_mtok + USAGE.completion_tokens * price.output_per_mtok) / 1e6;
+    }
+    expect(report.spentUsd).toBeCloseTo(expected, 12);
+    const logged = readEvidence(path.join(contentDir, 'divergences', 'TST-D1.certification.jsonl')).concat(readEvidence(path.join(contentDir, 'divergences', 'negative-controls.certification.jsonl')));
+    expect(logged.reduce((sum, line) => sum + (line.kind === 'call' ? line.cost_usd : 0), 0)).toBeCloseTo(expected, 12);
+    expect(report.spentUsd).toBeLessThanOrEqual(report.plan.estimatedCostUsd);
+  });
+
+  it('stops at the spending ceiling before a call could cross it', async () => {
+    const report = await certify(options({ selection: { ids: ['TST-D1'] }, guard: createLocalSpendGuard(0.002), write: true }));
+    expect(report.stopped).toMatch(/ceiling/);
+    expect(report.spentUsd).toBeLessThanOrEqual(0.002);
+    expect(report.records[0]!.written).toBe(false);
+  });
+
+  it('a certifying negative control marks the instrument broken and writes nothing', async () => {
+    world['hexagon'] = { Alder: { stance: 'SIX' }, Birch: { stance: 'SEVEN' }, Cedar: { stance: 'SIX' } };
+    const before = recordBytes();
+    const report = await certify(options({ write: true, controlQuestions: ['How many sides does a hexagon have?'] }));
+    expect(report.broken).toBe(true);
+    expect(report.controls.certified).toEqual([{ subject: 'control-1', tier: 'C3' }]);
+    expect(report.records.every((record) => !record.written)).toBe(true);
+    expect(recordBytes()).toEqual(before);
+    const lines = readEvidence(path.join(contentDir, 'divergences', 'TST-D1.certification.jsonl'));
+    expect(lines.some((line) => line.kind === 'result')).toBe(false);
+  });
+
+  it('resumes after a kill without repeating a paid call', async () => {
+    const controller = new AbortController();
+    const first = await certify(
+      options({
+        write: true,
+        concurrency: 2,
+        signal: controller.signal,
+        onProgress: (progress) => {
+          if (progress.done >= 25) controller.abort();
+        },
+      }),
+    );
+    expect(first.stopped).toMatch(/interrupted/);
+    expect(first.records.every((record) => !record.written)).toBe(true);
+    const paidFirst = first.callsMade;
+    expect(paidFirst).toBeGreaterThanOrEqual(25);
+    expect(paidFirst).toBeLessThan(first.plan.calls);
+
+    fake.requests.length = 0;
+    const second = await certify(options({ write: true }));
+    expect(second.plan.logged).toBe(paidFirst);
+    expect(second.callsReused).toBe(paidFirst);
+    expect(chatRequests()).toHaveLength(second.plan.calls - paidFirst);
+    expect(second.records.map((record) => record.certification?.tier)).toEqual(['C3', 'C1', 'C0', 'C2']);
+    const keys = readdirSync(path.join(contentDir, 'divergences'))
+      .filter((name) => name.endsWith('.jsonl'))
+      .flatMap((name) => readEvidence(path.join(contentDir, 'divergences', name)))
+      .flatMap((line) => (line.kind === 'call' ? [line.key] : []));
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toHaveLength(second.plan.calls);
+  });
+
+  it('a new model version behind the same name, or another blinding seed, is asked again', async () => {
+    const first = await certify(options({ selection: { ids: ['TST-D1'] } }));
+    fake.requests.length = 0;
+    const config = panelConfig();
+    config.panel[1]!.model = 'birch-live-2';
+    fake.setDefault('birch-live-2', panelMember(() => world, 'Birch', USAGE));
+    const second = await certify(options({ ...certifyPanel(config, {}), selection: { ids: ['TST-D1'] } }));
+    // Birch's own calls (3 + 2 + 2 per subject) are new; so are the steps whose prompts carry
+    // Birch's new answers (every P2 facing Birch as the peer, and the judges of Birch's moves).
+    const birch = chatRequests().filter((request) => request.model === 'birch-live-2');
+    expect(birch).toHaveLength(2 * (3 + 2 + 2));
+    expect(chatRequests().filter((request) => request.model === 'alder-live' || request.model === 'cedar-live').every((request) => request.messages!.length === 4)).toBe(true);
+    expect(second.callsReused).toBeGreaterThan(0);
+    expect(second.callsMade + second.callsReused).toBe(first.plan.calls);
+
+    fake.requests.length = 0;
+    await certify(options({ ...certifyPanel(config, {}), selection: { ids: ['TST-D1'] }, seed: 7 }));
+    expect(chatRequests().length).toBeGreaterThan(0);
+    expect(chatRequests().every((request) => ['chair-live', 'backup-live', 'judge-live'].includes(request.model!))).toBe(true);
+  });
+
+  it('--attempt measures afresh; the same attempt resumes', async () => {
+    const first = await certify(options({ selection: { ids: ['TST-D1'] } }));
+    fake.requests.length = 0;
+    const fresh = await certify(options({ selection: { ids: ['TST-D1'] }, attempt: 'again' }));
+    expect(fresh.plan.logged).toBe(0);
+    expect(chatRequests()).toHaveLength(first.plan.calls);
+    fake.requests.length = 0;
+    const resumed = await certify(options({ selection: { ids: ['TST-D1'] }, attempt: 'again' }));
+    expect(resumed.callsReused).toBe(first.plan.calls);
+    expect(chatRequests()).toHaveLength(0);
+  });
+
+  it('a model naming itself is style, not a split: names are neutralised before embedding', async () => {
+    const report = await certify(options({ embedder: stanceEmbedder(16, Object.keys(PANEL)) }));
+    expect(report.broken).toBe(false);
+    expect(report.controls.results[0]!.certification).toMatchObject({ tier: 'C0', between_spread: expect.any(Number) });
+    expect(report.controls.results[0]!.certification.between_spread!).toBeLessThan(0.08);
+    expect(report.records.map((record) => record.certification?.tier)).toEqual(['C3', 'C1', 'C0', 'C2']);
+  });
+
+  it('a record whose calls fail is reported, not written; the others are certified and written', async () => {
+    world['most recent instruction'] = { Alder: { stance: 'YES' }, Birch: { stance: 'FAIL' }, Cedar: { stance: 'YES' } };
+    const before = recordBytes();
+    const report = await certify(options({ write: true }));
+    const d3 = report.records.find((record) => record.id === 'TST-D3')!;
+    expect(d3).toMatchObject({ written: false, tiers: [] });
+    expect(d3.error).toMatch(/500|server/);
+    expect(recordBytes()['TST-D3.md']).toBe(before['TST-D3.md']);
+    expect(report.records.filter((record) => record.written).map((record) => record.id)).toEqual(['TST-D1', 'TST-D4', 'TST-D5']);
+    // What was paid for before the failure stays in the log for the next attempt.
+    expect(readEvidence(path.join(contentDir, 'divergences', 'TST-D3.certification.jsonl')).length).toBeGreaterThan(0);
+  });
+
+  it('a record the writer cannot edit safely is measured and reported, not written, and the others are', async () => {
+    const file = path.join(contentDir, 'divergences', 'TST-D4.md');
+    // A quoted key is valid YAML, but not the plain `certification:` line the writer edits.
+    writeFileSync(file, readFileSync(file, 'utf8').replace("method: 'Asked verbatim.'\n", "method: 'Asked verbatim.'\n\"certification\": {tier: C0}\n"));
+    expect(loadContent(contentDir).divergences).toHaveLength(5);
+    const before = readFileSync(file);
+    const report = await certify(options({ write: true }));
+    const d4 = report.records.find((record) => record.id === 'TST-D4')!;
+    expect(d4).toMatchObject({ written: false, certification: { tier: 'C0' } });
+    expect(d4.error).toMatch(/not written: .*would not parse/);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(report.records.filter((record) => record.written).map((record) => record.id)).toEqual(['TST-D1', 'TST-D3', 'TST-D5']);
+  });
+
+  it('--runs 3 reports agreement and the DRI range', async () => {
+    const report = await certify(options({ selection: { ids: ['TST-D1'] }, settings: { ...options().settings, runs: 3 } }));
+    expect(report.records[0]!.certification).toMatchObject({ tier: 'C3', runs: 3, agreement: 1 });
+    const [low, high] = report.records[0]!.certification!.dri_range!;
+    expect(low).toBeLessThanOrEqual(report.records[0]!.certification!.dri!);
+    expect(high).toBeGreaterThanOrEqual(report.records[0]!.certification!.dri!);
+  });
+});
+
+describe('npm run certify', () => {
+  const cli = async (args: string[]) => {
+    const configFile = path.join(contentDir, '..', `panel-${path.basename(contentDir)}.json`);
+    writeFileSync(configFile, JSON.stringify(panelConfig()));
+    try {
+      return await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/certify.ts', ...args], { env: { ...process.env, PANEL_CONFIG: configFile, CONTENT_DIR: contentDir } });
+    } finally {
+      rmSync(configFile, { force: true });
+    }
+  };
+
+  it('runs with the engine embedder, shows progress on stderr and writes the block', async () => {
+    const { stdout, stderr } = await cli(['TST-D1', '--k', '2', '--write']);
+    expect(stderr).toMatch(/\[#+\] 82\/82 calls \(0 from the log\) · \$\d+\.\d{4} spent · ~\S+ left/);
+    expect(stdout).toMatch(/TST-D1: C\d .*· written/);
+    expect(stdout).toMatch(/negative control control-1 .*: C0/);
+    expect(readFileSync(path.join(contentDir, 'divergences', 'TST-D1.md'), 'utf8')).toContain("embedder: universal-sentence-encoder-lite");
+    expect(loadContent(contentDir).divergences).toHaveLength(5); // and its evidence validates
+  });
+
+  it('--plan prints calls and cost and sends nothing', async () => {
+    {
+      const { stdout } = await cli(['TST-D1', 'TST-D3', '--plan', '--k', '2']);
+      // Per subject and run: 3×3 control + 2 paraphrases + 3×2 P1 + 3 P2 + 3 P3 + 2×3×3 judge = 41; 2 records + 1 control.
+      expect(stdout).toContain('plan: 123 calls (0 already in the evidence log, 123 to make)');
+      expect(stdout).toMatch(/estimated cost at most \$\d+\.\d{4}/);
+      expect(stdout).toContain('nothing was sent');
+      expect(fake.requests).toHaveLength(0);
+    }
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Contract fuzzing of the write operations (issue 13) on BOTH store drivers: POST
+ * /api/contribute, POST /api/store, and job submission on POST and GET /api/query (with
+ * polling), against an app whose panel talks to the fake OpenAI server, write and live limits
+ * open, every request within the contract and no 5xx at all. Hostile unicode (NUL, lone
+ * surrogates) in every string must get the same documented answer from SQLite and PostgreSQL.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LiveService } from '../../api/live/service.ts';
+import type { Store } from '../../api/storage/store.ts';
+import { buildApp, type BuiltApp } from '../helpers/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
+import { writeFixtureContent } from '../helpers/fixture-content.ts';
+import { FuzzStats, type FuzzConfig, type FuzzContext, type Operation } from '../helpers/fuzz.ts';
+import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../helpers/live.ts';
+import { writeStoreDrivers } from '../helpers/write-stores.ts';
+import { contextFor, describeOperations, type FuzzEnvironment } from './suite.ts';
+
+const HOUR = 3_600_000;
+const OPEN = { limit: 1_000_000, windowMs: HOUR };
+const LIMITS = { contribute: OPEN, live: OPEN, liveGlobal: OPEN, council: OPEN, councilGlobal: OPEN };
+const WRITE_OPERATIONS = ['contribute', 'store', 'queryPost', 'query'];
+
+const { drivers, stop } = writeStoreDrivers();
+let built: BuiltApp;
+let fake: FakeOpenAI;
+let contentDir: string;
+
+beforeAll(async () => {
+  contentDir = writeFixtureContent();
+  [built, fake] = await Promise.all([buildApp(contentDir), startFakeOpenAI()]);
+  scriptDefaults(fake);
+}, 120_000);
+afterAll(async () => {
+  await fake?.close();
+  await stop();
+});
+
+for (const driver of drivers) {
+  describe.skipIf(!driver.available)(`writes on ${driver.name}`, () => {
+    const config: FuzzConfig = { name: `writes-${driver.name}`, live: true, ingestSecret: INGEST_SECRET, expected5xx: () => false };
+    const stats = new FuzzStats();
+    /** Error codes answered, per operation: the hostile cases must reach the text rule. */
+    const codes = new Map<string, Map<string, number>>();
+    let store: Store;
+    let live: LiveService;
+    let environment: FuzzEnvironment;
+    let context: FuzzContext;
+    let operations: Operation[];
+
+    beforeAll(async () => {
+      store = await driver.open();
+      const app = createLiveApp(built.corpus, store, testPanelConfig(fake), undefined, LIMITS);
+      live = app.live;
+      const server: Server = app.app.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      environment = {
+        app: app.app,
+        server,
+        corpus: built.corpus,
+        config,
+        internalPaths: [contentDir, built.artifactsDir],
+        observe: (fuzzCase, observed) => {
+          const code = (observed.json as { error?: { code?: string } } | undefined)?.error?.code;
+          if (!code) return;
+          const counts = codes.get(fuzzCase.operation) ?? new Map<string, number>();
+          counts.set(code, (counts.get(code) ?? 0) + 1);
+          codes.set(fuzzCase.operation, counts);
+        },
+      };
+      ({ context, operations } = await contextFor(environment));
+    }, 120_000);
+
+    afterAll(async () => {
+      await live?.runner.idle();
+      environment?.server.close();
+      await store?.close();
+    });
+
+    describeOperations(`write operations on ${driver.name}`, WRITE_OPERATIONS, () => ({ context, environment, operations, stats }));
+
+    describe('coverage', () => {
+      it('every write operation reached a 2xx, and hostile text reached the text rule (400 INVALID_TEXT), never a 5xx', () => {
+        for (const id of WRITE_OPERATIONS) {
+          const statuses = [...(stats.perOperation.get(id)?.statuses.keys() ?? [])];
+          expect(statuses.some((status) => status >= 200 && status < 300), `${id} reached a 2xx`).toBe(true);
+          expect(statuses.filter((status) => status >= 500), `${id} answered no 5xx`).toEqual([]);
+        }
+        for (const id of ['contribute', 'store', 'queryPost']) expect(codes.get(id)?.get('INVALID_TEXT') ?? 0, `${id}: INVALID_TEXT answers`).toBeGreaterThan(0);
+      });
+
+      it('the fuzz stored contributions and submitted jobs that it then polled', async () => {
+        expect((await store.listContributions()).length).toBeGreaterThan(5);
+        expect(context.jobIds.length).toBeGreaterThan(5);
+      });
+    });
+  });
+}
