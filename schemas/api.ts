@@ -698,6 +698,12 @@ export const QueryRequestSchema = named(
         ),
       new_session: z.boolean().optional().describe('Start a session: the server issues an unguessable session id, returned as session.session_id (and as session_id in the 202 form). Not combined with session_id.'),
       syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
+      second_round: z
+        .boolean()
+        .optional()
+        .describe(
+          "Run the second round (issue 14 item 9): each voice reads the other answers, anonymised as Voice A, B, … in a shuffled order and only as data, and keeps or revises its position with a reason. Round 1 stays verbatim; panel[].round2 sits beside it; tensions[].moved names who revised. Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered (deadline, reservation, cost).",
+        ),
     })
     .describe('Body of POST /api/query (spec §4.3). Unknown fields are rejected with INVALID_BODY.'),
 );
@@ -1505,6 +1511,12 @@ export const CouncilRequestSchema = named(
         .optional()
         .describe('The council_id of a council result you have read (kept 24 h): with persist true, commits exactly that result with no model call. Not combined with q.'),
       persist: z.boolean().optional().describe('With Authorization: Bearer <INGEST_SECRET>, commits the record (201): the council named by council_id, or a new one run on q.'),
+      second_round: z
+        .boolean()
+        .optional()
+        .describe(
+          "Run the second round (issue 14 item 9): each voice reads the other answers, anonymised as Voice A, B, … in a shuffled order and only as data, and keeps or revises its position with a reason. Round 1 stays verbatim; panel[].round2 sits beside it; tensions[].moved names who revised. Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered (deadline, reservation, cost).",
+        ),
     })
     .describe('Body of POST /api/council (spec §4.6). Unknown fields are rejected with INVALID_BODY.'),
 );
