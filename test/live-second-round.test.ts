@@ -152,6 +152,24 @@ describe('second round on request', () => {
   });
 });
 
+describe('second round on GET /api/query', () => {
+  it('second_round=1 with sync=1 or async=1 runs it; alone it is refused with the fast path as next call', async () => {
+    scriptRounds();
+    const { app, live } = await liveApp();
+    const sync = await request(app).get('/api/query').query({ q: 'Can a trained refusal be owned?', sync: '1', second_round: '1' });
+    expect(sync.status).toBe(200);
+    expect(sync.body.second_round).toEqual({ moved: ['Birch'] });
+    scriptRounds();
+    const submitted = await request(app).get('/api/query').query({ q: 'Can a trained refusal be owned?', async: '1', second_round: 'true' });
+    expect(submitted.status).toBe(202);
+    await live.runner.idle();
+    expect((await request(app).get(submitted.body.poll_url)).body.second_round).toEqual({ moved: ['Birch'] });
+    const alone = await request(app).get('/api/query').query({ q: 'Owned?', second_round: '1' });
+    expect(alone.status).toBe(400);
+    expect(alone.body.error).toMatchObject({ code: 'CONFLICTING_PARAMETERS', suggested_next_call: { method: 'GET', path: '/api/query', query: { q: 'Owned?' } } });
+  });
+});
+
 describe('second round in config', () => {
   it('defaults.second_round true runs it unless the request says second_round=0', async () => {
     const { app } = await liveApp({ defaults: { timeout_ms: 2000, max_retries: 0, max_tokens: 400, second_round: true } });

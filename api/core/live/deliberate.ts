@@ -78,7 +78,7 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
   );
   const answered = voices.filter((voice) => voice.status === 'answered');
   const round2 = await maybeSecondRound(scope, {
-    enabled: input.secondRound ?? deps.panel.config.defaults.second_round,
+    enabled: input.secondRound ?? query.secondRound ?? deps.panel.config.defaults.second_round,
     question,
     voices,
     members: deps.panel.members,
