@@ -6,6 +6,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { shuffled, seededRandom, voiceLabel } from '../api/core/live/second-round.ts';
+import { describeStage } from '../api/mcp/progress.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { createSqliteStore } from '../api/storage/sqlite-store.ts';
 import { buildApp, testEmbedder, type BuiltApp } from './helpers/app.ts';
@@ -188,6 +189,13 @@ describe('second round in config', () => {
     const response = await request(app).get('/api/council?q=Owned%3F&second_round=maybe');
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ code: 'INVALID_PARAMETER', suggested_next_call: { method: 'GET', path: '/api/council', query: { q: 'Owned?' } } });
+  });
+});
+
+describe('MCP progress', () => {
+  it('names a voice\'s round 2 in its progress message', () => {
+    expect(describeStage({ stage: 'round2', name: 'Birch', status: 'revised', reason: 'r' })).toBe('Birch revised its position in round 2');
+    expect(describeStage({ stage: 'round2', name: 'Cedar', status: 'failed', failure: 'server_error' })).toBe('Cedar round 2 failed: server_error (its first answer stands)');
   });
 });
 
