@@ -342,6 +342,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
     queryParameter('mode', { type: 'string', enum: ['retrieve', 'trace'] }, 'retrieve: fast substrate only, no deliberation (about 2 s). trace: measured counterfactual (same as /api/trace; 503 while no panel is configured).'),
     queryParameter('async', flag(['1', 'true']), 'Submit a background deliberation; returns 202 with {job_id, poll_url} (503 while no panel is configured).'),
     queryParameter('sync', flag(['1', 'true']), 'Blocking full deliberation in one response, about 25 s (503 while no panel is configured).'),
+    queryParameter('second_round', flag(['1', 'true']), "With sync=1 or async=1: 1 or true runs the second round (each voice reads the other answers, anonymised, and keeps or revises its position; panel[].round2, tensions[].moved), 0 or false skips it; absent: the panel's defaults.second_round. Without sync or async it is 400 CONFLICTING_PARAMETERS."),
     queryParameter('job', { type: 'string', minLength: 1 }, 'Poll a previously submitted job by id (503 while no panel is configured). Takes no other parameter: with q (or any other) it is 400 CONFLICTING_PARAMETERS, since the answer echoes the question the job was submitted with.'),
     queryParameter('glyph', { type: 'string', enum: [...GLYPHS] }, 'Retrieval and decoding mode operator. Ξ divergence, Ψ self-reference, ∅ void, Ω commit, ∞ hold, Δ repair. Glyphs may also be written inside q.'),
     queryParameter('format', { type: 'string', enum: [...FORMATS], default: 'context' }, 'context: fast pre-deliberation packet. brief: exportable artifact. si: structured sections.'),
@@ -375,6 +376,11 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
   const keyed: ErrorMap = { 409: ['IDEMPOTENCY_KEY_IN_USE'], 422: ['IDEMPOTENCY_KEY_REUSED'] };
   const requiredQuestion = { ...routeQuestion, required: true, schema: { type: 'string', maxLength: MAX_QUERY_CHARS } };
   const liveAsync = queryParameter('async', { type: 'string' }, 'async=1 or true submits a background job (202); any other value runs the request synchronously.');
+  const secondRound = queryParameter(
+    'second_round',
+    { type: 'string', enum: ['1', 'true', '0', 'false'] },
+    "1 or true: run the second round (each voice reads the other answers, anonymised, and keeps or revises its position with a reason; round 1 stays verbatim, panel[].round2 sits beside it, tensions[].moved names who revised). 0 or false: no second round. Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered (deadline, reservation, cost).",
+  );
   const missingFile: ErrorMap = { 404: ['ROUTE_NOT_FOUND'] };
 
   const paths: Record<string, Json> = {
@@ -497,7 +503,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         summary: 'Live panel on a new question (needs a live panel)',
         description:
           'Sends the question verbatim to every panel model in parallel and preserves their disagreement. Slow and costly; meant for a new question that no existing record fits. The result carries a council_id under which it is kept for 24 h, so an operator can commit exactly what was read (POST with council_id and persist). Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
-        parameters: [requiredQuestion, liveAsync, IDEMPOTENCY_KEY],
+        parameters: [requiredQuestion, liveAsync, secondRound, IDEMPOTENCY_KEY],
         responses: {
           '200': withEventStream(ok('The panel, a synthesized reading and tensions.', ref('CouncilResponse'))),
           '202': accepted('Council submitted as a background job.'),

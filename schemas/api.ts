@@ -710,6 +710,12 @@ export const QueryRequestSchema = named(
         ),
       new_session: z.boolean().optional().describe('Start a session: the server issues an unguessable session id, returned as session.session_id (and as session_id in the 202 form). Not combined with session_id.'),
       syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
+      second_round: z
+        .boolean()
+        .optional()
+        .describe(
+          "Run the second round (issue 14 item 9): each voice reads the other answers, anonymised as Voice A, B, … in a shuffled order and only as data, and keeps or revises its position with a reason. Round 1 stays verbatim; panel[].round2 sits beside it; tensions[].moved names who revised. Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered (deadline, reservation, cost).",
+        ),
     })
     .describe('Body of POST /api/query (spec §4.3). Unknown fields are rejected with INVALID_BODY.'),
 );
@@ -749,9 +755,12 @@ export const JobStageSchema = named(
   'JobStage',
   z
     .looseObject({
-      stage: z.enum(['retrieval', 'voice', 'chair']).describe('retrieval (with sources), voice (one panel member answered, with its verbatim answer, or failed, with the failure), chair (started, then done or failed).'),
+      stage: z
+        .enum(['retrieval', 'voice', 'round2', 'chair'])
+        .describe('retrieval (with sources), voice (one panel member answered, with its verbatim answer, or failed, with the failure), round2 (with a second round: a voice kept or revised its position, with its reason, or its round 2 failed), chair (started, then done or failed).'),
       at: DateTimeSchema.describe('When the stage happened.'),
-      status: z.enum(['answered', 'failed', 'started', 'done']).optional().describe('For voice: answered or failed; for chair: started, done or failed.'),
+      status: z.enum(['answered', 'failed', 'kept', 'revised', 'started', 'done']).optional().describe('For voice: answered or failed; for round2: kept, revised or failed; for chair: started, done or failed.'),
+      reason: z.string().optional().describe('For round2 kept or revised: the reason the voice gave, verbatim.'),
       name: z.string().optional().describe('For voice: the panel member.'),
       model_id: z.string().optional().describe('For voice: the model version asked.'),
       answer: z.string().optional().describe('For an answered voice: its verbatim answer.'),
@@ -795,6 +804,7 @@ export const LiveTensionSchema = named(
       voice_b: text('Second voice.'),
       claim_b: text("Second voice's claim."),
       status: TensionStatusSchema,
+      moved: z.array(z.string()).optional().describe('With a second round: which of voice_a and voice_b revised their answer after reading the others (empty: neither moved).'),
     })
     .describe('A tension named by the chair of a live panel.'),
 );
@@ -812,6 +822,16 @@ const panelVoice = z
       .string()
       .optional()
       .describe('On failed voices: why (timeout, deadline, rate_limited, server_error, connection, auth, bad_request, malformed, empty, truncated, aborted, spending_ceiling).'),
+    round2: z
+      .looseObject({
+        status: z.enum(['kept', 'revised', 'failed']).describe('kept or revised its position after reading the other answers (anonymised); failed: its round 2 could not be used, and round 1 stands.'),
+        reason: z.string().optional().describe('Kept or revised: why, verbatim.'),
+        answer: z.string().optional().describe('Revised: the new answer, verbatim (the round-1 answer stays as it was).'),
+        truncated: z.boolean().optional().describe('Kept or revised: the round-2 reply stopped at max_tokens.'),
+        failure: z.string().optional().describe('Failed: why (the failures of a voice, e.g. deadline, spending_ceiling, truncated, malformed).'),
+      })
+      .optional()
+      .describe('Present on answered voices when the second round ran (second_round).'),
   })
   .describe('One panel voice: its verbatim answer, or why it failed. Other fields are not shown.');
 
@@ -832,6 +852,10 @@ export const LiveCostSchema = named(
 const liveCost = {
   cost_usd: z.number().nonnegative().describe('Cost of every call the response made, chair included (= cost.total_usd).'),
   cost: LiveCostSchema,
+  second_round: z
+    .looseObject({ moved: z.array(z.string()).describe('The voices that revised their answer in round 2.') })
+    .optional()
+    .describe('Present when the second round ran (second_round true, or the panel default): cost and cost_usd include its calls.'),
 };
 
 export const DeliberationResponseSchema = named(
@@ -1731,6 +1755,12 @@ export const CouncilRequestSchema = named(
         .optional()
         .describe('The council_id of a council result you have read (kept 24 h): with persist true, commits exactly that result with no model call. Not combined with q.'),
       persist: z.boolean().optional().describe('With Authorization: Bearer <INGEST_SECRET>, commits the record (201): the council named by council_id, or a new one run on q.'),
+      second_round: z
+        .boolean()
+        .optional()
+        .describe(
+          "Run the second round (issue 14 item 9): each voice reads the other answers, anonymised as Voice A, B, … in a shuffled order and only as data, and keeps or revises its position with a reason. Round 1 stays verbatim; panel[].round2 sits beside it; tensions[].moved names who revised. Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered (deadline, reservation, cost).",
+        ),
     })
     .describe('Body of POST /api/council (spec §4.6). Unknown fields are rejected with INVALID_BODY.'),
 );

@@ -129,6 +129,15 @@ export const AnswerSchema = z.object({
     .literal(true)
     .optional()
     .describe('The model stopped at its max_tokens (finish_reason "length"): the text is verbatim but cut off, not a complete answer'),
+  round2: z
+    .object({
+      stance: z.enum(['kept', 'revised']).describe('What the voice did after reading the other answers, anonymised'),
+      reason: nonEmpty.describe('Its reason, verbatim'),
+      text: z.string().min(1).optional().describe('Its revised answer, verbatim (only when stance is revised)'),
+      truncated: z.literal(true).optional().describe('The round-2 reply stopped at max_tokens'),
+    })
+    .optional()
+    .describe('The second round of a live council (opt-in): beside the round-1 text, which stays verbatim'),
   contributed: z
     .object({ identity: nonEmpty, justification: nonEmpty, approved_at: DateOrDateTimeSchema.optional() })
     .optional()
@@ -142,6 +151,7 @@ export const TensionSchema = z.object({
   voice_b: nonEmpty,
   claim_b: nonEmpty,
   status: TensionStatusSchema,
+  moved: z.array(nonEmpty).optional().describe('After a second round: which of voice_a and voice_b revised their answer (empty: neither moved)'),
 });
 
 export const AnnotationSchema = z.object({

@@ -32,6 +32,10 @@ beforeAll(async () => {
   const parsed = parseMarkdown(readFileSync(d2, 'utf8'));
   const answers = parsed.data.answers as Record<string, unknown>[];
   answers[0] = { ...answers[0], truncated: true };
+  // And a second round beside round 1: the second voice revised, and the tension says so.
+  answers[1] = { ...answers[1], round2: { stance: 'revised', reason: 'Voice A named a case I had missed.', text: 'Revised in round two, verbatim.' } };
+  const tensions = parsed.data.tensions as Record<string, unknown>[];
+  tensions[0] = { ...tensions[0], moved: [String(answers[1]!.model)] };
   writeFileSync(d2, stringifyMarkdown(parsed.data, parsed.body));
   built = await buildApp(contentDir);
   siteDir = tempDir('site');
@@ -51,6 +55,15 @@ describe('static site', () => {
     expect(page).toContain('href="/records/TST-D1.md"');
     expect(page).toContain('/atlas/TST-D2/');
     expect(readFileSync(path.join(siteDir, 'works/TST-1/index.html'), 'utf8')).toContain('Tide tables');
+  });
+
+  it('shows a second round beside the verbatim round-1 answer, and who moved', () => {
+    const page = readFileSync(path.join(siteDir, 'atlas/TST-D2/index.html'), 'utf8');
+    expect(page).toContain('Second round: revised its answer after reading the others, anonymised');
+    expect(page).toContain('Voice A named a case I had missed.');
+    expect(page).toContain('Revised in round two, verbatim.');
+    expect(page).toMatch(/moved in the second round: /);
+    expect(readFileSync(path.join(siteDir, 'atlas/TST-D1/index.html'), 'utf8')).not.toContain('Second round');
   });
 
   it('marks an answer that was cut off at its token limit, and only that one', () => {

@@ -11,7 +11,7 @@ export type { RawQuery };
 
 export const QUERY_PARAMETERS = [
   'q', 'mode', 'async', 'sync', 'job', 'glyph', 'format', 'si', 'layers', 'sources', 'exclude', 'exclude_ids',
-  'evidence_threshold', 'rings', 'ring', 'tier', 'limit',
+  'evidence_threshold', 'rings', 'ring', 'tier', 'limit', 'second_round',
 ] as const;
 
 export const MAX_QUERY_CHARS = 4000;
@@ -25,6 +25,8 @@ export interface FastQuery {
   mode: 'retrieve' | 'trace' | undefined;
   async: boolean;
   sync: boolean;
+  /** second_round=1|0 with sync or async: run (or skip) the panel's second round; absent: the panel's default. */
+  secondRound?: boolean;
   job: string | undefined;
   format: Format;
   si: string | undefined;
@@ -101,6 +103,8 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
   const mode = single(raw, 'mode');
   const asyncFlag = flag('async', single(raw, 'async'), ['1', 'true']);
   const syncFlag = flag('sync', single(raw, 'sync'), ['1', 'true']);
+  const secondRoundValue = single(raw, 'second_round');
+  const secondRound = secondRoundValue === undefined ? undefined : flag('second_round', secondRoundValue, ['1', 'true']);
 
   if (job !== undefined && job.trim() === '') {
     throw apiError('INVALID_PARAMETER', '"job" is empty', 'Send the job_id you received when you submitted the job.', { suggestedNextCall: USAGE_HINT, repair: without('job') });
@@ -129,6 +133,10 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
   const chosen = [mode !== undefined && `mode=${mode}`, asyncFlag && 'async', syncFlag && 'sync', job !== undefined && 'job'].filter(Boolean);
   if (chosen.length > 1) {
     throw apiError('CONFLICTING_PARAMETERS', `${chosen.join(', ')} cannot be combined`, 'Choose one: a bare GET (fast path), mode=retrieve, mode=trace, async=1, sync=1, or job=<id>.', { repair: without('mode', 'async', 'sync') });
+  }
+
+  if (secondRound !== undefined && job === undefined && !asyncFlag && !syncFlag) {
+    throw apiError('CONFLICTING_PARAMETERS', 'second_round is a step of a full deliberation: it needs sync=1 or async=1', 'Add sync=1 (or async=1) to deliberate with a second round, or leave second_round out.', { repair: without('second_round') });
   }
 
   const format = single(raw, 'format') ?? 'context';
@@ -189,6 +197,7 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
     mode: mode as FastQuery['mode'],
     async: asyncFlag,
     sync: syncFlag,
+    ...(secondRound !== undefined ? { secondRound } : {}),
     job,
     format: format as Format,
     si: si !== undefined && si.trim() !== '' ? si.trim() : undefined,
@@ -213,6 +222,7 @@ export function usageDocument() {
       mode: 'retrieve (fast substrate only) or trace (measured counterfactual)',
       async: '1 or true: submit a background deliberation (202 with job_id, poll_url)',
       sync: '1: blocking full deliberation',
+      second_round: '1 or 0 with sync or async: run (or skip) the second round, in which each voice reads the others anonymised and keeps or revises',
       job: 'poll a job by id',
       glyph: 'one of Ξ Ψ ∅ Ω ∞ Δ (retrieval modes; see /api/info)',
       format: 'context (default), brief or si',

@@ -68,6 +68,8 @@ export interface TensionEntry {
   voice_b: string;
   claim_b: string;
   status: TensionStatus;
+  /** After a live council's second round: which of the two voices revised (absent: no second round). */
+  moved?: string[];
   date: string;
   question: string;
   href: string;

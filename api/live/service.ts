@@ -54,6 +54,14 @@ export interface DeliberationJobInput {
   session_client?: string;
   /** This deliberation started the session. */
   session_started?: boolean;
+  /** Run the second round (absent: the panel's defaults.second_round). */
+  second_round?: boolean;
+}
+
+/** A council to run: the question, and whether to run the second round (absent: the panel's default). */
+export interface CouncilJobInput {
+  question: string;
+  second_round?: boolean;
 }
 
 const CEILING_ACTION = 'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.';
@@ -105,7 +113,7 @@ export function createLiveService(options: LiveServiceOptions) {
 
   async function runDeliberation(input: DeliberationJobInput, caller?: AbortSignal, onStage?: OnStage) {
     const history = input.session_id ? await openSession(input.session_id, input.session_client) : [];
-    const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal, ...(onStage ? { onStage } : {}) }));
+    const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal, ...(onStage ? { onStage } : {}), ...(input.second_round !== undefined ? { secondRound: input.second_round } : {}) }));
     assertSomeoneWasCalled(result.panel, ceiling);
     await recordDeliberationSightings(store, result.tensions, input.query.q, now(), log);
     // Nobody reads a run whose caller went away (or whose job was cancelled): it joins no session.
@@ -118,8 +126,9 @@ export function createLiveService(options: LiveServiceOptions) {
 
   const councilDeps = { panel, meter, now, randomHex: deps.randomHex };
   /** Runs a council and keeps its result under a council_id, so what was shown can be persisted as is. */
-  async function runKeptCouncil(question: string, caller?: AbortSignal, onStage?: OnStage) {
-    const result = await bounded(caller, (signal) => runCouncil(councilDeps, question, { signal, ...(onStage ? { onStage } : {}) }));
+  async function runKeptCouncil(input: CouncilJobInput, caller?: AbortSignal, onStage?: OnStage) {
+    const secondRound = input.second_round !== undefined ? { secondRound: input.second_round } : {};
+    const result = await bounded(caller, (signal) => runCouncil(councilDeps, input.question, { signal, ...(onStage ? { onStage } : {}), ...secondRound }));
     assertSomeoneWasCalled(result.panel, ceiling);
     // Nobody reads a run whose caller went away (or whose job was cancelled): nothing to keep.
     if (caller?.aborted) return { council_id: null, kept_until: null, ...result };
@@ -172,7 +181,7 @@ export function createLiveService(options: LiveServiceOptions) {
     handlers: {
       deliberation: (input, job) => withStages(job, (onStage) => runDeliberation(input as DeliberationJobInput, job.signal, onStage)),
       trace: (input, job) => withStages(job, (onStage) => traceRun((input as { query: FastQuery }).query, job.signal, onStage)),
-      council: (input, job) => withStages(job, (onStage) => runKeptCouncil((input as { question: string }).question, job.signal, onStage)),
+      council: (input, job) => withStages(job, (onStage) => runKeptCouncil(input as CouncilJobInput, job.signal, onStage)),
     },
   });
 
@@ -188,9 +197,9 @@ export function createLiveService(options: LiveServiceOptions) {
       await assertBudget();
       return traceRun(query, signal, stamped(onStage));
     },
-    async councilNow(question: string, signal?: AbortSignal, onStage?: StageListener) {
+    async councilNow(input: CouncilJobInput, signal?: AbortSignal, onStage?: StageListener) {
       await assertBudget();
-      return runKeptCouncil(question, signal, stamped(onStage));
+      return runKeptCouncil(input, signal, stamped(onStage));
     },
     async submit(kind: JobRecord['kind'], input: unknown) {
       await assertBudget();

@@ -16,6 +16,7 @@ export function describeStage(stage: JsonObject): string {
   const text = (name: string) => (typeof stage[name] === 'string' ? stage[name] : '');
   if (stage.stage === 'retrieval') return `retrieval: ${Array.isArray(stage.sources) ? stage.sources.length : 0} sources`;
   if (stage.stage === 'voice') return stage.status === 'answered' ? `${text('name')} (${text('model_id')}) answered` : `${text('name')} (${text('model_id')}) failed: ${text('failure')}`;
+  if (stage.stage === 'round2') return stage.status === 'failed' ? `${text('name')} round 2 failed: ${text('failure')} (its first answer stands)` : `${text('name')} ${text('status')} its position in round 2`;
   if (stage.stage === 'chair') return stage.status === 'started' ? 'the chair is synthesizing' : `the chair ${stage.status === 'done' ? 'answered' : 'failed'}${stage.chair ? ` (${text('chair')})` : ''}`;
   return text('stage');
 }

@@ -43,8 +43,9 @@ export const PanelConfigSchema = z.strictObject({
         .default(DEFAULT_DELIBERATION_DEADLINE_MS)
         .describe('Deadline of a whole deliberation, council or trace: calls still running then are aborted and named'),
       retry_truncated: z.boolean().default(true).describe('Ask a voice cut off at max_tokens once more with twice the room'),
+      second_round: z.boolean().default(false).describe('Run the second round (each voice reads the others, anonymised, and keeps or revises) unless a request says otherwise'),
     })
-    .default({ timeout_ms: 60_000, max_retries: 2, max_tokens: 1200, deliberation_deadline_ms: DEFAULT_DELIBERATION_DEADLINE_MS, retry_truncated: true }),
+    .default({ timeout_ms: 60_000, max_retries: 2, max_tokens: 1200, deliberation_deadline_ms: DEFAULT_DELIBERATION_DEADLINE_MS, retry_truncated: true, second_round: false }),
   panel: z.array(PanelModelSchema).min(1),
   chair: z.strictObject({
     use: z.string().min(1).describe('Name of the model that synthesizes (a panel member or one of `extra`)'),

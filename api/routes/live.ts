@@ -126,19 +126,20 @@ function questionOf(raw: RawQuery, path: string, sample: string): string {
 }
 
 /** The q and async parameters of GET /api/council and GET /api/trace. */
-function liveParameters(context: RouteContext, path: string, query: unknown): { question: string; wantsAsync: boolean } {
+function liveParameters(context: RouteContext, path: string, query: unknown, allowed: readonly string[] = ['q', 'async']): { question: string; wantsAsync: boolean; secondRound: boolean | undefined } {
   return parseOrSuggest(path, query as RawQuery, (raw) => {
-    rejectUnknownParameters(raw, ['q', 'async'], path);
-    return { question: questionOf(raw, path, sampleQuestion(context.corpus)), wantsAsync: asyncRequested(raw) };
+    rejectUnknownParameters(raw, allowed, path);
+    return { question: questionOf(raw, path, sampleQuestion(context.corpus)), wantsAsync: flag(raw, 'async') ?? false, secondRound: flag(raw, 'second_round') };
   });
 }
 
-/** async=1|true submits a job, 0|false or absent runs now; anything else is rejected. */
-function asyncRequested(raw: RawQuery): boolean {
-  const value = single(raw, 'async')?.toLowerCase();
-  if (value === undefined || value === '0' || value === 'false') return false;
+/** A flag: 1|true, 0|false, or absent (undefined); anything else is rejected. */
+export function flag(raw: RawQuery, name: string): boolean | undefined {
+  const value = single(raw, name)?.toLowerCase();
+  if (value === undefined) return undefined;
+  if (value === '0' || value === 'false') return false;
   if (value === '1' || value === 'true') return true;
-  throw apiError('INVALID_PARAMETER', `"async" must be 1 or true (or 0/false), got "${value}"`, 'Send async=1 or leave it out.', { repair: without('async') });
+  throw apiError('INVALID_PARAMETER', `"${name}" must be 1 or true (or 0/false), got "${value}"`, `Send ${name}=1 or leave it out.`, { repair: without(name) });
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
@@ -167,6 +168,7 @@ const CouncilBodySchema = z.strictObject({
   question: z.string().trim().min(1).max(MAX_QUERY_CHARS).optional().describe('Alias of q.'),
   council_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('The council_id of a council result already shown (kept 24 h): with persist true, stores exactly that result; no model is called.'),
   persist: z.boolean().optional().describe('Commit the council as a divergence record (needs Authorization: Bearer <INGEST_SECRET>).'),
+  second_round: z.boolean().optional().describe("Run the second round: each voice reads the other answers, anonymised, and keeps or revises its position with a reason (round 1 stays verbatim; tensions say who moved). Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered like any other."),
 });
 
 export const QueryBodySchema = z.strictObject({
@@ -176,6 +178,7 @@ export const QueryBodySchema = z.strictObject({
   session_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional().describe('Continues a session the server issued to you (session.session_id of an earlier response): a rolling buffer of 5 exchanges, 24 h after its last use. Ids the server did not issue to this client answer 404 SESSION_NOT_FOUND.'),
   new_session: z.boolean().optional().describe('Start a session: the response carries session.session_id (and the 202 form session_id) to send on later calls.'),
   syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
+  second_round: z.boolean().optional().describe("Run the second round: each voice reads the other answers, anonymised, and keeps or revises its position with a reason (round 1 stays verbatim; tensions say who moved). Absent: the panel's defaults.second_round (false unless configured)."),
 });
 
 /** suggestion: the same POST mended (see api/core/examples.ts). */
@@ -244,15 +247,16 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       path: '/api/council',
       methods: {
         GET: async (request, response) => {
-          const { question, wantsAsync } = liveParameters(context, '/api/council', request.query);
+          const { question, wantsAsync, secondRound } = liveParameters(context, '/api/council', request.query, ['q', 'async', 'second_round']);
           idempotencyKey(request);
           const live = requireLive(context, question);
+          const input = { question, ...(secondRound !== undefined ? { second_round: secondRound } : {}) };
           if (wantsAsync) {
-            await submitJob(context, request, response, { name: 'council', limit: 'council' }, 'council', { question });
+            await submitJob(context, request, response, { name: 'council', limit: 'council' }, 'council', input);
             return;
           }
           await limitLive(context, request, response, 'council');
-          await answerNow(context, request, response, live, (signal, onStage) => live.councilNow(question, signal, onStage));
+          await answerNow(context, request, response, live, (signal, onStage) => live.councilNow(input, signal, onStage));
         },
         POST: async (request, response) => {
           const parsed = CouncilBodySchema.safeParse(request.body ?? {});
@@ -274,7 +278,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           if (persist) assertIngestSecret(request, context, question);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
-          const result = await live.councilNow(question, callerSignal(response));
+          const result = await live.councilNow({ question, ...(parsed.data.second_round !== undefined ? { second_round: parsed.data.second_round } : {}) }, callerSignal(response));
           if (!persist) {
             response.json(result);
             return;

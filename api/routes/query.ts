@@ -54,7 +54,11 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           if (body.session_id !== undefined) await live.checkSession(body.session_id, client, restart);
           await live.assertBudget();
           const sessionId = body.new_session ? await live.issueSession(client) : body.session_id;
-          const input = { query, ...(sessionId ? { session_id: sessionId, session_client: client, session_started: body.new_session === true } : {}) };
+          const input = {
+            query,
+            ...(sessionId ? { session_id: sessionId, session_client: client, session_started: body.new_session === true } : {}),
+            ...(body.second_round !== undefined ? { second_round: body.second_round } : {}),
+          };
           if (body.async) {
             await submitJob(context, request, response, { name: 'query', limit: 'live' }, 'deliberation', input, sessionId ? { session_id: sessionId } : {});
             return;

@@ -12,7 +12,8 @@ import type { ScoredRecord } from '../search/types.ts';
 import { costOf, createLedger, type CallScope } from './metered-call.ts';
 import { askPanel, synthesize, type Meter, type VoiceOutcome } from './panel-run.ts';
 import { createMarker, panelMessages, type EvidenceItem } from './prompts.ts';
-import { voiceStage, type OnStage } from './stages.ts';
+import { maybeSecondRound, movedVoices, round2Field, withMoved, type Round2 } from './second-round.ts';
+import { round2Stage, voiceStage, type OnStage } from './stages.ts';
 
 export interface LiveDeps {
   corpus: Corpus;
@@ -48,6 +49,8 @@ export interface DeliberationInput {
   signal?: AbortSignal;
   /** Progress: retrieval, each voice, the chair. */
   onStage?: OnStage;
+  /** Run the second round (undefined: the panel's defaults.second_round). */
+  secondRound?: boolean;
 }
 
 export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
@@ -73,8 +76,16 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
       ...(input.onStage ? { onVoice: (voice: VoiceOutcome) => input.onStage?.(voiceStage(voice)) } : {}),
     },
   );
-  const panelMs = performance.now() - panelStarted;
   const answered = voices.filter((voice) => voice.status === 'answered');
+  const round2 = await maybeSecondRound(scope, {
+    enabled: input.secondRound ?? query.secondRound ?? deps.panel.config.defaults.second_round,
+    question,
+    voices,
+    members: deps.panel.members,
+    randomHex: deps.randomHex,
+    ...(input.onStage ? { onRound2: (voice: VoiceOutcome, outcome: Round2) => input.onStage?.(round2Stage(voice, outcome)) } : {}),
+  });
+  const panelMs = performance.now() - panelStarted;
 
   const synthesisStarted = performance.now();
   if (answered.length > 0) input.onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
@@ -98,7 +109,9 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
     glyphsDetected: query.glyphs.map((glyph) => GLYPH_MODES[glyph]),
     answer,
     sources: retrieval.hits.map((hit) => hit.record.id),
-    tensions: outcome.synthesis?.tensions ?? [],
+    // With a second round, each tension says which of its two voices moved (revised).
+    tensions: round2 ? withMoved(outcome.synthesis?.tensions ?? [], movedVoices(round2)) : (outcome.synthesis?.tensions ?? []),
+    ...(round2 ? { second_round: { moved: movedVoices(round2) } } : {}),
     deliberationCard: {
       ...(outcome.synthesis?.deliberation_card ?? { shared_ground: '', epistemic_status: 'No synthesis: the chair failed.', novel_synthesis: '' }),
       chair: outcome.chair,
@@ -109,7 +122,7 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
     },
     panel: voices.map((voice) =>
       voice.status === 'answered'
-        ? { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, answer: voice.text, truncated: voice.truncated, latency_ms: voice.latency_ms }
+        ? { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, answer: voice.text, truncated: voice.truncated, latency_ms: voice.latency_ms, ...round2Field(round2, voice.name) }
         : { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, failure: voice.failure, message: voice.message },
     ),
     failed_voices: failed,

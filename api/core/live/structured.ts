@@ -34,6 +34,14 @@ export const TraceDeltaSchema = z.object({
 });
 export type TraceDelta = z.infer<typeof TraceDeltaSchema>;
 
+/** A voice's second round: it keeps or revises its position, with a reason (and the new answer when revised). */
+export const SecondRoundSchema = z.object({
+  stance: z.enum(['kept', 'revised']),
+  reason: z.string().min(1),
+  revised_answer: z.string().optional(),
+});
+export type SecondRound = z.infer<typeof SecondRoundSchema>;
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /** Accepts a bare JSON object or one inside a ```json fence; anything else is a problem to report. */
