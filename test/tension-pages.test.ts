@@ -118,7 +118,11 @@ describe('tension pages', () => {
     expect(html.match(/<li class="tension sighting" data-record="TST-D\d"/g)).toEqual(['<li class="tension sighting" data-record="TST-D1"', '<li class="tension sighting" data-record="TST-D2"']);
     expect(html).toContain('<time datetime="2025-06-01">');
     expect(html).toContain('<time datetime="2026-01-10">');
-    expect(html).toMatch(/<details class="disposition-history" open>/);
+    const history = /<ol class="disposition disposition-history full">[\s\S]*?<\/ol>/.exec(html)![0];
+    expect(history.match(/<li data-kind="(\w+)"/g)).toEqual(['<li data-kind="held"', '<li data-kind="reclassified"']);
+    expect(history).toContain('(latest)');
+    expect(html).toContain('Repaired by the latest curator disposition (reclassified).');
+    expect(page(`tensions/${OPEN}/index.html`)).toContain('Open: no curator has recorded a disposition yet.');
     expect(existsSync(path.join(siteDir, 'tensions', OPEN, 'index.html'))).toBe(true);
   });
 

@@ -62,6 +62,13 @@ export const LIFECYCLE_MEANING: Record<Lifecycle, string> = {
   repaired: 'The latest curator disposition settles it: reclassified (one side is an earlier-stage view) or a canon note (a ruling).',
 };
 
+/** Why this tension is open or repaired, in one sentence. */
+export function lifecycleSentence(tension: TrackedTension): string {
+  if (!tension.disposition) return 'Open: no curator has recorded a disposition yet.';
+  const label = DISPOSITION_LABEL[tension.disposition].toLowerCase();
+  return tension.lifecycle === 'repaired' ? `Repaired by the latest curator disposition (${label}).` : `Open: the latest curator disposition (${label}) leaves it open.`;
+}
+
 export const DISPOSITION_LABEL: Record<TensionDisposition['kind'], string> = {
   held: 'Held open',
   reclassified: 'Reclassified',

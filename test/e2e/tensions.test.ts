@@ -13,7 +13,7 @@ import { trackedTensions } from '../../api/routes/tracked-tensions.ts';
 import type { TrackedTension } from '../../api/core/tension-identity.ts';
 import { REPO_ROOT } from '../../scripts/lib/paths.ts';
 import { buildApp } from '../helpers/app.ts';
-import { buildSite, chromiumAvailable, launchBrowser, listen, screenshot, SKIP_MESSAGE, watchPage, type Listening } from '../helpers/browser.ts';
+import { buildSite, chromiumAvailable, launchBrowser, listen, screenshot, SCREENSHOT_DIR, SKIP_MESSAGE, watchPage, type Listening } from '../helpers/browser.ts';
 
 if (!chromiumAvailable) console.warn(SKIP_MESSAGE);
 
@@ -77,8 +77,10 @@ describe.skipIf(!chromiumAvailable)('the tension views', () => {
     expect(parts[3]).toMatch(/disposition/);
     expect(await cards.first().locator('h3').evaluate((heading) => heading.tagName)).toBe('H3');
     await screenshot(page, 'tensions-1280');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'tensions-1280-first-screen.png') });
     await page.setViewportSize({ width: 375, height: 800 });
     await screenshot(page, 'tensions-375');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'tensions-375-first-screen.png') });
     // The page is no wider than the phone.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   });
