@@ -101,6 +101,9 @@ describe.skipIf(!chromiumAvailable)('the tension views', () => {
       );
     await page.goto(`${server.origin}/atlas/${recordId}/`);
     const onRecord = await colours('#split');
+    // The record's tension card leads to the tension across the Atlas.
+    const card = page.locator(`#split li.tension[data-voice-a]`).filter({ has: page.locator(`a.across[href="/tensions/${tension.id}/"]`) });
+    expect(await card.count()).toBe(1);
     await page.goto(`${server.origin}/tensions/`);
     expect(await colours(`li[data-key="${tension.id}"]`)).toEqual(onRecord);
     await page.goto(`${server.origin}/tensions/${tension.id}/`);
