@@ -79,7 +79,7 @@ describe('tension pages', () => {
     expect(card).toMatch(/class="side voice-\d" data-voice="Alder">\s*<span class="voice-name">Alder<\/span>\s*<p>Endorsement makes it yours\.<\/p>/);
     expect(card).toContain('Latest disposition:</span> <strong data-kind="reclassified">Reclassified</strong> ');
     expect(card).toContain('second-curator');
-    expect(card).toContain('Birch’s side is an earlier-stage view. Birch later moved to the endorsement view.');
+    expect(card).toContain('<p class="disposition-text">Birch’s side is an earlier-stage view.</p><p class="disposition-text">Birch later moved to the endorsement view.</p>');
     const history = /<details class="disposition-history"[\s\S]*?<\/details>/.exec(card)![0];
     expect(history).toContain('Both readings are live.');
     expect(history.match(/<li data-kind=/g)).toHaveLength(2);

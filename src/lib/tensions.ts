@@ -78,26 +78,31 @@ export const DISPOSITION_LABEL: Record<TensionDisposition['kind'], string> = {
   'council-review': 'Council review',
 };
 
-/** The words of a disposition: its reason, ruling, crux or pointer, whichever its kind carries. */
-export function dispositionText(disposition: TensionDisposition, sides: { a: string; b: string } = { a: 'side A', b: 'side B' }): string {
+/** The words of a disposition, one line per thought: its reason, ruling, crux or pointer. */
+export function dispositionLines(disposition: TensionDisposition, sides: { a: string; b: string } = { a: 'side A', b: 'side B' }): string[] {
   switch (disposition.kind) {
     case 'held':
-      return disposition.reason;
+      return [disposition.reason];
     case 'reclassified':
-      return `${disposition.earlier_voice}’s side is an earlier-stage view. ${disposition.note}`;
+      return [`${disposition.earlier_voice}’s side is an earlier-stage view.`, disposition.note];
     case 'canon-note':
-      return disposition.note;
-    case 'crux':
-      return disposition.undecidable && !disposition.moves_a && !disposition.moves_b
-        ? 'Undecidable: no evidence or distinction named would move either side.'
-        : [disposition.moves_a && `What would move ${sides.a}: ${disposition.moves_a}`, disposition.moves_b && `What would move ${sides.b}: ${disposition.moves_b}`, disposition.undecidable && '(marked undecidable)']
-            .filter(Boolean)
-            .join(' ');
+      return [disposition.note];
+    case 'crux': {
+      const moves = [
+        ...(disposition.moves_a ? [`What would move ${sides.a}: ${disposition.moves_a}`] : []),
+        ...(disposition.moves_b ? [`What would move ${sides.b}: ${disposition.moves_b}`] : []),
+      ];
+      return disposition.undecidable ? [...moves, 'Marked undecidable: no evidence named settles it.'] : moves;
+    }
     case 'synthesis-drafted':
-      return `A synthesis is drafted as proposal ${disposition.proposal_id}.`;
+      return [`A synthesis is drafted as proposal ${disposition.proposal_id}.`];
     case 'council-review':
-      return `A council reviewed it; the panel result is Atlas record ${disposition.record_id}.`;
+      return [`A council reviewed it; the panel result is Atlas record ${disposition.record_id}.`];
   }
+}
+
+export function dispositionText(disposition: TensionDisposition, sides?: { a: string; b: string }): string {
+  return dispositionLines(disposition, sides).join(' ');
 }
 
 /** The page link of a sighting: the record's tension card, when it is an Atlas sighting. */
