@@ -61,6 +61,11 @@ export function artifactsDir(): string {
 
 const cache = new Map<string, unknown>();
 
+/** A JSON file under the artifacts folder, read once per build. */
+export function readArtifact<T>(...segments: string[]): T {
+  return readJson<T>(...segments);
+}
+
 function readJson<T>(...segments: string[]): T {
   const file = path.join(artifactsDir(), ...segments);
   const hit = cache.get(file);

@@ -31,6 +31,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../helpers/live.ts';
 import { groupByQuestion } from '../../src/lib/atlas-groups.ts';
 import type { DivergenceFull } from '../../api/core/records.ts';
+import { tensionKey } from '../../api/core/tension-identity.ts';
 
 if (!chromiumAvailable) console.warn(SKIP_MESSAGE);
 
@@ -364,6 +365,8 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
       { name: 'home', path: '/' },
       { name: 'atlas', path: '/atlas/' },
       { name: 'record', path: `/atlas/${record().id}/` },
+      { name: 'tensions', path: '/tensions/' },
+      { name: 'tension', path: `/tensions/${tensionKey(record().tensions[0]!.voice_a, record().tensions[0]!.voice_b, record().tensions[0]!.topic)}/` },
       { name: 'ask', path: '/ask/' },
       { name: 'graph', path: '/graph/' },
       { name: 'listen', path: '/listen/' },

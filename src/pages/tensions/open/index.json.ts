@@ -1,0 +1,7 @@
+/** JSON twin of /tensions/open/. */
+import { jsonResponse } from '../../../lib/artifacts.ts';
+import { tensionFilterTwin } from '../../../lib/tensions.ts';
+
+export function GET(): Response {
+  return jsonResponse(tensionFilterTwin({ lifecycle: 'open' }));
+}
