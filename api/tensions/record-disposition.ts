@@ -112,7 +112,7 @@ export function storeProposer(store: Store, now: () => Date): NonNullable<Dispos
 /** Runs a council through the live service (spending ceiling included) and persists what it showed. */
 export function liveCouncil(live: LiveService): NonNullable<DispositionDeps['council']> {
   return async (question) => {
-    const result = await live.councilNow(question);
+    const result = await live.councilNow({ question });
     const persisted = result.council_id === null ? await live.persistCouncil(result) : (await live.persistKeptCouncil(result.council_id)).persisted;
     return { id: persisted.id, href: persisted.href };
   };
