@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { createApp } from '../api/app.ts';
+import type { RateLimits } from '../api/http/rate-limit.ts';
 import { createLiveService } from '../api/live/service.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { createPanel } from '../api/providers/chat.ts';
@@ -61,7 +62,10 @@ async function main() {
   const corpus = await loadCorpus(artifactsDir, embedder);
   const { panel } = createPanel(config, {});
   const live = createLiveService({ corpus, panel: panel!, store: createSqliteStore(':memory:'), concurrency: 32 });
-  const server = createApp({ corpus, live, log: () => {} }).listen(0, '127.0.0.1');
+  // The bench measures the engine, not the deployment's rate limits: every window wide open.
+  const open = { limit: 1_000_000, windowMs: 3_600_000 };
+  const limits: RateLimits = { contribute: open, play: open, live: open, liveGlobal: open, council: open, councilGlobal: open };
+  const server = createApp({ corpus, live, limits, log: () => {} }).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
