@@ -27,6 +27,7 @@ const VALUES: Record<string, string[]> = {
   ring: ['open', ''],
   tier: ['media', 'x'],
   limit: ['3', '0', '999', 'ten'],
+  second_round: ['1', '0', 'maybe'],
   bogus: ['1'],
   __proto__: ['x'],
 };
