@@ -619,6 +619,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           502: ['PROVIDER_FAILED', 'NOT_PERSISTABLE'],
           503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE', 'STORE_UNAVAILABLE'],
         },
+        post: true,
       }),
     },
     '/api/lineage': {

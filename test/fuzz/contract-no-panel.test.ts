@@ -51,7 +51,9 @@ describeOperations('no panel', OPERATION_IDS, () => ({ context, environment, ope
 
 describe('coverage', () => {
   it('every operation that can succeed without a panel reached a 2xx', () => {
-    const unreachable = new Set(['queryPost', 'trace', 'councilGet', 'councilPost', 'cancelJob']);
+    // recordDisposition needs the ingestion secret, which this configuration does not have (503 first);
+    // federationOffer needs push on and a pinned peer (test/federation-offer.test.ts covers its 202).
+    const unreachable = new Set(['queryPost', 'trace', 'councilGet', 'councilPost', 'cancelJob', 'recordDisposition', 'federationOffer']);
     const missing = OPERATION_IDS.filter((id) => !unreachable.has(id) && ![...(stats.perOperation.get(id)?.statuses.keys() ?? [])].some((status) => status >= 200 && status < 300));
     expect(missing).toEqual([]);
   });
