@@ -11,6 +11,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveService } from '../../api/live/service.ts';
 import { createSqliteStore } from '../../api/storage/sqlite-store.ts';
+import { appendDisposition } from '../../scripts/lib/tension-dispositions.ts';
 import { buildApp, type BuiltApp } from '../helpers/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
 import { writeFixtureContent } from '../helpers/fixture-content.ts';
@@ -67,7 +68,10 @@ beforeAll(async () => {
   built = await buildApp(contentDir);
   const internalPaths = [contentDir, built.artifactsDir];
 
-  const open = createLiveApp(built.corpus, createSqliteStore(':memory:'), testPanelConfig(fake), undefined, OPEN_LIVE_LIMITS);
+  // Dispositions land in the fixture's content folder, so recordDisposition can answer 201.
+  const open = createLiveApp(built.corpus, createSqliteStore(':memory:'), testPanelConfig(fake), undefined, OPEN_LIVE_LIMITS, {
+    appendDisposition: (key, disposition) => appendDisposition(contentDir, key, disposition),
+  });
   services.push(open.live);
   environment = { app: open.app, server: await listen(open.app.listen(0, '127.0.0.1')), corpus: built.corpus, config, internalPaths };
   ({ context, operations } = await contextFor(environment));
