@@ -60,6 +60,7 @@ export function corpusHints(corpus: Corpus): Record<string, readonly unknown[]> 
     'mcp.read_divergences.id': divergenceIds,
     'mcp.contribute.id': divergenceIds,
     'getConceptCard.id': conceptIds,
+    'lineage.concept': [...conceptIds, ...corpus.graph.nodes.map((node) => node.label), 'nowhere-concept'],
     'getConceptCardMarkdown.id': conceptIds,
     'getRecordJson.id': [...workIds, ...divergenceIds],
     'getRecordMarkdown.id': [...workIds, ...divergenceIds],

@@ -1446,6 +1446,8 @@ export interface Finding {
 export class FuzzStats {
   readonly perOperation = new Map<string, { requests: number; seeds: Set<number>; statuses: Map<number, number>; categories: Map<string, number>; ms: number }>();
   readonly findings = new Map<string, Finding>();
+  /** Operations that answered a 2xx to their own method (a CORS preflight's 204 does not count). */
+  readonly succeeded = new Set<string>();
 
   entry(operation: string) {
     let entry = this.perOperation.get(operation);
@@ -1463,6 +1465,7 @@ export class FuzzStats {
     entry.ms += ms;
     entry.statuses.set(status, (entry.statuses.get(status) ?? 0) + 1);
     entry.categories.set(category, (entry.categories.get(category) ?? 0) + 1);
+    if (status >= 200 && status < 300 && category !== 'preflight') this.succeeded.add(operation);
   }
 
   /** Keeps one finding per signature: the one with the shortest request. */
