@@ -88,6 +88,9 @@ export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: 
   };
 }
 
+/** Documents computed per request outside /api/: served without ETag, never answered 304. */
+const COMPUTED_PATHS = ['/openapi.json', '/concepts', '/concepts/', '/robots.txt', '/sitemap.xml', '/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig'];
+
 export function createApp(options: AppOptions): Express {
   const log = options.log ?? ((line: string) => console.error(line));
   const siteBuilt = options.siteDir !== undefined && existsSync(options.siteDir);
@@ -122,8 +125,9 @@ export function createApp(options: AppOptions): Express {
     // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
     const ignored = isMediaPath(request.path) ? ['if-match', 'if-unmodified-since'] : ['range', 'if-range', 'if-match', 'if-unmodified-since'];
     for (const header of ignored) delete request.headers[header];
-    // API answers are computed per request (and may start live work): never 304.
-    if (request.path.startsWith('/api/') || ['/openapi.json', '/concepts', '/concepts/', '/robots.txt', '/sitemap.xml'].includes(request.path)) {
+    // API answers are computed per request (and may start live work): never 304. So are the
+    // federation documents (signed per request, no validator), whatever Cache-Control allows.
+    if (request.path.startsWith('/api/') || COMPUTED_PATHS.includes(request.path)) {
       delete request.headers['if-none-match'];
       delete request.headers['if-modified-since'];
     }

@@ -619,6 +619,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
           502: ['PROVIDER_FAILED', 'NOT_PERSISTABLE'],
           503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE', 'STORE_UNAVAILABLE'],
         },
+        post: true,
       }),
     },
     '/api/lineage': {
@@ -746,7 +747,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         operationId: 'federationOffer',
         tags: ['federation'],
         summary: 'Push: a pinned peer offers signed records; they land as pending imports',
-        description: 'Off by default (FEDERATION_PUSH=1). Accepted only from an origin this deployment has pulled from, signed with the key pinned for it; every record hash and record signature is checked. Nothing is published until a curator approves it. Rate-limited per client.',
+        description: 'Off by default (FEDERATION_PUSH=1). Accepted only from an origin this deployment has pulled from, signed with the key pinned for it; every record hash and record signature is checked. Nothing is published until a curator approves it. Rate-limited per client when on. A body of the wrong shape answers 400 INVALID_BODY whether push is on or off; a well-formed offer to a deployment with push off answers 403 PUSH_DISABLED.',
         requestBody: jsonBody('FederationOffer', 'The signed offer (docs/FEDERATION.md).', true),
         responses: { '202': ok('Staged as pending imports.', ref('OfferAccepted')) },
         errors: { 400: ['INVALID_BODY'], 403: ['PUSH_DISABLED', 'OFFER_UNAUTHENTICATED'], 422: ['OFFER_REFUSED'], 429: ['RATE_LIMITED'], ...storeDown },

@@ -75,9 +75,9 @@ export const MAX_OFFER_RECORDS = 50;
 
 /** POST /api/federation/offer (push, off by default): records a known peer offers, signed. */
 export const FederationOfferSchema = z
-  .object({
+  .strictObject({
     offer: z
-      .object({
+      .strictObject({
         protocol: text('Federation protocol version.'),
         node_id: text('Node id of the offering peer; must be the one pinned for its origin.'),
         origin: z.string().url().describe('Origin of the offering peer; this deployment must have pulled from it before.'),
@@ -88,7 +88,7 @@ export const FederationOfferSchema = z
         records: z
           .array(
             z
-              .object({
+              .strictObject({
                 id: z.string().min(1).max(64).describe('Record id at the origin.'),
                 sha256: hex64('sha256 of markdown (UTF-8).'),
                 signature: base64url('Record signature of {protocol, node_id, id, sha256}, as in the manifest.'),

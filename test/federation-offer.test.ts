@@ -60,6 +60,18 @@ describe('POST /api/federation/offer', () => {
     expect((await request(built.app).get(NODE_DOCUMENT.path)).status).toBe(200);
   });
 
+  it('with push off, a body of the wrong shape still answers 400 INVALID_BODY (the shape is checked first)', async () => {
+    const { offer: payload, signature } = offer();
+    for (const body of [[], { signature }, { offer: payload }, { offer: payload, signature: 42 }, { offer: payload, signature, extra: true }]) {
+      const response = await request(built.app).post('/api/federation/offer').send(body);
+      expect(response.status, JSON.stringify(body).slice(0, 60)).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'INVALID_BODY', retryable: false, suggested_next_call: NODE_DOCUMENT });
+    }
+    const unreadable = await request(built.app).post('/api/federation/offer').set('Content-Type', 'text/plain').send(JSON.stringify(offer()));
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.body.error.suggested_next_call).toEqual(expect.any(Object));
+  });
+
   it('refuses peers never pulled from, forged signatures, altered records and stale offers, staging nothing', async () => {
     const unknown = await request(app).post('/api/federation/offer').send(offer());
     expect(unknown.status).toBe(403);

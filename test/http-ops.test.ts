@@ -126,6 +126,16 @@ describe('compression', () => {
     expect(response.text).toBe(plain.text);
   });
 
+  it('the federation documents are computed per request: a conditional GET answers 200, never 304', async () => {
+    for (const documentPath of ['/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig']) {
+      for (const [header, value] of [['If-None-Match', '*'], ['If-Modified-Since', new Date(Date.now() + 86_400_000).toUTCString()]] as const) {
+        const response = await request(built.app).get(documentPath).set(header, value);
+        expect(response.status, `${documentPath} ${header}`).toBe(200);
+        expect(response.body).toEqual(expect.any(Object));
+      }
+    }
+  });
+
   it('a compressed file carries a weak ETag, and a conditional GET with it still answers 304', async () => {
     const response = await request(built.app).get('/records/TST-D1.md').set('Accept-Encoding', 'gzip').expect(200);
     expect(response.headers['content-encoding']).toBe('gzip');

@@ -427,7 +427,18 @@ const rows: Row[] = [
   { method: 'GET', url: '/federation/manifest.json', status: 200, zod: FederationManifestSchema },
   { method: 'GET', url: '/federation/manifest.sig', status: 200, zod: ManifestSignatureSchema },
   { method: 'GET', url: '/federation/manifest.json?x=1', status: 400, code: 'UNKNOWN_PARAMETER' },
-  { method: 'POST', url: '/api/federation/offer', body: { offer: {}, signature: 'x' }, status: 403, code: 'PUSH_DISABLED' },
+  // The shape is checked first (400), then whether push is on (a well-formed offer: 403).
+  { method: 'POST', url: '/api/federation/offer', body: { offer: {}, signature: 'x' }, status: 400, code: 'INVALID_BODY' },
+  {
+    method: 'POST',
+    url: '/api/federation/offer',
+    body: {
+      offer: { protocol: 'polyphony-federation/1', node_id: 'pn1', origin: 'http://a.test', name: 'A', licence: 'CC BY-SA 4.0', attribution: 'A', signed_at: '2026-03-01T12:00:00.000Z', records: [{ id: 'AAA-D1', sha256: 'a'.repeat(64), signature: 'x', markdown: '# A' }] },
+      signature: 'x',
+    },
+    status: 403,
+    code: 'PUSH_DISABLED',
+  },
   { method: 'GET', url: '/inheritance/for-future-models.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/concepts/', status: 200, zod: ConceptIndexSchema },
   { method: 'GET', url: '/concepts', status: 200, zod: ConceptIndexSchema },

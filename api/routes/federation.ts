@@ -45,14 +45,16 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
       path: '/api/federation/offer',
       methods: {
         POST: async (request, response) => {
-          if (!push.enabled) {
-            throw apiError('PUSH_DISABLED', 'this deployment does not accept pushed records (FEDERATION_PUSH is off)', 'Do not retry: ask the operator to pull from your deployment with npm run federate -- pull <your url>.', { suggestedNextCall: NODE_DOCUMENT });
-          }
-          await context.limiter!.check(request, response, 'federation-offer', push.limit);
+          // Order: the rate limit (when push is on, so every offer counts), the body's shape (400
+          // whether push is on or off, so a client learns what to fix), then PUSH_DISABLED.
+          if (push.enabled) await context.limiter!.check(request, response, 'federation-offer', push.limit);
           const parsed = FederationOfferSchema.safeParse(request.body);
           if (!parsed.success) {
             const issue = parsed.error.issues[0]!;
-            throw apiError('INVALID_BODY', `the offer is not valid: ${issue.path.join('.') || '(body)'} ${issue.message}`, 'Send {offer: {protocol, node_id, origin, name, licence, attribution, signed_at, records: [{id, sha256, signature, markdown}]}, signature}; see docs/FEDERATION.md.');
+            throw apiError('INVALID_BODY', `the offer is not valid: ${issue.path.join('.') || '(body)'} ${issue.message}`, 'Send {offer: {protocol, node_id, origin, name, licence, attribution, signed_at, records: [{id, sha256, signature, markdown}]}, signature}; see docs/FEDERATION.md.', { suggestedNextCall: NODE_DOCUMENT });
+          }
+          if (!push.enabled) {
+            throw apiError('PUSH_DISABLED', 'this deployment does not accept pushed records (FEDERATION_PUSH is off)', 'Do not retry: ask the operator to pull from your deployment with npm run federate -- pull <your url>.', { suggestedNextCall: NODE_DOCUMENT });
           }
           let outcome: { staged: string[]; unchanged: number };
           try {

@@ -30,7 +30,9 @@ let operations: Operation[];
 
 beforeAll(async () => {
   const contentDir = writeFixtureContent();
-  built = await buildApp(contentDir);
+  // contribute and store share one per-client window: at the default 30 an hour, fuzzing contribute
+  // first left store nothing but 429 (its 2xx were never reached). The limits are fuzzed in contract-writes.
+  built = await buildApp(contentDir, { limits: { contribute: { limit: 1_000_000, windowMs: 3_600_000 } } });
   const server: Server = built.app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   environment = { app: built.app, server, corpus: built.corpus, config, internalPaths: [contentDir, built.artifactsDir] };
@@ -51,8 +53,10 @@ describeOperations('no panel', OPERATION_IDS, () => ({ context, environment, ope
 
 describe('coverage', () => {
   it('every operation that can succeed without a panel reached a 2xx', () => {
-    const unreachable = new Set(['queryPost', 'trace', 'councilGet', 'councilPost', 'cancelJob']);
-    const missing = OPERATION_IDS.filter((id) => !unreachable.has(id) && ![...(stats.perOperation.get(id)?.statuses.keys() ?? [])].some((status) => status >= 200 && status < 300));
+    // recordDisposition needs the ingestion secret, which this configuration does not have (503 first);
+    // federationOffer needs push on and a pinned peer (test/federation-offer.test.ts covers its 202).
+    const unreachable = new Set(['queryPost', 'trace', 'councilGet', 'councilPost', 'cancelJob', 'recordDisposition', 'federationOffer']);
+    const missing = OPERATION_IDS.filter((id) => !unreachable.has(id) && !stats.succeeded.has(id));
     expect(missing).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Corpus } from '../../api/load-artifacts.ts';
 import { createOpenApiDocument } from '../../api/openapi.ts';
+import { trackedTensions } from '../../api/routes/tracked-tensions.ts';
 import {
   createContext,
   formatFinding,
@@ -59,6 +60,7 @@ export function corpusHints(corpus: Corpus): Record<string, readonly unknown[]> 
     'mcp.read_divergences.id': divergenceIds,
     'mcp.contribute.id': divergenceIds,
     'getConceptCard.id': conceptIds,
+    'lineage.concept': [...conceptIds, ...corpus.graph.nodes.map((node) => node.label), 'nowhere-concept'],
     'getConceptCardMarkdown.id': conceptIds,
     'getRecordJson.id': [...workIds, ...divergenceIds],
     'getRecordMarkdown.id': [...workIds, ...divergenceIds],
@@ -78,6 +80,10 @@ export function corpusHints(corpus: Corpus): Record<string, readonly unknown[]> 
     text: ['Endorsement, not origin, decides.', 'Ownership comes in degrees.'],
     answer: ['Ownership comes with the work of endorsing it.', 'No.'],
     note: ['Please review.'],
+    // Disposition keys are the tensions' ids; `by` names the curator.
+    'recordDisposition.key': [...trackedTensions(corpus).map((tension) => tension.id), 'nobody__nobody__nothing'],
+    by: ['curator', 'Ada'],
+    reason: ['Both readings hold; left open on purpose.'],
   };
 }
 

@@ -532,7 +532,7 @@ const encodings = fc.constantFrom<BodyEncoding>('json', 'json', 'wtf8', 'pretty'
 export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Arbitrary<FuzzCase> {
   const options: fc.WeightedArbitrary<FuzzCase>[] = [];
   // fast-check wants integer weights; the ones below are in quarters.
-  const add = (weight: number, arbitrary: fc.Arbitrary<FuzzCase>) => options.push({ weight: Math.round(weight * 4), arbitrary });
+  const add = (weight: number, arbitrary: fc.Arbitrary<FuzzCase>) => options.push({ weight: Math.round(weight * 4), arbitrary: securedCase(context, operation, arbitrary) });
   const plus = fc.boolean();
   const isPost = operation.method === 'POST';
   const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
@@ -807,6 +807,25 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
   return fc.oneof(...options);
 }
 
+/** Categories whose requests reach the route's own checks (the body parser let them through). */
+const ROUTE_CATEGORIES = new Set<Category>(['missing', 'mistyped', 'extra', 'overlong', 'content-type']);
+
+/**
+ * Operations behind the ingestion secret check it before the body: with a secret configured the
+ * cases carry it (so the fuzz reaches the body checks and the 2xx); without one, a request the
+ * parser lets through answers 503 PERSISTENCE_UNAVAILABLE before its body is read.
+ */
+function securedCase(context: FuzzContext, operation: Operation, arbitrary: fc.Arbitrary<FuzzCase>): fc.Arbitrary<FuzzCase> {
+  if (!operation.security || operation.id === 'councilPost') return arbitrary;
+  const secret = context.config.ingestSecret;
+  return arbitrary.map((fuzzCase): FuzzCase => {
+    if (fuzzCase.headers.some(([name]) => name.toLowerCase() === 'authorization')) return fuzzCase;
+    if (secret) return { ...fuzzCase, headers: [...fuzzCase.headers, ['Authorization', `Bearer ${secret}`]] };
+    if (!fuzzCase.expect || !ROUTE_CATEGORIES.has(fuzzCase.category) || !fuzzCase.expect.statuses.includes(400)) return fuzzCase;
+    return { ...fuzzCase, expect: { statuses: [400, 503], why: `${fuzzCase.expect.why}, or 503 PERSISTENCE_UNAVAILABLE first: no ingestion secret is configured` } };
+  });
+}
+
 function firstPreset(context: FuzzContext, operation: Operation): unknown {
   if (operation.id === 'mcpPost') return { jsonrpc: '2.0', id: 1, method: 'tools/list' };
   return bodyPresets(context, operation)[0] ?? {};
@@ -814,9 +833,12 @@ function firstPreset(context: FuzzContext, operation: Operation): unknown {
 
 function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: number, arbitrary: fc.Arbitrary<FuzzCase>) => void): void {
   const schema = resolve(context, operation.body!.schema);
-  const properties = (schema.properties as Record<string, Json>) ?? {};
+  // A body that is a union of objects (oneOf by kind): its fields are every variant's, and the
+  // required ones those all variants require; a field sent to the wrong variant is unknown there (400 too).
+  const variants = ((schema.oneOf ?? schema.anyOf) as Json[] | undefined)?.map((variant) => resolve(context, variant)) ?? [schema];
+  const properties: Record<string, Json> = Object.assign({}, ...variants.map((variant) => (variant.properties as Record<string, Json>) ?? {}).reverse());
   const names = Object.keys(properties);
-  const required = (schema.required as string[]) ?? [];
+  const required = ((variants[0]!.required as string[]) ?? []).filter((name) => variants.every((variant) => ((variant.required as string[]) ?? []).includes(name)));
   const base = { path: operation.template, query: [] as [string, string | undefined][], headers: [] as [string, string][] };
   const body = validBody(context, operation, 'clean');
   const strict = operation.id !== 'mcpPost';
@@ -1424,6 +1446,8 @@ export interface Finding {
 export class FuzzStats {
   readonly perOperation = new Map<string, { requests: number; seeds: Set<number>; statuses: Map<number, number>; categories: Map<string, number>; ms: number }>();
   readonly findings = new Map<string, Finding>();
+  /** Operations that answered a 2xx to their own method (a CORS preflight's 204 does not count). */
+  readonly succeeded = new Set<string>();
 
   entry(operation: string) {
     let entry = this.perOperation.get(operation);
@@ -1441,6 +1465,7 @@ export class FuzzStats {
     entry.ms += ms;
     entry.statuses.set(status, (entry.statuses.get(status) ?? 0) + 1);
     entry.categories.set(category, (entry.categories.get(category) ?? 0) + 1);
+    if (status >= 200 && status < 300 && category !== 'preflight') this.succeeded.add(operation);
   }
 
   /** Keeps one finding per signature: the one with the shortest request. */

@@ -1,7 +1,7 @@
 /** A live panel wired to the fake OpenAI-compatible server, for tests of the live paths. */
 import type { Express } from 'express';
 import type { z } from 'zod';
-import { createApp } from '../../api/app.ts';
+import { createApp, type AppOptions } from '../../api/app.ts';
 import { createLiveService, type LiveService } from '../../api/live/service.ts';
 import type { Corpus } from '../../api/load-artifacts.ts';
 import { createPanel } from '../../api/providers/chat.ts';
@@ -71,10 +71,10 @@ export interface LiveApp {
   live: LiveService;
 }
 
-export function createLiveApp(corpus: Corpus, store: Store, config: PanelConfig, now?: () => Date, limits?: Partial<RateLimits>): LiveApp {
+export function createLiveApp(corpus: Corpus, store: Store, config: PanelConfig, now?: () => Date, limits?: Partial<RateLimits>, extra: Partial<AppOptions> = {}): LiveApp {
   const { panel } = createPanel(config, {});
   if (!panel) throw new Error('test panel did not wire');
   const live = createLiveService({ corpus, panel, store, ...(now ? { now } : {}) });
-  const app = createApp({ corpus, live, store, ingestSecret: INGEST_SECRET, log: () => {}, ...(now ? { now } : {}), ...(limits ? { limits } : {}) });
+  const app = createApp({ corpus, live, store, ingestSecret: INGEST_SECRET, log: () => {}, ...(now ? { now } : {}), ...(limits ? { limits } : {}), ...extra });
   return { app, live };
 }
