@@ -119,6 +119,16 @@ describe('static site', () => {
     expect(page).toMatch(/<form[^>]+action="\/api\/divergences"/);
   });
 
+  it('an Atlas entry asked more than once says who moved between the dates', () => {
+    const html = readFileSync(path.join(siteDir, 'atlas/index.html'), 'utf8');
+    const later = built.corpus.divergences.find((record) => record.re_elicits)!;
+    const pair = (later.longitudinal ?? []).find((entry) => entry.later.id === later.id)!;
+    expect(pair).toBeDefined();
+    const line = html.match(new RegExp(`<p class="moved-line small" data-pair="${pair.earlier.id}:${pair.later.id}">([\\s\\S]*?)</p>`))?.[1]?.replace(/\s+/g, ' ') ?? '';
+    expect(line).toContain(`Between ${pair.earlier.date} and ${pair.later.date}:`);
+    expect(line).toContain(pair.moved.length === 0 ? 'no voice moved' : `${pair.moved.join(', ')} moved`);
+  });
+
   it('every page names a JSON and a Markdown twin that the app serves', async () => {
     const app = createApp({ corpus: built.corpus, siteDir, log: () => {} });
     const twins = new Set<string>();
