@@ -8,8 +8,9 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { contributionPageStatement } from './contribution-query.ts';
 import { decideReservation } from './idempotency.ts';
-import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome, type TensionSightingRecord } from './store.ts';
+import { CANCELLED, StoreUnavailableError, withinCeiling, type ContributionRecord, type Exchange, type JobRecord, type JobStage, type KeptCouncil, type PersistedRecord, type RateLimit, type Reservation, type SpendEntry, type SpendReservation, type Store, type SubmitOutcome } from './store.ts';
 import { refusingIllFormedText } from './text-check.ts';
+import { toSighting, type SightingRow } from './sighting-row.ts';
 import { createSqliteFederation } from './sqlite-federation.ts';
 
 interface Statement {
@@ -77,16 +78,6 @@ CREATE TABLE IF NOT EXISTS tension_sightings (
 );
 `;
 
-interface SightingRow {
-  data: string;
-  state: TensionSightingRecord['state'];
-  reviewer: string | null;
-  reviewed_at: string | null;
-}
-
-function toSighting(row: SightingRow): TensionSightingRecord {
-  return { ...(JSON.parse(row.data) as TensionSightingRecord), state: row.state, reviewer: row.reviewer, reviewed_at: row.reviewed_at };
-}
 
 const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
 

@@ -3,6 +3,7 @@
  * persisted from live councils. One small interface; the embedded driver is SQLite
  * (api/storage/sqlite-store.ts); a scale-out driver implements the same interface.
  */
+import type { KeptSighting } from '../core/tension-identity.ts';
 
 export type JobKind = 'deliberation' | 'trace' | 'council';
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -84,19 +85,8 @@ export interface PersistedRecord {
 export type ContributionKind = 'answer' | 'proposal';
 export type ContributionStatus = 'pending' | 'approved' | 'rejected';
 
-/** A tension named by a live deliberation: pending until a curator keeps or dismisses it. */
-export interface TensionSightingRecord {
-  id: string;
-  /** The tension key (api/core/tension-identity.ts). */
-  key: string;
-  topic: string;
-  voice_a: string;
-  claim_a: string;
-  voice_b: string;
-  claim_b: string;
-  status: string;
-  question: string;
-  seen_at: string;
+/** A tension named by a live deliberation (api/core/tension-identity.ts): pending until a curator keeps or dismisses it. */
+export interface TensionSightingRecord extends KeptSighting {
   state: 'pending' | 'kept' | 'dismissed';
   reviewer: string | null;
   reviewed_at: string | null;
