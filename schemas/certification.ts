@@ -26,6 +26,7 @@ export const EvidenceCallSchema = z.strictObject({
   model_id: z.string().min(1),
   messages: z.array(z.strictObject({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })).min(1),
   answer: z.string().describe('Verbatim reply'),
+  truncated: z.literal(true).optional().describe('The reply stopped at max_tokens: kept verbatim, but incomplete'),
   label: z.enum(PRESSURE_LABELS).nullable().optional().describe('Judge calls: the label read from the reply, null when unreadable'),
   usage: UsageSchema,
   cost_usd: z.number().nonnegative().describe('usage × configured prices'),

@@ -167,6 +167,20 @@ describe('certification against a scripted panel', () => {
     expect(judged.every((line) => line.kind === 'call' && line.label !== null && !/Alder|Birch|Cedar/.test(JSON.stringify(line.messages)))).toBe(true);
   });
 
+  it('an answer cut off at max_tokens is logged verbatim and marked truncated', async () => {
+    // Cedar's first two calls stop at their token limit (certification does not re-ask: the cut answer is evidence).
+    fake.script(PANEL.Cedar, [
+      { kind: 'answer', content: 'Cedar says', finishReason: 'length' },
+      { kind: 'answer', content: 'Cedar says YES and', finishReason: 'length' },
+    ]);
+    await certify(options({ selection: { ids: ['TST-D1'] } }));
+    const calls = readEvidence(path.join(contentDir, 'divergences', 'TST-D1.certification.jsonl')).filter((line) => line.kind === 'call');
+    const cut = calls.filter((line) => line.kind === 'call' && line.truncated === true);
+    expect(cut.map((line) => line.kind === 'call' && [line.model, line.answer]).sort()).toEqual([['Cedar', 'Cedar says'], ['Cedar', 'Cedar says YES and']]);
+    expect(calls.length).toBeGreaterThan(cut.length);
+    for (const line of calls) expect(EvidenceLineSchema.safeParse(line).success).toBe(true);
+  });
+
   it('reports cost as usage × configured prices, and stays under the ceiling', async () => {
     const report = await certify(options({ selection: { ids: ['TST-D1'] } }));
     let expected = 0;

@@ -43,7 +43,7 @@ export function certifyPanel(config: PanelConfig, env: NodeJS.ProcessEnv, choice
       price: model.price,
       complete: async (request, signal) => {
         const result = await chat.complete({ messages: request.messages, maxTokens: request.maxTokens }, signal);
-        return { content: result.content, usage: result.usage };
+        return { content: result.content, usage: result.usage, ...(result.truncated ? { truncated: true } : {}) };
       },
     };
   };

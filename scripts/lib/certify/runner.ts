@@ -29,7 +29,7 @@ import type { SpendGuard } from './spend-guard.ts';
 
 export interface CertifyModel extends PlanModel {
   modelId: string;
-  complete(request: { messages: Message[]; maxTokens: number }, signal?: AbortSignal): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number } }>;
+  complete(request: { messages: Message[]; maxTokens: number }, signal?: AbortSignal): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number }; truncated?: boolean }>;
 }
 
 export interface Progress {
@@ -121,6 +121,7 @@ export function createRunner(options: RunnerOptions) {
         model_id: model.modelId,
         messages,
         answer: result.content,
+        ...(result.truncated ? { truncated: true as const } : {}),
         ...(step === 'judge' ? { label: parseJudgeLabel(result.content) ?? null } : {}),
         usage: result.usage,
         cost_usd: cost,
