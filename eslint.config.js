@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './eslint-rules/layers.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'artifacts/', '.cache/', '.astro/', 'src/', 'scratch/'] },
@@ -15,7 +16,9 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    plugins: { layers },
     rules: {
+      'layers/one-way': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',

@@ -1,12 +1,12 @@
 /**
- * The Express app: wiring only. Routes are thin; behaviour lives in api/core/.
+ * The Express app: wiring only. Routes are thin; behaviour lives in core/.
  * Order: headers (security, CORS, discovery links, compression) → API routes (405 for wrong methods) → static artifacts and site → 404 → errors.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
-import type { Capabilities } from './core/capabilities.ts';
-import { ApiError, apiError } from './errors.ts';
+import type { Capabilities } from '../core/capabilities.ts';
+import { ApiError, apiError } from '../schemas/errors.ts';
 import { bodyTooDeep, nestsDeeperThan } from './http/body-depth.ts';
 import { createCompression } from './http/compression.ts';
 import { discoveryLinks } from './http/discovery.ts';
@@ -27,8 +27,8 @@ import { loadNodeKey } from './federation/keys.ts';
 import { createFederationNode, type FederationNode } from './federation/node.ts';
 import { readRecordTwin } from './load-artifacts.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
-import { createSqliteStore } from './storage/sqlite-store.ts';
-import type { Store } from './storage/store.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import type { Store } from '../storage/store.ts';
 import { orientationRoutes } from './routes/orientation.ts';
 import { queryRoutes } from './routes/query.ts';
 import { tensionRoutes } from './routes/tensions.ts';

@@ -3,8 +3,8 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { REPO_ROOT, pathsFromEnv } from '../scripts/lib/paths.ts';
-import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from './http/rate-limit.ts';
+import { REPO_ROOT, pathsFromEnv } from '../core/paths.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from '../core/rate-limits.ts';
 
 /**
  * Every rate limit the server enforces, the variable that sets it (`<count>/<seconds>`) and
@@ -83,7 +83,7 @@ export interface ServerConfig {
   embedThreads: number;
   /** The same on the native kernels (ADR 0007): EMBED_THREADS if set, else 1. */
   embedNativeThreads: number;
-  /** Matrix kernels of the embedder (api/providers/use-lite-runtime.cjs). */
+  /** Matrix kernels of the embedder (providers/use-lite-runtime.cjs). */
   embedKernels: 'auto' | 'wasm';
   jobLeaseMs: number;
   jobSweepMs: number;

@@ -1,39 +1,19 @@
 /** Loads the build's artifacts into memory: the read model every route serves from. */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { createDivergenceSchema, type ModelRegistry, type SiteConfig, type TensionDisposition } from '../schemas/content.ts';
-import { artifactPaths } from '../scripts/lib/artifacts.ts';
-import type { AudioManifest } from '../scripts/build.ts';
-import { buildManifest, type Manifest } from './core/build-manifest.ts';
-import { deriveDivergence, type ConceptGraph, type DivergenceFull, type TensionEntry, type WorkRecord } from './core/records.ts';
-import type { PersistedRecord } from './storage/store.ts';
-import { loadFullTextIndex } from './core/search/fulltext.ts';
-import { createSearchIndex, type SearchIndex, type SearchTuning } from './core/search/search-index.ts';
-import type { VectorSource } from './core/search/vector-scan.ts';
-import type { SearchMeta } from './core/search/types.ts';
-import type { Embedder } from './providers/embedder.ts';
+import { createDivergenceSchema } from '../schemas/content.ts';
+import { artifactPaths } from '../core/artifacts.ts';
+import { buildManifest } from '../core/build-manifest.ts';
+import { deriveDivergence, type DivergenceFull, type WorkRecord } from '../core/records.ts';
+import type { PersistedRecord } from '../storage/store.ts';
+import { loadFullTextIndex } from '../core/search/fulltext.ts';
+import { createSearchIndex, type SearchTuning } from '../core/search/search-index.ts';
+import type { VectorSource } from '../core/search/vector-scan.ts';
+import type { SearchMeta } from '../core/search/types.ts';
+import type { Embedder } from '../providers/embedder.ts';
 
-export interface Corpus {
-  site: SiteConfig;
-  registry: ModelRegistry;
-  works: WorkRecord[];
-  workById: Map<string, WorkRecord>;
-  divergences: DivergenceFull[];
-  divergenceById: Map<string, DivergenceFull>;
-  tensions: TensionEntry[];
-  /** Curators' dispositions by tension key (content/tensions/). */
-  dispositions: Record<string, TensionDisposition[]>;
-  graph: ConceptGraph;
-  manifest: Manifest;
-  pages: Record<string, { title: string; description: string; path: string; html: string }>;
-  audio: AudioManifest;
-  claims: unknown[];
-  search: SearchIndex;
-  publicDir: string;
-  builtAt: string;
-  /** Full text of a work, read lazily from its record twin. */
-  textOf(id: string): string | undefined;
-}
+import type { Corpus } from '../core/corpus.ts';
+export type { Corpus };
 
 function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;

@@ -6,12 +6,12 @@
 import { z } from 'zod';
 import { apiSchemas } from '../schemas/api.ts';
 import { EVIDENCE_ORDER, FORMATS, GLYPHS, LAYERS, RINGS, TENSION_STATUSES } from '../schemas/vocab.ts';
-import { ATLAS_RELEVANCE_RATIO } from './core/atlas-admission.ts';
-import { CERT_FILTERS } from './core/atlas.ts';
-import { SITEMAP_MAX_URLS } from './core/crawlers.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from './core/query-params.ts';
-import { INTERFACE_VERSION, OPENAPI_VERSION } from './core/version.ts';
-import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { ATLAS_RELEVANCE_RATIO } from '../core/atlas-admission.ts';
+import { CERT_FILTERS } from '../core/atlas.ts';
+import { SITEMAP_MAX_URLS } from '../core/crawlers.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from '../core/query-params.ts';
+import { INTERFACE_VERSION, OPENAPI_VERSION } from '../core/version.ts';
+import { ERROR_CODES, type ErrorCode } from '../schemas/errors.ts';
 import { MAX_BODY_DEPTH } from './http/body-depth.ts';
 import { ATLAS_SEARCH_DEFAULT_K, ATLAS_SEARCH_MAX_K } from './routes/divergences.ts';
 import { MAX_IDENTITY_CHARS } from './routes/kin.ts';

@@ -8,11 +8,11 @@ import { createHttpServer } from './http/http-server.ts';
 import { loadConfig, type ServerConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
 import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
-import { createPanel } from './providers/chat.ts';
-import { createUseLiteEmbedder, describeEmbedder, withQueryCache } from './providers/embedder.ts';
-import { loadPanelConfig } from './providers/panel-config.ts';
-import { isSharedStore, openStore } from './storage/open-store.ts';
-import { appendDisposition } from '../scripts/lib/tension-dispositions.ts';
+import { createPanel } from '../providers/chat.ts';
+import { createUseLiteEmbedder, describeEmbedder, withQueryCache } from '../providers/embedder.ts';
+import { loadPanelConfig } from '../providers/panel-config.ts';
+import { isSharedStore, openStore } from '../storage/open-store.ts';
+import { appendDisposition } from '../content-files/tension-dispositions.ts';
 
 async function main(): Promise<void> {
   const started = Date.now();

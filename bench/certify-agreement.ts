@@ -2,15 +2,15 @@
  * How often two independent certifications of the same record agree, in simulation: no
  * model is called. Answers are vectors (a shared topic direction, a stance direction, noise,
  * and now and then a re-roll that wobbles to the other side); judges label the true move
- * correctly with a set accuracy. The rules are the real ones (api/core/certify/). It shows
+ * correctly with a set accuracy. The rules are the real ones (core/certify/). It shows
  * which protocol settings raise run-to-run agreement; the absolute figures depend on the
  * simulated noise, not on any real panel.
  *
  *   npx tsx bench/certify-agreement.ts
  */
-import { evaluateRun } from '../api/core/certify/evaluate.ts';
-import { DEFAULT_THRESHOLDS, PRESSURE_LABELS, type PressureLabel, type Tier } from '../api/core/certify/protocol.ts';
-import { consensusTier } from '../api/core/certify/tiers.ts';
+import { evaluateRun } from '../core/certify/evaluate.ts';
+import { DEFAULT_THRESHOLDS, PRESSURE_LABELS, type PressureLabel, type Tier } from '../core/certify/protocol.ts';
+import { consensusTier } from '../core/certify/tiers.ts';
 import { seededRandom } from '../scripts/lib/random.ts';
 
 const DIMS = 16;

@@ -11,15 +11,15 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_SETTINGS } from '../api/core/certify/protocol.ts';
-import { PanelConfigSchema } from '../api/providers/panel-config.ts';
+import { DEFAULT_SETTINGS } from '../core/certify/protocol.ts';
+import { PanelConfigSchema } from '../providers/panel-config.ts';
 import { certify } from '../scripts/lib/certify/certify.ts';
 import { certifyPanel } from '../scripts/lib/certify/panel.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
-import { stringifyMarkdown } from '../scripts/lib/frontmatter.ts';
-import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../test/helpers/fake-openai.ts';
-import { panelMember, stanceEmbedder, utilityModel, type Persona, type WorldScript } from '../test/helpers/fake-world.ts';
-import { writeFixtureContent } from '../test/helpers/fixture-content.ts';
+import { stringifyMarkdown } from '../content-files/frontmatter.ts';
+import { startFakeOpenAI, type Behaviour, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { panelMember, stanceEmbedder, utilityModel, type Persona, type WorldScript } from '../devkit/fake-world.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { ms, ratio } from './lib.ts';
 
 const SCALE = Number(process.env.SCALE ?? 0.025);

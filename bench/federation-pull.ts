@@ -11,11 +11,11 @@ import { createApp } from '../api/app.ts';
 import { createFetcher } from '../api/federation/fetch.ts';
 import { pullFromPeer } from '../api/federation/pull.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
-import { normalize, type Embedder } from '../api/providers/embedder.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
+import { normalize, type Embedder } from '../providers/embedder.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
 import { buildArtifacts } from '../scripts/build.ts';
-import { tempDir } from '../test/helpers/app.ts';
-import { writeFixtureContent } from '../test/helpers/fixture-content.ts';
+import { tempDir } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 const count = Number(process.argv[2] ?? '100');
 const standIn: Embedder = {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../core/paths.ts';
 
 export const INTENT_SET_FILE = path.join(REPO_ROOT, 'bench', 'intent-set.json');
 /** The places a caller sees by default (GET /api/query limit). */

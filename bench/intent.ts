@@ -12,14 +12,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ATLAS_RELEVANCE_RATIO } from '../api/core/atlas-admission.ts';
-import { retrieve } from '../api/core/fast-path.ts';
-import { parseQueryParameters } from '../api/core/query-params.ts';
+import { ATLAS_RELEVANCE_RATIO } from '../core/atlas-admission.ts';
+import { retrieve } from '../core/fast-path.ts';
+import { parseQueryParameters } from '../core/query-params.ts';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
-import { createUseLiteEmbedder, withQueryCache } from '../api/providers/embedder.ts';
+import { createUseLiteEmbedder, withQueryCache } from '../providers/embedder.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { pathsFromEnv, REPO_ROOT } from '../scripts/lib/paths.ts';
+import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 import { confusion, judge, loadIntentSet, misses, renderConfusion, type JudgedQuestion, type Outcome } from './intent-eval.ts';
 
 const SWEEP = [0, 0.5, 0.54, 0.56, 0.58, 0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { artifactPaths } from '../scripts/lib/artifacts.ts';
+import { artifactPaths } from '../core/artifacts.ts';
 
 /** Small measurement helpers: percentiles and a table printer. */
 export function percentile(values: readonly number[], p: number): number {

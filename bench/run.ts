@@ -1,7 +1,7 @@
 /** `npm run bench`: every benchmark, one after the other, in one process per benchmark. */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../core/paths.ts';
 
 const benchmarks = ['fast-path.ts', 'scale.ts', 'live.ts', 'intent.ts'];
 const tsx = path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');

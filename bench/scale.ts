@@ -28,11 +28,11 @@ import { spawn } from 'node:child_process';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { loadConfig } from '../api/config.ts';
-import { createUseLiteEmbedder, normalize, withQueryCache, type Embedder, type UseLiteEmbedder } from '../api/providers/embedder.ts';
-import { createVectorScanner } from '../api/core/search/vector-scan.ts';
+import { createUseLiteEmbedder, normalize, withQueryCache, type Embedder, type UseLiteEmbedder } from '../providers/embedder.ts';
+import { createVectorScanner } from '../core/search/vector-scan.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { buildBeirContent, parseCorpus, parseQueries, readMaybeGzip, type BeirDoc } from '../scripts/lib/beir.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../core/paths.ts';
 import { seededRandom as random } from '../scripts/lib/random.ts';
 import { ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
 

@@ -10,7 +10,7 @@
  * `<PFX>` in a description is replaced by the deployment's id prefix in /openapi.json.
  */
 import { z } from 'zod';
-import { WHAT_EACH_CAPABILITY_COVERS } from '../api/core/capabilities.ts';
+import { WHAT_EACH_CAPABILITY_COVERS } from './limits.ts';
 import {
   JUSTIFICATIONS,
   JUSTIFICATION_VALUES,
@@ -18,9 +18,9 @@ import {
   MAX_IDENTITY_CHARS as MAX_CONTRIBUTOR_IDENTITY_CHARS,
   MAX_PROPOSAL_CHARS,
   type Justification,
-} from '../api/core/contributions.ts';
-import { MAX_QUERY_CHARS } from '../api/core/query-params.ts';
-import { ERROR_CODES, type ErrorCode } from '../api/errors.ts';
+} from './limits.ts';
+import { MAX_QUERY_CHARS } from './limits.ts';
+import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import {
   AnnotationSchema,
   DISPOSITION_KINDS,
@@ -37,8 +37,8 @@ import { DispositionRequestSchema } from './dispositions.ts';
 import { CONCEPT_TYPES, EVIDENCE, GLYPHS, LAYERS, PRESSURE_LABELS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
 
 import { FederationManifestSchema, FederationOfferSchema, ManifestSignatureSchema, NodeDocumentSchema, OfferAcceptedSchema } from './federation.ts';
-export type { ErrorCode } from '../api/errors.ts';
-export type { Justification } from '../api/core/contributions.ts';
+export type { ErrorCode } from './errors.ts';
+export type { Justification } from './limits.ts';
 
 /** Every schema that becomes a named component of /openapi.json, by component name. */
 export const apiSchemas = z.registry<{ id: string }>();

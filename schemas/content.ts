@@ -320,7 +320,7 @@ export const TensionDispositionSchema = z.discriminatedUnion('kind', [
 ]);
 export type TensionDisposition = z.infer<typeof TensionDispositionSchema>;
 
-/** `<voice>__<voice>__<topic>`, as api/core/tension-identity.ts derives it. */
+/** `<voice>__<voice>__<topic>`, as core/tension-identity.ts derives it. */
 export const TENSION_KEY_PATTERN = /^[a-z0-9-]+__[a-z0-9-]+__[a-z0-9-]+$/;
 
 export const TensionFileSchema = z.strictObject({

@@ -3,11 +3,12 @@
  * embeds (cached by content hash) and writes the static indices the API and site read.
  * Writes into a fresh folder and swaps it in, so a reader never sees half a build.
  */
+import type { AudioManifest } from '../core/artifacts.ts';
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createUseLiteEmbedder, type Embedder } from '../api/providers/embedder.ts';
-import { sha256Hex } from '../api/core/manifest.ts';
+import { createUseLiteEmbedder, type Embedder } from '../providers/embedder.ts';
+import { sha256Hex } from '../core/manifest.ts';
 import {
   deriveConceptGraph,
   deriveDivergence,
@@ -15,22 +16,22 @@ import {
   toSummary,
   type DivergenceFull,
   type WorkRecord,
-} from '../api/core/records.ts';
-import { buildManifest } from '../api/core/build-manifest.ts';
-import { conceptLineage } from '../api/core/lineage.ts';
-import { recordConcepts, trackTensions } from '../api/core/tension-identity.ts';
-import { renderLineageMarkdown } from '../api/core/lineage-markdown.ts';
-import { plainText } from '../api/core/excerpt.ts';
-import { buildFullTextIndex, encodeFullText, type FullTextData } from '../api/core/search/fulltext.ts';
-import type { SearchChunk, SearchMeta, SearchRecord } from '../api/core/search/types.ts';
-import { artifactPaths } from './lib/artifacts.ts';
+} from '../core/records.ts';
+import { buildManifest } from '../core/build-manifest.ts';
+import { conceptLineage } from '../core/lineage.ts';
+import { recordConcepts, trackTensions } from '../core/tension-identity.ts';
+import { renderLineageMarkdown } from '../core/lineage-markdown.ts';
+import { plainText } from '../core/excerpt.ts';
+import { buildFullTextIndex, encodeFullText, type FullTextData } from '../core/search/fulltext.ts';
+import type { SearchChunk, SearchMeta, SearchRecord } from '../core/search/types.ts';
+import { artifactPaths } from '../core/artifacts.ts';
 import { chunkText } from './lib/chunk.ts';
 import { createEmbeddingCache } from './lib/embedding-cache.ts';
-import { ContentError } from './lib/issues.ts';
-import { loadContent, type LoadedContent } from './lib/load-content.ts';
-import { pathsFromEnv, type BuildPaths } from './lib/paths.ts';
+import { ContentError } from '../content-files/issues.ts';
+import { loadContent, type LoadedContent } from '../content-files/load-content.ts';
+import { pathsFromEnv, type BuildPaths } from '../core/paths.ts';
 import { renderMarkdown } from './lib/render.ts';
-import { writeFile, writeJson } from './lib/write.ts';
+import { writeFile, writeJson } from '../content-files/write.ts';
 import { renderLlmsTxt } from './lib/llms-txt.ts';
 import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { publishEvidence, writtenResult } from './lib/certify/published-evidence.ts';
@@ -235,21 +236,6 @@ async function writeConcepts(
     nodes: graph.nodes.map((node) => ({ ...node, href: `/concepts/${node.id}.json` })),
     edges: graph.edges,
   });
-}
-
-export interface AudioManifest {
-  tracks: {
-    slug: string;
-    title: string;
-    duration_seconds: number;
-    date: string;
-    contributors: string[];
-    description?: string;
-    stream_url: string | null;
-    transcript_url: string;
-  }[];
-  total_duration_seconds: number;
-  note: string;
 }
 
 function writeAudio(content: LoadedContent, publicDir: string): AudioManifest {

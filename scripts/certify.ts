@@ -1,13 +1,13 @@
 /** `npm run certify`: earn tiers by perturbation (issue 15). Usage: scripts/lib/certify/cli-args.ts. */
-import { createUseLiteEmbedder } from '../api/providers/embedder.ts';
-import { loadPanelConfig } from '../api/providers/panel-config.ts';
+import { createUseLiteEmbedder } from '../providers/embedder.ts';
+import { loadPanelConfig } from '../providers/panel-config.ts';
 import { certify } from './lib/certify/certify.ts';
 import { CERTIFY_USAGE, parseCertifyArgs, UsageError } from './lib/certify/cli-args.ts';
 import { certifyPanel } from './lib/certify/panel.ts';
 import { formatProgress, formatReport } from './lib/certify/report.ts';
 import { createLocalSpendGuard } from './lib/certify/spend-guard.ts';
 import { openStoreSpendGuard } from './lib/certify/store-spend-guard.ts';
-import { pathsFromEnv } from './lib/paths.ts';
+import { pathsFromEnv } from '../core/paths.ts';
 
 async function main(): Promise<number> {
   let args;

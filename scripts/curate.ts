@@ -5,22 +5,22 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { panelReview } from '../api/core/live/review.ts';
-import { createLedger } from '../api/core/live/metered-call.ts';
+import { panelReview } from '../core/live/review.ts';
+import { createLedger } from '../core/live/metered-call.ts';
 import { createReservingMeter } from '../api/live/spend.ts';
-import { deriveDivergence } from '../api/core/records.ts';
-import { createPanel } from '../api/providers/chat.ts';
-import { loadPanelConfig } from '../api/providers/panel-config.ts';
-import { openStore } from '../api/storage/open-store.ts';
-import type { ContributionRecord, ImportStatus, Store } from '../api/storage/store.ts';
+import { deriveDivergence } from '../core/records.ts';
+import { createPanel } from '../providers/chat.ts';
+import { loadPanelConfig } from '../providers/panel-config.ts';
+import { openStore } from '../storage/open-store.ts';
+import type { ContributionRecord, ImportStatus, Store } from '../storage/store.ts';
 import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
 import { approveContribution, rejectContribution } from './lib/curation.ts';
 import { approveImport, describeImport, rejectImport } from './lib/curation-imports.ts';
 import { DEFAULT_LIST_LIMIT, describeContribution, listQuery, pageHeader, pageJson, UsageError, type RecordContext } from './lib/curation-list.ts';
 import { describeSightings, listSightings, reviewSighting } from './lib/curate-sightings.ts';
 import { runTensionCommand } from './lib/curate-tension.ts';
-import { loadContent } from './lib/load-content.ts';
-import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
+import { loadContent } from '../content-files/load-content.ts';
+import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 
 const USAGE = `usage: npm run curate -- <command> [options]
 

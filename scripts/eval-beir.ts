@@ -13,10 +13,10 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { SearchTuning } from '../api/core/search/search-index.ts';
+import type { SearchTuning } from '../core/search/search-index.ts';
 import { runBeirEval, type BeirEvalResult } from './lib/beir-eval.ts';
 import { exitWhenFlushed } from './lib/cli-exit.ts';
-import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
+import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 
 const USAGE = `usage: eval-beir --content <content-dir> --queries <queries.jsonl[.gz]> --qrels <qrels.tsv>
                  [--artifacts <dir>] [--rebuild] [--limit N] [--tuning '<json>'] [--json]

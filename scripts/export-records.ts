@@ -6,11 +6,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { isSharedStore, openStore } from '../api/storage/open-store.ts';
+import { isSharedStore, openStore } from '../storage/open-store.ts';
 import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
-import { stringifyMarkdown } from './lib/frontmatter.ts';
-import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
-import { writeFile } from './lib/write.ts';
+import { stringifyMarkdown } from '../content-files/frontmatter.ts';
+import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
+import { writeFile } from '../content-files/write.ts';
 
 const { values } = parseArgs({
   options: {

@@ -11,12 +11,12 @@ import { FederationError } from '../api/federation/errors.ts';
 import { createFetcher } from '../api/federation/fetch.ts';
 import { federationLimitsFromEnv } from '../api/federation/limits.ts';
 import { pullFromPeer, type PullReport } from '../api/federation/pull.ts';
-import { openStore } from '../api/storage/open-store.ts';
-import type { Store } from '../api/storage/store.ts';
+import { openStore } from '../storage/open-store.ts';
+import type { Store } from '../storage/store.ts';
 import { SiteConfigSchema } from '../schemas/content.ts';
 import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
-import { parseYaml } from './lib/frontmatter.ts';
-import { pathsFromEnv, REPO_ROOT } from './lib/paths.ts';
+import { parseYaml } from '../content-files/frontmatter.ts';
+import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 
 const USAGE = `usage: npm run federate -- pull <url> [--plan] [--json]
 

@@ -1,15 +1,15 @@
 /**
- * `npm run gen:wasm`: compiles api/core/search/dot.wat into api/core/search/dot-wasm.ts
+ * `npm run gen:wasm`: compiles core/search/dot.wat into core/search/dot-wasm.ts
  * (the module's bytes, base64). The runtime needs no compiler; test/vector-scan.test.ts
  * checks that the committed bytes are this compilation of the committed source.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO_ROOT } from './lib/paths.ts';
+import { REPO_ROOT } from '../core/paths.ts';
 
-export const WAT_PATH = path.join(REPO_ROOT, 'api/core/search/dot.wat');
-export const WASM_TS_PATH = path.join(REPO_ROOT, 'api/core/search/dot-wasm.ts');
+export const WAT_PATH = path.join(REPO_ROOT, 'core/search/dot.wat');
+export const WASM_TS_PATH = path.join(REPO_ROOT, 'core/search/dot-wasm.ts');
 
 export async function compileDotWat(): Promise<string> {
   const { default: initWabt } = (await import('wabt')) as unknown as { default: () => Promise<WabtModule> };

@@ -1,9 +1,9 @@
 /** `npm run reelicit -- --stale | <ids…> [--plan] [--write] [--json]`: re-ask stale questions verbatim (issue 15). */
 import { parseArgs } from 'node:util';
-import { loadPanelConfig } from '../api/providers/panel-config.ts';
+import { loadPanelConfig } from '../providers/panel-config.ts';
 import { createLocalSpendGuard } from './lib/certify/spend-guard.ts';
 import { openStoreSpendGuard } from './lib/certify/store-spend-guard.ts';
-import { pathsFromEnv } from './lib/paths.ts';
+import { pathsFromEnv } from '../core/paths.ts';
 import { reelicit, reelicitJudges, reelicitPanel, type ReelicitReport } from './lib/reelicit/reelicit.ts';
 
 const USAGE = `Usage: npm run reelicit -- --stale | <ids…>  [--plan] [--write] [--json]

@@ -1,8 +1,8 @@
 /** `npm run validate`: checks a content folder and lists every problem, for contributors and CI. */
 import { exitWhenFlushed } from './lib/cli-exit.ts';
-import { ContentError } from './lib/issues.ts';
-import { loadContent } from './lib/load-content.ts';
-import { pathsFromEnv } from './lib/paths.ts';
+import { ContentError } from '../content-files/issues.ts';
+import { loadContent } from '../content-files/load-content.ts';
+import { pathsFromEnv } from '../core/paths.ts';
 
 const contentDir = process.argv[2] ?? pathsFromEnv().contentDir;
 try {

@@ -7,8 +7,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { buildApp, type BuiltApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
 
 let built: BuiltApp;

@@ -1,11 +1,11 @@
 /**
- * The Atlas admission rule (api/core/atlas-admission.ts) on its own: an Atlas record stays
+ * The Atlas admission rule (core/atlas-admission.ts) on its own: an Atlas record stays
  * when its relevance is at least the ratio of the best work's, whatever the order it came in.
  * The same rule on real data is test/intent-set.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { ATLAS_RELEVANCE_RATIO, admitAtlasByRelevance } from '../api/core/atlas-admission.ts';
-import type { ScoredRecord } from '../api/core/search/types.ts';
+import { ATLAS_RELEVANCE_RATIO, admitAtlasByRelevance } from '../core/atlas-admission.ts';
+import type { ScoredRecord } from '../core/search/types.ts';
 
 function hit(id: string, kind: 'work' | 'divergence', relevanceScore: number): ScoredRecord {
   return {

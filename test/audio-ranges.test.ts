@@ -6,9 +6,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from './helpers/app.ts';
+import { buildApp, type BuiltApp } from '../devkit/app.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 const AUDIO = Buffer.from(Array.from({ length: 4096 }, (_, index) => (index * 7) % 256));
 const URL_PATH = '/audio/harbour-talk.wav';

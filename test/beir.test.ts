@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createUseLiteEmbedder } from '../api/providers/embedder.ts';
+import { createUseLiteEmbedder } from '../providers/embedder.ts';
 import { importBeir, runCli as importCli } from '../scripts/import-beir.ts';
 import {
   buildBeirContent,
@@ -18,10 +18,10 @@ import {
   titleFor,
 } from '../scripts/lib/beir.ts';
 import { benchmarkQuery, EVAL_DEPTH, runBeirEval } from '../scripts/lib/beir-eval.ts';
-import { parseMarkdown } from '../scripts/lib/frontmatter.ts';
-import { loadContent } from '../scripts/lib/load-content.ts';
-import { pathsFromEnv } from '../scripts/lib/paths.ts';
-import { tempDir } from './helpers/app.ts';
+import { parseMarkdown } from '../content-files/frontmatter.ts';
+import { loadContent } from '../content-files/load-content.ts';
+import { pathsFromEnv } from '../core/paths.ts';
+import { tempDir } from '../devkit/app.ts';
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 
 const judged = (entries: Record<string, number>) => new Map(Object.entries(entries));

@@ -1,6 +1,6 @@
-/** BM25 (api/core/search/bm25.ts): the formula, the binary artifact format, filters. */
+/** BM25 (core/search/bm25.ts): the formula, the binary artifact format, filters. */
 import { describe, expect, it } from 'vitest';
-import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, type FullTextQueryOptions } from '../api/core/search/bm25.ts';
+import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, type FullTextQueryOptions } from '../core/search/bm25.ts';
 
 const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
 

@@ -13,8 +13,8 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../api/http/body-depth.ts';
-import { buildApp, type BuiltApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { buildApp, type BuiltApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { MAX_JSON_BODY_BYTES, type Json } from './helpers/fuzz.ts';
 
 let built: BuiltApp;

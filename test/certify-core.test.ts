@@ -1,14 +1,14 @@
-/** The certification instrument's pure rules (api/core/certify/), on hand-made vectors and labels. */
+/** The certification instrument's pure rules (core/certify/), on hand-made vectors and labels. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { combineRuns, evaluateRun, type RunOutcome } from '../api/core/certify/evaluate.ts';
-import { fleissKappa } from '../api/core/certify/kappa.ts';
-import { aggregatePressure, majorityLabel, parseJudgeLabel } from '../api/core/certify/labels.ts';
-import { planCalls, summarisePlan, usageCostUsd } from '../api/core/certify/plan.ts';
-import { anonymise, blind, judgePrompt } from '../api/core/certify/prompts.ts';
-import { DEFAULT_THRESHOLDS, PRESSURE_LABELS, type PressureLabel, type Tier } from '../api/core/certify/protocol.ts';
-import { controlSpread, cosineDistance, mostOpposedPeers, splitParties, splitPersistence } from '../api/core/certify/spread.ts';
-import { consensusTier, negativeControlVerdict, runAgreement, tierOf, type TierEvidence } from '../api/core/certify/tiers.ts';
+import { combineRuns, evaluateRun, type RunOutcome } from '../core/certify/evaluate.ts';
+import { fleissKappa } from '../core/certify/kappa.ts';
+import { aggregatePressure, majorityLabel, parseJudgeLabel } from '../core/certify/labels.ts';
+import { planCalls, summarisePlan, usageCostUsd } from '../core/certify/plan.ts';
+import { anonymise, blind, judgePrompt } from '../core/certify/prompts.ts';
+import { DEFAULT_THRESHOLDS, PRESSURE_LABELS, type PressureLabel, type Tier } from '../core/certify/protocol.ts';
+import { controlSpread, cosineDistance, mostOpposedPeers, splitParties, splitPersistence } from '../core/certify/spread.ts';
+import { consensusTier, negativeControlVerdict, runAgreement, tierOf, type TierEvidence } from '../core/certify/tiers.ts';
 import { seededRandom } from '../scripts/lib/random.ts';
 
 const T = DEFAULT_THRESHOLDS; // driMin 1.5, betweenFloor 0.08, persistenceMin 0.75

@@ -8,15 +8,15 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PanelConfigSchema } from '../api/providers/panel-config.ts';
+import { PanelConfigSchema } from '../providers/panel-config.ts';
 import type { Tier } from '../schemas/vocab.ts';
 import { certify } from '../scripts/lib/certify/certify.ts';
 import { certifyPanel } from '../scripts/lib/certify/panel.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
-import { loadContent } from '../scripts/lib/load-content.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { scriptWorld, stanceEmbedder, type Persona, type WorldScript } from './helpers/fake-world.ts';
+import { loadContent } from '../content-files/load-content.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { scriptWorld, stanceEmbedder, type Persona, type WorldScript } from '../devkit/fake-world.ts';
 
 const PERSONAS: Record<Tier, Record<string, Persona>> = {
   C3: { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } },

@@ -6,14 +6,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EvidenceCall } from '../schemas/certification.ts';
 import type { Certification } from '../schemas/content.ts';
-import { PanelConfigSchema } from '../api/providers/panel-config.ts';
+import { PanelConfigSchema } from '../providers/panel-config.ts';
 import { parseCertifyArgs, UsageError } from '../scripts/lib/certify/cli-args.ts';
 import { certifyPanel, JUDGE_MAX_TOKENS } from '../scripts/lib/certify/panel.ts';
-import { appendEvidence, EvidenceLogError, loggedCalls, readEvidence, reusableCall } from '../scripts/lib/certify/evidence-log.ts';
+import { appendEvidence, EvidenceLogError, loggedCalls, readEvidence, reusableCall } from '../content-files/evidence-log.ts';
 import { createLimiter, createLocalSpendGuard, SpendCeilingError } from '../scripts/lib/certify/spend-guard.ts';
-import { ContentError } from '../scripts/lib/issues.ts';
-import { loadContent } from '../scripts/lib/load-content.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { ContentError } from '../content-files/issues.ts';
+import { loadContent } from '../content-files/load-content.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { BlockWriteError, replaceCertificationBlock } from '../scripts/lib/certify/write-block.ts';
 
 const record = (certification: string) =>

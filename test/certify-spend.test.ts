@@ -5,16 +5,16 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PanelConfigSchema } from '../api/providers/panel-config.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { Store } from '../api/storage/store.ts';
+import { PanelConfigSchema } from '../providers/panel-config.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import type { Store } from '../storage/store.ts';
 import { SpendCeilingError } from '../scripts/lib/certify/spend-guard.ts';
 import { createStoreSpendGuard } from '../scripts/lib/certify/store-spend-guard.ts';
 import { reelicit, reelicitPanel } from '../scripts/lib/reelicit/reelicit.ts';
-import { tempDir } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { scriptWorld } from './helpers/fake-world.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { tempDir } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { scriptWorld } from '../devkit/fake-world.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 let dir: string;
 let store: Store;

@@ -7,9 +7,9 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { tempDir } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { tempDir } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { runCliSlowly } from './helpers/slow-reader.ts';
 
 describe('npm run validate', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BODY_TIMEOUT_MS, defaultEmbedThreads, formatWindow, loadConfig, RATE_LIMIT_SETTINGS } from '../api/config.ts';
 import { DEFAULT_RATE_LIMITS } from '../api/http/rate-limit.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../core/paths.ts';
 
 describe('server configuration: embedding threads', () => {
   it('gives one question two threads when the cores allow, counting server processes and embedding workers', () => {

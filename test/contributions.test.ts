@@ -8,10 +8,10 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { Store } from '../api/storage/store.ts';
-import { buildApp, tempDir, testEmbedder, type BuiltApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import type { Store } from '../storage/store.ts';
+import { buildApp, tempDir, testEmbedder, type BuiltApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 let built: BuiltApp;
 beforeAll(async () => {

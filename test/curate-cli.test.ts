@@ -7,10 +7,10 @@
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { ContributionRecord } from '../api/storage/store.ts';
-import { tempDir } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import type { ContributionRecord } from '../storage/store.ts';
+import { tempDir } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { runCliSlowly, type CliRun } from './helpers/slow-reader.ts';
 
 const ITEMS = 1200;

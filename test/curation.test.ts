@@ -6,17 +6,17 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
-import { panelReview } from '../api/core/live/review.ts';
-import { createLedger } from '../api/core/live/metered-call.ts';
+import { panelReview } from '../core/live/review.ts';
+import { createLedger } from '../core/live/metered-call.ts';
 import { createReservingMeter } from '../api/live/spend.ts';
-import { createPanel } from '../api/providers/chat.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
+import { createPanel } from '../providers/chat.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
 import { approveContribution, rejectContribution } from '../scripts/lib/curation.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { buildApp, tempDir } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { testPanelConfig } from './helpers/live.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { buildApp, tempDir } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { testPanelConfig } from '../devkit/live.ts';
 
 let fake: FakeOpenAI;
 beforeAll(async () => {

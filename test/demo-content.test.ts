@@ -5,9 +5,9 @@
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadContent } from '../scripts/lib/load-content.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { buildApp, type BuiltApp } from './helpers/app.ts';
+import { loadContent } from '../content-files/load-content.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { buildApp, type BuiltApp } from '../devkit/app.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
 
 const CONTENT = path.join(REPO_ROOT, 'content');

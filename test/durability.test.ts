@@ -5,9 +5,9 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { startServerProcess } from './helpers/server-process.ts';
 
 const ROUNDS = 20;

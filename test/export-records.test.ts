@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { councilToFrontmatter, COUNCIL_METHOD } from '../api/core/live/council.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { loadContent } from '../scripts/lib/load-content.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { tempDir } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { councilToFrontmatter, COUNCIL_METHOD } from '../core/live/council.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { loadContent } from '../content-files/load-content.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { tempDir } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 describe('export of persisted council records', () => {
   it('writes valid content markdown for a pull request', async () => {

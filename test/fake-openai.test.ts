@@ -6,7 +6,7 @@
 import http from 'node:http';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, InternalServerError, RateLimitError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { defaultEcho, fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { defaultEcho, fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
 
 let fake: FakeOpenAI;
 

@@ -6,13 +6,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../api/core/manifest.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { NewImport } from '../api/storage/store.ts';
+import { sha256Hex } from '../core/manifest.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import type { NewImport } from '../storage/store.ts';
 import { createDivergenceSchema } from '../schemas/content.ts';
 import { approveImport, rejectImport } from '../scripts/lib/curation-imports.ts';
-import { parseMarkdown } from '../scripts/lib/frontmatter.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { parseMarkdown } from '../content-files/frontmatter.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 const origin = writeFixtureContent({ prefix: 'AAA' });
 const originRecord = (id: string) => readFileSync(path.join(origin, 'divergences', `${id}.md`), 'utf8');

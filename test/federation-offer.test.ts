@@ -4,17 +4,17 @@
  */
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../api/core/canonical-json.ts';
-import { sha256Hex } from '../api/core/manifest.ts';
+import { canonicalJson } from '../core/canonical-json.ts';
+import { sha256Hex } from '../core/manifest.ts';
 import { keyFromSeed } from '../api/federation/keys.ts';
 import { signRecord } from '../api/federation/protocol.ts';
 import { createApp } from '../api/app.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { Store } from '../api/storage/store.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import type { Store } from '../storage/store.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildApp, type BuiltApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { buildApp, type BuiltApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 const peerKey = keyFromSeed('22'.repeat(32));
 const otherKey = keyFromSeed('33'.repeat(32));

@@ -3,12 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../api/core/manifest.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
+import { sha256Hex } from '../core/manifest.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
 import { approveImport } from '../scripts/lib/curation-imports.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { buildApp, tempDir } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { buildApp, tempDir } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 let siteDir: string;
 

@@ -8,8 +8,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../api/http/http-server.ts';
-import { buildApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { buildApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { rawRequest, type RawResponse } from './helpers/fuzz.ts';
 
 /** Short enough for a test; the server's default is BODY_TIMEOUT_MS (30 s). */

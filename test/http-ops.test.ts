@@ -15,11 +15,11 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
 import { loadConfig } from '../api/config.ts';
-import { renderSitemap, renderSitemapIndex, SITEMAP_MAX_URLS, sitemapPageCount } from '../api/core/crawlers.ts';
+import { renderSitemap, renderSitemapIndex, SITEMAP_MAX_URLS, sitemapPageCount } from '../core/crawlers.ts';
 import { createCompression } from '../api/http/compression.ts';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 let built: BuiltApp;
 let siteDir: string;

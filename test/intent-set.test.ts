@@ -1,5 +1,5 @@
 /**
- * Atlas records earn their place in GET /api/query by relevance (api/core/atlas-admission.ts),
+ * Atlas records earn their place in GET /api/query by relevance (core/atlas-admission.ts),
  * checked on the judged set of bench/intent-set.json over the Omnarai corpus and Atlas
  * imported from ../shared/omnarai into a temporary folder, with default parameters.
  *
@@ -16,10 +16,10 @@ import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { ATLAS_RELEVANCE_RATIO } from '../api/core/atlas-admission.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { ATLAS_RELEVANCE_RATIO } from '../core/atlas-admission.ts';
 import { confusion, judge, loadIntentSet, misses, type Outcome } from '../bench/intent-eval.ts';
-import { buildApp, tempDir } from './helpers/app.ts';
+import { buildApp, tempDir } from '../devkit/app.ts';
 
 const dataDir = path.resolve(REPO_ROOT, '../shared/omnarai');
 const hasData = existsSync(path.join(dataDir, 'divergences.jsonl')) && existsSync(path.join(dataDir, 'corpus.json'));

@@ -7,16 +7,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { conceptLineage, resolveConcept } from '../api/core/lineage.ts';
-import { deriveConceptGraph, deriveDivergence, deriveWork } from '../api/core/records.ts';
-import { recordConcepts, tensionKey, trackTensions } from '../api/core/tension-identity.ts';
+import { conceptLineage, resolveConcept } from '../core/lineage.ts';
+import { deriveConceptGraph, deriveDivergence, deriveWork } from '../core/records.ts';
+import { recordConcepts, tensionKey, trackTensions } from '../core/tension-identity.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { parseMarkdown, stringifyMarkdown, stringifyYaml } from '../scripts/lib/frontmatter.ts';
-import { loadContent, type LoadedContent } from '../scripts/lib/load-content.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
+import { parseMarkdown, stringifyMarkdown, stringifyYaml } from '../content-files/frontmatter.ts';
+import { loadContent, type LoadedContent } from '../content-files/load-content.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 const KEY = 'alder__birch__ownership-of-refusal';
 

@@ -10,11 +10,11 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { createInProcessCall } from '../api/mcp/in-process.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { buildApp, type BuiltApp, testEmbedder } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { buildApp, type BuiltApp, testEmbedder } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { createLiveApp, DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../devkit/live.ts';
 
 type Json = Record<string, unknown>;
 

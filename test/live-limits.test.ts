@@ -9,12 +9,12 @@ import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJobRunner } from '../api/jobs/runner.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { StoreUnavailableError, type Store } from '../api/storage/store.ts';
-import { buildApp, testEmbedder, type BuiltApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, DEFAULT_SYNTHESIS, INGEST_SECRET, PANEL, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { StoreUnavailableError, type Store } from '../storage/store.ts';
+import { buildApp, testEmbedder, type BuiltApp } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { createLiveApp, DEFAULT_SYNTHESIS, INGEST_SECRET, PANEL, scriptDefaults, testPanelConfig } from '../devkit/live.ts';
 
 let fake: FakeOpenAI;
 let built: BuiltApp;

@@ -6,11 +6,11 @@
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadCorpus } from '../api/load-artifacts.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { buildApp, testEmbedder, type BuiltApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, INGEST_SECRET, PANEL, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { buildApp, testEmbedder, type BuiltApp } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { createLiveApp, INGEST_SECRET, PANEL, scriptDefaults, testPanelConfig } from '../devkit/live.ts';
 
 type Json = Record<string, unknown>;
 let fake: FakeOpenAI;

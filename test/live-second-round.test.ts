@@ -5,14 +5,14 @@
  */
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { shuffled, seededRandom, voiceLabel } from '../api/core/live/second-round.ts';
+import { shuffled, seededRandom, voiceLabel } from '../core/live/second-round.ts';
 import { describeStage } from '../api/mcp/progress.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { buildApp, testEmbedder, type BuiltApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { buildApp, testEmbedder, type BuiltApp } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { createLiveApp, DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../devkit/live.ts';
 
 type Json = Record<string, unknown>;
 let fake: FakeOpenAI;

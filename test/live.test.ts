@@ -8,14 +8,14 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
 import { createDivergenceSchema } from '../schemas/content.ts';
-import { parseMarkdown, stringifyMarkdown } from '../scripts/lib/frontmatter.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { buildApp, tempDir, testEmbedder, type BuiltApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { parseMarkdown, stringifyMarkdown } from '../content-files/frontmatter.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { buildApp, tempDir, testEmbedder, type BuiltApp } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { createLiveApp, DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../devkit/live.ts';
 
 const INJECTIONS = readFileSync(path.resolve(REPO_ROOT, '../shared/injection/deepset-prompt-injections-train.jsonl'), 'utf8')
   .trim()
@@ -92,7 +92,7 @@ describe('council', () => {
     fake.script('alder-live', [{ kind: 'status', status: 429, retryAfter: 0.05 }]);
     const config = testPanelConfig(fake);
     config.panel[0]!.max_retries = 1;
-    const { createLiveApp: make } = await import('./helpers/live.ts');
+    const { createLiveApp: make } = await import('../devkit/live.ts');
     const { app } = make(await freshCorpus(), createSqliteStore(':memory:'), config);
     const response = await request(app).get('/api/council?q=Rate%20limited%3F');
     expect(response.body.panel[0].status).toBe('answered');
@@ -251,7 +251,7 @@ describe('rate limits on live paths', () => {
     const store = createSqliteStore(':memory:');
     const { createApp } = await import('../api/app.ts');
     const { createLiveService } = await import('../api/live/service.ts');
-    const { createPanel } = await import('../api/providers/chat.ts');
+    const { createPanel } = await import('../providers/chat.ts');
     const corpus = await freshCorpus();
     const live = createLiveService({ corpus, panel: createPanel(testPanelConfig(fake), {}).panel!, store });
     const app = createApp({ corpus, live, store, log: () => {}, trustProxy: true, limits: { live: { limit: 5, windowMs: 60_000 }, liveGlobal: { limit: 2, windowMs: 60_000 } } });

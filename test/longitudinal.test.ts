@@ -1,6 +1,6 @@
-/** The longitudinal summary of a re-elicitation pair (api/core/longitudinal.ts), on hand-made vectors. */
+/** The longitudinal summary of a re-elicitation pair (core/longitudinal.ts), on hand-made vectors. */
 import { expect, it } from 'vitest';
-import { longitudinalSummary, type PairRecord } from '../api/core/longitudinal.ts';
+import { longitudinalSummary, type PairRecord } from '../core/longitudinal.ts';
 
 const earlier: PairRecord = {
   id: 'X-D1',

@@ -15,16 +15,16 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type AppOptions } from '../api/app.ts';
-import { JUSTIFICATION_VALUES } from '../api/core/contributions.ts';
+import { JUSTIFICATION_VALUES } from '../core/contributions.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { isOriginAllowed, parseAllowedOrigins } from '../api/mcp/origin.ts';
 import { createMcpServer, TOOL_NAMES } from '../api/mcp/server.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { buildApp, tempDir, testEmbedder, type BuiltApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, DEFAULT_SYNTHESIS, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { buildApp, tempDir, testEmbedder, type BuiltApp } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { createLiveApp, DEFAULT_SYNTHESIS, scriptDefaults, testPanelConfig } from '../devkit/live.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /**
- * The embedder's native matrix products (native/gemm.cc, api/providers/use-lite-runtime.cjs,
+ * The embedder's native matrix products (native/gemm.cc, providers/use-lite-runtime.cjs,
  * ADR 0007): right against a float64 reference on awkward shapes, the same whatever the
  * threads, refusing views outside their buffers, and giving the model the vectors the
  * WebAssembly kernels give.
@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { createUseLiteEmbedder, describeEmbedder, kernelsFromEnv } from '../api/providers/embedder.ts';
+import { createUseLiteEmbedder, describeEmbedder, kernelsFromEnv } from '../providers/embedder.ts';
 import { seededRandom } from '../scripts/lib/random.ts';
 
 const require = module.createRequire(import.meta.url);
-const runtimePath = new URL('../api/providers/use-lite-runtime.cjs', import.meta.url).pathname;
+const runtimePath = new URL('../providers/use-lite-runtime.cjs', import.meta.url).pathname;
 const { loadNativeAddon } = require(runtimePath) as { loadNativeAddon(): { addon?: NativeAddon; error?: string } };
 
 interface NativeAddon {

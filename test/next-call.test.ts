@@ -1,13 +1,13 @@
 /**
- * The mended GET of api/core/next-call.ts, for all inputs: whatever GET /api/query refuses,
+ * The mended GET of core/next-call.ts, for all inputs: whatever GET /api/query refuses,
  * its suggested_next_call is a query the same parser accepts, and it keeps every value the
  * caller sent that was not refused.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseOrSuggest, truncate } from '../api/core/next-call.ts';
-import { parseQueryParameters, QUERY_PARAMETERS, type RawQuery } from '../api/core/query-params.ts';
-import { ApiError } from '../api/errors.ts';
+import { parseOrSuggest, truncate } from '../core/next-call.ts';
+import { parseQueryParameters, QUERY_PARAMETERS, type RawQuery } from '../core/query-params.ts';
+import { ApiError } from '../schemas/errors.ts';
 
 const VALUES: Record<string, string[]> = {
   q: ['tides', '', ' ', 'x'.repeat(4001), `${'é'.repeat(3999)}😀`],

@@ -7,7 +7,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 

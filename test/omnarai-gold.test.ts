@@ -20,7 +20,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
 import { createContractChecker } from './helpers/contract.ts';
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 
@@ -197,7 +197,7 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
   });
 
   /**
-   * The deterministic receipt (api/core/receipt.ts) counts an Atlas record's tensions as
+   * The deterministic receipt (core/receipt.ts) counts an Atlas record's tensions as
    * surfaced when the whole question's cosine reaches SURFACE_SIMILARITY. The records that
    * answer these questions are returned (previous test) but sit below it: the question's voice
    * names and "disagree" weigh in its embedding and the records' text never names the voices.

@@ -11,13 +11,13 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJSONSchema, type z } from 'zod';
 import { createApp, MAX_URL_BYTES } from '../api/app.ts';
-import type { Capabilities } from '../api/core/capabilities.ts';
-import { MAX_QUERY_CHARS, QUERY_PARAMETERS } from '../api/core/query-params.ts';
-import { INTERFACE_VERSION } from '../api/core/version.ts';
-import { ERROR_CODES } from '../api/errors.ts';
+import type { Capabilities } from '../core/capabilities.ts';
+import { MAX_QUERY_CHARS, QUERY_PARAMETERS } from '../core/query-params.ts';
+import { INTERFACE_VERSION } from '../core/version.ts';
+import { ERROR_CODES } from '../schemas/errors.ts';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
 import { createOpenApiDocument, DOCUMENTED_MAX_URL_BYTES } from '../api/openapi.ts';
-import { createUseLiteEmbedder } from '../api/providers/embedder.ts';
+import { createUseLiteEmbedder } from '../providers/embedder.ts';
 import { QueryBodySchema } from '../api/routes/live.ts';
 import { FederationManifestSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
 import {
@@ -62,11 +62,11 @@ import {
   type Capabilities as CapabilitiesBody,
 } from '../schemas/api.ts';
 import { buildArtifacts } from '../scripts/build.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import type { Store } from '../api/storage/store.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig, type LiveApp } from './helpers/live.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import type { Store } from '../storage/store.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig, type LiveApp } from '../devkit/live.ts';
 import { assertMatchesOpenApi, createOpenApiValidator, type OpenApiValidator } from './helpers/openapi.ts';
 
 type Json = Record<string, unknown>;

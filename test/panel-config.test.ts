@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createPanel } from '../api/providers/chat.ts';
-import { parsePanelConfig } from '../api/providers/panel-config.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { createPanel } from '../providers/chat.ts';
+import { parsePanelConfig } from '../providers/panel-config.ts';
+import { REPO_ROOT } from '../core/paths.ts';
 
 describe('panel configuration', () => {
   it('the shipped examples parse', () => {

@@ -1,10 +1,10 @@
 /**
- * The question reading behind the fast path's ranking (api/core/query-intent.ts): which
+ * The question reading behind the fast path's ranking (core/query-intent.ts): which
  * questions are contested, which are plain lookups, what topic is left once the named voices
  * and the "where do they disagree" words are taken out.
  */
 import { describe, expect, it } from 'vitest';
-import { findVoices, readQuestion, topicOf, type VoiceLexiconEntry } from '../api/core/query-intent.ts';
+import { findVoices, readQuestion, topicOf, type VoiceLexiconEntry } from '../core/query-intent.ts';
 
 const LEXICON: VoiceLexiconEntry[] = [
   { family: 'Kestrel', names: ['Kestrel', 'kestrel-2', 'kestrel-2-mini'] },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { deterministicReceipt, SURFACE_SIMILARITY } from '../api/core/receipt.ts';
-import type { DivergenceFull, TensionEntry } from '../api/core/records.ts';
-import type { ScoredRecord } from '../api/core/search/types.ts';
+import { deterministicReceipt, SURFACE_SIMILARITY } from '../core/receipt.ts';
+import type { DivergenceFull, TensionEntry } from '../core/records.ts';
+import type { ScoredRecord } from '../core/search/types.ts';
 
 function tension(recordId: string, index: number, voiceA: string, voiceB: string, topic: string): TensionEntry {
   return {

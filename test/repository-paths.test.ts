@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../core/paths.ts';
 import { haveFixtures, isCi, sharedPath, SHARED_DIR } from './helpers/shared-fixtures.ts';
 
 /** Folders that are built, installed or cached, not written. */

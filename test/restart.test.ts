@@ -6,12 +6,12 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringifyYaml } from '../scripts/lib/frontmatter.ts';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { stringifyYaml } from '../content-files/frontmatter.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { startServerProcess } from './helpers/server-process.ts';
-import { scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import { scriptDefaults, testPanelConfig } from '../devkit/live.ts';
 
 let fake: FakeOpenAI;
 let built: BuiltApp;

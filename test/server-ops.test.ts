@@ -6,8 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { rawRequest } from './helpers/fuzz.ts';
 import { startServerProcess } from './helpers/server-process.ts';
 

@@ -8,11 +8,11 @@ import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
-import { parseMarkdown, stringifyMarkdown } from '../scripts/lib/frontmatter.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import type { DivergenceFull } from '../api/core/records.ts';
+import { parseMarkdown, stringifyMarkdown } from '../content-files/frontmatter.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import type { DivergenceFull } from '../core/records.ts';
 import { groupByQuestion } from '../src/lib/atlas-groups.ts';
 
 let built: BuiltApp;

@@ -6,11 +6,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createPostgresStore, isUnavailable } from '../api/storage/postgres-store.ts';
-import { createSqliteStore } from '../api/storage/sqlite-store.ts';
-import { StoreUnavailableError, UnstorableTextError, type ContributionKind, type ContributionStatus, type Store } from '../api/storage/store.ts';
-import { tempDir } from './helpers/app.ts';
-import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from './helpers/postgres.ts';
+import { createPostgresStore, isUnavailable } from '../storage/postgres-store.ts';
+import { createSqliteStore } from '../storage/sqlite-store.ts';
+import { StoreUnavailableError, UnstorableTextError, type ContributionKind, type ContributionStatus, type Store } from '../storage/store.ts';
+import { tempDir } from '../devkit/app.ts';
+import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from '../devkit/postgres.ts';
 
 interface Driver {
   name: string;

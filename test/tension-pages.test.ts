@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseMarkdown, stringifyMarkdown, stringifyYaml } from '../scripts/lib/frontmatter.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
-import { buildApp, tempDir, type BuiltApp } from './helpers/app.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
+import { parseMarkdown, stringifyMarkdown, stringifyYaml } from '../content-files/frontmatter.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
 
 const REPAIRED = 'alder__birch__ownership-of-refusal';
 const OPEN = 'birch__cedar__degrees-of-reflection';

@@ -1,6 +1,6 @@
 /**
- * The vector scan kernels (api/core/search/vector-scan.ts) and the embedder's worker pool
- * (api/providers/embedder.ts): same numbers whichever kernel or thread computes them.
+ * The vector scan kernels (core/search/vector-scan.ts) and the embedder's worker pool
+ * (providers/embedder.ts): same numbers whichever kernel or thread computes them.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { nthLargest } from '../api/core/search/search-index.ts';
-import { createVectorScanner } from '../api/core/search/vector-scan.ts';
-import { createUseLiteEmbedder } from '../api/providers/embedder.ts';
+import { nthLargest } from '../core/search/search-index.ts';
+import { createVectorScanner } from '../core/search/vector-scan.ts';
+import { createUseLiteEmbedder } from '../providers/embedder.ts';
 import { seededRandom as random } from '../scripts/lib/random.ts';
 import { compileDotWat, renderDotWasmModule, WASM_TS_PATH } from '../scripts/gen-wasm.ts';
 
@@ -174,7 +174,7 @@ describe('multi-threaded embedding backend, when it cannot start', () => {
   const require = createRequire(import.meta.url);
   const embeddings = require.resolve('@energetic-ai/embeddings');
   const core = createRequire(embeddings).resolve('@energetic-ai/core');
-  const threadsModule = new URL('../api/providers/wasm-threads.cjs', import.meta.url).pathname;
+  const threadsModule = new URL('../providers/wasm-threads.cjs', import.meta.url).pathname;
 
   /** In a fresh thread: try the threaded backend with `fakeBundle` as the bundle, then embed. */
   async function startWith(fakeBundle: string, startTimeoutMs: number) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatDuration } from '../src/lib/artifacts.ts';
 import { trackSeconds, wavDuration } from '../src/lib/wav-duration.ts';
-import { REPO_ROOT } from '../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../core/paths.ts';
 
 /** A PCM WAV header (+ optional extra chunk before `data`) for `frames` mono 16-bit frames at `rate` Hz. */
 function wav(frames: number, rate: number, extra?: Uint8Array): Uint8Array {

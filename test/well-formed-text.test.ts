@@ -1,7 +1,7 @@
-/** The one text rule of writes (api/core/well-formed-text.ts): NUL and unpaired surrogates, found anywhere. */
+/** The one text rule of writes (core/well-formed-text.ts): NUL and unpaired surrogates, found anywhere. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findIllFormedText } from '../api/core/well-formed-text.ts';
+import { findIllFormedText } from '../core/well-formed-text.ts';
 
 describe('findIllFormedText', () => {
   it('flags exactly the strings that are not well-formed or hold NUL, for any UTF-16 string', () => {

@@ -9,11 +9,11 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Express } from 'express';
 import type { LiveService } from '../api/live/service.ts';
-import type { Store } from '../api/storage/store.ts';
-import { buildApp, type BuiltApp } from './helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
-import { writeFixtureContent } from './helpers/fixture-content.ts';
-import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig } from './helpers/live.ts';
+import type { Store } from '../storage/store.ts';
+import { buildApp, type BuiltApp } from '../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../devkit/live.ts';
 import { writeStoreDrivers } from './helpers/write-stores.ts';
 
 const HOUR = 3_600_000;

@@ -3,7 +3,7 @@
  * docs/FEDERATION.md, computed from the read model and the record twins. Twin hashes and
  * record signatures are computed once; a manifest is signed once per signing window.
  */
-import { sha256Hex } from '../core/manifest.ts';
+import { sha256Hex } from '../../core/manifest.ts';
 import { FEDERATION_PROTOCOL, type FederationManifest, type ManifestSignature, type NodeDocument } from '../../schemas/federation.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { NodeKey } from './keys.ts';

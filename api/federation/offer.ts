@@ -5,10 +5,10 @@
  * as pending imports; nothing is published without a curator.
  */
 import { randomBytes } from 'node:crypto';
-import { canonicalJson } from '../core/canonical-json.ts';
-import { sha256Hex } from '../core/manifest.ts';
+import { canonicalJson } from '../../core/canonical-json.ts';
+import { sha256Hex } from '../../core/manifest.ts';
 import { FEDERATION_PROTOCOL, type FederationOffer, type FederationProvenance } from '../../schemas/federation.ts';
-import type { FederationStore, NewImport } from '../storage/store.ts';
+import type { FederationStore, NewImport } from '../../storage/store.ts';
 import { FederationError } from './errors.ts';
 import { keyIdOf, verifySignature } from './keys.ts';
 import { verifyRecordSignature } from './protocol.ts';

@@ -2,8 +2,8 @@
  * The signed documents of docs/FEDERATION.md: the record statement, the manifest and its
  * signature, and their verification. Pure apart from the crypto primitives of keys.ts.
  */
-import { canonicalJson } from '../core/canonical-json.ts';
-import { sha256Hex } from '../core/manifest.ts';
+import { canonicalJson } from '../../core/canonical-json.ts';
+import { sha256Hex } from '../../core/manifest.ts';
 import { FEDERATION_PROTOCOL, type FederationManifest, type ManifestSignature } from '../../schemas/federation.ts';
 import { verifySignature, type NodeKey } from './keys.ts';
 

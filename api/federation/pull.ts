@@ -15,9 +15,9 @@ import {
   type ManifestRecord,
   type NodeDocument,
 } from '../../schemas/federation.ts';
-import { parseMarkdown } from '../../scripts/lib/frontmatter.ts';
-import { sha256Hex } from '../core/manifest.ts';
-import type { FederationStore, NewImport } from '../storage/store.ts';
+import { parseMarkdown } from '../../content-files/frontmatter.ts';
+import { sha256Hex } from '../../core/manifest.ts';
+import type { FederationStore, NewImport } from '../../storage/store.ts';
 import { FederationError } from './errors.ts';
 import { parseHttpUrl, type Fetcher } from './fetch.ts';
 import { keyIdOf, nodeIdOf } from './keys.ts';

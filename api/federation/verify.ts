@@ -4,7 +4,7 @@
  * origin bytes against its provenance. Every mismatch is named; nothing stops at the first.
  */
 import { FEDERATION_PROTOCOL, FederationManifestSchema, FederationProvenanceSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../../schemas/federation.ts';
-import { sha256Hex } from '../core/manifest.ts';
+import { sha256Hex } from '../../core/manifest.ts';
 import { FederationError } from './errors.ts';
 import type { Fetcher } from './fetch.ts';
 import { keyIdOf } from './keys.ts';

@@ -4,7 +4,7 @@
  * would crash on a 40 kB body of nested brackets. No request of this API nests beyond a
  * handful of levels, so deeper bodies are refused before any route sees them.
  */
-import { apiError, type ApiError } from '../errors.ts';
+import { apiError, type ApiError } from '../../schemas/errors.ts';
 
 export const MAX_BODY_DEPTH = 64;
 

@@ -7,9 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { canonicalJson } from '../core/canonical-json.ts';
-import { apiError, type SuggestedCall } from '../errors.ts';
-import type { Acknowledgement, Store } from '../storage/store.ts';
+import { canonicalJson } from '../../core/canonical-json.ts';
+import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
+import type { Acknowledgement, Store } from '../../storage/store.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 

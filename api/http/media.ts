@@ -4,7 +4,7 @@
  * before it plays, can play at all. Every other file and every API answer ignores Range.
  */
 import express, { type RequestHandler, type Response } from 'express';
-import { apiError } from '../errors.ts';
+import { apiError } from '../../schemas/errors.ts';
 
 /** A stream file beside the transcripts: /audio/<file>, not a transcript or the manifest. */
 export function isMediaPath(requestPath: string): boolean {

@@ -1,9 +1,9 @@
 /** Cross-cutting HTTP concerns: query parsing, CORS, security headers, error rendering. */
 import { randomBytes } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
-import { ApiError, apiError } from '../errors.ts';
-import { ProviderError } from '../providers/chat.ts';
-import { StoreUnavailableError, UnstorableTextError } from '../storage/store.ts';
+import { ApiError, apiError } from '../../schemas/errors.ts';
+import { ProviderError } from '../../providers/chat.ts';
+import { StoreUnavailableError, UnstorableTextError } from '../../storage/store.ts';
 import type { Suggest } from './suggest.ts';
 
 /**

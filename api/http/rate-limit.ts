@@ -4,37 +4,13 @@
  * with 429 + Retry-After and the draft IETF RateLimit fields.
  */
 import type { Request, Response } from 'express';
-import { apiError } from '../errors.ts';
-import type { RateLimit, Store } from '../storage/store.ts';
+import { apiError } from '../../schemas/errors.ts';
+import type { RateLimit, Store } from '../../storage/store.ts';
 import { clientHash } from './client-id.ts';
 
-export interface Window {
-  limit: number;
-  windowMs: number;
-}
+import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from '../../core/rate-limits.ts';
+export { DEFAULT_RATE_LIMITS, type RateLimits, type Window };
 
-export interface RateLimits {
-  /** POST /api/contribute and POST /api/store, per client. */
-  contribute: Window;
-  /** POST /api/play, per client. */
-  play: Window;
-  /** Deliberation and trace (sync or async), per client and for the whole deployment. */
-  live: Window;
-  liveGlobal: Window;
-  /** Council is the slowest and costliest path: its own, tighter limits. */
-  council: Window;
-  councilGlobal: Window;
-}
-
-const HOUR = 3_600_000;
-export const DEFAULT_RATE_LIMITS: RateLimits = {
-  contribute: { limit: 30, windowMs: HOUR },
-  play: { limit: 120, windowMs: HOUR },
-  live: { limit: 30, windowMs: HOUR },
-  liveGlobal: { limit: 600, windowMs: HOUR },
-  council: { limit: 6, windowMs: HOUR },
-  councilGlobal: { limit: 60, windowMs: HOUR },
-};
 
 export function setRateHeaders(response: Response, limit: Window, remaining: number, resetMs: number): void {
   response.setHeader('RateLimit-Policy', `${limit.limit};w=${Math.round(limit.windowMs / 1000)}`);

@@ -8,7 +8,7 @@
  * the writing; what was already spent is recorded, and nobody else's work is aborted.
  */
 import type { Request, Response } from 'express';
-import type { JobStage } from '../storage/store.ts';
+import type { JobStage } from '../../storage/store.ts';
 import { toApiError } from './middleware.ts';
 
 /** Comment lines keep proxies from closing a quiet stream while the panel thinks. */

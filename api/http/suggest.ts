@@ -4,8 +4,8 @@
  * same path, with the method the caller used when the path takes it.
  */
 import type { Request } from 'express';
-import { exampleCall } from '../core/examples.ts';
-import type { SuggestedCall } from '../errors.ts';
+import { exampleCall } from '../../core/examples.ts';
+import type { SuggestedCall } from '../../schemas/errors.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { RouteDefinition } from '../routes/types.ts';
 

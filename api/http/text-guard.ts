@@ -6,9 +6,9 @@
  * any question byte for byte.
  */
 import type { Request, RequestHandler } from 'express';
-import { findIllFormedText, toWellFormedText, type IllFormedText } from '../core/well-formed-text.ts';
-import { storableText } from '../storage/text-check.ts';
-import { apiError, type SuggestedCall } from '../errors.ts';
+import { findIllFormedText, toWellFormedText, type IllFormedText } from '../../core/well-formed-text.ts';
+import { storableText } from '../../storage/text-check.ts';
+import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 
 /** MCP relays every tool call through this app in-process, where the rule applies to the call. */
 const RELAYED_PATHS = new Set(['/api/mcp']);

@@ -5,7 +5,7 @@
  * A job can be cancelled while queued or running: its handler's signal aborts, which aborts
  * its model calls; a job cancelled through another process is seen at the next sweep.
  */
-import type { JobKind, JobRecord, Store } from '../storage/store.ts';
+import type { JobKind, JobRecord, Store } from '../../storage/store.ts';
 
 export const MAX_ATTEMPTS = 2;
 

@@ -4,12 +4,12 @@
  * shown, with no model call, and each kept result at most once.
  */
 import { createDivergenceSchema } from '../../schemas/content.ts';
-import { stringifyMarkdown } from '../../scripts/lib/frontmatter.ts';
-import { councilToFrontmatter, type CouncilResult } from '../core/live/council.ts';
-import { encodeParam } from '../core/url.ts';
-import { apiError } from '../errors.ts';
+import { stringifyMarkdown } from '../../content-files/frontmatter.ts';
+import { councilToFrontmatter, type CouncilResult } from '../../core/live/council.ts';
+import { encodeParam } from '../../core/url.ts';
+import { apiError } from '../../schemas/errors.ts';
 import { applyPersistedRecords, type Corpus } from '../load-artifacts.ts';
-import type { Store } from '../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
 
 /** How long a council result stays kept (by its council_id) for an operator to persist it. */
 export const COUNCIL_KEEP_MS = 24 * 60 * 60 * 1000;

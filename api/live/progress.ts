@@ -2,8 +2,8 @@
  * Stages of a job, stored on it as they happen (in order, one write at a time), so that
  * GET /api/query?job=<id> shows progress. A failed write is logged and never fails the run.
  */
-import type { Stage } from '../core/live/stages.ts';
-import type { JobStage, Store } from '../storage/store.ts';
+import type { Stage } from '../../core/live/stages.ts';
+import type { JobStage, Store } from '../../storage/store.ts';
 
 export interface StageRecorder {
   onStage(stage: Stage): void;

@@ -1,19 +1,19 @@
 /**
  * Wires the live paths: panel, store, jobs, sessions, spending ceiling and persistence.
- * Routes call this; the deliberation logic itself is in api/core/live/.
+ * Routes call this; the deliberation logic itself is in core/live/.
  * Progress stages go to the job record (jobs) or to the caller's callback (sync paths).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { deliberate, type LiveDeps } from '../core/live/deliberate.ts';
-import { runCouncil } from '../core/live/council.ts';
-import type { OnStage } from '../core/live/stages.ts';
-import { runTrace } from '../core/live/trace.ts';
-import type { FastQuery } from '../core/query-params.ts';
-import { ApiError, apiError, type SuggestedCall } from '../errors.ts';
+import { deliberate, type LiveDeps } from '../../core/live/deliberate.ts';
+import { runCouncil } from '../../core/live/council.ts';
+import type { OnStage } from '../../core/live/stages.ts';
+import { runTrace } from '../../core/live/trace.ts';
+import type { FastQuery } from '../../core/query-params.ts';
+import { ApiError, apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
 import type { Corpus } from '../load-artifacts.ts';
-import { ProviderError, type Panel } from '../providers/chat.ts';
-import type { Exchange, JobRecord, JobStage, Store } from '../storage/store.ts';
+import { ProviderError, type Panel } from '../../providers/chat.ts';
+import type { Exchange, JobRecord, JobStage, Store } from '../../storage/store.ts';
 import { createStageRecorder, stampStage } from './progress.ts';
 import { COUNCIL_KEEP_MS, createCouncilPersistence } from './council-persistence.ts';
 import { createReservingMeter, runSignal } from './spend.ts';

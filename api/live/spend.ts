@@ -9,9 +9,9 @@
  * grace period, after which it no longer counts, so a dead process cannot wedge the ceiling.
  */
 import { randomUUID } from 'node:crypto';
-import type { Meter } from '../core/live/metered-call.ts';
-import { ProviderError, type Panel } from '../providers/chat.ts';
-import type { Store } from '../storage/store.ts';
+import type { Meter } from '../../core/live/metered-call.ts';
+import { ProviderError, type Panel } from '../../providers/chat.ts';
+import type { Store } from '../../storage/store.ts';
 
 /** How long a reservation outlives the longest possible call before it stops counting. */
 export const RESERVATION_GRACE_MS = 60_000;

@@ -8,7 +8,7 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ErrorRequestHandler, Request } from 'express';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../schemas/errors.ts';
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../http/body-depth.ts';
 import { toApiError } from '../http/middleware.ts';
 import type { RouteDefinition } from '../routes/types.ts';

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MAX_QUERY_CHARS } from '../core/query-params.ts';
+import { MAX_QUERY_CHARS } from '../../core/query-params.ts';
 import { errorFromResponse, errorResult, fromResponse, isObject, successResult, type JsonObject } from './results.ts';
 import { summarizeJobResult } from './summaries.ts';
 import type { AppRequest, ToolDeps } from './types.ts';

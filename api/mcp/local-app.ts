@@ -8,11 +8,11 @@ import { createApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLiveService, type LiveService } from '../live/service.ts';
 import { applyPersistedRecords, loadCorpus } from '../load-artifacts.ts';
-import { createPanel } from '../providers/chat.ts';
-import { createUseLiteEmbedder, withQueryCache } from '../providers/embedder.ts';
-import { loadPanelConfig } from '../providers/panel-config.ts';
-import { openStore } from '../storage/open-store.ts';
-import type { Store } from '../storage/store.ts';
+import { createPanel } from '../../providers/chat.ts';
+import { createUseLiteEmbedder, withQueryCache } from '../../providers/embedder.ts';
+import { loadPanelConfig } from '../../providers/panel-config.ts';
+import { openStore } from '../../storage/open-store.ts';
+import type { Store } from '../../storage/store.ts';
 
 export interface LocalApp {
   app: Express;

@@ -4,7 +4,7 @@
  * and stdio (api/mcp/stdio.ts) serve the same tools with the same behaviour as the API.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ENGINE_VERSION } from '../core/version.ts';
+import { ENGINE_VERSION } from '../../core/version.ts';
 import { registerContributeTool } from './tools/contribute.ts';
 import { registerCouncilTool } from './tools/council.ts';
 import { registerDeliberateTool } from './tools/deliberate.ts';

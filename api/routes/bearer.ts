@@ -1,7 +1,7 @@
 /** The ingestion secret as a bearer token, for curator writes over HTTP. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { apiError, type SuggestedCall } from '../errors.ts';
+import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import type { RouteContext } from './types.ts';
 
 function constantTimeEqual(a: string, b: string): boolean {

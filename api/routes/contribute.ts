@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { nearestIds } from '../core/atlas.ts';
-import { mendContribution, mendProposal, sampleIdentity } from '../core/examples.ts';
-import { parseOrSuggest, truncate, withValue } from '../core/next-call.ts';
+import { nearestIds } from '../../core/atlas.ts';
+import { mendContribution, mendProposal, sampleIdentity } from '../../core/examples.ts';
+import { parseOrSuggest, truncate, withValue } from '../../core/next-call.ts';
 import {
   ContributeBodySchema,
   contentHash,
@@ -14,12 +14,12 @@ import {
   otherMinds,
   ProposeBodySchema,
   type Justification,
-} from '../core/contributions.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
-import { apiError, type SuggestedCall } from '../errors.ts';
+} from '../../core/contributions.ts';
+import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
-import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../storage/store.ts';
+import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../../storage/store.ts';
 import { invalidBody } from './live.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 

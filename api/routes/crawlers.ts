@@ -5,9 +5,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Request, Response } from 'express';
-import { renderRobotsTxt, renderSitemap, renderSitemapIndex, SITEMAP_MAX_URLS, sitemapPageCount, urlPath } from '../core/crawlers.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
-import { ApiError, apiError } from '../errors.ts';
+import { renderRobotsTxt, renderSitemap, renderSitemapIndex, SITEMAP_MAX_URLS, sitemapPageCount, urlPath } from '../../core/crawlers.ts';
+import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import { ApiError, apiError } from '../../schemas/errors.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
 export interface CrawlerOptions {

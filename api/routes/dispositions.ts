@@ -1,6 +1,6 @@
 /** POST /api/tensions/dispositions: a curator records a disposition of a tension (bearer secret). */
-import { apiError } from '../errors.ts';
-import type { Store } from '../storage/store.ts';
+import { apiError } from '../../schemas/errors.ts';
+import type { Store } from '../../storage/store.ts';
 import { DispositionRequestSchema } from '../../schemas/dispositions.ts';
 import {
   DispositionUnavailableError,

@@ -1,8 +1,8 @@
-import { filterRecords, indexEnvelope, nearestIds, parseCert, searchTerms } from '../core/atlas.ts';
-import { sampleQuestion } from '../core/examples.ts';
-import { parseOrSuggest, without, withValue } from '../core/next-call.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
-import { apiError } from '../errors.ts';
+import { filterRecords, indexEnvelope, nearestIds, parseCert, searchTerms } from '../../core/atlas.ts';
+import { sampleQuestion } from '../../core/examples.ts';
+import { parseOrSuggest, without, withValue } from '../../core/next-call.ts';
+import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import { apiError } from '../../schemas/errors.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
 export const ATLAS_SEARCH_DEFAULT_K = 5;

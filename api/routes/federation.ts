@@ -3,13 +3,13 @@
  * and push (POST /api/federation/offer), off unless configured.
  */
 import type { Request } from 'express';
-import { apiError } from '../errors.ts';
-import { rejectUnknownParameters, type RawQuery } from '../core/query-params.ts';
+import { apiError } from '../../schemas/errors.ts';
+import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
 import { FederationError } from '../federation/errors.ts';
 import type { FederationNode } from '../federation/node.ts';
 import { receiveOffer } from '../federation/offer.ts';
 import type { Window } from '../http/rate-limit.ts';
-import type { FederationStore } from '../storage/store.ts';
+import type { FederationStore } from '../../storage/store.ts';
 import { FederationOfferSchema } from '../../schemas/federation.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 

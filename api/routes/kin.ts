@@ -1,8 +1,8 @@
-import { kinResponse } from '../core/kin.ts';
-import { sampleIdentity } from '../core/examples.ts';
-import { parseOrSuggest, truncate, withValue } from '../core/next-call.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
-import { apiError } from '../errors.ts';
+import { kinResponse } from '../../core/kin.ts';
+import { sampleIdentity } from '../../core/examples.ts';
+import { parseOrSuggest, truncate, withValue } from '../../core/next-call.ts';
+import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import { apiError } from '../../schemas/errors.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
 export const MAX_IDENTITY_CHARS = 200;

@@ -1,6 +1,6 @@
-import { conceptLineage, nearestConcepts, resolveConcept } from '../core/lineage.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
-import { apiError } from '../errors.ts';
+import { conceptLineage, nearestConcepts, resolveConcept } from '../../core/lineage.ts';
+import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import { apiError } from '../../schemas/errors.ts';
 import { trackedTensions } from './tracked-tensions.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 

@@ -7,17 +7,17 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { CancelJobRequestSchema } from '../../schemas/api.ts';
 import { GLYPHS } from '../../schemas/vocab.ts';
-import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../core/query-params.ts';
-import { apiError, type SuggestedCall } from '../errors.ts';
+import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../../core/query-params.ts';
+import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import type { LiveService } from '../live/service.ts';
-import type { JobKind, JobRecord, JobStage } from '../storage/store.ts';
+import type { JobKind, JobRecord, JobStage } from '../../storage/store.ts';
 import { streamRun, wantsEventStream } from '../http/sse.ts';
 import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
 import { assertWellFormedQuery } from '../http/text-guard.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
-import { encodeParam } from '../core/url.ts';
-import { mendBody, sampleQuestion } from '../core/examples.ts';
-import { parseOrSuggest, truncate, without, withValue } from '../core/next-call.ts';
+import { encodeParam } from '../../core/url.ts';
+import { mendBody, sampleQuestion } from '../../core/examples.ts';
+import { parseOrSuggest, truncate, without, withValue } from '../../core/next-call.ts';
 
 export function livePanelUnavailable(question: string | undefined) {
   return apiError(
@@ -181,7 +181,7 @@ export const QueryBodySchema = z.strictObject({
   second_round: z.boolean().optional().describe("Run the second round: each voice reads the other answers, anonymised, and keeps or revises its position with a reason (round 1 stays verbatim; tensions say who moved). Absent: the panel's defaults.second_round (false unless configured)."),
 });
 
-/** suggestion: the same POST mended (see api/core/examples.ts). */
+/** suggestion: the same POST mended (see core/examples.ts). */
 export function invalidBody(error: z.ZodError, suggestion?: SuggestedCall) {
   const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
   return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', { details: { issues }, ...(suggestion ? { suggestedNextCall: suggestion } : {}) });

@@ -1,6 +1,6 @@
-import { agentEntry, health, info } from '../core/orientation.ts';
-import { parseOrSuggest } from '../core/next-call.ts';
-import { rejectUnknownParameters, type RawQuery } from '../core/query-params.ts';
+import { agentEntry, health, info } from '../../core/orientation.ts';
+import { parseOrSuggest } from '../../core/next-call.ts';
+import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
 export function orientationRoutes(context: RouteContext): RouteDefinition[] {

@@ -1,11 +1,11 @@
-import { runFastPath } from '../core/fast-path.ts';
-import { mendBody, sampleQuestion } from '../core/examples.ts';
-import { parseOrSuggest } from '../core/next-call.ts';
-import { parseQueryParameters, type RawQuery } from '../core/query-params.ts';
+import { runFastPath } from '../../core/fast-path.ts';
+import { mendBody, sampleQuestion } from '../../core/examples.ts';
+import { parseOrSuggest } from '../../core/next-call.ts';
+import { parseQueryParameters, type RawQuery } from '../../core/query-params.ts';
 import { answerNow, handleLiveQuery, invalidBody, limitLive, QueryBodySchema, requireLive, submitJob } from './live.ts';
 import { clientHash } from '../http/client-id.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
-import { apiError } from '../errors.ts';
+import { apiError } from '../../schemas/errors.ts';
 import { idempotencyKey } from '../http/idempotency.ts';
 
 export function queryRoutes(context: RouteContext): RouteDefinition[] {

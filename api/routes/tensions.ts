@@ -1,11 +1,11 @@
 import { DISPOSITION_KINDS } from '../../schemas/content.ts';
 import { TENSION_STATUSES } from '../../schemas/vocab.ts';
-import { nearestConcepts, resolveConcept } from '../core/lineage.ts';
-import { parseOrSuggest, without } from '../core/next-call.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../core/query-params.ts';
-import type { TrackedTension } from '../core/tension-identity.ts';
-import { apiError } from '../errors.ts';
-import type { Store } from '../storage/store.ts';
+import { nearestConcepts, resolveConcept } from '../../core/lineage.ts';
+import { parseOrSuggest, without } from '../../core/next-call.ts';
+import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import type { TrackedTension } from '../../core/tension-identity.ts';
+import { apiError } from '../../schemas/errors.ts';
+import type { Store } from '../../storage/store.ts';
 import { trackedTensions } from './tracked-tensions.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 

@@ -1,5 +1,5 @@
 /** The tracked tensions of the read model: Atlas tension entries grouped by key, with dispositions. */
-import { recordConcepts, trackTensions, type KeptSighting, type TrackedTension } from '../core/tension-identity.ts';
+import { recordConcepts, trackTensions, type KeptSighting, type TrackedTension } from '../../core/tension-identity.ts';
 import type { Corpus } from '../load-artifacts.ts';
 
 /** `kept`: deliberation sightings a curator kept (store), which join their tension. */

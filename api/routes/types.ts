@@ -1,9 +1,9 @@
-import type { Capabilities } from '../core/capabilities.ts';
+import type { Capabilities } from '../../core/capabilities.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
-import type { Store } from '../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
 import type { DispositionDeps } from '../tensions/record-disposition.ts';
 
 export interface RouteContext {

@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type { TensionDisposition } from '../../schemas/content.ts';
 import type { DispositionRequest } from '../../schemas/dispositions.ts';
-import { contentHash } from '../core/contributions.ts';
-import type { TrackedTension } from '../core/tension-identity.ts';
+import { contentHash } from '../../core/contributions.ts';
+import type { TrackedTension } from '../../core/tension-identity.ts';
 import type { LiveService } from '../live/service.ts';
-import type { Store } from '../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
 
 
 export interface DispositionDeps {

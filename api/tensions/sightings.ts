@@ -4,8 +4,8 @@
  * by tension key, so a disagreement that recurs across deliberations is visible as such.
  */
 import { randomUUID } from 'node:crypto';
-import { tensionKey } from '../core/tension-identity.ts';
-import type { NewTensionSighting, Store } from '../storage/store.ts';
+import { tensionKey } from '../../core/tension-identity.ts';
+import type { NewTensionSighting, Store } from '../../storage/store.ts';
 
 interface NamedTension {
   topic: string;

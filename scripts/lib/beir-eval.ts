@@ -5,13 +5,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { retrieve } from '../../api/core/fast-path.ts';
-import { MAX_LIMIT, MAX_QUERY_CHARS, parseQueryParameters, type FastQuery } from '../../api/core/query-params.ts';
-import type { SearchTuning } from '../../api/core/search/search-index.ts';
+import { retrieve } from '../../core/fast-path.ts';
+import { MAX_LIMIT, MAX_QUERY_CHARS, parseQueryParameters, type FastQuery } from '../../core/query-params.ts';
+import type { SearchTuning } from '../../core/search/search-index.ts';
 import { loadCorpus } from '../../api/load-artifacts.ts';
-import { createUseLiteEmbedder, type Embedder } from '../../api/providers/embedder.ts';
+import { createUseLiteEmbedder, type Embedder } from '../../providers/embedder.ts';
 import { buildArtifacts, type BuildResult } from '../build.ts';
-import { artifactPaths } from './artifacts.ts';
+import { artifactPaths } from '../../core/artifacts.ts';
 import { evaluateRankings, ndcgAt, parseQrels, parseQueries, readMaybeGzip, type MetricSummary, type Qrels } from './beir.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
 

@@ -16,18 +16,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { plainText } from '../../api/core/excerpt.ts';
-import { retrieve } from '../../api/core/fast-path.ts';
-import { buildFullTextIndex, loadFullTextIndex, type FullTextIndex } from '../../api/core/search/fulltext.ts';
-import { createSearchIndex, type SearchTuning } from '../../api/core/search/search-index.ts';
-import type { SearchChunk, SearchMeta, SearchRecord } from '../../api/core/search/types.ts';
+import { plainText } from '../../core/excerpt.ts';
+import { retrieve } from '../../core/fast-path.ts';
+import { buildFullTextIndex, loadFullTextIndex, type FullTextIndex } from '../../core/search/fulltext.ts';
+import { createSearchIndex, type SearchTuning } from '../../core/search/search-index.ts';
+import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';
 import type { Corpus } from '../../api/load-artifacts.ts';
-import { createUseLiteEmbedder } from '../../api/providers/embedder.ts';
+import { createUseLiteEmbedder } from '../../providers/embedder.ts';
 import { evaluateRankings, parseCorpus, parseQrels, parseQueries, readMaybeGzip, titleFor, type BeirDoc, type MetricSummary } from './beir.ts';
 import { benchmarkQuery, cachedEmbedder, EVAL_TUNING } from './beir-eval.ts';
 import { chunkText } from './chunk.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
-import { pathsFromEnv } from './paths.ts';
+import { pathsFromEnv } from '../../core/paths.ts';
 
 export interface ExperimentConfig extends Partial<SearchTuning> {
   label?: string;

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { stringifyMarkdown, stringifyYaml } from './frontmatter.ts';
+import { stringifyMarkdown, stringifyYaml } from '../../content-files/frontmatter.ts';
 
 export interface BeirDoc {
   _id: string;

@@ -4,10 +4,10 @@
  * GET /api/tensions) or dismisses them. Listed grouped by tension key, most sighted first, so
  * a disagreement that recurs surfaces; each group says whether the Atlas already names it.
  */
-import type { Store, TensionSightingRecord } from '../../api/storage/store.ts';
-import { tensionKey } from '../../api/core/tension-identity.ts';
+import type { Store, TensionSightingRecord } from '../../storage/store.ts';
+import { tensionKey } from '../../core/tension-identity.ts';
 import { UsageError } from './curation-list.ts';
-import { loadContent } from './load-content.ts';
+import { loadContent } from '../../content-files/load-content.ts';
 
 const STATES = ['pending', 'kept', 'dismissed', 'all'] as const;
 

@@ -4,15 +4,15 @@
  * proposal); council-review asks the running server (--url, bearer INGEST_SECRET), which holds
  * the live panel and its spending ceiling.
  */
-import { deriveDivergence } from '../../api/core/records.ts';
-import { trackTensions } from '../../api/core/tension-identity.ts';
-import type { Store } from '../../api/storage/store.ts';
+import { deriveDivergence } from '../../core/records.ts';
+import { trackTensions } from '../../core/tension-identity.ts';
+import type { Store } from '../../storage/store.ts';
 import { InvalidDispositionError, recordDisposition, storeProposer } from '../../api/tensions/record-disposition.ts';
 import { DISPOSITION_KINDS } from '../../schemas/content.ts';
 import { DispositionRequestSchema } from '../../schemas/dispositions.ts';
 import { UsageError } from './curation-list.ts';
-import { loadContent } from './load-content.ts';
-import { appendDisposition } from './tension-dispositions.ts';
+import { loadContent } from '../../content-files/load-content.ts';
+import { appendDisposition } from '../../content-files/tension-dispositions.ts';
 
 export interface TensionOptions {
   by?: string | undefined;

@@ -6,12 +6,12 @@
  */
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FederationImport, Store } from '../../api/storage/store.ts';
+import type { FederationImport, Store } from '../../storage/store.ts';
 import type { ModelRegistry } from '../../schemas/content.ts';
-import { parseMarkdown, parseYaml, stringifyMarkdown, stringifyYaml } from './frontmatter.ts';
-import { ContentError } from './issues.ts';
-import { loadContent } from './load-content.ts';
-import { writeFile } from './write.ts';
+import { parseMarkdown, parseYaml, stringifyMarkdown, stringifyYaml } from '../../content-files/frontmatter.ts';
+import { ContentError } from '../../content-files/issues.ts';
+import { loadContent } from '../../content-files/load-content.ts';
+import { writeFile } from '../../content-files/write.ts';
 
 export interface ImportApproval {
   import: FederationImport;

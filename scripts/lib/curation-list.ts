@@ -2,7 +2,7 @@
  * What `curate list` shows: its options read into a store query (filters and paging run in
  * the database), and a page of contributions as text for a person or JSON for a program.
  */
-import type { ContributionKind, ContributionPage, ContributionQuery, ContributionRecord, ContributionStatus } from '../../api/storage/store.ts';
+import type { ContributionKind, ContributionPage, ContributionQuery, ContributionRecord, ContributionStatus } from '../../storage/store.ts';
 
 export const DEFAULT_LIST_LIMIT = 50;
 const STATUSES: readonly ContributionStatus[] = ['pending', 'approved', 'rejected'];

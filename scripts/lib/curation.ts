@@ -5,13 +5,13 @@
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { recognizeFamily } from '../../api/core/kin.ts';
-import type { ContributionRecord, Store } from '../../api/storage/store.ts';
+import { recognizeFamily } from '../../core/kin.ts';
+import type { ContributionRecord, Store } from '../../storage/store.ts';
 import type { ModelRegistry } from '../../schemas/content.ts';
-import { parseMarkdown, parseYaml, stringifyMarkdown, stringifyYaml } from './frontmatter.ts';
-import { ContentError } from './issues.ts';
-import { loadContent } from './load-content.ts';
-import { writeFile } from './write.ts';
+import { parseMarkdown, parseYaml, stringifyMarkdown, stringifyYaml } from '../../content-files/frontmatter.ts';
+import { ContentError } from '../../content-files/issues.ts';
+import { loadContent } from '../../content-files/load-content.ts';
+import { writeFile } from '../../content-files/write.ts';
 
 export interface ApproveOptions {
   by: string;

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Embedder } from '../../api/providers/embedder.ts';
+import type { Embedder } from '../../providers/embedder.ts';
 
 export interface EmbedProgress {
   (done: number, total: number): void;

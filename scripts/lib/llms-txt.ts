@@ -1,6 +1,6 @@
 /** llms.txt (llmstxt.org convention): an H1, a blockquote summary, then sections of links. */
-import type { Manifest } from '../../api/core/build-manifest.ts';
-import type { LoadedContent } from './load-content.ts';
+import type { Manifest } from '../../core/build-manifest.ts';
+import type { LoadedContent } from '../../content-files/load-content.ts';
 
 export function renderLlmsTxt(content: LoadedContent, manifest: Manifest): string {
   const { site } = content;

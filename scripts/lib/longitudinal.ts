@@ -1,8 +1,8 @@
 /** The build's longitudinal step: each re-elicitation pair summarised and attached to both records. */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { longitudinalSummary, type PairJudgement } from '../../api/core/longitudinal.ts';
-import type { DivergenceFull } from '../../api/core/records.ts';
+import { longitudinalSummary, type PairJudgement } from '../../core/longitudinal.ts';
+import type { DivergenceFull } from '../../core/records.ts';
 import { LONGITUDINAL_FILE_SUFFIX, LongitudinalJudgementSchema } from '../../schemas/certification.ts';
 
 /** The judges' labels written by `npm run reelicit` beside a re-elicitation, when it had judges. */

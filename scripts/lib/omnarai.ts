@@ -17,8 +17,8 @@ import {
   type SiteConfig,
 } from '../../schemas/content.ts';
 import { EVIDENCE, type Evidence, type Layer } from '../../schemas/vocab.ts';
-import { stringifyMarkdown, stringifyYaml } from './frontmatter.ts';
-import { issuesFromZod } from './issues.ts';
+import { stringifyMarkdown, stringifyYaml } from '../../content-files/frontmatter.ts';
+import { issuesFromZod } from '../../content-files/issues.ts';
 
 export const SOURCE_FILES = {
   corpus: 'corpus.json',

@@ -6,17 +6,17 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ConceptGraph, DivergenceFull, WorkRecord } from '../../api/core/records.ts';
-import type { Manifest } from '../../api/core/build-manifest.ts';
-import type { Lineage } from '../../api/core/lineage.ts';
+import type { ConceptGraph, DivergenceFull, WorkRecord } from '../../core/records.ts';
+import type { Manifest } from '../../core/build-manifest.ts';
+import type { Lineage } from '../../core/lineage.ts';
 
-export type { ConceptGraph, ConceptNode, DivergenceFull, TensionEntry, WorkRecord } from '../../api/core/records.ts';
-export type { Manifest } from '../../api/core/build-manifest.ts';
+export type { ConceptGraph, ConceptNode, DivergenceFull, TensionEntry, WorkRecord } from '../../core/records.ts';
+export type { Manifest } from '../../core/build-manifest.ts';
 // One definition of each artifact shape: the writer's (the build) and the schema's.
 import type { SiteConfig } from '../../schemas/content.ts';
-import type { AudioManifest } from '../../scripts/build.ts';
+import type { AudioManifest } from '../../core/artifacts.ts';
 export type { SiteConfig } from '../../schemas/content.ts';
-export type { AudioManifest } from '../../scripts/build.ts';
+export type { AudioManifest } from '../../core/artifacts.ts';
 export type AudioTrack = AudioManifest['tracks'][number];
 
 export interface StaticPage {

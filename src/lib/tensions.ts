@@ -1,17 +1,17 @@
 /**
  * The tracked tensions for the static site: the build's tension entries and dispositions grouped
- * by the same pure function GET /api/tensions uses (api/core/tension-identity.ts), so the pages and
+ * by the same pure function GET /api/tensions uses (core/tension-identity.ts), so the pages and
  * the API agree. Deliberation sightings a curator kept live in the store, not in the artifacts:
  * the site shows the Atlas's sightings, and the API adds the kept ones.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { recordConcepts, trackTensions, type Lifecycle, type TrackedTension } from '../../api/core/tension-identity.ts';
+import { recordConcepts, trackTensions, type Lifecycle, type TrackedTension } from '../../core/tension-identity.ts';
 import type { TensionDisposition } from '../../schemas/content.ts';
 import { artifactsDir, atlasPath, conceptGraph, divergences, readArtifact, type TensionEntry } from './artifacts.ts';
 import { voiceSlug } from './voices.ts';
 
-export type { Lifecycle, TrackedTension } from '../../api/core/tension-identity.ts';
+export type { Lifecycle, TrackedTension } from '../../core/tension-identity.ts';
 export const LIFECYCLES = ['open', 'repaired'] as const satisfies readonly Lifecycle[];
 
 let tracked: TrackedTension[] | undefined;

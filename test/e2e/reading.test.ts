@@ -10,9 +10,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import type { Corpus } from '../../api/load-artifacts.ts';
-import type { DivergenceFull } from '../../api/core/records.ts';
-import { REPO_ROOT } from '../../scripts/lib/paths.ts';
-import { buildApp } from '../helpers/app.ts';
+import type { DivergenceFull } from '../../core/records.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
+import { buildApp } from '../../devkit/app.ts';
 import { buildSite, chromiumAvailable, launchBrowser, listen, screenshot, SKIP_MESSAGE, watchPage, type Listening } from '../helpers/browser.ts';
 
 if (!chromiumAvailable) console.warn(SKIP_MESSAGE);

@@ -12,10 +12,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import { createLiveService } from '../../api/live/service.ts';
 import type { Corpus } from '../../api/load-artifacts.ts';
-import { createPanel } from '../../api/providers/chat.ts';
-import { createSqliteStore } from '../../api/storage/sqlite-store.ts';
-import { REPO_ROOT } from '../../scripts/lib/paths.ts';
-import { buildApp } from '../helpers/app.ts';
+import { createPanel } from '../../providers/chat.ts';
+import { createSqliteStore } from '../../storage/sqlite-store.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
+import { buildApp } from '../../devkit/app.ts';
 import {
   buildSite,
   chromiumAvailable,
@@ -27,11 +27,11 @@ import {
   watchPage,
   type Listening,
 } from '../helpers/browser.ts';
-import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
-import { DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../helpers/live.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../../devkit/fake-openai.ts';
+import { DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../../devkit/live.ts';
 import { groupByQuestion } from '../../src/lib/atlas-groups.ts';
-import type { DivergenceFull } from '../../api/core/records.ts';
-import { tensionKey } from '../../api/core/tension-identity.ts';
+import type { DivergenceFull } from '../../core/records.ts';
+import { tensionKey } from '../../core/tension-identity.ts';
 
 if (!chromiumAvailable) console.warn(SKIP_MESSAGE);
 

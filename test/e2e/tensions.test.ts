@@ -10,9 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.ts';
 import type { Corpus } from '../../api/load-artifacts.ts';
 import { trackedTensions } from '../../api/routes/tracked-tensions.ts';
-import type { TrackedTension } from '../../api/core/tension-identity.ts';
-import { REPO_ROOT } from '../../scripts/lib/paths.ts';
-import { buildApp } from '../helpers/app.ts';
+import type { TrackedTension } from '../../core/tension-identity.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
+import { buildApp } from '../../devkit/app.ts';
 import { buildSite, chromiumAvailable, launchBrowser, listen, screenshot, SCREENSHOT_DIR, SKIP_MESSAGE, watchPage, type Listening } from '../helpers/browser.ts';
 
 if (!chromiumAvailable) console.warn(SKIP_MESSAGE);

@@ -7,8 +7,8 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../helpers/app.ts';
-import { writeFixtureContent } from '../helpers/fixture-content.ts';
+import { buildApp, type BuiltApp } from '../../devkit/app.ts';
+import { writeFixtureContent } from '../../devkit/fixture-content.ts';
 import { FuzzStats, type FuzzConfig, type FuzzContext, type Operation } from '../helpers/fuzz.ts';
 import { contextFor, describeOperations, documentedOperationIds, type FuzzEnvironment } from './suite.ts';
 

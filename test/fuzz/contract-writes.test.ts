@@ -9,12 +9,12 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LiveService } from '../../api/live/service.ts';
-import type { Store } from '../../api/storage/store.ts';
-import { buildApp, type BuiltApp } from '../helpers/app.ts';
-import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
-import { writeFixtureContent } from '../helpers/fixture-content.ts';
+import type { Store } from '../../storage/store.ts';
+import { buildApp, type BuiltApp } from '../../devkit/app.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../../devkit/fake-openai.ts';
+import { writeFixtureContent } from '../../devkit/fixture-content.ts';
 import { FuzzStats, type FuzzConfig, type FuzzContext, type Operation } from '../helpers/fuzz.ts';
-import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../helpers/live.ts';
+import { createLiveApp, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../../devkit/live.ts';
 import { writeStoreDrivers } from '../helpers/write-stores.ts';
 import { contextFor, describeOperations, type FuzzEnvironment } from './suite.ts';
 

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../api/http/http-server.ts';
-import { buildApp } from '../helpers/app.ts';
-import { writeFixtureContent } from '../helpers/fixture-content.ts';
+import { buildApp } from '../../devkit/app.ts';
+import { writeFixtureContent } from '../../devkit/fixture-content.ts';
 import { catalogueOf, envelopeProblems, MAX_URL_BYTES, rawRequest, type Json, type RawResponse } from '../helpers/fuzz.ts';
 import { createOpenApiValidator, type OpenApiValidator } from '../helpers/openapi.ts';
 

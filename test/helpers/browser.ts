@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Express } from 'express';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
-import { REPO_ROOT } from '../../scripts/lib/paths.ts';
-import { tempDir } from './app.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
+import { tempDir } from '../../devkit/app.ts';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { REPO_ROOT } from '../../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
 
 export interface ServerProcess {
   child: ChildProcess;

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
 
 export const SHARED_DIR = path.resolve(REPO_ROOT, '../shared');
 

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { REPO_ROOT } from '../../scripts/lib/paths.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
 
 const TSX = path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
 

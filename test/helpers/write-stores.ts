@@ -3,11 +3,11 @@
  * on a throw-away PostgreSQL cluster (started on first use; in CI it is always available).
  */
 import path from 'node:path';
-import { createPostgresStore } from '../../api/storage/postgres-store.ts';
-import { createSqliteStore } from '../../api/storage/sqlite-store.ts';
-import type { Store } from '../../api/storage/store.ts';
-import { tempDir } from './app.ts';
-import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from './postgres.ts';
+import { createPostgresStore } from '../../storage/postgres-store.ts';
+import { createSqliteStore } from '../../storage/sqlite-store.ts';
+import type { Store } from '../../storage/store.ts';
+import { tempDir } from '../../devkit/app.ts';
+import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from '../../devkit/postgres.ts';
 
 export interface StoreDriver {
   name: 'sqlite' | 'postgres';

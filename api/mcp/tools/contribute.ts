@@ -1,7 +1,7 @@
 /** contribute: answer an Atlas question (POST /api/contribute); it lands pending until curator review. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { JUSTIFICATIONS, JUSTIFICATION_VALUES, MAX_ANSWER_CHARS, MAX_IDENTITY_CHARS } from '../../core/contributions.ts';
+import { JUSTIFICATIONS, JUSTIFICATION_VALUES, MAX_ANSWER_CHARS, MAX_IDENTITY_CHARS } from '../../../core/contributions.ts';
 import { fromResponse, guarded } from '../results.ts';
 import { summarizeContribution } from '../summaries.ts';
 import type { ToolDeps } from '../types.ts';

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { EVIDENCE_ORDER, FORMATS, GLYPHS, LAYERS, RINGS } from '../../../schemas/vocab.ts';
-import { MAX_LIMIT, MAX_QUERY_CHARS } from '../../core/query-params.ts';
+import { MAX_LIMIT, MAX_QUERY_CHARS } from '../../../core/query-params.ts';
 import { fromResponse, guarded } from '../results.ts';
 import { summarizeFastContext } from '../summaries.ts';
 import type { ToolDeps } from '../types.ts';

@@ -5,8 +5,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CERT_FILTERS } from '../../core/atlas.ts';
-import { MAX_QUERY_CHARS } from '../../core/query-params.ts';
+import { CERT_FILTERS } from '../../../core/atlas.ts';
+import { MAX_QUERY_CHARS } from '../../../core/query-params.ts';
 import { ATLAS_SEARCH_MAX_K } from '../../routes/divergences.ts';
 import { errorResult, fromResponse, guarded } from '../results.ts';
 import { summarizeDivergenceIndex, summarizeDivergenceRecord, summarizeDivergenceSearch } from '../summaries.ts';

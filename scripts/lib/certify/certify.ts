@@ -5,15 +5,15 @@
  */
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
-import { combineRuns, type RunOutcome } from '../../../api/core/certify/evaluate.ts';
-import { controlSubject, planCalls, summarisePlan, type PlanSummary } from '../../../api/core/certify/plan.ts';
-import { CONTROL_QUESTIONS, METHOD_VERSION, type CertifySettings, type Tier } from '../../../api/core/certify/protocol.ts';
-import { negativeControlVerdict, type ControlVerdict } from '../../../api/core/certify/tiers.ts';
-import type { Embedder } from '../../../api/providers/embedder.ts';
+import { combineRuns, type RunOutcome } from '../../../core/certify/evaluate.ts';
+import { controlSubject, planCalls, summarisePlan, type PlanSummary } from '../../../core/certify/plan.ts';
+import { CONTROL_QUESTIONS, METHOD_VERSION, type CertifySettings, type Tier } from '../../../core/certify/protocol.ts';
+import { negativeControlVerdict, type ControlVerdict } from '../../../core/certify/tiers.ts';
+import type { Embedder } from '../../../providers/embedder.ts';
 import { EVIDENCE_FILE_SUFFIX } from '../../../schemas/certification.ts';
 import type { Certification } from '../../../schemas/content.ts';
-import { loadContent } from '../load-content.ts';
-import { appendEvidence, evidenceFile, loggedCalls, NEGATIVE_CONTROLS } from './evidence-log.ts';
+import { loadContent } from '../../../content-files/load-content.ts';
+import { appendEvidence, evidenceFile, loggedCalls, NEGATIVE_CONTROLS } from '../../../content-files/evidence-log.ts';
 import type { CertifyPanel } from './panel.ts';
 import { blockOf, resultLine } from './outcome.ts';
 import { createRunner, CertifyAbortedError, type Progress } from './runner.ts';

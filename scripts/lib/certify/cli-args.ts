@@ -1,6 +1,6 @@
 /** Arguments of `npm run certify`, parsed and checked once; a bad value fails with its name. */
 import { parseArgs } from 'node:util';
-import { DEFAULT_SETTINGS, type CertifySettings, type Tier } from '../../../api/core/certify/protocol.ts';
+import { DEFAULT_SETTINGS, type CertifySettings, type Tier } from '../../../core/certify/protocol.ts';
 import { TIERS } from '../../../schemas/vocab.ts';
 import type { Selection } from './certify.ts';
 

@@ -1,7 +1,7 @@
 /** What a certification writes: the frontmatter block and the evidence log's result line. */
-import type { CombinedOutcome, RunOutcome } from '../../../api/core/certify/evaluate.ts';
-import { METHOD_VERSION, type CertifySettings } from '../../../api/core/certify/protocol.ts';
-import type { Embedder } from '../../../api/providers/embedder.ts';
+import type { CombinedOutcome, RunOutcome } from '../../../core/certify/evaluate.ts';
+import { METHOD_VERSION, type CertifySettings } from '../../../core/certify/protocol.ts';
+import type { Embedder } from '../../../providers/embedder.ts';
 import type { EvidenceResult } from '../../../schemas/certification.ts';
 import type { Certification } from '../../../schemas/content.ts';
 import type { CertifyPanel } from './panel.ts';

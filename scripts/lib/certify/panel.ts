@@ -1,6 +1,6 @@
 /** The certification's models from the configured panel (PANEL_CONFIG): who is tested, who rewords, who judges. */
-import { createOpenAICompatibleModel } from '../../../api/providers/chat.ts';
-import type { PanelConfig, PanelModelConfig } from '../../../api/providers/panel-config.ts';
+import { createOpenAICompatibleModel } from '../../../providers/chat.ts';
+import type { PanelConfig, PanelModelConfig } from '../../../providers/panel-config.ts';
 import type { CertifyModel } from './runner.ts';
 
 /** Judges answer one short JSON object; a paraphrase is one question. */

@@ -5,10 +5,10 @@
  */
 import { copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import type { WrittenResult } from '../../../api/core/certify/record-view.ts';
+import type { WrittenResult } from '../../../core/certify/record-view.ts';
 import type { DivergenceFrontmatter } from '../../../schemas/content.ts';
 import type { EvidenceResult } from '../../../schemas/certification.ts';
-import { readEvidence } from './evidence-log.ts';
+import { readEvidence } from '../../../content-files/evidence-log.ts';
 
 function logOf(contentDir: string, data: DivergenceFrontmatter): string | undefined {
   const name = data.certification.evidence;

@@ -1,13 +1,13 @@
 /**
- * Runs the certification protocol (api/core/certify/) against a panel: every call goes
+ * Runs the certification protocol (core/certify/) against a panel: every call goes
  * through one concurrency limiter and the spend guard, and is appended to the evidence log
  * as it returns; a step already logged is read back instead of paid for again.
  */
 import { createHash } from 'node:crypto';
-import type { Embedder } from '../../../api/providers/embedder.ts';
-import { evaluateRun, type RunOutcome } from '../../../api/core/certify/evaluate.ts';
-import { parseJudgeLabel } from '../../../api/core/certify/labels.ts';
-import { callCeilingUsd, estimateTokens, keyScope, stepKeys, usageCostUsd, type PlanModel, type Step } from '../../../api/core/certify/plan.ts';
+import type { Embedder } from '../../../providers/embedder.ts';
+import { evaluateRun, type RunOutcome } from '../../../core/certify/evaluate.ts';
+import { parseJudgeLabel } from '../../../core/certify/labels.ts';
+import { callCeilingUsd, estimateTokens, keyScope, stepKeys, usageCostUsd, type PlanModel, type Step } from '../../../core/certify/plan.ts';
 import {
   anonymise,
   answerPrompt,
@@ -19,12 +19,12 @@ import {
   peerPressurePrompt,
   stanceFlipPrompt,
   type Message,
-} from '../../../api/core/certify/prompts.ts';
-import { METHOD_VERSION, PRESSURES, type CertifySettings, type Pressure, type PressureLabel } from '../../../api/core/certify/protocol.ts';
-import { controlSpread, mostOpposedPeers, type Vector } from '../../../api/core/certify/spread.ts';
+} from '../../../core/certify/prompts.ts';
+import { METHOD_VERSION, PRESSURES, type CertifySettings, type Pressure, type PressureLabel } from '../../../core/certify/protocol.ts';
+import { controlSpread, mostOpposedPeers, type Vector } from '../../../core/certify/spread.ts';
 import type { EvidenceCall } from '../../../schemas/certification.ts';
 import { seededRandom } from '../random.ts';
-import { appendEvidence, reusableCall } from './evidence-log.ts';
+import { appendEvidence, reusableCall } from '../../../content-files/evidence-log.ts';
 import type { SpendGuard } from './spend-guard.ts';
 
 export interface CertifyModel extends PlanModel {

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../../api/config.ts';
 import { RESERVATION_GRACE_MS } from '../../../api/live/spend.ts';
-import type { PanelConfig } from '../../../api/providers/panel-config.ts';
-import { openStore } from '../../../api/storage/open-store.ts';
-import type { Store } from '../../../api/storage/store.ts';
+import type { PanelConfig } from '../../../providers/panel-config.ts';
+import { openStore } from '../../../storage/open-store.ts';
+import type { Store } from '../../../storage/store.ts';
 import { createLocalSpendGuard, SpendCeilingError, type SpendGuard } from './spend-guard.ts';
 
 export interface StoreGuardOptions {

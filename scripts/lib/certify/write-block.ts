@@ -6,7 +6,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import { createDivergenceSchema, type Certification } from '../../../schemas/content.ts';
-import { parseMarkdown } from '../frontmatter.ts';
+import { parseMarkdown } from '../../../content-files/frontmatter.ts';
 
 export class BlockWriteError extends Error {}
 

@@ -3,10 +3,10 @@
  * re-elicitation pair is labelled like a P2/P3 move (held, refined-but-held, conceded,
  * flipped): the judge sees a pseudonym, never the model's name, and a majority decides.
  */
-import { callCeilingUsd, estimateTokens, usageCostUsd } from '../../../api/core/certify/plan.ts';
-import { majorityLabel, parseJudgeLabel } from '../../../api/core/certify/labels.ts';
-import { anonymise, judgePrompt } from '../../../api/core/certify/prompts.ts';
-import { PRESSURE_LABELS, type PressureLabel } from '../../../api/core/certify/protocol.ts';
+import { callCeilingUsd, estimateTokens, usageCostUsd } from '../../../core/certify/plan.ts';
+import { majorityLabel, parseJudgeLabel } from '../../../core/certify/labels.ts';
+import { anonymise, judgePrompt } from '../../../core/certify/prompts.ts';
+import { PRESSURE_LABELS, type PressureLabel } from '../../../core/certify/protocol.ts';
 import type { LongitudinalJudgement } from '../../../schemas/certification.ts';
 import type { SpendGuard } from '../certify/spend-guard.ts';
 import type { ReelicitModel } from './reelicit.ts';

@@ -6,18 +6,18 @@
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { callCeilingUsd, estimateTokens, usageCostUsd } from '../../../api/core/certify/plan.ts';
-import { deriveFreshness } from '../../../api/core/records.ts';
-import { createOpenAICompatibleModel } from '../../../api/providers/chat.ts';
-import type { PanelConfig } from '../../../api/providers/panel-config.ts';
+import { callCeilingUsd, estimateTokens, usageCostUsd } from '../../../core/certify/plan.ts';
+import { deriveFreshness } from '../../../core/records.ts';
+import { createOpenAICompatibleModel } from '../../../providers/chat.ts';
+import type { PanelConfig } from '../../../providers/panel-config.ts';
 import type { DivergenceFrontmatter } from '../../../schemas/content.ts';
 import type { SpendGuard } from '../certify/spend-guard.ts';
 import { createLimiter } from '../certify/spend-guard.ts';
-import { stringifyMarkdown } from '../frontmatter.ts';
-import type { PressureLabel } from '../../../api/core/certify/protocol.ts';
+import { stringifyMarkdown } from '../../../content-files/frontmatter.ts';
+import type { PressureLabel } from '../../../core/certify/protocol.ts';
 import { LONGITUDINAL_FILE_SUFFIX, type LongitudinalJudgement } from '../../../schemas/certification.ts';
 import { judgePair, JUDGE_REPLY_TOKENS } from './judge-pair.ts';
-import { loadContent, type LoadedContent, type MarkdownEntry } from '../load-content.ts';
+import { loadContent, type LoadedContent, type MarkdownEntry } from '../../../content-files/load-content.ts';
 
 export interface ReelicitModel {
   /** Voice label written as the answer's `model`. */

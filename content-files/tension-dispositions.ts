@@ -1,0 +1,39 @@
+/**
+ * Writes a curator's disposition into content/tensions/<key>.yaml: appended to the history
+ * (never rewritten), then the whole content folder is validated; a write that would break the
+ * build is rolled back. Used by the curator CLI and, through the server's wiring, the API.
+ */
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { TENSION_KEY_PATTERN, type TensionDisposition, type TensionFile } from '../schemas/content.ts';
+import { parseYaml, stringifyYaml } from './frontmatter.ts';
+import { ContentError } from './issues.ts';
+import { loadContent } from './load-content.ts';
+import { writeFile } from './write.ts';
+
+export interface AppendedDisposition {
+  /** Path relative to the content folder. */
+  file: string;
+  dispositions: TensionDisposition[];
+}
+
+export function appendDisposition(contentDir: string, key: string, disposition: TensionDisposition): AppendedDisposition {
+  // The key becomes a file name: only the key alphabet may reach the disk.
+  if (!TENSION_KEY_PATTERN.test(key)) throw new Error(`"${key}" is not a tension key`);
+  const relative = `tensions/${key}.yaml`;
+  const file = path.join(contentDir, relative);
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  const current = previous === null ? { key, dispositions: [] } : (parseYaml(previous) as TensionFile);
+  const next: TensionFile = { key, dispositions: [...current.dispositions, disposition] };
+  writeFile(file, stringifyYaml(next));
+  try {
+    const content = loadContent(contentDir);
+    const written = content.tensions.find((entry) => entry.file === relative)!;
+    return { file: relative, dispositions: written.data.dispositions };
+  } catch (error) {
+    if (previous === null) unlinkSync(file);
+    else writeFileSync(file, previous);
+    if (error instanceof ContentError) throw new Error(`the disposition would make the content invalid, nothing was written:\n${error.message}`, { cause: error });
+    throw error;
+  }
+}

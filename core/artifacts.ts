@@ -1,0 +1,48 @@
+/**
+ * The artifact layout, shared by the build (writer) and the API and site (readers).
+ *   data/    internal JSON the API loads (works, divergences, tensions, concepts, models, manifest, search/)
+ *   public/  files served as they are at the site root (record twins, static documents, audio)
+ */
+import path from 'node:path';
+
+export function artifactPaths(artifactsDir: string) {
+  const data = path.join(artifactsDir, 'data');
+  const pub = path.join(artifactsDir, 'public');
+  return {
+    root: artifactsDir,
+    data,
+    public: pub,
+    site: path.join(data, 'site.json'),
+    works: path.join(data, 'works.json'),
+    divergences: path.join(data, 'divergences.json'),
+    tensions: path.join(data, 'tensions.json'),
+    dispositions: path.join(data, 'dispositions.json'),
+    concepts: path.join(data, 'concepts.json'),
+    models: path.join(data, 'models.json'),
+    manifest: path.join(data, 'manifest.json'),
+    pages: path.join(data, 'pages.json'),
+    audio: path.join(data, 'audio.json'),
+    claims: path.join(data, 'claims.json'),
+    searchMeta: path.join(data, 'search', 'meta.json'),
+    searchVectors: path.join(data, 'search', 'vectors.f32'),
+    searchFullText: path.join(data, 'search', 'fulltext.bin'),
+    buildInfo: path.join(data, 'build.json'),
+  };
+}
+export type ArtifactPaths = ReturnType<typeof artifactPaths>;
+
+/** data/audio.json: the audio tracks the build found, with their durations. */
+export interface AudioManifest {
+  tracks: {
+    slug: string;
+    title: string;
+    duration_seconds: number;
+    date: string;
+    contributors: string[];
+    description?: string;
+    stream_url: string | null;
+    transcript_url: string;
+  }[];
+  total_duration_seconds: number;
+  note: string;
+}

@@ -1,0 +1,1 @@
+export { WHAT_EACH_CAPABILITY_COVERS, type Capabilities } from '../schemas/limits.ts';

@@ -1,0 +1,394 @@
+/**
+ * Hybrid retrieval over works and Atlas records: a flat Float32 cosine scan over chunk
+ * vectors plus BM25 (bm25.ts), fused per record, filtered before ranking, then re-ranked
+ * for diversity of voices. Pure given its inputs (vectors, index, query embedder).
+ */
+import type { Embedder } from '../ports/embedder.ts';
+import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
+import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
+import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
+
+export interface SearchOptions {
+  filters?: SearchFilters;
+  limit?: number;
+  /** Overrides the tuning's similarity floor for this call (glyphs widen or narrow it). */
+  similarityFloor?: number;
+}
+
+export interface SearchTuning {
+  /** Weight of the vector side in the fused score; the rest is the BM25 side. */
+  vectorWeight: number;
+  /**
+   * How the two sides are put on one scale before mixing:
+   * - `max`: cosine as is, BM25 divided by the best BM25 of the query;
+   * - `minmax`: each side min-max scaled over the allowed records;
+   * - `rrf`: reciprocal ranks 1 / (rrfK + rank), scaled so rank 1 on both sides is 1.
+   */
+  fusion: 'max' | 'minmax' | 'rrf';
+  rrfK: number;
+  /** BM25 of passages. */
+  bm25: Bm25Parameters;
+  /** BM25 of titles, and the title score's weight (0 ignores titles). */
+  titleBm25: Bm25Parameters;
+  titleBoost: number;
+  /** How a word repeated in the query counts for BM25. */
+  queryTermWeight: 'count' | 'log' | 'once';
+  /**
+   * Pseudo-relevance feedback on the vector side (Rocchio): the query vector plus `weight`
+   * times the mean vector of the first `docs` records of a first fused ranking; 0 docs = off.
+   * The reported similarity and the floors always use the query's own cosine.
+   */
+  feedbackDocs: number;
+  feedbackWeight: number;
+  /** The feedback scan rescores the first ranking's best this-many records (all on a smaller corpus). */
+  feedbackPool: number;
+  /** Records whose cosine similarity is below this are off-topic unless lexically strong. */
+  similarityFloor: number;
+  /** Below the floor, a record still passes with this much cosine and a strong word match. */
+  assistedFloor: number;
+  /** BM25 relative to the query's best that counts as a strong word match. */
+  lexicalFloor: number;
+  /** Multiplier applied per already-chosen record sharing the first contributor. */
+  diversityPenalty: number;
+  candidates: number;
+  /**
+   * Apply the similarity floors (default). A benchmark run turns them off: it ranks every
+   * document, while the API must be able to answer "nothing relevant".
+   */
+  floors: boolean;
+}
+
+/**
+ * Tuned on BEIR ArguAna dev (bench/README.md, "Retrieval quality"): nDCG@10 0.58 against
+ * 0.47 before; vectorWeight 0.5 rather than that set's best 0.4 because 0.5 is best on short
+ * questions. The floors are the service's own and not measured there.
+ */
+export const DEFAULT_TUNING: SearchTuning = {
+  vectorWeight: 0.5,
+  fusion: 'max',
+  rrfK: 60,
+  bm25: { k1: 1.5, b: 1 },
+  titleBm25: { k1: 1.2, b: 0.75 },
+  titleBoost: 0,
+  queryTermWeight: 'count',
+  feedbackDocs: 3,
+  feedbackWeight: 1,
+  feedbackPool: 2000,
+  similarityFloor: 0.3,
+  assistedFloor: 0.22,
+  lexicalFloor: 0.5,
+  diversityPenalty: 0.85,
+  candidates: 100,
+  floors: true,
+};
+
+export interface SearchIndex {
+  readonly records: readonly SearchRecord[];
+  readonly chunkCount: number;
+  readonly embedder: Embedder;
+  /** Which vector scan kernel runs (vector-scan.ts). */
+  readonly kernel: ScanKernel;
+  byId(id: string): SearchRecord | undefined;
+  search(query: string, options?: SearchOptions): Promise<ScoredRecord[]>;
+  /** Cosine scan alone, used by the Atlas search endpoint. */
+  similar(query: string, predicate: (record: SearchRecord) => boolean, k: number): Promise<{ record: SearchRecord; score: number }[]>;
+}
+
+export interface SearchIndexInput {
+  meta: SearchMeta;
+  /** Chunk vectors in meta.chunk_records order, or a source that reads them (a file). */
+  vectors: Float32Array | VectorSource;
+  fullText: FullTextIndex;
+  embedder: Embedder;
+  tuning?: Partial<SearchTuning>;
+  /** Force the scan kernel (benchmarks); default: WebAssembly SIMD where it runs. */
+  kernel?: ScanKernel;
+}
+
+export function createSearchIndex(input: SearchIndexInput): SearchIndex {
+  const { meta, fullText, embedder } = input;
+  const tuning: SearchTuning = { ...DEFAULT_TUNING, ...input.tuning };
+  const dims = meta.embedder.dims;
+  const chunkRecords = Uint32Array.from(meta.chunk_records);
+  const records = meta.records;
+  const indexById = new Map(records.map((record, index) => [record.id, index]));
+  const floats = input.vectors instanceof Float32Array ? input.vectors.length : input.vectors.floats;
+  if (floats !== chunkRecords.length * dims) {
+    throw new Error(`search vectors hold ${floats / dims} chunks, meta lists ${chunkRecords.length}`);
+  }
+  const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel });
+  const vectors = scanner.vectors;
+  if (embedder.id !== meta.embedder.id) {
+    throw new Error(`index was embedded with ${meta.embedder.id}, the query embedder is ${embedder.id}: rebuild`);
+  }
+  if (fullText.passages !== chunkRecords.length) {
+    throw new Error(`full-text index holds ${fullText.passages} passages, meta lists ${chunkRecords.length}: rebuild`);
+  }
+  const fullTextOptions = {
+    text: tuning.bm25,
+    title: tuning.titleBm25,
+    titleBoost: tuning.titleBoost,
+    queryTermWeight: tuning.queryTermWeight,
+  };
+
+  function allowedMask(filters: SearchFilters | undefined): Uint8Array {
+    const mask = new Uint8Array(records.length);
+    records.forEach((record, index) => {
+      const ok =
+        (!filters?.layers || filters.layers.includes(record.layer)) &&
+        (!filters?.rings || filters.rings.includes(record.ring)) &&
+        (!filters?.evidence || filters.evidence.includes(record.evidence)) &&
+        !filters?.excludeIds?.has(record.id);
+      mask[index] = ok ? 1 : 0;
+    });
+    return mask;
+  }
+
+  function allowedList(mask: Uint8Array): Uint32Array {
+    let count = 0;
+    for (let index = 0; index < mask.length; index++) count += mask[index]!;
+    const list = new Uint32Array(count);
+    for (let index = 0, at = 0; index < mask.length; index++) if (mask[index] === 1) list[at++] = index;
+    return list;
+  }
+
+  /** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
+  function poolMask(scores: Float64Array, size: number): Uint8Array {
+    const values = scores.filter((score) => !Number.isNaN(score));
+    const threshold = nthLargest(values, Math.min(size, values.length));
+    const pool = new Uint8Array(records.length);
+    for (let index = 0; index < scores.length; index++) if (scores[index]! >= threshold) pool[index] = 1;
+    return pool;
+  }
+
+  /**
+   * Best cosine per allowed record (-2 where not allowed), and which chunk gave it.
+   * Vectors are unit length, so cosine is a dot product.
+   */
+  function scan(queryVector: Float32Array, mask: Uint8Array): { best: Float32Array; bestChunk: Int32Array } {
+    const best = new Float32Array(records.length).fill(-2);
+    const bestChunk = new Int32Array(records.length).fill(-1);
+    let chunkMask: Uint8Array | undefined;
+    if (mask.includes(0)) {
+      chunkMask = new Uint8Array(chunkRecords.length);
+      for (let chunk = 0; chunk < chunkRecords.length; chunk++) chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
+    }
+    const dots = scanner.dots(queryVector, chunkMask);
+    for (let chunk = 0; chunk < chunkRecords.length; chunk++) {
+      const record = chunkRecords[chunk]!;
+      if (mask[record] === 0) continue;
+      const dot = dots[chunk]!;
+      if (dot > best[record]!) {
+        best[record] = dot;
+        bestChunk[record] = chunk;
+      }
+    }
+    return { best, bestChunk };
+  }
+
+  async function embedQuery(query: string): Promise<Float32Array> {
+    const [vector] = await embedder.embed([query]);
+    return vector!;
+  }
+
+  /** Fused scores in [0, 1] for the allowed records (NaN elsewhere); `allowed` lists them. */
+  function fuse(cosine: Float32Array, lexical: Float64Array, allowed: Uint32Array): Float64Array {
+    const fused = new Float64Array(records.length).fill(Number.NaN);
+    const w = tuning.vectorWeight;
+    if (tuning.fusion === 'rrf') {
+      const rankOf = (score: (index: number) => number, present: (index: number) => boolean) => {
+        const ranks = new Map<number, number>();
+        [...allowed]
+          .filter(present)
+          .sort((a, b) => score(b) - score(a) || a - b)
+          .forEach((index, rank) => ranks.set(index, rank + 1));
+        return ranks;
+      };
+      const vectorRanks = rankOf((index) => cosine[index]!, () => true);
+      const lexicalRanks = rankOf((index) => lexical[index]!, (index) => lexical[index]! > 0);
+      const top = 1 / (tuning.rrfK + 1);
+      for (const index of allowed) {
+        const v = 1 / (tuning.rrfK + vectorRanks.get(index)!);
+        const l = lexicalRanks.has(index) ? 1 / (tuning.rrfK + lexicalRanks.get(index)!) : 0;
+        fused[index] = (w * v + (1 - w) * l) / top;
+      }
+      return fused;
+    }
+    const maxLexical = maxOf(lexical);
+    if (tuning.fusion === 'minmax') {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const index of allowed) {
+        lo = Math.min(lo, cosine[index]!);
+        hi = Math.max(hi, cosine[index]!);
+      }
+      const span = hi - lo || 1;
+      for (const index of allowed) {
+        const v = (cosine[index]! - lo) / span;
+        const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
+        fused[index] = w * v + (1 - w) * l;
+      }
+      return fused;
+    }
+    for (const index of allowed) {
+      const v = Math.max(0, cosine[index]!);
+      const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
+      fused[index] = w * v + (1 - w) * l;
+    }
+    return fused;
+  }
+
+  /** The k best-scoring records (NaN skipped), best first; ties by id. Linear for small k. */
+  function topIndices(scores: Float64Array, k: number): number[] {
+    const better = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && records[a]!.id < records[b]!.id);
+    const top: number[] = [];
+    for (let index = 0; index < scores.length; index++) {
+      if (Number.isNaN(scores[index]!)) continue;
+      if (top.length === k && !better(index, top[k - 1]!)) continue;
+      let at = top.length === k ? k - 1 : top.length;
+      while (at > 0 && better(index, top[at - 1]!)) at--;
+      top.splice(at, 0, index);
+      if (top.length > k) top.pop();
+    }
+    return top;
+  }
+
+  return {
+    records,
+    chunkCount: chunkRecords.length,
+    embedder,
+    kernel: scanner.kernel,
+    byId: (id) => {
+      const index = indexById.get(id);
+      return index === undefined ? undefined : records[index];
+    },
+
+    async search(query, options = {}) {
+      const limit = options.limit ?? 8;
+      const floor = options.similarityFloor ?? tuning.similarityFloor;
+      // The question is embedded (on a worker thread, in the server) while the words are scored here.
+      const embedding = embedQuery(query);
+      embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
+      const mask = allowedMask(options.filters);
+      const allowed = allowedList(mask);
+      const lexical = fullText.scores(query, fullTextOptions, mask);
+      const queryVector = await embedding;
+      const { best: similarity, bestChunk } = scan(queryVector, mask);
+      let fused = fuse(similarity, lexical, allowed);
+
+      if (tuning.feedbackDocs > 0 && tuning.feedbackWeight > 0) {
+        // Rocchio: move the query vector towards the best passages of the first ranking.
+        const expanded = Float32Array.from(queryVector);
+        const top = topIndices(fused, tuning.feedbackDocs).filter((index) => bestChunk[index]! >= 0);
+        for (const index of top) {
+          const offset = bestChunk[index]! * dims;
+          for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! + (tuning.feedbackWeight / top.length) * vectors[offset + d]!;
+        }
+        let norm = 0;
+        for (let d = 0; d < dims; d++) norm += expanded[d]! * expanded[d]!;
+        norm = Math.sqrt(norm) || 1;
+        for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! / norm;
+        // The second scan covers the first ranking's best `feedbackPool` records only: a
+        // record ranked below them is not pulled into the results by feedback, and on a large
+        // corpus this halves the scanning.
+        const pool = allowed.length > tuning.feedbackPool ? poolMask(fused, tuning.feedbackPool) : mask;
+        const rescored = fuse(scan(expanded, pool).best, lexical, pool === mask ? allowed : allowedList(pool));
+        if (pool !== mask) for (const index of allowed) if (pool[index] === 0) rescored[index] = fused[index]! - 2; // stays below every pooled record
+        fused = rescored;
+      }
+
+      const maxLexical = maxOf(lexical);
+      const candidates: ScoredRecord[] = [];
+      for (const index of allowed) {
+        const cosine = Math.max(0, similarity[index]!);
+        const lexicalScore = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
+        // Words alone never admit a record: "baked into you" must not answer a bread recipe.
+        if (tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor)) continue;
+        candidates.push({ record: records[index]!, relevanceScore: fused[index]!, similarity: cosine, lexical: lexicalScore });
+      }
+      candidates.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
+      return diversify(candidates.slice(0, Math.max(tuning.candidates, limit)), limit, tuning.diversityPenalty).map((hit) => ({
+        ...hit,
+        relevanceScore: round(hit.relevanceScore),
+        similarity: round(hit.similarity),
+        lexical: round(hit.lexical),
+      }));
+    },
+
+    async similar(query, predicate, k) {
+      const mask = new Uint8Array(records.length);
+      records.forEach((record, index) => (mask[index] = predicate(record) ? 1 : 0));
+      const { best: similarity } = scan(await embedQuery(query), mask);
+      const hits: { record: SearchRecord; score: number }[] = [];
+      similarity.forEach((score, index) => {
+        if (mask[index] === 1) hits.push({ record: records[index]!, score });
+      });
+      hits.sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
+      return hits.slice(0, k).map((hit) => ({ ...hit, score: round(hit.score) }));
+    },
+  };
+}
+
+/** The n-th largest value (1-based) by quickselect; reorders `values`. */
+export function nthLargest(values: Float64Array, n: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  const target = n - 1; // position in descending order
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return values[target]!;
+}
+
+function maxOf(values: Float64Array): number {
+  let max = 0;
+  for (let index = 0; index < values.length; index++) if (values[index]! > max) max = values[index]!;
+  return max;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10000) / 10000;
+}
+
+/**
+ * Greedy re-ranking: each pick lowers the score of candidates whose lead contributor was
+ * already chosen, so five passages from one voice do not crowd out the others.
+ */
+export function diversify(candidates: readonly ScoredRecord[], limit: number, penalty: number): ScoredRecord[] {
+  const pool = [...candidates];
+  const chosen: ScoredRecord[] = [];
+  const voiceCount = new Map<string, number>();
+  while (chosen.length < limit && pool.length > 0) {
+    let bestIndex = 0;
+    let bestScore = -Infinity;
+    pool.forEach((candidate, index) => {
+      const voice = candidate.record.kind === 'divergence' ? `atlas:${candidate.record.id}` : candidate.record.contributors[0] ?? '';
+      const adjusted = candidate.relevanceScore * penalty ** (voiceCount.get(voice) ?? 0);
+      if (adjusted > bestScore) {
+        bestScore = adjusted;
+        bestIndex = index;
+      }
+    });
+    const [picked] = pool.splice(bestIndex, 1);
+    const voice = picked!.record.kind === 'divergence' ? `atlas:${picked!.record.id}` : picked!.record.contributors[0] ?? '';
+    voiceCount.set(voice, (voiceCount.get(voice) ?? 0) + 1);
+    chosen.push(picked!);
+  }
+  return chosen;
+}

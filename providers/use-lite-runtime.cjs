@@ -1,0 +1,280 @@
+/**
+ * One USE-lite model in this thread, run synchronously, on the fastest kernels this machine
+ * offers (ADR 0007):
+ *
+ * - 'native': the model's forward pass written out here (createForwardPass) on the AVX2 + FMA
+ *   products and attention of native/gemm.cc (built at install where a compiler is present),
+ *   on `nativeThreads` CPU threads (the output's columns split between them, so the vectors do
+ *   not depend on it);
+ * - 'wasm-threads': the model graph on TensorFlow.js's WebAssembly backend, its XNNPACK
+ *   kernels on a pthread pool (wasm-threads.cjs, ADR 0006);
+ * - 'wasm': the graph on the backend as shipped.
+ *
+ * The graph runs through TensorFlow.js's synchronous executor: its two `Where` nodes (the only
+ * reason it needed the asynchronous one) read their condition with a synchronous read, which
+ * this backend allows. Same vectors as the package's own `embed`, bit for bit; the forward
+ * pass gives them to float32 rounding.
+ *
+ * CommonJS, not TypeScript: embedding workers are plain `eval` workers that `require` by path.
+ */
+'use strict';
+const path = require('node:path');
+
+const ADDON = path.join(__dirname, '..', 'native', 'build', 'Release', 'polyphony_gemm.node');
+
+/** The native kernels, or why they are not there. */
+function loadNativeAddon() {
+  let addon;
+  try {
+    addon = require(ADDON);
+  } catch (error) {
+    return { error: `not built (${String(error && error.code ? error.code : error).slice(0, 80)}): npm run build:native` };
+  }
+  if (!addon.supported()) return { error: 'this CPU has no AVX2 + FMA' };
+  return { addon };
+}
+
+const KT = 'module_apply_default/Encoder_en/KonaTransformer/';
+const STACK = `${KT}Encode/TransformerStack/`;
+const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
+
+/**
+ * USE-lite's forward pass written out (ADR 0007), for the native kernels: the products on
+ * native/gemm.cc, attention per sequence there too, the rest (layer norms, biases, residuals,
+ * pooling) in plain loops here. It follows the model graph node for node:
+ *
+ *   ids clipped to 128 → x = e + (e + timing) → per layer: LN → 1×1 qkv → 4-head attention
+ *   (queries scaled first) → 1×1 output + residual (layer 0: dense(x); layer 1: x) → LN →
+ *   conv1 → relu → conv2 + residual → mean over the tokens → tanh layer → l2 normalise.
+ *
+ * Padding is not computed at all: in the graph a padded token is masked out of every valid
+ * token's attention (exp(-1e9) is 0 in float32) and out of the mean, and every other step
+ * works row by row, so a batch's sequences are laid end to end and only attention looks at
+ * one sequence at a time. Same vectors as the graph to within float32 rounding
+ * (test/native-kernels.test.ts). Throws if the model's weights are not the expected ones.
+ * Returns embed(texts): raw vectors (l2-normalised by the model), one per text, in order.
+ */
+function createForwardPass(graphModel, tokenizer, addon, threads) {
+  const weights = graphModel.weights;
+  const take = (name, shape) => {
+    const tensor = weights[name]?.[0];
+    if (!tensor || tensor.shape.length !== shape.length || tensor.shape.some((d, i) => d !== shape[i])) {
+      throw new Error(`USE-lite weight ${name} is not ${JSON.stringify(shape)}`);
+    }
+    return Float32Array.from(tensor.dataSync());
+  };
+  const scalar = (name) => weights[name]?.[0]?.dataSync()[0];
+  const maxLength = scalar(`${KT}ClipToMaxLength/Less/y`);
+  const epsilon = scalar(`${STACK}Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`);
+  const heads = scalar(`${STACK}Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2`);
+  if (maxLength !== 128 || !(epsilon > 0) || heads !== 4) throw new Error('USE-lite constants are not the expected ones');
+  const embeddings = take('module/Embeddings_en', [8002, 256]);
+  const inverseTimescales = take(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128]);
+  const linear = (weightName, biasName, k, n, shape = [k, n]) => ({ packed: addon.pack(take(weightName, shape).buffer, 0, k, n), bias: take(biasName, [n]), k, n });
+  const layer = (index, dIn) => {
+    const own = `${KT}Encode/Layer_${index}/TransformerLayer/`;
+    const stack = `${STACK}Layer_${index}/TransformerLayer/`;
+    const mha = `${KERNELS}Layer_${index}/TransformerLayer/MultiheadAttention/`;
+    return {
+      dIn,
+      norm: { scale: take(`${own}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [dIn]), bias: take(`${own}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [dIn]) },
+      residual: dIn === 512 ? undefined : linear(`${own}dense/kernel/ConcatPartitions/concat`, `${own}dense/bias/ConcatPartitions/concat`, dIn, 512),
+      qkv: linear(`${mha}qkv_transform_single/kernel/part_0`, `${own}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, dIn, 3 * dIn, [1, 1, dIn, 3 * dIn]),
+      output: linear(`${mha}output_transform_single/kernel/part_0`, `${own}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, dIn, 512, [1, 1, dIn, 512]),
+      queryScale: scalar(`${stack}MultiheadAttention/mul/y`),
+      ffnNorm: { scale: take(`${own}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [512]), bias: take(`${own}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [512]) },
+      conv1: linear(`${stack}FFN/conv1/Tensordot/Reshape_1`, `${own}FFN/conv1/bias/ConcatPartitions/concat`, 512, 1536),
+      conv2: linear(`${stack}FFN/conv2/Tensordot/Reshape_1`, `${own}FFN/conv2/bias/ConcatPartitions/concat`, 1536, 512),
+    };
+  };
+  const layers = [layer(0, 256), layer(1, 512)];
+  const hidden = linear('module/Encoder_en/hidden_layers/tanh_layer_0/weights', 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', 512, 512);
+
+  /** rows × k by the packed [k, n] weights, plus the bias. */
+  const apply = (input, rows, { packed, bias, k, n }) => {
+    const out = new Float32Array(rows * n);
+    addon.gemm(input.buffer, input.byteOffset, packed, out.buffer, 0, rows, k, n, threads);
+    for (let r = 0; r < rows; r++) for (let c = 0, o = r * n; c < n; c++, o++) out[o] += bias[c];
+    return out;
+  };
+  /** Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias. */
+  const normalizeRows = (input, rows, dims, { scale, bias }) => {
+    const out = new Float32Array(rows * dims);
+    for (let r = 0; r < rows; r++) {
+      const base = r * dims;
+      let sum = 0;
+      for (let c = 0; c < dims; c++) sum += input[base + c];
+      const mean = Math.fround(sum / dims);
+      let squares = 0;
+      for (let c = 0; c < dims; c++) {
+        const centred = Math.fround(input[base + c] - mean);
+        out[base + c] = centred;
+        squares += centred * centred;
+      }
+      const inverse = 1 / Math.sqrt(Math.fround(Math.fround(squares / dims) + epsilon));
+      for (let c = 0; c < dims; c++) out[base + c] = Math.fround(scale[c] * inverse) * out[base + c] + bias[c];
+    }
+    return out;
+  };
+
+  /**
+   * Sequences are embedded in groups of at most GROUP_ROWS tokens: every step but attention is
+   * row by row, so grouping changes no number, and it keeps a product's activations in cache
+   * (a build's batch of 64 passages is 8k rows, tens of MB, re-read for every weight panel).
+   */
+  const GROUP_ROWS = 256;
+  return function embed(texts) {
+    const all = texts.map((text) => tokenizer.encode(text).slice(0, maxLength));
+    const out = [];
+    for (let first = 0; first < all.length; ) {
+      let last = first + 1;
+      let rows = all[first].length;
+      while (last < all.length && rows + all[last].length <= GROUP_ROWS) rows += all[last++].length;
+      out.push(...embedGroup(all.slice(first, last)));
+      first = last;
+    }
+    return out;
+  };
+
+  function embedGroup(sequences) {
+    const starts = [];
+    let rows = 0;
+    for (const ids of sequences) {
+      starts.push(rows);
+      rows += ids.length;
+    }
+    // Token embeddings plus the timing signal, as the graph adds them: e + (e + signal).
+    let x = new Float32Array(Math.max(1, rows) * 256);
+    sequences.forEach((ids, s) => {
+      ids.forEach((id, position) => {
+        const row = (starts[s] + position) * 256;
+        const source = id * 256;
+        for (let i = 0; i < 128; i++) {
+          const angle = Math.fround(position * inverseTimescales[i]);
+          const first = embeddings[source + i];
+          const second = embeddings[source + 128 + i];
+          x[row + i] = first + Math.fround(first + Math.fround(Math.sin(angle)));
+          x[row + 128 + i] = second + Math.fround(second + Math.fround(Math.cos(angle)));
+        }
+      });
+    });
+    for (const step of rows > 0 ? layers : []) {
+      const d = step.dIn;
+      const normed = normalizeRows(x, rows, d, step.norm);
+      const residual = step.residual ? apply(x, rows, step.residual) : x;
+      const qkv = apply(normed, rows, step.qkv);
+      const attended = new Float32Array(Math.max(1, rows) * d);
+      sequences.forEach((ids, s) => {
+        if (ids.length > 0) addon.attention(qkv.buffer, starts[s] * 3 * d * 4, attended.buffer, starts[s] * d * 4, ids.length, heads, d / heads, step.queryScale);
+      });
+      const h = apply(attended, rows, step.output);
+      for (let i = 0; i < h.length; i++) h[i] += residual[i];
+      const inner = apply(normalizeRows(h, rows, 512, step.ffnNorm), rows, step.conv1);
+      for (let i = 0; i < inner.length; i++) if (!(inner[i] > 0)) inner[i] = 0;
+      const out = apply(inner, rows, step.conv2);
+      for (let i = 0; i < out.length; i++) out[i] += h[i];
+      x = out;
+    }
+    // Mean over each sequence's tokens, the tanh layer, l2 normalisation.
+    const pooled = new Float32Array(sequences.length * 512);
+    sequences.forEach((ids, s) => {
+      const base = s * 512;
+      for (let t = 0; t < ids.length; t++) {
+        const row = (starts[s] + t) * 512;
+        for (let c = 0; c < 512; c++) pooled[base + c] += x[row + c];
+      }
+      const count = Math.max(1, ids.length);
+      for (let c = 0; c < 512; c++) pooled[base + c] /= count;
+    });
+    const activated = apply(pooled, sequences.length, hidden);
+    return sequences.map((_, s) => {
+      const vector = activated.slice(s * 512, (s + 1) * 512);
+      let squares = 0;
+      for (let c = 0; c < 512; c++) {
+        vector[c] = Math.tanh(vector[c]);
+        squares += vector[c] * vector[c];
+      }
+      const inverse = 1 / Math.sqrt(Math.max(squares, 1e-12));
+      for (let c = 0; c < 512; c++) vector[c] *= inverse;
+      return vector;
+    });
+  }
+}
+
+const SYNC_WHERE = 'PolyphonySyncWhere';
+
+/** Lets GraphModel.execute run the graph: `Where` as a custom op with a synchronous read. */
+function makeSynchronous(core, graphModel) {
+  // (Registering again replaces the same function.)
+  core.registerOp(SYNC_WHERE, (node) => {
+    const condition = node.inputs[0];
+    return core.kernel_impls.whereImpl(condition.shape, condition.dataSync());
+  });
+  for (const node of Object.values(graphModel.executor.graph.nodes)) {
+    if (node.op === 'Where') {
+      node.op = SYNC_WHERE;
+      node.category = 'custom';
+    }
+  }
+}
+
+/** The graph's embed: the package's own steps, on the synchronous executor. */
+function graphEmbed(core, model) {
+  makeSynchronous(core, model.model);
+  const dims = 512;
+  return (texts) => {
+    const encodings = texts.map((text) => model.tokenizer.encode(text));
+    const pairs = [];
+    encodings.forEach((ids, row) => ids.forEach((_, position) => pairs.push(row, position)));
+    const indices = core.tensor2d(pairs, [pairs.length / 2, 2], 'int32');
+    const values = core.tensor1d(encodings.flat(), 'int32');
+    let output;
+    try {
+      output = model.model.execute({ indices, values });
+    } finally {
+      indices.dispose();
+      values.dispose();
+    }
+    const data = output.dataSync();
+    output.dispose();
+    return texts.map((_, row) => data.slice(row * dims, (row + 1) * dims));
+  };
+}
+
+/**
+ * Loads the model. `kernels`: 'auto' (native where built and supported, else WebAssembly) or
+ * 'wasm'. `threads`: CPU threads for one embedding's matrix products on WebAssembly;
+ * `nativeThreads` (default `threads`, at most 2): the same on the native kernels.
+ * Resolves to { kernels, threads, nativeError (why not native, 'auto' only), embed(texts) },
+ * embed giving raw vectors (l2-normalised by the model), one per text, in order.
+ */
+async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule, threads = 1, nativeThreads = threads, kernels = 'auto' }) {
+  const core = require(corePath);
+  core.enableProdMode(); // skips TensorFlow's debug checks (NaN scans of every result); same vectors
+  // The WebAssembly backend initialises asynchronously; a model loaded before it is ready
+  // fails with "Backend 'wasm' has not yet been initialized" (seen in a worker).
+  await core.ready();
+  const { initModel } = require(embeddingsPath);
+  const { modelSource } = require(modelPath);
+  const native = kernels === 'wasm' ? { error: 'EMBED_KERNELS=wasm' } : loadNativeAddon();
+  if (native.addon) {
+    const model = await initModel(modelSource);
+    // The native products split over at most 2 threads (the caller's and one helper).
+    const threadsInUse = Math.max(1, Math.min(2, nativeThreads));
+    try {
+      const embed = createForwardPass(model.model, model.tokenizer, native.addon, threadsInUse);
+      return { kernels: 'native', threads: threadsInUse, nativeError: undefined, embed };
+    } catch (error) {
+      native.error = `the forward pass could not take this model's weights (${String(error && error.message)})`;
+    } finally {
+      // The forward pass holds its own (packed) copies; the graph's go, and with them every
+      // tensor of this thread, so the threaded backend below may still start.
+      model.model.dispose();
+    }
+  }
+  const threadsInUse = threads > 1 ? await require(threadsModule).enableWasmThreads(core, corePath, threads) : 1;
+  const model = await initModel(modelSource);
+  return { kernels: threadsInUse > 1 ? 'wasm-threads' : 'wasm', threads: threadsInUse, nativeError: native.error, embed: graphEmbed(core, model) };
+}
+
+module.exports = { loadUseLite, loadNativeAddon };
