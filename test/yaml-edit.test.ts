@@ -19,6 +19,10 @@ describe('appendToSequence', () => {
     expect(appendToSequence('models: [] # none yet\n', ['models'], 'm')).toContain('# none yet');
   });
 
+  it('writes the new lines with the file\'s line ending', () => {
+    expect(appendToSequence('list:\r\n  - a: 1\r\n    b: 2\r\nend: 1\r\n', ['list'], { a: 3, b: 4 })).toBe('list:\r\n  - a: 1\r\n    b: 2\r\n  - a: 3\r\n    b: 4\r\nend: 1\r\n');
+  });
+
   it('appends to a nested list, and to a file without a final newline', () => {
     expect(appendToSequence('a:\n  b:\n    - 1', ['a', 'b'], 2)).toBe('a:\n  b:\n    - 1\n    - 2\n');
   });

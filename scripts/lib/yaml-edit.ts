@@ -52,9 +52,14 @@ function renderItem(value: unknown, model: unknown, indent: number): string {
     .join('\n');
 }
 
+/** New lines take the file's line ending (CRLF when it has one). */
+function withEol(source: string, text: string): string {
+  return source.includes('\r\n') ? text.replace(/\n/g, '\r\n') : text;
+}
+
 function insertAt(source: string, at: number, text: string): string {
   const joint = at > 0 && source[at - 1] !== '\n' ? '\n' : '';
-  return `${source.slice(0, at)}${joint}${text}${source.slice(at)}`;
+  return `${source.slice(0, at)}${withEol(source, `${joint}${text}`)}${source.slice(at)}`;
 }
 
 function splice(source: string, doc: YAML.Document.Parsed, path: readonly string[], value: unknown): string | undefined {
@@ -79,7 +84,7 @@ function splice(source: string, doc: YAML.Document.Parsed, path: readonly string
     let close = source.indexOf(']', open) + 1;
     while (source[close] === ' ' || source[close] === '\t') close++;
     if (source[close] === '#') return undefined;
-    return `${source.slice(0, from)}\n${renderItem(value, undefined, indent).replace(/\n$/, '')}${source.slice(close)}`;
+    return `${source.slice(0, from)}${withEol(source, `\n${renderItem(value, undefined, indent).replace(/\n$/, '')}`)}${source.slice(close)}`;
   }
   return undefined;
 }
@@ -120,7 +125,7 @@ export function setTopLevel(source: string, key: string, value: unknown): string
   const doc = parseDocument(source);
   const map = doc.contents;
   if (!isMap(map) || map.flow || !map.range) throw new InPlaceEditError('the document is not a block mapping');
-  const text = YAML.stringify({ [key]: entry }, { lineWidth: 0 });
+  const text = withEol(source, YAML.stringify({ [key]: entry }, { lineWidth: 0 }));
   const pair = map.items.find((candidate) => (isScalar(candidate.key) ? candidate.key.value : candidate.key) === key);
   let next: string;
   if (pair && isScalar(pair.key) && pair.key.range && (pair.value as YamlNode | null)?.range) {
