@@ -123,11 +123,12 @@ describe('approving an answer edits only the lines it adds', () => {
     await store.close();
   });
 
-  it('in content that is not fictional, adds an unknown family as declared, not fictional', async () => {
+  it('reads fictional content from models.yaml too; in content that is not fictional, adds an unknown family as declared, not fictional', async () => {
     const content = writeFixtureContent();
     writeFileSync(path.join(content, 'site.yaml'), read(content, 'site.yaml').replace('demo: true', 'demo: false'));
-    writeFileSync(path.join(content, 'models.yaml'), read(content, 'models.yaml').replace('    fictional: true\n', '    fictional: false\n'));
     const store = await storeWith([{ id: 'ctb_3', kind: 'answer', record_id: 'TST-D1', identity: 'dogwood-2', payload: { answer: 'Ownership is a practice.' } }]);
+    await expect(approveContribution(store, content, 'ctb_3', { by: 'curator-ana', family: 'Dogwood', now: NOW })).rejects.toThrow(/\(models\.yaml marks every family fictional: true\)/);
+    writeFileSync(path.join(content, 'models.yaml'), read(content, 'models.yaml').replace('    fictional: true\n', '    fictional: false\n'));
     await approveContribution(store, content, 'ctb_3', { by: 'curator-ana', family: 'Dogwood', now: NOW });
     expect(loadContent(content).registry.families.find((family) => family.name === 'Dogwood')).toEqual({ name: 'Dogwood', lab: 'declared by the contributor', aliases: [], fictional: false });
     await store.close();
