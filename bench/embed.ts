@@ -7,6 +7,9 @@
  *     question (so a noisy neighbour slows them all alike): questions a second;
  *   - batches: its passages embedded in batches of 64, as a build does: passages a second.
  *
+ * The WebAssembly graph on 2 threads (wasm-threads.cjs, removed by ADR 0012) was measured with
+ * this benchmark at commit 2737d8a; ADR 0012 has the figures.
+ *
  * `npx tsx bench/embed.ts [--rounds 3]`; also part of `npm run bench`.
  */
 import path from 'node:path';
@@ -48,9 +51,9 @@ async function main() {
   const batches: string[][] = [];
   for (let start = 0; start + BATCH <= Math.min(passages.length, 4 * BATCH); start += BATCH) batches.push(passages.slice(start, start + BATCH));
   const variants: Variant[] = [
-    { label: 'native kernels, 1 thread (reference)', options: { threads: 1, nativeThreads: 1, kernels: 'auto' }, questionTimes: [], batchTimes: [] },
-    { label: 'WebAssembly graph, 1 thread', options: { threads: 1, kernels: 'wasm' }, questionTimes: [], batchTimes: [] },
-    { label: 'WebAssembly graph, 2 threads (wasm-threads.cjs)', options: { threads: 2, kernels: 'wasm' }, questionTimes: [], batchTimes: [] },
+    { label: 'native kernels, 1 thread (reference)', options: { threads: 1, kernels: 'auto' }, questionTimes: [], batchTimes: [] },
+    { label: 'native kernels, 2 threads', options: { threads: 2, kernels: 'auto' }, questionTimes: [], batchTimes: [] },
+    { label: 'WebAssembly graph (the fallback)', options: { kernels: 'wasm' }, questionTimes: [], batchTimes: [] },
   ];
   for (const variant of variants) variant.embedder = await createUseLiteEmbedder({ workers: 1, offThread: true, ...variant.options });
   const reference = variants[0]!;
@@ -82,8 +85,6 @@ async function main() {
         `batch median ${ms(vb.median)} (${((BATCH * 1000) / vb.median).toFixed(0)} passages/s, ${ratio(b.median / vb.median, 1)} the reference's)`,
     );
   }
-  const [one, two] = [variants[1]!, variants[2]!].map((variant) => ({ q: summarize(variant.questionTimes).median, b: summarize(variant.batchTimes).median }));
-  if (one && two) console.log(`WebAssembly graph, 2 threads against 1: ${ratio(one.q, two.q)} the questions a second, ${ratio(one.b, two.b)} the passages a second`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();

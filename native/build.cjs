@@ -26,6 +26,10 @@ function nodeGyp() {
   return candidates.find((file) => file && fs.existsSync(file));
 }
 
+/**
+ * @param {string} reason
+ * @returns {never}
+ */
 function fail(reason) {
   const message = `native matrix kernels not built (${reason}); question embeddings run on WebAssembly instead`;
   if (strict) {
