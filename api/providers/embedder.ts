@@ -45,7 +45,7 @@ const POOL_MIN_TEXTS = 128;
 export interface UseLiteOptions {
   /**
    * Worker threads for large embed calls (the build). Each runs its own copy of the same
-   * model on the same WebAssembly backend, so vectors are the same; default: one per core, at most 4.
+   * model on the same backend (native kernels or WebAssembly), so vectors are the same; default: one per core, at most 4.
    */
   workers?: number;
   /**
