@@ -18,8 +18,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const config = configOrExit();
   const log = (line: string) => console.error(`[server] ${line}`);
-  // Questions are embedded on worker threads (EMBED_WORKERS, default 1), off the event loop,
-  // each on EMBED_THREADS cores (default 2), on native kernels where they were built.
+  // Questions are embedded on worker threads (EMBED_WORKERS), off the event loop, each on
+  // EMBED_THREADS CPU threads, on native kernels where they were built; the defaults and why
+  // are in api/config.ts (defaultEmbedThreads, embedNativeThreads), the speeds in `npm run bench`.
   const useLite = await createUseLiteEmbedder({
     workers: config.embedWorkers,
     offThread: config.embedWorkers > 0,
