@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { nthLargest } from '../core/search/search-index.ts';
 import { createVectorScanner } from '../core/search/vector-scan.ts';
 import { createUseLiteEmbedder } from '../providers/embedder.ts';
-import { seededRandom as random } from '../scripts/lib/random.ts';
+import { seededRandom as random } from '../core/random.ts';
 import { compileDotWat, renderDotWasmModule, WASM_TS_PATH } from '../scripts/gen-wasm.ts';
 
 function vectors(count: number, dims: number, seed: number): Float32Array {
