@@ -39,10 +39,11 @@ export interface JobsStore {
    */
   claimJob(id: string, now: Date, leaseMs?: number): Promise<boolean>;
   /**
-   * The heartbeat of a running job: holds it until now + leaseMs. False when the job is no
-   * longer running (finished, cancelled, or re-queued by another process).
+   * The heartbeat of a running job: holds it until now + leaseMs, if it is still running as
+   * the given attempt (the claim that started it). False when it is not: finished, cancelled,
+   * or re-queued and claimed again after its lease lapsed.
    */
-  renewJobLease(id: string, now: Date, leaseMs: number): Promise<boolean>;
+  renewJobLease(id: string, attempt: number, now: Date, leaseMs: number): Promise<boolean>;
   /** Ends a running job; a job cancelled meanwhile stays cancelled. */
   finishJob(id: string, outcome: { result: unknown } | { error: { code: string; message: string } }, now: Date): Promise<void>;
   /** Cancels a queued or running job; the job as it is afterwards (undefined when unknown). */

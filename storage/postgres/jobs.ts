@@ -19,8 +19,8 @@ export function createPostgresJobs(pool: pg.Pool, transaction: Transaction): Job
       const { rowCount } = await pool.query("UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = $1, lease_expires_at = $2 WHERE id = $3 AND status = 'queued'", [now.toISOString(), now.getTime() + leaseMs, id]);
       return rowCount === 1;
     },
-    async renewJobLease(id, now, leaseMs) {
-      const { rowCount } = await pool.query("UPDATE jobs SET lease_expires_at = $1 WHERE id = $2 AND status = 'running'", [now.getTime() + leaseMs, id]);
+    async renewJobLease(id, attempt, now, leaseMs) {
+      const { rowCount } = await pool.query("UPDATE jobs SET lease_expires_at = $1 WHERE id = $2 AND attempts = $3 AND status = 'running'", [now.getTime() + leaseMs, id, attempt]);
       return rowCount === 1;
     },
     async finishJob(id, outcome, now) {

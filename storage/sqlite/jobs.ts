@@ -7,7 +7,7 @@ export function createSqliteJobs(db: Database): JobsStore {
     insert: db.prepare('INSERT INTO jobs (id, kind, status, input, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)'),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`),
     claim: db.prepare("UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ?, lease_expires_at = ? WHERE id = ? AND status = 'queued'"),
-    renew: db.prepare("UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND status = 'running'"),
+    renew: db.prepare("UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND attempts = ? AND status = 'running'"),
     finish: db.prepare("UPDATE jobs SET status = ?, result = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'running'"),
     cancel: db.prepare("UPDATE jobs SET status = 'cancelled', error = ?, updated_at = ? WHERE id = ? AND status IN ('queued', 'running')"),
     unfinished: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at`),
@@ -29,8 +29,8 @@ export function createSqliteJobs(db: Database): JobsStore {
     async claimJob(id, now, leaseMs = 0) {
       return statements.claim.run(now.toISOString(), now.getTime() + leaseMs, id).changes === 1;
     },
-    async renewJobLease(id, now, leaseMs) {
-      return statements.renew.run(now.getTime() + leaseMs, id).changes === 1;
+    async renewJobLease(id, attempt, now, leaseMs) {
+      return statements.renew.run(now.getTime() + leaseMs, id, attempt).changes === 1;
     },
     async finishJob(id, outcome, now) {
       if ('result' in outcome) statements.finish.run('done', JSON.stringify(outcome.result), null, now.toISOString(), id);
