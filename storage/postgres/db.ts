@@ -49,6 +49,13 @@ export async function openPool(connectionString: string, options: { max?: number
   // An idle connection lost with the server (crash, restart) is dropped from the pool and
   // reported here; unhandled, the event would end the process. The next query reconnects.
   pool.on('error', () => {});
+  // A connection can report a lost server more than once (the server's FATAL message, then the
+  // socket's end) while pg-pool listens for one report per checked-out query: without a
+  // listener of its own, the second report would end the process. The failing query still
+  // rejects (StoreUnavailableError), and the pool drops the connection.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
 
   async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
