@@ -35,6 +35,34 @@ for (const driver of drivers) {
       await raw.close();
     }, 60_000);
 
+    it('applies each migration in its own transaction: one that fails leaves the earlier ones applied and itself not at all', async () => {
+      const location = await driver.location();
+      const raw = await driver.raw(location);
+      await raw.run(LEGACY_DDL[driver.name]);
+      // A column migration 4 adds already there: its ALTER fails.
+      await raw.run('ALTER TABLE jobs ADD COLUMN lease_expires_at BIGINT');
+      await expect(driver.openAt(location)).rejects.toThrow();
+      expect((await raw.rows<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((row) => Number(row.version))).toEqual(versions.filter((version) => version < 4));
+      // once the cause is gone, the next open applies what is pending
+      await raw.run('ALTER TABLE jobs DROP COLUMN lease_expires_at');
+      await (await driver.openAt(location)).close();
+      expect((await raw.rows<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).map((row) => Number(row.version))).toEqual(versions);
+      await raw.close();
+    }, 60_000);
+
+    it.runIf(driver.name === 'sqlite')('rolls back every statement of a failing migration (SQLite rebuilds a table in several)', async () => {
+      const location = await driver.location();
+      const raw = await driver.raw(location);
+      // contributions without its reviews column: migration 2 creates the new table, then its copy fails
+      await raw.run(LEGACY_DDL.sqlite.replace(/,\s*reviews TEXT NOT NULL DEFAULT '\[\]'/, ''));
+      await raw.run("INSERT INTO contributions (id, kind, identity, payload, content_hash, client, status, created_at) VALUES ('ctb_x', 'answer', 't', '{}', 'h', 'c', 'pending', 'then')");
+      await expect(driver.openAt(location)).rejects.toThrow();
+      expect(await raw.rows("SELECT name FROM sqlite_master WHERE name = 'contributions_scoped'")).toEqual([]);
+      expect(await raw.rows('SELECT id FROM contributions')).toEqual([{ id: 'ctb_x' }]);
+      expect((await raw.rows<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => Number(row.version))).toEqual([1]);
+      await raw.close();
+    }, 60_000);
+
     it('brings a store laid out before versioning up to date and keeps its rows', async () => {
       const location = await driver.location();
       const raw = await driver.raw(location);
