@@ -1,86 +1,56 @@
 /**
  * One contract for every store driver (the embedded SQLite one and the PostgreSQL
- * scale-out one): jobs, sessions, spend, records, contributions, limits, plays, secrets.
+ * scale-out one), the same test code for each concern: jobs (stages, cancel, leases),
+ * contributions, sessions, limits (rate limits, plays), spend, records (persisted records,
+ * kept councils), idempotency keys, federation, tension sightings, secrets. The drivers come
+ * from test/helpers/write-stores.ts; under CI=true a missing PostgreSQL fails the suite.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createPostgresStore, isUnavailable } from '../storage/postgres-store.ts';
 import { createSqliteStore } from '../storage/sqlite-store.ts';
 import { StoreUnavailableError, UnstorableTextError, type ContributionKind, type ContributionStatus, type Store } from '../storage/store.ts';
 import { tempDir } from '../devkit/app.ts';
-import { POSTGRES_AVAILABLE, startPostgres, type TestPostgres } from '../devkit/postgres.ts';
+import { writeStoreDrivers } from './helpers/write-stores.ts';
 
-interface Driver {
-  name: string;
-  /** A fresh, empty store. */
-  open(): Promise<Store>;
-  /** A location holding a store made by the older schema (one contribution, sent with key "K"); opens it. */
-  legacy(): Promise<{ open(): Promise<Store> }>;
-}
+const { drivers: storeDrivers, stop } = writeStoreDrivers();
+const postgresDriver = storeDrivers.find((driver) => driver.name === 'postgres')!;
 
-let postgres: TestPostgres | undefined;
-let database = 0;
-
-/** A new, empty database on the test server; its connection URL. */
-async function freshDatabase(prefix: string): Promise<string> {
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: postgres!.url });
-  await admin.connect();
-  const name = `${prefix}_${++database}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return postgres!.url.replace(/\/postgres$/, `/${name}`);
-}
 const LEGACY_ROW = ['ctb_old', 'answer', 'X-D1', 'tester', 'missing_voice', '{"answer":"old"}', 'hash-old', 'K', 'client-a', 'pending', '2025-12-31T00:00:00.000Z'];
 const LEGACY_INSERT = 'INSERT INTO contributions (id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at)';
-
-const drivers: Driver[] = [
-  {
-    name: 'sqlite',
-    open: async () => createSqliteStore(path.join(tempDir('store'), 'store.db')),
-    legacy: async () => {
-      const file = path.join(tempDir('store-legacy'), 'store.db');
-      const Libsql = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; prepare(sql: string): { run(...values: unknown[]): unknown }; close(): void };
-      const db = new Libsql(file);
-      db.exec(`CREATE TABLE contributions (
+/** The contributions table of the oldest stores: a global UNIQUE on the Idempotency-Key. */
+const LEGACY_CONTRIBUTIONS = {
+  sqlite: `CREATE TABLE contributions (
         id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
         payload TEXT NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT UNIQUE, client TEXT NOT NULL,
         status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
         reviews TEXT NOT NULL DEFAULT '[]'
       );
-      CREATE INDEX contributions_status ON contributions(status, created_at);`);
-      db.prepare(`${LEGACY_INSERT} VALUES (${LEGACY_ROW.map(() => '?').join(', ')})`).run(...LEGACY_ROW);
-      db.close();
-      return { open: async () => createSqliteStore(file) };
-    },
-  },
-  {
-    name: 'postgres',
-    open: async () => createPostgresStore(await freshDatabase('contract')),
-    legacy: async () => {
-      const url = await freshDatabase('legacy');
-      const { default: pg } = await import('pg');
-      const old = new pg.Client({ connectionString: url });
-      await old.connect();
-      await old.query(`CREATE TABLE contributions (
+      CREATE INDEX contributions_status ON contributions(status, created_at);`,
+  postgres: `CREATE TABLE contributions (
         id TEXT PRIMARY KEY, kind TEXT NOT NULL, record_id TEXT, identity TEXT NOT NULL, justification TEXT,
         payload JSONB NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT UNIQUE, client TEXT NOT NULL,
         status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
         reviews JSONB NOT NULL DEFAULT '[]'::jsonb
-      )`);
-      await old.query(`${LEGACY_INSERT} VALUES (${LEGACY_ROW.map((_, index) => `$${index + 1}`).join(', ')})`, LEGACY_ROW);
-      await old.end();
-      return { open: async () => createPostgresStore(url) };
-    },
-  },
-];
+      )`,
+};
 
-beforeAll(async () => {
-  if (POSTGRES_AVAILABLE) postgres = await startPostgres();
-}, 120_000);
-afterAll(() => postgres?.stop());
+/** The same contract code for every driver; `legacy` lays a store made by the oldest schema (one contribution, sent with key "K"). */
+const drivers = storeDrivers.map((driver) => ({
+  ...driver,
+  async legacy() {
+    const location = await driver.location();
+    const raw = await driver.raw(location);
+    await raw.run(LEGACY_CONTRIBUTIONS[driver.name]);
+    await raw.run(`${LEGACY_INSERT} VALUES (${LEGACY_ROW.map(() => '?').join(', ')})`, LEGACY_ROW);
+    await raw.close();
+    return { open: () => driver.openAt(location) };
+  },
+}));
+
+afterAll(() => stop(), 60_000);
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 const hour = 3_600_000;
@@ -98,7 +68,7 @@ const item = (n: number, extra: Partial<Parameters<Store['submitContribution']>[
 });
 
 for (const driver of drivers) {
-  describe.skipIf(driver.name === 'postgres' && !POSTGRES_AVAILABLE)(`store contract: ${driver.name}`, () => {
+  describe.skipIf(!driver.available)(`store contract: ${driver.name}`, () => {
     it('runs jobs through queued → running → done / failed, and a claim is exclusive', async () => {
       const store = await driver.open();
       const job = await store.createJob({ id: 'job_1', kind: 'council', input: { question: 'q?' } }, at(0));
@@ -229,6 +199,29 @@ for (const driver of drivers) {
       await store.finishJob('job_d', { result: 1 }, at(5));
       expect(await store.cancelJob('job_d', at(6))).toMatchObject({ status: 'done' });
       expect(await store.cancelJob('nope', at(6))).toBeUndefined();
+      await store.close();
+    });
+
+    it('holds a running job under a lease that only its claim (attempt) renews', async () => {
+      const store = await driver.open();
+      await store.createJob({ id: 'job_l', kind: 'council', input: null }, at(0));
+      expect((await store.getJob('job_l'))!.lease_expires_at).toBeNull();
+      expect(await store.renewJobLease('job_l', 0, at(0), hour)).toBe(false);
+      expect(await store.claimJob('job_l', at(1), hour)).toBe(true);
+      expect((await store.getJob('job_l'))!.lease_expires_at).toBe(at(61).toISOString());
+      expect(await store.renewJobLease('job_l', 1, at(30), hour)).toBe(true);
+      expect((await store.unfinishedJobs())[0]!.lease_expires_at).toBe(at(90).toISOString());
+      // another claim's attempt does not renew it
+      expect(await store.renewJobLease('job_l', 2, at(31), hour)).toBe(false);
+      // re-queued (its lease lapsed) and claimed again: the old attempt's heartbeat no longer holds it
+      await store.requeueJob('job_l', at(91));
+      expect(await store.renewJobLease('job_l', 1, at(91), hour)).toBe(false);
+      expect(await store.claimJob('job_l', at(92), hour)).toBe(true);
+      expect(await store.renewJobLease('job_l', 1, at(93), hour)).toBe(false);
+      expect(await store.renewJobLease('job_l', 2, at(93), hour)).toBe(true);
+      await store.finishJob('job_l', { result: 1 }, at(94));
+      expect(await store.renewJobLease('job_l', 2, at(95), hour)).toBe(false);
+      expect(await store.renewJobLease('nope', 1, at(95), hour)).toBe(false);
       await store.close();
     });
 
@@ -477,10 +470,10 @@ for (const driver of drivers) {
   });
 }
 
-describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL store: rate-limit counters', () => {
+describe.skipIf(!postgresDriver.available)('PostgreSQL store: rate-limit counters', () => {
   it('keeps them in an unlogged table, and turns a logged one from an older store unlogged', async () => {
     const { default: pg } = await import('pg');
-    const url = await freshDatabase('counters');
+    const url = await postgresDriver.location();
     // An older store: the counters logged, with a window in progress.
     const old = new pg.Client({ connectionString: url });
     await old.connect();

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import { sha256Hex } from '../../core/manifest.ts';
 import { FEDERATION_PROTOCOL, type FederationOffer, type FederationProvenance } from '../../schemas/federation.ts';
-import type { FederationStore, NewImport } from '../../storage/store.ts';
+import type { FederationStore, NewImport } from '../../storage/federation.ts';
 import { FederationError } from './errors.ts';
 import { keyIdOf, verifySignature } from './keys.ts';
 import { verifyRecordSignature } from './protocol.ts';

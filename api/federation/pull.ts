@@ -17,7 +17,7 @@ import {
 } from '../../schemas/federation.ts';
 import { parseMarkdown } from '../../content-files/frontmatter.ts';
 import { sha256Hex } from '../../core/manifest.ts';
-import type { FederationStore, NewImport } from '../../storage/store.ts';
+import type { FederationStore, NewImport } from '../../storage/federation.ts';
 import { FederationError } from './errors.ts';
 import { parseHttpUrl, type Fetcher } from './fetch.ts';
 import { keyIdOf, nodeIdOf } from './keys.ts';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { canonicalJson } from '../../core/canonical-json.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
-import type { Acknowledgement, Store } from '../../storage/store.ts';
+import type { Acknowledgement, IdempotencyStore } from '../../storage/idempotency.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -33,7 +33,7 @@ export interface Answer {
 }
 
 export interface KeyedWrite {
-  store: Store;
+  store: IdempotencyStore;
   now: Date;
   /** The hashed client id: keys of different clients never meet. */
   client: string;

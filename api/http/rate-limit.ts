@@ -5,7 +5,8 @@
  */
 import type { Request, Response } from 'express';
 import { apiError } from '../../schemas/errors.ts';
-import type { RateLimit, Store } from '../../storage/store.ts';
+import type { LimitsStore, RateLimit } from '../../storage/limits.ts';
+import type { SecretsStore } from '../../storage/secrets.ts';
 import { clientHash } from './client-id.ts';
 
 import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from '../../core/rate-limits.ts';
@@ -42,7 +43,7 @@ export interface Limiter {
   check(request: Request, response: Response, name: string, perClient: Window, global?: Window): Promise<void>;
 }
 
-export function createLimiter(store: Store, now: () => Date): Limiter {
+export function createLimiter(store: LimitsStore & SecretsStore, now: () => Date): Limiter {
   const salt = store.secret('client-hash-salt');
   const client = async (request: Request) => clientHash(request, await salt);
   return {

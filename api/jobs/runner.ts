@@ -4,8 +4,11 @@
  * interrupted twice ends as failed with the reason. No job stays "running" forever.
  * A job can be cancelled while queued or running: its handler's signal aborts, which aborts
  * its model calls; a job cancelled through another process is seen at the next sweep.
+ * With several processes sharing a store, a running job holds a lease that its process's
+ * heartbeat renews while it runs: another process takes it over only once the lease has
+ * lapsed, i.e. once the process running it has died (or lost the store for a whole lease).
  */
-import type { JobKind, JobRecord, Store } from '../../storage/store.ts';
+import type { JobKind, JobRecord, JobsStore } from '../../storage/jobs.ts';
 
 export const MAX_ATTEMPTS = 2;
 
@@ -18,7 +21,7 @@ export interface JobFailure {
 }
 
 export interface JobRunnerOptions {
-  store: Store;
+  store: JobsStore;
   handlers: Record<JobKind, JobHandler>;
   concurrency: number;
   now: () => Date;
@@ -27,10 +30,13 @@ export interface JobRunnerOptions {
   /** Turns a thrown error into the failure stored on the job (no stack traces). */
   describeFailure: (error: unknown) => JobFailure;
   /**
-   * A running job whose last update is older than this is taken as abandoned (its process
-   * died) and re-queued. With one process per store 0 is right: at start nothing else runs.
+   * How long a claim or a heartbeat holds a running job: a running job whose lease has lapsed
+   * is taken as abandoned (its process died) and re-queued. With one process per store 0 is
+   * right (no heartbeat): at start nothing else runs.
    */
   leaseMs?: number;
+  /** How often a running job's lease is renewed; a third of leaseMs when omitted. */
+  heartbeatMs?: number;
 }
 
 export interface JobRunner {
@@ -45,6 +51,11 @@ export interface JobRunner {
    * that another process cancelled.
    */
   resume(): Promise<{ resumed: number; failed: number }>;
+  /**
+   * Renews the lease of every job running here (the heartbeat calls it every heartbeatMs);
+   * a job found no longer ours (re-queued and claimed elsewhere) is aborted and not finished here.
+   */
+  heartbeat(): Promise<void>;
   /** Resolves when no job is running or queued in this process. */
   idle(): Promise<void>;
   inFlight(): number;
@@ -54,11 +65,27 @@ function cancelledReason(): Error {
   return Object.assign(new Error('the job was cancelled by its caller'), { name: 'JobCancelled' });
 }
 
+function leaseLostReason(): Error {
+  return Object.assign(new Error('the job was taken over by another process after its lease lapsed'), { name: 'JobLeaseLost' });
+}
+
+/** Until when a running job is held: its lease, or for a job claimed by older code its last update plus this process's lease. */
+function heldUntil(job: JobRecord, leaseMs: number): number {
+  return job.lease_expires_at ? Date.parse(job.lease_expires_at) : Date.parse(job.updated_at) + leaseMs;
+}
+
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const queue: string[] = [];
   const mine = new Set<string>();
   /** The jobs running in this process, by id: aborting one aborts its model calls. */
   const controllers = new Map<string, AbortController>();
+  /** The attempt (claim) each job running here holds, for its heartbeat. */
+  const attempts = new Map<string, number>();
+  /** Jobs running here whose lease another process took over: they must not be finished here. */
+  const lost = new Set<string>();
+  const leaseMs = options.leaseMs ?? 0;
+  const heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 3));
+  let beating: ReturnType<typeof setInterval> | undefined;
   let running = 0;
   let idleWaiters: (() => void)[] = [];
 
@@ -78,21 +105,64 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     }
   };
 
+  async function heartbeat(): Promise<void> {
+    await Promise.all(
+      [...attempts].map(async ([id, attempt]) => {
+        try {
+          if (await options.store.renewJobLease(id, attempt, options.now(), leaseMs)) return;
+          // Cancelled (through another process), or re-queued (and maybe claimed again) by
+          // another process after the lease lapsed: then it is no longer ours to run or finish.
+          const job = await options.store.getJob(id);
+          if (!attempts.has(id) || !job) return;
+          if (job.status === 'cancelled') {
+            controllers.get(id)?.abort(cancelledReason());
+          } else if (job.status === 'queued' || (job.status === 'running' && job.attempts !== attempt)) {
+            lost.add(id);
+            controllers.get(id)?.abort(leaseLostReason());
+          }
+        } catch (error) {
+          options.log(`job ${id}: heartbeat: ${(error as Error).message}`);
+        }
+      }),
+    );
+  }
+
+  const startHeartbeat = () => {
+    if (leaseMs <= 0 || beating) return;
+    beating = setInterval(() => void heartbeat(), heartbeatMs);
+    beating.unref?.();
+  };
+  const stopHeartbeat = () => {
+    if (attempts.size > 0 || !beating) return;
+    clearInterval(beating);
+    beating = undefined;
+  };
+
+  async function finish(id: string, outcome: Parameters<JobsStore['finishJob']>[1]): Promise<void> {
+    // A job taken over by another process is that process's to finish.
+    if (!lost.has(id)) await options.store.finishJob(id, outcome, options.now());
+  }
+
   async function execute(id: string): Promise<void> {
     try {
-      if (!(await options.store.claimJob(id, options.now()))) return;
+      if (!(await options.store.claimJob(id, options.now(), leaseMs))) return;
       const job = await options.store.getJob(id);
       if (!job) return;
       const controller = new AbortController();
       controllers.set(id, controller);
+      attempts.set(id, job.attempts);
+      startHeartbeat();
       try {
         const result = await options.handlers[job.kind](job.input, { id, attempt: job.attempts, signal: controller.signal });
         // A job cancelled meanwhile stays cancelled (finishJob only ends running jobs).
-        await options.store.finishJob(id, { result }, options.now());
+        await finish(id, { result });
       } catch (error) {
-        await options.store.finishJob(id, { error: options.describeFailure(error) }, options.now());
+        await finish(id, { error: options.describeFailure(error) });
       } finally {
         controllers.delete(id);
+        attempts.delete(id);
+        lost.delete(id);
+        stopHeartbeat();
       }
     } catch (error) {
       options.log(`job ${id}: store error: ${(error as Error).message}`);
@@ -119,10 +189,10 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       for (const [id, controller] of controllers) {
         if ((await options.store.getJob(id))?.status === 'cancelled') controller.abort(cancelledReason());
       }
-      const lease = options.leaseMs ?? 0;
       for (const job of await options.store.unfinishedJobs()) {
         if (mine.has(job.id)) continue;
-        if (job.status === 'running' && options.now().getTime() - Date.parse(job.updated_at) < lease) continue;
+        // A running job whose process still renews its lease is that process's.
+        if (job.status === 'running' && options.now().getTime() < heldUntil(job, leaseMs)) continue;
         if (job.status === 'running' && job.attempts >= MAX_ATTEMPTS) {
           await options.store.finishJob(job.id, { error: { code: 'JOB_INTERRUPTED', message: `the server stopped while this job was running, ${job.attempts} times; it was not retried again` } }, options.now());
           failed++;
@@ -136,6 +206,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       pump();
       return { resumed, failed };
     },
+    heartbeat,
     idle() {
       if (running === 0 && queue.length === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));

@@ -9,7 +9,7 @@ import { councilToFrontmatter, type CouncilResult } from '../../core/live/counci
 import { encodeParam } from '../../core/url.ts';
 import { apiError } from '../../schemas/errors.ts';
 import { applyPersistedRecords, type Corpus } from '../load-artifacts.ts';
-import type { Store } from '../../storage/store.ts';
+import type { RecordsStore } from '../../storage/records.ts';
 
 /** How long a council result stays kept (by its council_id) for an operator to persist it. */
 export const COUNCIL_KEEP_MS = 24 * 60 * 60 * 1000;
@@ -23,7 +23,7 @@ export function councilNotFound(councilId: string) {
   );
 }
 
-export function createCouncilPersistence({ corpus, store, now }: { corpus: Corpus; store: Store; now: () => Date }) {
+export function createCouncilPersistence({ corpus, store, now }: { corpus: Corpus; store: RecordsStore; now: () => Date }) {
   function nextRecordId(): string {
     let id = `${corpus.site.id_prefix}-D${now().getTime()}`;
     while (corpus.divergenceById.has(id)) id = `${corpus.site.id_prefix}-D${Number(id.split('-D')[1]) + 1}`;

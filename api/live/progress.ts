@@ -3,7 +3,7 @@
  * GET /api/query?job=<id> shows progress. A failed write is logged and never fails the run.
  */
 import type { Stage } from '../../core/live/stages.ts';
-import type { JobStage, Store } from '../../storage/store.ts';
+import type { JobsStore, JobStage } from '../../storage/jobs.ts';
 
 export interface StageRecorder {
   onStage(stage: Stage): void;
@@ -11,7 +11,7 @@ export interface StageRecorder {
   flushed(): Promise<void>;
 }
 
-export function createStageRecorder(store: Store, job: { id: string; attempt: number }, now: () => Date, log: (line: string) => void): StageRecorder {
+export function createStageRecorder(store: Pick<JobsStore, 'addJobStage'>, job: { id: string; attempt: number }, now: () => Date, log: (line: string) => void): StageRecorder {
   let chain = Promise.resolve();
   return {
     onStage(stage) {

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Meter } from '../../core/live/metered-call.ts';
 import { ProviderError, type Panel } from '../../providers/chat.ts';
-import type { Store } from '../../storage/store.ts';
+import type { SpendStore } from '../../storage/spend.ts';
 
 /** How long a reservation outlives the longest possible call before it stops counting. */
 export const RESERVATION_GRACE_MS = 60_000;
@@ -22,7 +22,7 @@ export function longestCallMs(panel: Panel): number {
   return Math.max(config.defaults.timeout_ms, ...[...config.panel, ...config.extra].map((model) => model.timeout_ms ?? 0));
 }
 
-export function createReservingMeter(store: Store, panel: Panel, now: () => Date): Meter {
+export function createReservingMeter(store: SpendStore, panel: Panel, now: () => Date): Meter {
   const ceiling = panel.config.spending_ceiling_usd;
   const ttlMs = longestCallMs(panel) + RESERVATION_GRACE_MS;
   return {

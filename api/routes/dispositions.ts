@@ -1,6 +1,6 @@
 /** POST /api/tensions/dispositions: a curator records a disposition of a tension (bearer secret). */
 import { apiError } from '../../schemas/errors.ts';
-import type { Store } from '../../storage/store.ts';
+import type { ContributionsStore } from '../../storage/contributions.ts';
 import { DispositionRequestSchema } from '../../schemas/dispositions.ts';
 import {
   DispositionUnavailableError,
@@ -14,7 +14,7 @@ import { invalidBody, limitLive, requireLive } from './live.ts';
 import { trackedTensions } from './tracked-tensions.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
-export function dispositionRoutes(context: RouteContext, store: Store): RouteDefinition[] {
+export function dispositionRoutes(context: RouteContext, store: ContributionsStore): RouteDefinition[] {
   return [
     {
       path: '/api/tensions/dispositions',

@@ -9,7 +9,7 @@ import { FederationError } from '../federation/errors.ts';
 import type { FederationNode } from '../federation/node.ts';
 import { receiveOffer } from '../federation/offer.ts';
 import type { Window } from '../http/rate-limit.ts';
-import type { FederationStore } from '../../storage/store.ts';
+import type { FederationStore } from '../../storage/federation.ts';
 import { FederationOfferSchema } from '../../schemas/federation.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 

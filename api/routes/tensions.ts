@@ -5,7 +5,7 @@ import { parseOrSuggest, without } from '../../core/next-call.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
 import type { TrackedTension } from '../../core/tension-identity.ts';
 import { apiError } from '../../schemas/errors.ts';
-import type { Store } from '../../storage/store.ts';
+import type { SightingsStore } from '../../storage/sightings.ts';
 import { trackedTensions } from './tracked-tensions.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
 
@@ -63,7 +63,7 @@ function parseFilters(raw: RawQuery, context: RouteContext): { applied: Record<s
   return { applied, filters };
 }
 
-export function tensionRoutes(context: RouteContext, store: Store): RouteDefinition[] {
+export function tensionRoutes(context: RouteContext, store: SightingsStore): RouteDefinition[] {
   return [
     {
       path: '/api/tensions',
@@ -72,7 +72,7 @@ export function tensionRoutes(context: RouteContext, store: Store): RouteDefinit
           const { applied, filters } = parseOrSuggest('/api/tensions', request.query as RawQuery, (raw) => parseFilters(raw, context));
           // The store only adds kept deliberation sightings: when it cannot be reached, the Atlas
           // tensions are still served, and the response says what is missing.
-          let kept: Awaited<ReturnType<Store['listTensionSightings']>> = [];
+          let kept: Awaited<ReturnType<SightingsStore['listTensionSightings']>> = [];
           let deliberationSightings: 'included' | 'unavailable' = 'included';
           try {
             kept = await store.listTensionSightings('kept');

@@ -11,7 +11,7 @@ import type { DispositionRequest } from '../../schemas/dispositions.ts';
 import { contentHash } from '../../core/contributions.ts';
 import type { TrackedTension } from '../../core/tension-identity.ts';
 import type { LiveService } from '../live/service.ts';
-import type { Store } from '../../storage/store.ts';
+import type { ContributionsStore } from '../../storage/contributions.ts';
 
 
 export interface DispositionDeps {
@@ -86,7 +86,7 @@ export async function recordDisposition(deps: DispositionDeps, tension: TrackedT
 }
 
 /** A pending proposal in the store, exactly as POST /api/store {action: "propose"} stores one. */
-export function storeProposer(store: Store, now: () => Date): NonNullable<DispositionDeps['propose']> {
+export function storeProposer(store: ContributionsStore, now: () => Date): NonNullable<DispositionDeps['propose']> {
   return async ({ identity, title, text, sources }) => {
     const outcome = await store.submitContribution(
       {

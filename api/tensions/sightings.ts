@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { tensionKey } from '../../core/tension-identity.ts';
-import type { NewTensionSighting, Store } from '../../storage/store.ts';
+import type { NewTensionSighting, SightingsStore } from '../../storage/sightings.ts';
 
 interface NamedTension {
   topic: string;
@@ -32,7 +32,7 @@ export function sightingsOf(tensions: readonly NamedTension[], question: string,
 }
 
 /** Never fails the deliberation that was paid for: a store problem is logged. */
-export async function recordDeliberationSightings(store: Store, tensions: readonly NamedTension[], question: string, now: Date, log: (line: string) => void): Promise<void> {
+export async function recordDeliberationSightings(store: SightingsStore, tensions: readonly NamedTension[], question: string, now: Date, log: (line: string) => void): Promise<void> {
   try {
     await store.addTensionSightings(sightingsOf(tensions, question, now));
   } catch (error) {

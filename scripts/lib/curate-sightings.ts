@@ -4,7 +4,7 @@
  * GET /api/tensions) or dismisses them. Listed grouped by tension key, most sighted first, so
  * a disagreement that recurs surfaces; each group says whether the Atlas already names it.
  */
-import type { Store, TensionSightingRecord } from '../../storage/store.ts';
+import type { SightingsStore, TensionSightingRecord } from '../../storage/sightings.ts';
 import { tensionKey } from '../../core/tension-identity.ts';
 import { UsageError } from './curation-list.ts';
 import { loadContent } from '../../content-files/load-content.ts';
@@ -21,7 +21,7 @@ export interface SightingGroup {
   sightings: TensionSightingRecord[];
 }
 
-export async function listSightings(store: Store, contentDir: string, status = 'pending'): Promise<SightingGroup[]> {
+export async function listSightings(store: SightingsStore, contentDir: string, status = 'pending'): Promise<SightingGroup[]> {
   if (!(STATES as readonly string[]).includes(status)) throw new UsageError(`--status is one of ${STATES.join(', ')}`);
   const items = await store.listTensionSightings(status === 'all' ? undefined : (status as TensionSightingRecord['state']));
   const content = loadContent(contentDir);
@@ -49,7 +49,7 @@ export function describeSightings(groups: readonly SightingGroup[]): string {
     .join('\n\n');
 }
 
-export async function reviewSighting(store: Store, id: string | undefined, decision: string | undefined, by: string | undefined): Promise<TensionSightingRecord> {
+export async function reviewSighting(store: SightingsStore, id: string | undefined, decision: string | undefined, by: string | undefined): Promise<TensionSightingRecord> {
   if (!id || (decision !== 'keep' && decision !== 'dismiss') || !by) throw new UsageError('sighting needs <id>, keep or dismiss, and --by <curator>');
   const reviewed = await store.reviewTensionSighting(id, { state: decision === 'keep' ? 'kept' : 'dismissed', reviewer: by }, new Date());
   if (!reviewed) throw new Error(`no pending sighting ${id}`);

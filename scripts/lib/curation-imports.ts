@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FederationImport, Store } from '../../storage/store.ts';
+import type { FederationImport, FederationStore } from '../../storage/federation.ts';
 import { parseMarkdown } from '../../content-files/frontmatter.ts';
 import { ContentError } from '../../content-files/issues.ts';
 import { loadContent, type LoadedContent } from '../../content-files/load-content.ts';
@@ -21,7 +21,7 @@ export interface ImportApproval {
   addedModels: string[];
 }
 
-async function pendingImport(store: Store, id: string): Promise<FederationImport> {
+async function pendingImport(store: FederationStore, id: string): Promise<FederationImport> {
   const item = await store.getImport(id);
   if (!item) throw new Error(`no import ${id}`);
   if (item.status !== 'pending') throw new Error(`${id} is ${item.status}, not pending`);
@@ -51,7 +51,7 @@ function placeModels(content: Pick<LoadedContent, 'site' | 'registry'>, answers:
   return additions;
 }
 
-export async function approveImport(store: Store, contentDir: string, id: string, options: { by: string; now?: Date; fictional?: boolean }): Promise<ImportApproval> {
+export async function approveImport(store: FederationStore, contentDir: string, id: string, options: { by: string; now?: Date; fictional?: boolean }): Promise<ImportApproval> {
   const item = await pendingImport(store, id);
   const now = options.now ?? new Date();
   const content = loadContent(contentDir);
@@ -91,7 +91,7 @@ export async function approveImport(store: Store, contentDir: string, id: string
   return { import: reviewed!, files: [...backups.keys()].map((file) => path.relative(contentDir, file)), addedModels: additions.models.map((model) => model.model_id) };
 }
 
-export async function rejectImport(store: Store, id: string, by: string, reason: string, now = new Date()): Promise<FederationImport> {
+export async function rejectImport(store: FederationStore, id: string, by: string, reason: string, now = new Date()): Promise<FederationImport> {
   await pendingImport(store, id);
   if (reason.trim() === '') throw new Error('a rejection needs a reason');
   return (await store.reviewImport(id, { status: 'rejected', reviewer: by, reason }, now))!;

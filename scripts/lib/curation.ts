@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { recognizeFamily } from '../../core/kin.ts';
-import type { ContributionRecord, Store } from '../../storage/store.ts';
+import type { ContributionRecord, ContributionsStore } from '../../storage/contributions.ts';
 import { stringifyMarkdown } from '../../content-files/frontmatter.ts';
 import { ContentError } from '../../content-files/issues.ts';
 import { loadContent, type LoadedContent } from '../../content-files/load-content.ts';
@@ -67,7 +67,7 @@ function nextSynthesisId(contentDir: string, prefix: string): string {
   return `${prefix}-S${highest + 1}`;
 }
 
-export async function approveContribution(store: Store, contentDir: string, id: string, options: ApproveOptions): Promise<CurationResult> {
+export async function approveContribution(store: ContributionsStore, contentDir: string, id: string, options: ApproveOptions): Promise<CurationResult> {
   const item = await store.getContribution(id);
   if (!item) throw new Error(`no contribution ${id}`);
   if (item.status !== 'pending') throw new Error(`${id} is ${item.status}, not pending`);
@@ -138,7 +138,7 @@ export async function approveContribution(store: Store, contentDir: string, id: 
   return { contribution: reviewed!, files: [...backups.keys()].map((file) => path.relative(contentDir, file)) };
 }
 
-export async function rejectContribution(store: Store, id: string, by: string, reason: string, now = new Date()): Promise<ContributionRecord> {
+export async function rejectContribution(store: ContributionsStore, id: string, by: string, reason: string, now = new Date()): Promise<ContributionRecord> {
   const item = await store.getContribution(id);
   if (!item) throw new Error(`no contribution ${id}`);
   if (item.status !== 'pending') throw new Error(`${id} is ${item.status}, not pending`);

@@ -3,7 +3,7 @@
  * the count of every match, read together so that they agree. The count sits in a one-row
  * subquery and the page is joined to it, so a page past the end still carries the total.
  */
-import type { ContributionQuery } from './store.ts';
+import type { ContributionQuery } from './contributions.ts';
 
 const FILTERS = ['status', 'kind', 'record_id', 'client'] as const;
 

@@ -1,51 +1,10 @@
 /** Pending federation imports and peers on SQLite (the FederationStore part of the store). */
-import type { FederationImport, FederationPeer, FederationStore, ImportStatus } from './store.ts';
+import { IMPORT_COLUMNS as COLUMNS, toImport as fromRow, type FederationImport, type FederationPeer, type FederationStore, type ImportStatus } from '../federation.ts';
+import { parseJson, type Database, type Transaction } from './db.ts';
 
-interface Statement {
-  run(...params: unknown[]): { changes: number };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-interface Database {
-  exec(sql: string): void;
-  prepare(sql: string): Statement;
-}
+const toImport = (row: Record<string, unknown>) => fromRow(row, parseJson);
 
-export const FEDERATION_SCHEMA = `
-CREATE TABLE IF NOT EXISTS federation_peers (
-  origin TEXT PRIMARY KEY, node_id TEXT NOT NULL, public_key TEXT NOT NULL, last_signed_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS federation_imports (
-  id TEXT PRIMARY KEY, origin_node TEXT NOT NULL, origin TEXT NOT NULL, record_id TEXT NOT NULL,
-  content_hash TEXT NOT NULL, markdown TEXT NOT NULL, provenance TEXT NOT NULL, status TEXT NOT NULL,
-  staged_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
-  UNIQUE (origin_node, record_id, content_hash)
-);
-`;
-
-const COLUMNS = 'id, origin_node, origin, record_id, content_hash, markdown, provenance, status, staged_at, reviewed_at, reviewer, reason';
-
-function toImport(row: Record<string, unknown>): FederationImport {
-  const text = (name: string) => row[name] as string;
-  const nullable = (name: string) => (row[name] as string | null) ?? null;
-  return {
-    id: text('id'),
-    origin_node: text('origin_node'),
-    origin: text('origin'),
-    record_id: text('record_id'),
-    content_hash: text('content_hash'),
-    markdown: text('markdown'),
-    provenance: JSON.parse(text('provenance')) as Record<string, unknown>,
-    status: text('status') as FederationImport['status'],
-    staged_at: text('staged_at'),
-    reviewed_at: nullable('reviewed_at'),
-    reviewer: nullable('reviewer'),
-    reason: nullable('reason'),
-  };
-}
-
-export function createSqliteFederation(db: Database, transaction: <T>(work: () => T) => T): FederationStore {
-  db.exec(FEDERATION_SCHEMA);
+export function createSqliteFederation(db: Database, transaction: Transaction): FederationStore {
   const statements = {
     getPeer: db.prepare('SELECT origin, node_id, public_key, last_signed_at FROM federation_peers WHERE origin = ?'),
     putPeer: db.prepare(`INSERT INTO federation_peers (origin, node_id, public_key, last_signed_at) VALUES (?, ?, ?, ?)

@@ -1,24 +1,8 @@
 /** Pending federation imports and peers on PostgreSQL (the FederationStore part of the store). */
-import type pg from 'pg';
-import type { FederationImport, FederationPeer, FederationStore } from './store.ts';
+import { IMPORT_COLUMNS as COLUMNS, type FederationImport, type FederationPeer, type FederationStore } from '../federation.ts';
+import type { Queryable, Transaction } from './db.ts';
 
-export const FEDERATION_SCHEMA = `
-CREATE TABLE IF NOT EXISTS federation_peers (
-  origin TEXT PRIMARY KEY, node_id TEXT NOT NULL, public_key TEXT NOT NULL, last_signed_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS federation_imports (
-  id TEXT PRIMARY KEY, origin_node TEXT NOT NULL, origin TEXT NOT NULL, record_id TEXT NOT NULL,
-  content_hash TEXT NOT NULL, markdown TEXT NOT NULL, provenance JSONB NOT NULL, status TEXT NOT NULL,
-  staged_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
-  UNIQUE (origin_node, record_id, content_hash)
-);
-`;
-
-const COLUMNS = 'id, origin_node, origin, record_id, content_hash, markdown, provenance, status, staged_at, reviewed_at, reviewer, reason';
-
-type Queryable = Pick<pg.PoolClient, 'query'>;
-
-export function createPostgresFederation(pool: Queryable, transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>): FederationStore {
+export function createPostgresFederation(pool: Queryable, transaction: Transaction): FederationStore {
   async function getImport(id: string): Promise<FederationImport | undefined> {
     const { rows } = await pool.query<FederationImport>(`SELECT ${COLUMNS} FROM federation_imports WHERE id = $1`, [id]);
     return rows[0];

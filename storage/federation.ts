@@ -1,0 +1,73 @@
+/** Records pulled from peers waiting for a curator, and the peers pinned by a puller (docs/FEDERATION.md). */
+
+export type ImportStatus = 'pending' | 'approved' | 'rejected' | 'superseded';
+
+/** A record pulled from a peer, verified, waiting for a curator. */
+export interface FederationImport {
+  id: string;
+  /** The origin node id (`pn1:<key id>`) and its origin URL. */
+  origin_node: string;
+  origin: string;
+  /** The record id at the origin (namespaced by the origin's prefix). */
+  record_id: string;
+  /** sha256 of `markdown`'s UTF-8 bytes, as the origin's signed manifest lists it. */
+  content_hash: string;
+  /** The verified record twin, verbatim. */
+  markdown: string;
+  /** Signature, key, licence and attribution, as approval writes them into content/. */
+  provenance: Record<string, unknown>;
+  status: ImportStatus;
+  staged_at: string;
+  reviewed_at: string | null;
+  reviewer: string | null;
+  reason: string | null;
+}
+
+/** What a puller remembers of a peer: the key first seen for its origin, and its newest accepted manifest. */
+export interface FederationPeer {
+  origin: string;
+  node_id: string;
+  public_key: string;
+  last_signed_at: string;
+}
+
+export type NewImport = Omit<FederationImport, 'status' | 'reviewed_at' | 'reviewer' | 'reason'>;
+
+/** Pending imports and peers; part of every Store (both drivers). */
+export interface FederationStore {
+  getPeer(origin: string): Promise<FederationPeer | undefined>;
+  /**
+   * Stages the imports of one pull and moves the peer's last accepted manifest to `peer`, in one
+   * transaction. An import already known by (origin node, record id, content hash) is skipped;
+   * a new version supersedes a pending older one. Refused (false, nothing written) when the
+   * store already holds a newer manifest of that origin, or a different key for it.
+   */
+  stageImports(peer: FederationPeer, imports: readonly NewImport[]): Promise<{ accepted: boolean; staged: FederationImport[] }>;
+  /** Content hashes already known per record id of an origin node (any status). */
+  knownImports(originNode: string): Promise<Map<string, Set<string>>>;
+  getImport(id: string): Promise<FederationImport | undefined>;
+  listImports(status?: ImportStatus): Promise<FederationImport[]>;
+  reviewImport(id: string, decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string }, now: Date): Promise<FederationImport | undefined>;
+}
+
+export const IMPORT_COLUMNS = 'id, origin_node, origin, record_id, content_hash, markdown, provenance, status, staged_at, reviewed_at, reviewer, reason';
+
+/** An import row as both drivers return it; `json` parses a column the driver keeps as text. */
+export function toImport(row: Record<string, unknown>, json: (value: unknown) => unknown): FederationImport {
+  const text = (name: string) => row[name] as string;
+  const nullable = (name: string) => (row[name] as string | null | undefined) ?? null;
+  return {
+    id: text('id'),
+    origin_node: text('origin_node'),
+    origin: text('origin'),
+    record_id: text('record_id'),
+    content_hash: text('content_hash'),
+    markdown: text('markdown'),
+    provenance: json(row.provenance) as Record<string, unknown>,
+    status: text('status') as ImportStatus,
+    staged_at: text('staged_at'),
+    reviewed_at: nullable('reviewed_at'),
+    reviewer: nullable('reviewer'),
+    reason: nullable('reason'),
+  };
+}

@@ -1,0 +1,15 @@
+/** Per-deployment secrets on SQLite: the first writer's value wins. */
+import { randomBytes } from 'node:crypto';
+import type { SecretsStore } from '../secrets.ts';
+import type { Database } from './db.ts';
+
+export function createSqliteSecrets(db: Database): SecretsStore {
+  const put = db.prepare('INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)');
+  const get = db.prepare('SELECT value FROM secrets WHERE name = ?');
+  return {
+    async secret(name) {
+      put.run(name, randomBytes(32).toString('hex'));
+      return (get.get(name) as { value: string }).value;
+    },
+  };
+}
