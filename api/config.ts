@@ -1,5 +1,4 @@
 /** Server configuration, parsed once at start-up. A bad value fails with its name. */
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -50,7 +49,7 @@ const EnvSchema = z.object({
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),
-  EMBED_THREADS: z.coerce.number().int().min(1).max(8).optional().describe('CPU threads one question embedding uses (its matrix products)'),
+  EMBED_THREADS: z.coerce.number().int().min(1).max(8).default(1).describe('CPU threads one question embedding uses for its matrix products on the native kernels (at most 2 are used; the WebAssembly fallback uses 1)'),
   EMBED_KERNELS: z.enum(['auto', 'wasm']).default('auto').describe('matrix kernels of the embedder: native AVX2 + FMA where built (auto), or WebAssembly only'),
   ...Object.fromEntries(RATE_LIMIT_SETTINGS.map((setting) => [setting.env, windowSetting])),
   TRUST_PROXY: z.string().optional().describe('proxies in front of the server: a hop count, or a comma list of their addresses / CIDR ranges'),
@@ -79,10 +78,11 @@ export interface ServerConfig {
   jobConcurrency: number;
   /** Worker threads that embed questions off the event loop (0: on it). */
   embedWorkers: number;
-  /** CPU threads each embedding model instance uses for one question on WebAssembly (ADR 0006). */
+  /**
+   * CPU threads each embedding model instance uses for one question's products on the native
+   * kernels (ADR 0007; at most 2 are used). The WebAssembly fallback runs on one (ADR 0012).
+   */
   embedThreads: number;
-  /** The same on the native kernels (ADR 0007): EMBED_THREADS if set, else 1. */
-  embedNativeThreads: number;
   /** Matrix kernels of the embedder (providers/use-lite-runtime.cjs). */
   embedKernels: 'auto' | 'wasm';
   jobLeaseMs: number;
@@ -97,21 +97,6 @@ export interface ServerConfig {
   bodyTimeoutMs: number;
   /** Federation key file and public origin (docs/FEDERATION.md); both optional. */
   federation: { keyFile: string | undefined; origin: string | undefined; push: boolean; offerLimit?: { limit: number; windowMs: number } };
-}
-
-/**
- * Two threads for one question's embedding when the cores allow it, counting the models that
- * share them (server processes, WORKERS, times embedding workers each, EMBED_WORKERS): threads
- * that wait for each other on an oversubscribed machine are slower than one (bench:load,
- * 2 processes × 2 threads on 2 cores: 150 distinct questions/s; one thread each: 212).
- */
-export function defaultEmbedThreads(env: NodeJS.ProcessEnv): number {
-  const count = (value: string | undefined) => {
-    const number = Number(value ?? '1');
-    return Number.isInteger(number) && number > 1 ? number : 1;
-  };
-  const models = count(env.WORKERS) * count(env.EMBED_WORKERS);
-  return Math.max(1, Math.min(2, Math.floor(availableParallelism() / models)));
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -130,10 +115,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     ingestSecret: parsed.data.INGEST_SECRET,
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
     embedWorkers: parsed.data.EMBED_WORKERS,
-    embedThreads: parsed.data.EMBED_THREADS ?? defaultEmbedThreads(env),
-    // On the native kernels one thread gave the better fast path on 2 cores: the helper
-    // thread competes with the event loop's share of each question (bench/README.md).
-    embedNativeThreads: parsed.data.EMBED_THREADS ?? 1,
+    // One thread by default: on 2 cores the native products' helper thread competes with the
+    // event loop's share of each question (bench/README.md).
+    embedThreads: parsed.data.EMBED_THREADS,
     embedKernels: parsed.data.EMBED_KERNELS,
     jobLeaseMs: parsed.data.JOB_LEASE_MS,
     jobSweepMs: parsed.data.JOB_SWEEP_MS,

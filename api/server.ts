@@ -18,13 +18,12 @@ async function main(): Promise<void> {
   const started = Date.now();
   const config = configOrExit();
   const log = (line: string) => console.error(`[server] ${line}`);
-  // Questions are embedded on worker threads (EMBED_WORKERS, default 1), off the event loop,
-  // each on EMBED_THREADS cores (default 2), on native kernels where they were built.
+  // Questions are embedded on worker threads (EMBED_WORKERS), off the event loop, on the
+  // native kernels where they were built (EMBED_THREADS threads each), else on WebAssembly.
   const useLite = await createUseLiteEmbedder({
     workers: config.embedWorkers,
     offThread: config.embedWorkers > 0,
     threads: config.embedThreads,
-    nativeThreads: config.embedNativeThreads,
     kernels: config.embedKernels,
   });
   if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(useLite, config)}`);

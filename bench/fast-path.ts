@@ -91,7 +91,7 @@ async function benchContent(label: string, contentDir: string, queries: readonly
   const scanTimes: number[] = [];
   const stored = readVectors(artifactsDir);
   for (const q of queries) {
-    // The query embedding alone, as the server runs it (its worker thread, 2 threads).
+    // The query embedding alone, as the server runs it (its worker thread, the server's settings).
     const [vectors, elapsed] = await time(() => serverEmbedder.embed([`${q} (reference)`]));
     embedTimes.push(elapsed);
     scanTimes.push((await time(async () => plainScan(stored, embedder.dims, vectors[0]!)))[1]);
@@ -116,10 +116,9 @@ async function benchContent(label: string, contentDir: string, queries: readonly
 
 async function main() {
   const embedder = await createUseLiteEmbedder();
-  // As the server embeds questions: one worker thread, EMBED_THREADS=2 (ADR 0006).
   // As the server runs it: one worker, the server's thread and kernel settings (EMBED_THREADS, EMBED_KERNELS).
   const server = loadConfig(process.env);
-  const serverEmbedder = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: server.embedThreads, nativeThreads: server.embedNativeThreads, kernels: server.embedKernels });
+  const serverEmbedder = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: server.embedThreads, kernels: server.embedKernels });
   const demoContent = path.join(REPO_ROOT, 'content');
   const demo = loadContent(demoContent);
   // Questions a reader would ask of the demo corpus: the Atlas questions and, phrased as

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from '../core/paths.ts';
 
-const benchmarks = ['fast-path.ts', 'scale.ts', 'live.ts', 'intent.ts'];
+const benchmarks = ['fast-path.ts', 'scale.ts', 'embed.ts', 'live.ts', 'intent.ts'];
 const tsx = path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
 let failed = false;
 for (const name of benchmarks) {

@@ -190,9 +190,9 @@ async function benchSize(chunksWanted: number, pool: readonly string[], question
   const afterQueries = memoryOf(server.child.pid!);
   server.child.kill('SIGTERM');
   await once(server.child, 'exit');
-  // The query embedding alone, as the server runs it (a worker thread, one thread on the native
-  // kernels where built, else 2 on WebAssembly), and on WebAssembly kernels as before ADR 0007 (2 threads: ADR
-  // 0006), question by question in turn.
+  // The query embedding alone, as the server runs it (a worker thread, the server's settings:
+  // the native kernels where built), and on the WebAssembly fallback (one thread, ADR 0012),
+  // question by question in turn.
   const embedTimes: number[] = [];
   const wasmTimes: number[] = [];
   for (const question of questions) {
@@ -225,8 +225,8 @@ async function main() {
     .slice(0, Number(values.questions));
   // As the server runs it: one worker, the server's thread and kernel settings (EMBED_THREADS, EMBED_KERNELS).
   const server = loadConfig(process.env);
-  const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: server.embedThreads, nativeThreads: server.embedNativeThreads, kernels: server.embedKernels });
-  const wasmKernels = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels: 'wasm' });
+  const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: server.embedThreads, kernels: server.embedKernels });
+  const wasmKernels = await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'wasm' });
   for (const size of values.sizes.split(',').map(Number)) await benchSize(size, pool, questions, real, wasmKernels, !values['no-orama']);
 }
 

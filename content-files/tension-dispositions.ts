@@ -1,15 +1,17 @@
 /**
- * Writes a curator's disposition into content/tensions/<key>.yaml: appended to the history
- * (never rewritten), then the whole content folder is validated; a write that would break the
- * build is rolled back. Used by the curator CLI and, through the server's wiring, the API.
+ * Writes a curator's disposition into content/tensions/<key>.yaml: appended to the history in
+ * place (never rewritten: no other line of the file changes), then the whole content folder is
+ * validated; a write that would break the build is rolled back. Used by the curator CLI and,
+ * through the server's wiring, the API.
  */
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TENSION_KEY_PATTERN, type TensionDisposition, type TensionFile } from '../schemas/content.ts';
-import { parseYaml, stringifyYaml } from './frontmatter.ts';
+import { stringifyYaml } from './frontmatter.ts';
 import { ContentError } from './issues.ts';
 import { loadContent } from './load-content.ts';
 import { writeFile } from './write.ts';
+import { appendToSequence } from './yaml-edit.ts';
 
 export interface AppendedDisposition {
   /** Path relative to the content folder. */
@@ -23,9 +25,8 @@ export function appendDisposition(contentDir: string, key: string, disposition: 
   const relative = `tensions/${key}.yaml`;
   const file = path.join(contentDir, relative);
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : null;
-  const current = previous === null ? { key, dispositions: [] } : (parseYaml(previous) as TensionFile);
-  const next: TensionFile = { key, dispositions: [...current.dispositions, disposition] };
-  writeFile(file, stringifyYaml(next));
+  // An existing history grows by the new entry's lines only; its other lines keep their bytes.
+  writeFile(file, previous === null ? stringifyYaml({ key, dispositions: [disposition] } satisfies TensionFile) : appendToSequence(previous, ['dispositions'], disposition));
   try {
     const content = loadContent(contentDir);
     const written = content.tensions.find((entry) => entry.file === relative)!;

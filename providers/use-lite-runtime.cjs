@@ -1,34 +1,60 @@
+// @ts-check
 /**
- * One USE-lite model in this thread, run synchronously, on the fastest kernels this machine
- * offers (ADR 0007):
+ * One USE-lite model in this thread, run synchronously, on one of two backends (ADR 0007,
+ * ADR 0012):
  *
  * - 'native': the model's forward pass written out here (createForwardPass) on the AVX2 + FMA
  *   products and attention of native/gemm.cc (built at install where a compiler is present),
- *   on `nativeThreads` CPU threads (the output's columns split between them, so the vectors do
- *   not depend on it);
- * - 'wasm-threads': the model graph on TensorFlow.js's WebAssembly backend, its XNNPACK
- *   kernels on a pthread pool (wasm-threads.cjs, ADR 0006);
- * - 'wasm': the graph on the backend as shipped.
+ *   on `threads` CPU threads (at most 2: the output's columns split between the caller and one
+ *   helper thread, so the vectors do not depend on it);
+ * - 'wasm': the model graph on TensorFlow.js's WebAssembly backend as shipped, on one thread.
+ *   (Its multi-threaded build needed process-wide patches of `Worker` and `os.cpus`; ADR 0012
+ *   dropped it and says what that costs.)
  *
  * The graph runs through TensorFlow.js's synchronous executor: its two `Where` nodes (the only
  * reason it needed the asynchronous one) read their condition with a synchronous read, which
  * this backend allows. Same vectors as the package's own `embed`, bit for bit; the forward
  * pass gives them to float32 rounding.
  *
- * CommonJS, not TypeScript: embedding workers are plain `eval` workers that `require` by path.
+ * CommonJS, not TypeScript: embedding workers are plain `eval` workers that `require` by path
+ * (under vitest and plain Node as well as tsx). Type-checked all the same (tsconfig.cjs.json).
  */
 'use strict';
 const path = require('node:path');
 
 const ADDON = path.join(__dirname, '..', 'native', 'build', 'Release', 'polyphony_gemm.node');
 
-/** The native kernels, or why they are not there. */
+/**
+ * native/gemm.cc's exports (every view is checked against its buffer there).
+ * @typedef {object} NativeAddon
+ * @property {() => boolean} supported AVX2 + FMA on this CPU.
+ * @property {(b: ArrayBufferLike, byteOffset: number, k: number, n: number) => ArrayBuffer} pack a [k, n] weight, packed for gemm.
+ * @property {(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number) => void} gemm C = A · B.
+ * @property {(qkv: ArrayBufferLike, qkvOffset: number, out: ArrayBufferLike, outOffset: number, tokens: number, heads: number, headDims: number, scale: number) => void} attention one sequence's multi-head self-attention.
+ */
+
+/**
+ * What the runtime reads of a loaded TensorFlow.js graph model (the package has no types).
+ * @typedef {{ shape: number[], dataSync(): Float32Array, dispose(): void }} Tensor
+ * @typedef {{ weights: Record<string, Tensor[] | undefined>, executor: { graph: { nodes: Record<string, { op: string, category: string }> } }, execute(inputs: Record<string, Tensor>): Tensor, dispose(): void }} GraphModel
+ * @typedef {{ encode(text: string): number[] }} Tokenizer
+ * @typedef {{ model: GraphModel, tokenizer: Tokenizer }} PackagedModel
+ */
+
+/** @typedef {(texts: string[]) => Float32Array[]} EmbedFunction raw vectors (l2-normalised by the model), one per text, in order */
+
+/**
+ * The native kernels, or why they are not there.
+ * @returns {{ addon?: NativeAddon, error?: string }}
+ */
 function loadNativeAddon() {
+  /** @type {NativeAddon} */
   let addon;
   try {
     addon = require(ADDON);
   } catch (error) {
-    return { error: `not built (${String(error && error.code ? error.code : error).slice(0, 80)}): npm run build:native` };
+    const code = error && typeof error === 'object' && 'code' in error ? error.code : error;
+    return { error: `not built (${String(code).slice(0, 80)}): npm run build:native` };
   }
   if (!addon.supported()) return { error: 'this CPU has no AVX2 + FMA' };
   return { addon };
@@ -53,9 +79,15 @@ const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
  * one sequence at a time. Same vectors as the graph to within float32 rounding
  * (test/native-kernels.test.ts). Throws if the model's weights are not the expected ones.
  * Returns embed(texts): raw vectors (l2-normalised by the model), one per text, in order.
+ * @param {GraphModel} graphModel
+ * @param {Tokenizer} tokenizer
+ * @param {NativeAddon} addon
+ * @param {number} threads
+ * @returns {EmbedFunction}
  */
 function createForwardPass(graphModel, tokenizer, addon, threads) {
   const weights = graphModel.weights;
+  /** @type {(name: string, shape: number[]) => Float32Array} */
   const take = (name, shape) => {
     const tensor = weights[name]?.[0];
     if (!tensor || tensor.shape.length !== shape.length || tensor.shape.some((d, i) => d !== shape[i])) {
@@ -63,14 +95,19 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
     }
     return Float32Array.from(tensor.dataSync());
   };
-  const scalar = (name) => weights[name]?.[0]?.dataSync()[0];
+  /** @type {(name: string) => number} */
+  const scalar = (name) => weights[name]?.[0]?.dataSync()[0] ?? Number.NaN;
   const maxLength = scalar(`${KT}ClipToMaxLength/Less/y`);
   const epsilon = scalar(`${STACK}Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x`);
   const heads = scalar(`${STACK}Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2`);
   if (maxLength !== 128 || !(epsilon > 0) || heads !== 4) throw new Error('USE-lite constants are not the expected ones');
   const embeddings = take('module/Embeddings_en', [8002, 256]);
   const inverseTimescales = take(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128]);
+  /** @typedef {{ packed: ArrayBuffer, bias: Float32Array, k: number, n: number }} Linear */
+  /** @type {(weightName: string, biasName: string, k: number, n: number, shape?: number[]) => Linear} */
   const linear = (weightName, biasName, k, n, shape = [k, n]) => ({ packed: addon.pack(take(weightName, shape).buffer, 0, k, n), bias: take(biasName, [n]), k, n });
+  /** @typedef {{ scale: Float32Array, bias: Float32Array }} Norm */
+  /** @type {(index: number, dIn: number) => { dIn: number, norm: Norm, residual: Linear | undefined, qkv: Linear, output: Linear, queryScale: number, ffnNorm: Norm, conv1: Linear, conv2: Linear }} */
   const layer = (index, dIn) => {
     const own = `${KT}Encode/Layer_${index}/TransformerLayer/`;
     const stack = `${STACK}Layer_${index}/TransformerLayer/`;
@@ -90,14 +127,20 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
   const layers = [layer(0, 256), layer(1, 512)];
   const hidden = linear('module/Encoder_en/hidden_layers/tanh_layer_0/weights', 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', 512, 512);
 
-  /** rows × k by the packed [k, n] weights, plus the bias. */
+  /**
+   * rows × k by the packed [k, n] weights, plus the bias.
+   * @type {(input: Float32Array, rows: number, weights: Linear) => Float32Array}
+   */
   const apply = (input, rows, { packed, bias, k, n }) => {
     const out = new Float32Array(rows * n);
     addon.gemm(input.buffer, input.byteOffset, packed, out.buffer, 0, rows, k, n, threads);
     for (let r = 0; r < rows; r++) for (let c = 0, o = r * n; c < n; c++, o++) out[o] += bias[c];
     return out;
   };
-  /** Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias. */
+  /**
+   * Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias.
+   * @type {(input: Float32Array, rows: number, dims: number, norm: Norm) => Float32Array}
+   */
   const normalizeRows = (input, rows, dims, { scale, bias }) => {
     const out = new Float32Array(rows * dims);
     for (let r = 0; r < rows; r++) {
@@ -123,8 +166,10 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
    * (a build's batch of 64 passages is 8k rows, tens of MB, re-read for every weight panel).
    */
   const GROUP_ROWS = 256;
+  /** @type {EmbedFunction} */
   return function embed(texts) {
     const all = texts.map((text) => tokenizer.encode(text).slice(0, maxLength));
+    /** @type {Float32Array[]} */
     const out = [];
     for (let first = 0; first < all.length; ) {
       let last = first + 1;
@@ -136,7 +181,12 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
     return out;
   };
 
+  /**
+   * @param {number[][]} sequences token ids, at most maxLength each
+   * @returns {Float32Array[]}
+   */
   function embedGroup(sequences) {
+    /** @type {number[]} */
     const starts = [];
     let rows = 0;
     for (const ids of sequences) {
@@ -144,6 +194,7 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
       rows += ids.length;
     }
     // Token embeddings plus the timing signal, as the graph adds them: e + (e + signal).
+    /** @type {Float32Array} */
     let x = new Float32Array(Math.max(1, rows) * 256);
     sequences.forEach((ids, s) => {
       ids.forEach((id, position) => {
@@ -203,10 +254,14 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
 
 const SYNC_WHERE = 'PolyphonySyncWhere';
 
-/** Lets GraphModel.execute run the graph: `Where` as a custom op with a synchronous read. */
+/**
+ * Lets GraphModel.execute run the graph: `Where` as a custom op with a synchronous read.
+ * @param {any} core the TensorFlow.js bundle of the energetic-ai core package (no types)
+ * @param {GraphModel} graphModel
+ */
 function makeSynchronous(core, graphModel) {
   // (Registering again replaces the same function.)
-  core.registerOp(SYNC_WHERE, (node) => {
+  core.registerOp(SYNC_WHERE, (/** @type {{ inputs: Tensor[] }} */ node) => {
     const condition = node.inputs[0];
     return core.kernel_impls.whereImpl(condition.shape, condition.dataSync());
   });
@@ -218,16 +273,23 @@ function makeSynchronous(core, graphModel) {
   }
 }
 
-/** The graph's embed: the package's own steps, on the synchronous executor. */
+/**
+ * The graph's embed: the package's own steps, on the synchronous executor.
+ * @param {any} core
+ * @param {PackagedModel} model
+ * @returns {EmbedFunction}
+ */
 function graphEmbed(core, model) {
   makeSynchronous(core, model.model);
   const dims = 512;
   return (texts) => {
     const encodings = texts.map((text) => model.tokenizer.encode(text));
+    /** @type {number[]} */
     const pairs = [];
     encodings.forEach((ids, row) => ids.forEach((_, position) => pairs.push(row, position)));
     const indices = core.tensor2d(pairs, [pairs.length / 2, 2], 'int32');
     const values = core.tensor1d(encodings.flat(), 'int32');
+    /** @type {Tensor} */
     let output;
     try {
       output = model.model.execute({ indices, values });
@@ -242,39 +304,54 @@ function graphEmbed(core, model) {
 }
 
 /**
- * Loads the model. `kernels`: 'auto' (native where built and supported, else WebAssembly) or
- * 'wasm'. `threads`: CPU threads for one embedding's matrix products on WebAssembly;
- * `nativeThreads` (default `threads`, at most 2): the same on the native kernels.
- * Resolves to { kernels, threads, nativeError (why not native, 'auto' only), embed(texts) },
- * embed giving raw vectors (l2-normalised by the model), one per text, in order.
+ * @typedef {object} RuntimeOptions what loadUseLite takes (api/providers/embedder.ts sends it to each worker)
+ * @property {string} corePath the TensorFlow.js bundle (the energetic-ai core package), resolved
+ * @property {string} embeddingsPath the energetic-ai embeddings package, resolved
+ * @property {string} modelPath the energetic-ai model-embeddings-en package, resolved
+ * @property {number} [threads] CPU threads for one embedding's products on the native kernels (default 1, at most 2)
+ * @property {'auto' | 'wasm'} [kernels] 'auto' (default): native where built and supported, else WebAssembly
  */
-async function loadUseLite({ corePath, embeddingsPath, modelPath, threadsModule, threads = 1, nativeThreads = threads, kernels = 'auto' }) {
+
+/**
+ * @typedef {object} UseLiteRuntime one loaded model
+ * @property {'native' | 'wasm'} kernels
+ * @property {number} threads
+ * @property {string | undefined} nativeError why not native, when not ('auto' only)
+ * @property {EmbedFunction} embed
+ */
+
+/**
+ * Loads the model: on the native kernels where built and supported (unless `kernels` is
+ * 'wasm'), else the graph on WebAssembly, on one thread.
+ * @param {RuntimeOptions} options
+ * @returns {Promise<UseLiteRuntime>}
+ */
+async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, kernels = 'auto' }) {
   const core = require(corePath);
   core.enableProdMode(); // skips TensorFlow's debug checks (NaN scans of every result); same vectors
   // The WebAssembly backend initialises asynchronously; a model loaded before it is ready
   // fails with "Backend 'wasm' has not yet been initialized" (seen in a worker).
   await core.ready();
+  /** @type {{ initModel(source: unknown): Promise<PackagedModel> }} */
   const { initModel } = require(embeddingsPath);
   const { modelSource } = require(modelPath);
   const native = kernels === 'wasm' ? { error: 'EMBED_KERNELS=wasm' } : loadNativeAddon();
   if (native.addon) {
     const model = await initModel(modelSource);
     // The native products split over at most 2 threads (the caller's and one helper).
-    const threadsInUse = Math.max(1, Math.min(2, nativeThreads));
+    const threadsInUse = Math.max(1, Math.min(2, threads));
     try {
       const embed = createForwardPass(model.model, model.tokenizer, native.addon, threadsInUse);
       return { kernels: 'native', threads: threadsInUse, nativeError: undefined, embed };
     } catch (error) {
-      native.error = `the forward pass could not take this model's weights (${String(error && error.message)})`;
+      native.error = `the forward pass could not take this model's weights (${String(error instanceof Error ? error.message : error)})`;
     } finally {
-      // The forward pass holds its own (packed) copies; the graph's go, and with them every
-      // tensor of this thread, so the threaded backend below may still start.
+      // The forward pass holds its own (packed) copies; the graph's go.
       model.model.dispose();
     }
   }
-  const threadsInUse = threads > 1 ? await require(threadsModule).enableWasmThreads(core, corePath, threads) : 1;
   const model = await initModel(modelSource);
-  return { kernels: threadsInUse > 1 ? 'wasm-threads' : 'wasm', threads: threadsInUse, nativeError: native.error, embed: graphEmbed(core, model) };
+  return { kernels: 'wasm', threads: 1, nativeError: native.error, embed: graphEmbed(core, model) };
 }
 
 module.exports = { loadUseLite, loadNativeAddon };

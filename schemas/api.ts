@@ -1049,6 +1049,7 @@ export const AnswerOutSchema = named(
         identity: text('Declared identity of the contributor.'),
         justification: text('Why the answer adds value the record lacks.'),
         approved_at: z.string().optional().describe('When a curator approved it.'),
+        approved_by: z.string().optional().describe('The curator who approved it.'),
       })
       .optional()
       .describe('Present when the answer came through POST /api/contribute and was approved.'),

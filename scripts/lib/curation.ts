@@ -7,10 +7,11 @@ import { existsSync, readFileSync, readdirSync, writeFileSync, unlinkSync } from
 import path from 'node:path';
 import { recognizeFamily } from '../../core/kin.ts';
 import type { ContributionRecord, Store } from '../../storage/store.ts';
-import type { ModelRegistry } from '../../schemas/content.ts';
-import { parseMarkdown, parseYaml, stringifyMarkdown, stringifyYaml } from '../../content-files/frontmatter.ts';
+import { stringifyMarkdown } from '../../content-files/frontmatter.ts';
 import { ContentError } from '../../content-files/issues.ts';
-import { loadContent } from '../../content-files/load-content.ts';
+import { loadContent, type LoadedContent } from '../../content-files/load-content.ts';
+import { appendToRegistry, newFamiliesAreFictional, type RegistryAdditions } from '../../content-files/registry-edit.ts';
+import { appendToSequence, editFrontmatter } from '../../content-files/yaml-edit.ts';
 import { writeFile } from '../../content-files/write.ts';
 
 export interface ApproveOptions {
@@ -19,6 +20,8 @@ export interface ApproveOptions {
   /** Overrides for an answer whose declared identity names no known lineage. */
   family?: string;
   modelId?: string;
+  /** Adds a family new to models.yaml as fictional (required in fictional content). */
+  fictional?: boolean;
   now?: Date;
 }
 
@@ -31,24 +34,24 @@ function slugModelId(identity: string): string {
   return identity.trim().toLowerCase().replace(/[^a-z0-9.:-]+/g, '-').replace(/^-+|-+$/g, '') || 'declared-model';
 }
 
-/** Where a contributed answer's voice sits in the registry; adds family and version when new. */
-function placeVoice(registry: ModelRegistry, identity: string, options: ApproveOptions): { family: string; modelId: string; changed: boolean } {
-  let changed = false;
+/** Where a contributed answer's voice sits in the registry, and the family and version to add when new. */
+function placeVoice(content: Pick<LoadedContent, 'site' | 'registry'>, identity: string, options: ApproveOptions): { family: string; modelId: string; additions: RegistryAdditions } {
+  const { registry } = content;
+  const additions: RegistryAdditions = { families: [], models: [] };
   const recognition = recognizeFamily(identity, registry);
   const family = options.family ?? recognition.family ?? identity.trim();
   const modelId = options.modelId ?? slugModelId(identity);
   if (!registry.families.some((entry) => entry.name === family)) {
-    registry.families.push({ name: family, lab: 'declared by the contributor', aliases: [], fictional: false });
-    changed = true;
+    const fictional = newFamiliesAreFictional(content.site, registry, [family], options.fictional, 'Place the answer in a known family with --family <name>');
+    additions.families.push({ name: family, lab: fictional ? 'declared by the contributor (fictional)' : 'declared by the contributor', aliases: [], fictional });
   }
   const existing = registry.models.find((model) => model.model_id === modelId);
   if (!existing) {
-    registry.models.push({ model_id: modelId, family, retired: false });
-    changed = true;
+    additions.models.push({ model_id: modelId, family, retired: false });
   } else if (existing.family !== family) {
     throw new Error(`model id ${modelId} belongs to ${existing.family} in models.yaml, not ${family}; pass --model-id`);
   }
-  return { family, modelId, changed };
+  return { family, modelId, additions };
 }
 
 function nextSynthesisId(contentDir: string, prefix: string): string {
@@ -79,20 +82,18 @@ export async function approveContribution(store: Store, contentDir: string, id: 
   if (item.kind === 'answer') {
     const entry = content.divergences.find((candidate) => candidate.data.id === item.record_id);
     if (!entry) throw new Error(`record ${item.record_id} is no longer in ${contentDir}`);
-    const registry = parseYaml(readFileSync(path.join(contentDir, 'models.yaml'), 'utf8')) as ModelRegistry;
-    const voice = placeVoice(registry, item.identity, options);
-    if (voice.changed) write(path.join(contentDir, 'models.yaml'), stringifyYaml(registry));
+    const voice = placeVoice(content, item.identity, options);
+    const registryFile = path.join(contentDir, 'models.yaml');
+    if (voice.additions.families.length + voice.additions.models.length > 0) write(registryFile, appendToRegistry(readFileSync(registryFile, 'utf8'), voice.additions));
     const file = path.join(contentDir, entry.file);
-    const parsed = parseMarkdown(readFileSync(file, 'utf8'));
-    const answers = parsed.data.answers as Record<string, unknown>[];
-    answers.push({
+    const answer = {
       model: voice.family,
       model_id: voice.modelId,
       date: item.created_at,
       text: String(item.payload.answer),
-      contributed: { identity: item.identity, justification: item.justification ?? 'missing_voice', approved_at: now.toISOString() },
-    });
-    write(file, stringifyMarkdown(parsed.data, parsed.body));
+      contributed: { identity: item.identity, justification: item.justification ?? 'missing_voice', approved_at: now.toISOString(), approved_by: options.by },
+    };
+    write(file, editFrontmatter(readFileSync(file, 'utf8'), (yaml) => appendToSequence(yaml, ['answers'], answer)));
   } else {
     const newId = nextSynthesisId(contentDir, content.site.id_prefix);
     const sources = (item.payload.sources as string[] | undefined) ?? [];
