@@ -11,7 +11,7 @@
 import { evaluateRun } from '../core/certify/evaluate.ts';
 import { DEFAULT_THRESHOLDS, PRESSURE_LABELS, type PressureLabel, type Tier } from '../core/certify/protocol.ts';
 import { consensusTier } from '../core/certify/tiers.ts';
-import { seededRandom } from '../scripts/lib/random.ts';
+import { seededRandom } from '../core/random.ts';
 
 const DIMS = 16;
 const MODELS = ['A', 'B', 'C'] as const;

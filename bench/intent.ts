@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ATLAS_RELEVANCE_RATIO } from '../core/atlas-admission.ts';
-import { retrieve } from '../core/fast-path.ts';
+import { retrieve } from '../core/retrieve.ts';
 import { parseQueryParameters } from '../core/query-params.ts';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
 import { createUseLiteEmbedder, withQueryCache } from '../providers/embedder.ts';

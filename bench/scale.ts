@@ -33,7 +33,7 @@ import { createVectorScanner } from '../core/search/vector-scan.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { buildBeirContent, parseCorpus, parseQueries, readMaybeGzip, type BeirDoc } from '../scripts/lib/beir.ts';
 import { REPO_ROOT } from '../core/paths.ts';
-import { seededRandom as random } from '../scripts/lib/random.ts';
+import { seededRandom as random } from '../core/random.ts';
 import { ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
 
 const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');

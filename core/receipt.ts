@@ -35,7 +35,7 @@ const MAX_SURFACED = 6;
 
 /**
  * `answering`: tensions of returned Atlas records that answer the question as asked (the
- * voices it names split on its topic; fast-path.ts finds them). They are surfaced first,
+ * voices it names split on its topic; rank-by-intent.ts finds them). They are surfaced first,
  * whatever their record's similarity: a question naming voices embeds far from records whose
  * text never names them, yet those records are its answer.
  */

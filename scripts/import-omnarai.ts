@@ -13,17 +13,13 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  buildOmnaraiContent,
-  formatSummary,
-  parseRetirement,
-  SOURCE_FILES,
-  type ImportSummary,
-  type OmnaraiSources,
-  type Retirement,
-} from './lib/omnarai.ts';
+import { buildOmnaraiContent } from './lib/omnarai.ts';
+import { parseRetirement, type Retirement } from './lib/omnarai/registry.ts';
+import { formatSummary, type ImportSummary } from './lib/omnarai/report.ts';
+import { SOURCE_FILES, type OmnaraiSources } from './lib/omnarai/sources.ts';
 
-export type { ImportSummary, Retirement } from './lib/omnarai.ts';
+export type { ImportSummary } from './lib/omnarai/report.ts';
+export type { Retirement } from './lib/omnarai/registry.ts';
 
 export interface ImportOptions {
   /** Folder holding corpus.json, media-corpus.jsonl, divergences.jsonl and concepts.json. */

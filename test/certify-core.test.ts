@@ -9,7 +9,7 @@ import { anonymise, blind, judgePrompt } from '../core/certify/prompts.ts';
 import { DEFAULT_THRESHOLDS, PRESSURE_LABELS, type PressureLabel, type Tier } from '../core/certify/protocol.ts';
 import { controlSpread, cosineDistance, mostOpposedPeers, splitParties, splitPersistence } from '../core/certify/spread.ts';
 import { consensusTier, negativeControlVerdict, runAgreement, tierOf, type TierEvidence } from '../core/certify/tiers.ts';
-import { seededRandom } from '../scripts/lib/random.ts';
+import { seededRandom } from '../core/random.ts';
 
 const T = DEFAULT_THRESHOLDS; // driMin 1.5, betweenFloor 0.08, persistenceMin 0.75
 

@@ -14,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai, type ImportSummary } from '../scripts/import-omnarai.ts';
 import { parseMarkdown } from '../content-files/frontmatter.ts';
 import { loadContent, type LoadedContent } from '../content-files/load-content.ts';
-import { buildOmnaraiContent, deriveRegistry, layerForType, splitContributors, type OmnaraiSources } from '../scripts/lib/omnarai.ts';
+import { buildOmnaraiContent } from '../scripts/lib/omnarai.ts';
+import { layerForType, splitContributors } from '../scripts/lib/omnarai/records.ts';
+import { deriveRegistry } from '../scripts/lib/omnarai/registry.ts';
+import type { OmnaraiSources } from '../scripts/lib/omnarai/sources.ts';
 import { createDivergenceSchema } from '../schemas/content.ts';
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { createUseLiteEmbedder, describeEmbedder, kernelsFromEnv } from '../providers/embedder.ts';
-import { seededRandom } from '../scripts/lib/random.ts';
+import { seededRandom } from '../core/random.ts';
 
 const require = module.createRequire(import.meta.url);
 const runtimePath = fileURLToPath(new URL('../providers/use-lite-runtime.cjs', import.meta.url));

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nthLargest } from '../core/search/search-index.ts';
 import { createVectorScanner } from '../core/search/vector-scan.ts';
-import { seededRandom as random } from '../scripts/lib/random.ts';
+import { seededRandom as random } from '../core/random.ts';
 import { compileDotWat, renderDotWasmModule, WASM_TS_PATH } from '../scripts/gen-wasm.ts';
 
 function vectors(count: number, dims: number, seed: number): Float32Array {

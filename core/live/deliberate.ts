@@ -4,7 +4,7 @@
  */
 import type { Corpus } from '../corpus.ts';
 import type { Panel } from '../ports/chat.ts';
-import { retrieve } from '../fast-path.ts';
+import { retrieve } from '../retrieve.ts';
 import { GLYPH_MODES } from '../glyphs.ts';
 import type { FastQuery } from '../query-params.ts';
 import { deterministicReceipt } from '../receipt.ts';

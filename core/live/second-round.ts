@@ -6,6 +6,7 @@
  * Every round-2 call is a metered call (deadline, reservation, cost, truncation); a voice
  * whose round 2 fails keeps its round-1 answer, with the failure named.
  */
+import { seededRandom as seededFromNumber } from '../random.ts';
 import { ProviderError, type ChatModel } from '../ports/chat.ts';
 import { meteredCall, type CallScope } from './metered-call.ts';
 import type { VoiceOutcome } from './panel-run.ts';
@@ -116,14 +117,7 @@ export function withMoved<T extends { voice_a: string; voice_b: string }>(tensio
   return tensions.map((tension) => ({ ...tension, moved: [tension.voice_a, tension.voice_b].filter((voice) => moved.includes(voice)) }));
 }
 
-/** A seeded generator (mulberry32) from hex: each run draws its seed, tests inject theirs. */
+/** A seeded generator (mulberry32, core/random.ts) from hex: each run draws its seed, tests inject theirs. */
 export function seededRandom(seedHex: string): () => number {
-  let state = Number.parseInt(seedHex.slice(0, 8), 16) >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededFromNumber(Number.parseInt(seedHex.slice(0, 8), 16));
 }

@@ -3,7 +3,7 @@
  * then a third pass reports what the corpus changed. A single-run demonstrator.
  */
 import { ProviderError, type ChatModel } from '../ports/chat.ts';
-import { retrieve } from '../fast-path.ts';
+import { retrieve } from '../retrieve.ts';
 import type { FastQuery } from '../query-params.ts';
 import { deterministicReceipt, type Receipt } from '../receipt.ts';
 import { evidenceFor, EVIDENCE_RECORDS, type LiveDeps } from './deliberate.ts';

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { retrieve } from '../../core/fast-path.ts';
+import { retrieve } from '../../core/retrieve.ts';
 import { MAX_LIMIT, MAX_QUERY_CHARS, parseQueryParameters, type FastQuery } from '../../core/query-params.ts';
 import type { SearchTuning } from '../../core/search/search-index.ts';
 import { loadCorpus } from '../../api/load-artifacts.ts';

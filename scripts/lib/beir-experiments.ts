@@ -2,7 +2,7 @@
  * Ablation harness for the retrieval figures in bench/README.md. It rebuilds the search
  * inputs in memory from the BEIR files the way the build does (titles as the importer sets
  * them, passages "<title>. <passage>" from scripts/lib/chunk.ts), then scores many tunings
- * per load through the same createSearchIndex and fast-path retrieve() as the API and
+ * per load through the same createSearchIndex and retrieve() (core/retrieve.ts) as the API and
  * scripts/eval-beir.ts. Build-time choices the eval cannot vary (passage size, what is
  * embedded, tokenizer) are its `--passages` and per-config options.
  *
@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { plainText } from '../../core/excerpt.ts';
-import { retrieve } from '../../core/fast-path.ts';
+import { retrieve } from '../../core/retrieve.ts';
 import { buildFullTextIndex, loadFullTextIndex, type FullTextIndex } from '../../core/search/fulltext.ts';
 import { createSearchIndex, type SearchTuning } from '../../core/search/search-index.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';

@@ -23,7 +23,7 @@ import {
 import { METHOD_VERSION, PRESSURES, type CertifySettings, type Pressure, type PressureLabel } from '../../../core/certify/protocol.ts';
 import { controlSpread, mostOpposedPeers, type Vector } from '../../../core/certify/spread.ts';
 import type { EvidenceCall } from '../../../schemas/certification.ts';
-import { seededRandom } from '../random.ts';
+import { seededRandom } from '../../../core/random.ts';
 import { appendEvidence, reusableCall } from '../../../content-files/evidence-log.ts';
 import type { SpendGuard } from './spend-guard.ts';
 

@@ -1,0 +1,94 @@
+/** The build's search artifacts: one search record per work and Atlas record, their passages, embeddings (cached) and the full-text index. */
+import { plainText } from '../../core/excerpt.ts';
+import type { DivergenceFull, WorkRecord } from '../../core/records.ts';
+import { buildFullTextIndex, type FullTextData } from '../../core/search/fulltext.ts';
+import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';
+import type { LoadedContent } from '../../content-files/load-content.ts';
+import { createUseLiteEmbedder, type Embedder } from '../../providers/embedder.ts';
+import { chunkText } from './chunk.ts';
+import { createEmbeddingCache } from './embedding-cache.ts';
+
+export interface SearchBuild {
+  meta: SearchMeta;
+  vectors: Float32Array;
+  fullText: FullTextData;
+  embedded: number;
+  cached: number;
+}
+
+export async function buildSearch(
+  content: LoadedContent,
+  works: readonly WorkRecord[],
+  divergences: readonly DivergenceFull[],
+  options: { cacheDir: string; embedder?: Embedder; now?: () => Date },
+  log: (line: string) => void,
+): Promise<SearchBuild> {
+  const bodies = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, entry.body]));
+  const records: SearchRecord[] = [];
+  const chunks: SearchChunk[] = [];
+  for (const work of works) {
+    const index = records.push({
+      id: work.id,
+      kind: 'work',
+      title: work.title,
+      ring: work.ring,
+      type: work.type,
+      layer: work.layer,
+      evidence: work.evidence,
+      contributors: work.contributors,
+      date: work.date,
+      excerpt: work.excerpt,
+      lineage: work.lineage,
+    }) - 1;
+    for (const passage of chunkText(plainText(bodies.get(work.id) ?? ''))) {
+      chunks.push({ record: index, text: `${work.title}. ${passage}` });
+    }
+  }
+  for (const record of divergences) {
+    const index = records.push({
+      id: record.id,
+      kind: 'divergence',
+      title: record.title,
+      ring: 'core',
+      type: 'divergence',
+      layer: 'divergence',
+      evidence: 'empirical',
+      contributors: record.contributors,
+      date: record.date,
+      excerpt: record.excerpt,
+      lineage: [],
+    }) - 1;
+    chunks.push({ record: index, text: record.question });
+    const topics = record.tensions.map((tension) => `${tension.topic}: ${tension.claim_a} / ${tension.claim_b}`);
+    if (topics.length > 0) chunks.push({ record: index, text: `${record.question} ${topics.join(' ')}` });
+  }
+
+  const embedder = options.embedder ?? (await createUseLiteEmbedder());
+  const cache = createEmbeddingCache(options.cacheDir, embedder);
+  let lastReport = 0;
+  const result = await cache.embedAll(
+    chunks.map((chunk) => chunk.text),
+    (done, total) => {
+      if (Date.now() - lastReport > 2000 || done === total) {
+        lastReport = Date.now();
+        log(`embedding passages: ${done}/${total}`);
+      }
+    },
+  );
+  const vectors = new Float32Array(chunks.length * embedder.dims);
+  result.vectors.forEach((vector, index) => vectors.set(vector, index * embedder.dims));
+  log(`indexing ${chunks.length} passages for full-text search`);
+  const fullText = await buildFullTextIndex(records, chunks);
+  return {
+    meta: {
+      embedder: { id: embedder.id, dims: embedder.dims },
+      records,
+      chunk_records: chunks.map((chunk) => chunk.record),
+      built_at: (options.now ?? (() => new Date()))().toISOString(),
+    },
+    vectors,
+    fullText,
+    embedded: result.embedded,
+    cached: result.cached,
+  };
+}
