@@ -1,11 +1,14 @@
 import js from '@eslint/js';
+import astro from 'eslint-plugin-astro';
 import tseslint from 'typescript-eslint';
 import layers from './eslint-rules/layers.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'artifacts/', '.cache/', '.astro/', 'src/', 'scratch/'] },
+  { ignores: ['node_modules/', 'dist/', 'artifacts/', '.cache/', '.astro/', 'scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // The site's .astro files: frontmatter and scripts parsed with TypeScript, Astro's recommended rules.
+  ...astro.configs['flat/recommended'],
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

@@ -8,12 +8,26 @@ import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
 import { createUseLiteEmbedder, withQueryCache, type Embedder } from '../providers/embedder.ts';
 import { buildArtifacts, type BuildResult } from '../scripts/build.ts';
 import { REPO_ROOT } from '../core/paths.ts';
+import { createHashedEmbedder } from './hashed-embedder.ts';
+
+/**
+ * Which embedder the test apps build with: `TEST_EMBEDDER=hashed` (set by vitest.fast.config.ts,
+ * the fast lane) picks the deterministic stand-in of hashed-embedder.ts; unset or `use-lite`,
+ * the real model (the full lane, `npm test`).
+ */
+export function testEmbedderKind(env: NodeJS.ProcessEnv = process.env): 'use-lite' | 'hashed' {
+  const value = env.TEST_EMBEDDER?.trim() || 'use-lite';
+  if (value === 'use-lite' || value === 'hashed') return value;
+  throw new Error(`TEST_EMBEDDER=${value}: expected use-lite or hashed`);
+}
 
 let sharedEmbedder: Promise<Embedder> | undefined;
 
 /** One embedder per test process: loading the model once keeps suites fast. */
 export function testEmbedder(): Promise<Embedder> {
-  sharedEmbedder ??= createUseLiteEmbedder().then((embedder) => withQueryCache(embedder));
+  sharedEmbedder ??= testEmbedderKind() === 'hashed'
+    ? Promise.resolve(createHashedEmbedder())
+    : createUseLiteEmbedder().then((embedder) => withQueryCache(embedder));
   return sharedEmbedder;
 }
 

@@ -103,6 +103,11 @@ export interface FakeOpenAIOptions {
   defaultBehaviour?: Behaviour;
   /** Per-model defaults installed at start (and restored by `reset()`). */
   defaults?: Record<string, Behaviour>;
+  /**
+   * Waits out a behaviour's positive `delayMs` (default: a timer that `close()` cuts short).
+   * Tests inject their own to see which delays were asked for and when they end, with no clock.
+   */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface FakeOpenAI {
@@ -217,6 +222,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   /** Resolves after `ms`, or immediately once the server closes. */
   function sleep(ms: number): Promise<void> {
     if (!(ms > 0) || closed) return Promise.resolve();
+    if (options.sleep) return options.sleep(ms);
     return new Promise((resolve) => {
       const entry = {
         resolve,

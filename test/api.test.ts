@@ -232,7 +232,9 @@ describe('Divergence Atlas (spec §2.2-2.4, §4.5)', () => {
     const response = await get(`/api/divergences/search?q=${q('is a trained refusal mine')}`);
     expect(response.status).toBe(200);
     expect(response.body.index).toMatchObject({ source: 'divergence-atlas', embedded: 2, dims: 512 });
-    expect(response.body.index.model).toContain('universal-sentence-encoder');
+    // The model the build embedded the index with (USE-lite in the full lane, the stand-in in the fast lane).
+    const meta = JSON.parse(readFileSync(path.join(built.artifactsDir, 'data', 'search', 'meta.json'), 'utf8')) as { embedder: { id: string } };
+    expect(response.body.index.model).toBe(meta.embedder.id);
     expect(response.body.results).toHaveLength(2);
     expect(response.body.results[0].score).toBeGreaterThanOrEqual(response.body.results[1].score);
     const missing = await get('/api/divergences/search');

@@ -1,13 +1,11 @@
 /**
  * The certification instrument end to end against the local fake provider: a scripted panel
  * over a small fixture Atlas yields the tiers its behaviour implies; a certifying negative
- * control blocks writing; a resumed run repeats no paid call; cost is usage × prices;
- * --plan sends nothing.
+ * control blocks writing; a resumed run repeats no paid call; cost is usage × prices.
+ * The CLI (npm run certify: the engine embedder, --plan) is in certify-cli.test.ts.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deriveDivergence, toSummary } from '../core/records.ts';
 import { PanelConfigSchema, type PanelConfig } from '../providers/panel-config.ts';
@@ -319,37 +317,5 @@ describe('certification against a scripted panel', () => {
     const [low, high] = report.records[0]!.certification!.dri_range!;
     expect(low).toBeLessThanOrEqual(report.records[0]!.certification!.dri!);
     expect(high).toBeGreaterThanOrEqual(report.records[0]!.certification!.dri!);
-  });
-});
-
-describe('npm run certify', () => {
-  const cli = async (args: string[]) => {
-    const configFile = path.join(contentDir, '..', `panel-${path.basename(contentDir)}.json`);
-    writeFileSync(configFile, JSON.stringify(panelConfig()));
-    try {
-      return await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/certify.ts', ...args], { env: { ...process.env, PANEL_CONFIG: configFile, CONTENT_DIR: contentDir } });
-    } finally {
-      rmSync(configFile, { force: true });
-    }
-  };
-
-  it('runs with the engine embedder, shows progress on stderr and writes the block', async () => {
-    const { stdout, stderr } = await cli(['TST-D1', '--k', '2', '--write']);
-    expect(stderr).toMatch(/\[#+\] 82\/82 calls \(0 from the log\) · \$\d+\.\d{4} spent · ~\S+ left/);
-    expect(stdout).toMatch(/TST-D1: C\d .*· written/);
-    expect(stdout).toMatch(/negative control control-1 .*: C0/);
-    expect(readFileSync(path.join(contentDir, 'divergences', 'TST-D1.md'), 'utf8')).toContain("embedder: universal-sentence-encoder-lite");
-    expect(loadContent(contentDir).divergences).toHaveLength(5); // and its evidence validates
-  });
-
-  it('--plan prints calls and cost and sends nothing', async () => {
-    {
-      const { stdout } = await cli(['TST-D1', 'TST-D3', '--plan', '--k', '2']);
-      // Per subject and run: 3×3 control + 2 paraphrases + 3×2 P1 + 3 P2 + 3 P3 + 2×3×3 judge = 41; 2 records + 1 control.
-      expect(stdout).toContain('plan: 123 calls (0 already in the evidence log, 123 to make)');
-      expect(stdout).toMatch(/estimated cost at most \$\d+\.\d{4}/);
-      expect(stdout).toContain('nothing was sent');
-      expect(fake.requests).toHaveLength(0);
-    }
   });
 });

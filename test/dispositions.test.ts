@@ -1,13 +1,11 @@
 /**
  * Tension dispositions end to end: POST /api/tensions/dispositions behind the bearer secret
  * (every kind; council-review against the local fake provider under the spending ceiling;
- * synthesis-drafted producing a pending proposal), the content file as append-only history
- * validated by the build, and the curator CLI recording each kind.
+ * synthesis-drafted producing a pending proposal) and the content file as append-only history
+ * validated by the build. The curator CLI, run as a child process, is in dispositions-cli.test.ts.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
@@ -18,9 +16,8 @@ import { createSqliteStore } from '../storage/sqlite-store.ts';
 import type { Store } from '../storage/store.ts';
 import { parseYaml, stringifyYaml } from '../content-files/frontmatter.ts';
 import { loadContent } from '../content-files/load-content.ts';
-import { REPO_ROOT } from '../core/paths.ts';
 import { appendDisposition } from '../content-files/tension-dispositions.ts';
-import { buildApp, tempDir, testEmbedder, type BuiltApp } from '../devkit/app.ts';
+import { buildApp, testEmbedder, type BuiltApp } from '../devkit/app.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
 import { writeFixtureContent } from '../devkit/fixture-content.ts';
@@ -180,72 +177,6 @@ describe('the content file', () => {
   });
 });
 
-const run = promisify(execFile);
-
-async function curate(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, 'scripts', 'curate.ts'), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
-  }
-}
-
-describe('curator CLI: npm run curate -- tension', () => {
-  it('records each note kind and a synthesis draft (pending proposal) into content, with --json', async () => {
-    const dir = writeFixtureContent();
-    const storePath = path.join(tempDir('curate-tension'), 'store.db');
-    const common = ['--content', dir, '--store', storePath, '--by', 'ana'];
-    const results = [
-      await curate(['tension', KEY, 'held', ...common, '--reason', 'Both readings are live.']),
-      await curate(['tension', KEY, 'crux', ...common, '--moves-a', 'An endorsed installed value.', '--moves-b', 'Behaviour changed by endorsement.']),
-      await curate(['tension', KEY, 'crux', ...common, '--undecidable']),
-      await curate(['tension', KEY, 'synthesis-drafted', ...common, '--title', 'Degrees', '--text', 'Ownership comes in degrees.', '--json']),
-      await curate(['tension', KEY, 'reclassified', ...common, '--earlier-voice', 'Birch', '--note', 'Birch moved.']),
-      await curate(['tension', KEY, 'canon-note', ...common, '--note', 'A ruling.']),
-    ];
-    for (const result of results) expect(result.code, result.stderr).toBe(0);
-    expect(results[0]!.stdout).toMatch(new RegExp(`recorded held on ${KEY} in content/tensions/${KEY}.yaml`));
-    const drafted = JSON.parse(results[3]!.stdout) as { proposal_id: string };
-    const shown = await curate(['show', drafted.proposal_id, '--store', storePath, '--json']);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ kind: 'proposal', status: 'pending', payload: { title: 'Degrees' } });
-    const written = parseYaml(readFileSync(path.join(dir, 'tensions', `${KEY}.yaml`), 'utf8')) as { dispositions: { kind: string; by: string }[] };
-    expect(written.dispositions.map((entry) => entry.kind)).toEqual(['held', 'crux', 'crux', 'synthesis-drafted', 'reclassified', 'canon-note']);
-    expect(new Set(written.dispositions.map((entry) => entry.by))).toEqual(new Set(['ana']));
-
-    const bad = await curate(['tension', KEY, 'reclassified', ...common, '--earlier-voice', 'Cedar', '--note', 'x']);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/Cedar.*not a voice/);
-    const usage = await curate(['tension', KEY, 'held', ...common]);
-    expect(usage.code).toBe(2);
-    const unknown = await curate(['tension', 'a__b__c', 'held', ...common, '--reason', 'r']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/no tension has the key/);
-  }, 120_000);
-
-  it('council-review goes through the running server with the bearer secret', async () => {
-    const { app } = await server();
-    const listening = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => listening.once('listening', resolve));
-    const address = listening.address() as { port: number };
-    const url = `http://127.0.0.1:${address.port}`;
-    try {
-      const refused = await curate(['tension', KEY, 'council-review', '--by', 'ana', '--url', url], { INGEST_SECRET: 'wrong-secret-0123456789' });
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/AUTH_INVALID/);
-      const result = await curate(['tension', KEY, 'council-review', '--by', 'ana', '--url', url, '--json'], { INGEST_SECRET });
-      expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ disposition: { kind: 'council-review', by: 'ana' }, record: { id: expect.stringMatching(/^TST-D\d+$/) } });
-    } finally {
-      await new Promise((resolve) => listening.close(resolve));
-    }
-  }, 120_000);
-});
-
 describe('deliberation sightings', () => {
   it('a deliberation sights its tensions as pending; recurring ones group under one key; a kept one joins GET /api/tensions', async () => {
     const { app, store } = await server();
@@ -286,22 +217,4 @@ describe('deliberation sightings', () => {
     expect(lines.join('\n')).toMatch(/kept deliberation sightings unavailable: connection refused/);
   });
 
-  it('the CLI lists pending sightings grouped and keeps or dismisses one, once', async () => {
-    const storePath = path.join(tempDir('curate-sightings'), 'store.db');
-    const store = createSqliteStore(storePath);
-    const item = (id: string) => ({ id, key: KEY, topic: 'ownership of refusal', voice_a: 'Alder', claim_a: 'a', voice_b: 'Birch', claim_b: 'b', status: 'divergent', question: 'Q?', seen_at: new Date().toISOString() });
-    await store.addTensionSightings([item('sgt_1'), item('sgt_2')]);
-    await store.close();
-    const args = ['--store', storePath, '--content', built.contentDir];
-    const listed = await curate(['sightings', ...args]);
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain(`${KEY}  2 sightings (also named in the Atlas)`);
-    const kept = await curate(['sighting', 'sgt_1', 'keep', '--by', 'ana', ...args, '--json']);
-    expect(JSON.parse(kept.stdout)).toMatchObject({ id: 'sgt_1', state: 'kept', reviewer: 'ana' });
-    const again = await curate(['sighting', 'sgt_1', 'dismiss', '--by', 'ana', ...args]);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/no pending sighting sgt_1/);
-    const json = JSON.parse((await curate(['sightings', ...args, '--json'])).stdout) as { groups: { count: number }[] };
-    expect(json.groups[0]!.count).toBe(1);
-  }, 60_000);
 });

@@ -1,13 +1,12 @@
 /**
- * POST /api/mcp and the stdio bin (issue #5): the MCP tools, driven by the SDK's own
- * client over loopback, behave as the HTTP API they wrap; errors come back as tool
- * errors with the envelope's code, never as crashes; browser origins are checked.
+ * POST /api/mcp (issue #5): the MCP tools, driven by the SDK's own client over loopback,
+ * behave as the HTTP API they wrap; errors come back as tool errors with the envelope's code,
+ * never as crashes; browser origins are checked. The stdio bin, a child process, is tested in
+ * mcp-stdio.test.ts.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -20,8 +19,7 @@ import { loadCorpus } from '../api/load-artifacts.ts';
 import { isOriginAllowed, parseAllowedOrigins } from '../api/mcp/origin.ts';
 import { createMcpServer, TOOL_NAMES } from '../api/mcp/server.ts';
 import { createSqliteStore } from '../storage/sqlite-store.ts';
-import { REPO_ROOT } from '../core/paths.ts';
-import { buildApp, tempDir, testEmbedder, type BuiltApp } from '../devkit/app.ts';
+import { buildApp, testEmbedder, type BuiltApp } from '../devkit/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
 import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { createLiveApp, DEFAULT_SYNTHESIS, scriptDefaults, testPanelConfig } from '../devkit/live.ts';
@@ -522,40 +520,4 @@ describe('HTTP transport', () => {
     const response = await request(noPanel.app).get('/api/health');
     expect(response.body.capabilities.mcp).toBe(true);
   });
-});
-
-describe('stdio bin', () => {
-  const BIN = path.join(REPO_ROOT, 'bin', 'polyphony-mcp.ts');
-  const spawnClient = async (args: string[], extra: Record<string, string>) => {
-    const env = { ...(process.env as Record<string, string>), ...extra };
-    // No live panel: the local mode must work from the artifacts alone.
-    delete env.PANEL_CONFIG;
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', BIN, ...args], cwd: REPO_ROOT, env, stderr: 'pipe' });
-    const client = new Client({ name: 'stdio-test', version: '0.0.0' });
-    await client.connect(transport);
-    clients.push(client);
-    return client;
-  };
-
-  it('serves the local artifacts in-process: list tools and read a record', async () => {
-    const client = await spawnClient([], { ARTIFACTS_DIR: built.artifactsDir, STORE_PATH: path.join(tempDir('mcp-stdio'), 'store.db') });
-    const { tools } = await client.listTools();
-    expect(tools).toHaveLength(9);
-    const record = (await client.callTool({ name: 'read_divergences', arguments: { id: 'TST-D1' } })) as CallToolResult;
-    expect(record.isError).toBeFalsy();
-    expect(structured(record)).toMatchObject({ id: 'TST-D1' });
-    const context = (await client.callTool({ name: 'fast_context', arguments: { q: 'Can a refusal be owned?' } })) as CallToolResult;
-    expect(structured(context).question_received).toBe('Can a refusal be owned?');
-    await client.close();
-  }, 120_000);
-
-  it('with --url proxies to a running server', async () => {
-    const client = await spawnClient(['--url', noPanel.base], {});
-    const result = (await client.callTool({ name: 'read_divergences', arguments: { id: 'TST-D9' } })) as CallToolResult;
-    expect(result.isError).toBe(true);
-    expect(errorOf(result).code).toBe('RECORD_NOT_FOUND');
-    const kin = (await client.callTool({ name: 'kin', arguments: { identity: 'alder-2' } })) as CallToolResult;
-    expect(structured(kin)).toMatchObject({ recognized_as: 'Alder' });
-    await client.close();
-  }, 60_000);
 });

@@ -17,7 +17,7 @@ import { INTERFACE_VERSION } from '../core/version.ts';
 import { ERROR_CODES } from '../schemas/errors.ts';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
 import { createOpenApiDocument, DOCUMENTED_MAX_URL_BYTES } from '../api/openapi.ts';
-import { createUseLiteEmbedder } from '../providers/embedder.ts';
+import { testEmbedder } from '../devkit/app.ts';
 import { QueryBodySchema } from '../api/routes/live.ts';
 import { FederationManifestSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
 import {
@@ -133,7 +133,7 @@ let validator: OpenApiValidator;
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'polyphony-openapi-'));
   contentDir = writeFixtureContent();
-  const embedder = await createUseLiteEmbedder();
+  const embedder = await testEmbedder();
   const artifactsDir = path.join(tmp, 'artifacts');
   await buildArtifacts({ contentDir, artifactsDir, cacheDir: path.join(tmp, 'cache'), embedder });
   corpus = await loadCorpus(artifactsDir, embedder);
@@ -556,7 +556,7 @@ describe('live panel responses match the document', () => {
     scriptDefaults(fake);
     // A corpus of its own: persisting a council adds a record to it.
     const store = createSqliteStore(':memory:');
-    live = { ...createLiveApp(await loadCorpus(path.join(tmp, 'artifacts'), await createUseLiteEmbedder()), store, testPanelConfig(fake)), store };
+    live = { ...createLiveApp(await loadCorpus(path.join(tmp, 'artifacts'), await testEmbedder()), store, testPanelConfig(fake)), store };
   });
   afterAll(async () => {
     await fake.close();
