@@ -40,8 +40,13 @@ export default mergeConfig(full, defineConfig({
       'test/pg-durability.test.ts',
       'test/scale-out.test.ts',
       'test/live-ceiling-pg.test.ts',
-      // The store contract runs both drivers; its PostgreSQL half starts a cluster.
+      // The store contract, migrations and job leases run both drivers; their PostgreSQL half
+      // starts a cluster. The lazy-pg check spawns processes.
       'test/store-contract.test.ts',
+      'test/store-migrations.test.ts',
+      'test/job-lease.test.ts',
+      'test/lazy-pg.test.ts',
+      'test/write-parity.test.ts',
       // CLIs as child processes (tsx and a script's whole module graph per call; some load the
       // real model: certify with the engine embedder, the MCP stdio bin over built artifacts).
       'test/curate-cli.test.ts',
