@@ -3,6 +3,7 @@
  * and push (POST /api/federation/offer), off unless configured.
  */
 import type { Request } from 'express';
+import type { z } from 'zod';
 import { apiError } from '../../schemas/errors.ts';
 import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
 import { FederationError } from '../federation/errors.ts';
@@ -78,20 +79,20 @@ export const FEDERATION_OFFER: RouteSpec = {
 
 export function federationRoutes(context: RouteContext, node: FederationNode, push: PushOptions): RouteDefinition[] {
   const requestOrigin = (request: Request) => `${request.protocol}://${request.get('host') ?? 'localhost'}`;
-  const route = (spec: RouteSpec, body: (request: Request) => Promise<unknown>): RouteDefinition => ({
+  const route = <S extends z.ZodType>(spec: RouteSpec, schema: S, body: (request: Request) => Promise<z.output<S>>): RouteDefinition => ({
     ...spec,
     methods: {
       GET: async (request, response) => {
         rejectUnknownParameters(request.query as RawQuery, [], spec.path);
         response.setHeader('Cache-Control', 'public, max-age=60');
-        response.json(await body(request));
+        send(response, schema, await body(request));
       },
     },
   });
   return [
-    route(NODE_DOCUMENT_ROUTE, (request) => node.nodeDocument(requestOrigin(request))),
-    route(FEDERATION_MANIFEST, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).manifest),
-    route(FEDERATION_SIGNATURE, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).signature),
+    route(NODE_DOCUMENT_ROUTE, NodeDocumentSchema, (request) => node.nodeDocument(requestOrigin(request))),
+    route(FEDERATION_MANIFEST, FederationManifestSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).manifest),
+    route(FEDERATION_SIGNATURE, ManifestSignatureSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).signature),
     {
       ...FEDERATION_OFFER,
       methods: {

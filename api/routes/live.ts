@@ -136,7 +136,8 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             if (persist !== true) throw apiError('INVALID_BODY', 'council_id is only used with persist true', 'Send {"council_id": "...", "persist": true} with Authorization: Bearer <INGEST_SECRET>.', { suggestedNextCall: keep });
             assertIngestSecret(request, context, sampleQuestion(context.corpus));
             const outcome = await requireLive(context, undefined).persistKeptCouncil(councilId);
-            response.status(outcome.created ? 201 : 200).setHeader('Location', outcome.persisted.href).json({ ...outcome.shown, persisted: outcome.persisted });
+            response.setHeader('Location', outcome.persisted.href);
+            send(response, CouncilPersistedSchema, { ...outcome.shown, persisted: outcome.persisted }, outcome.created ? 201 : 200);
             return;
           }
           if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question), or council_id with persist', 'Send {"q": "<question>"} to run a council; to keep one you have read, send {"council_id": "...", "persist": true}.', { extra: { param_missing: true }, suggestedNextCall: { method: 'POST', path: '/api/council', body: mended } });
@@ -150,11 +151,12 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           }
           // Run and persist in one call: the response shows exactly what was stored.
           if (result.council_id === null) {
-            response.status(201).json({ ...result, persisted: await live.persistCouncil(result) });
+            send(response, CouncilPersistedSchema, { ...result, persisted: await live.persistCouncil(result) }, 201);
             return;
           }
           const outcome = await live.persistKeptCouncil(result.council_id);
-          response.status(201).setHeader('Location', outcome.persisted.href).json({ ...outcome.shown, persisted: outcome.persisted });
+          response.setHeader('Location', outcome.persisted.href);
+          send(response, CouncilPersistedSchema, { ...outcome.shown, persisted: outcome.persisted }, 201);
         },
       },
     },

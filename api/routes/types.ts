@@ -123,7 +123,10 @@ export interface FileSpec {
   get: OperationSpec;
 }
 
-/** Sends `body` as JSON; the schema only types it (the contract tests check real bodies against the document). */
-export function send<S extends z.ZodType>(response: Response, _schema: S, body: z.output<S>, status = 200): void {
+/**
+ * Sends `body` as JSON. The schema (or the schemas, one of which the body has) only types it:
+ * nothing is re-validated at run time; the contract tests check real bodies against the document.
+ */
+export function send<S extends z.ZodType>(response: Response, _schema: S | readonly S[], body: z.output<S>, status = 200): void {
   response.status(status).json(body);
 }
