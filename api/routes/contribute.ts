@@ -110,7 +110,15 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
   const { corpus } = context;
 
   /** Stores the item once per Idempotency-Key of this client and operation; 202 with what `build` says. */
-  async function submit(request: Request, response: Response, operation: 'contribute' | 'store', item: Parameters<Store['submitContribution']>[0], build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => Record<string, unknown>) {
+  /** The schema types what `build` answers (202), as send() does. */
+  async function submit<S extends z.ZodType>(
+    request: Request,
+    response: Response,
+    operation: 'contribute' | 'store',
+    _schema: S,
+    item: Parameters<Store['submitContribution']>[0],
+    build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => z.output<S>,
+  ) {
     const limit: RateLimit = { key: `contribute:${item.client}`, ...limits.contribute };
     await answerOnce(request, response, {
       store,
@@ -156,6 +164,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             request,
             response,
             'contribute',
+            ContributionAcceptedSchema,
             {
               id: `ctb_${randomUUID()}`,
               kind: 'answer',
@@ -172,8 +181,8 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               status: outcome.contribution.status,
               record_id: record.id,
               question: record.question,
-              received: { identity: outcome.contribution.identity, justification: outcome.contribution.justification, answer_chars: String(outcome.contribution.payload.answer ?? '').length, at: outcome.contribution.created_at },
-              ...(outcome.outcome === 'duplicate' ? { duplicate: true } : {}),
+              received: { identity: outcome.contribution.identity, justification: outcome.contribution.justification ?? body.justification, answer_chars: String(outcome.contribution.payload.answer ?? '').length, at: outcome.contribution.created_at },
+              ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
               other_minds: otherMinds(record),
               review: reviewNote('answer'),
             }),
@@ -201,6 +210,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             request,
             response,
             'store',
+            ProposalAcceptedSchema,
             {
               id: `ctb_${randomUUID()}`,
               kind: 'proposal',
@@ -215,9 +225,9 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             (outcome) => ({
               contribution_id: outcome.contribution.id,
               status: outcome.contribution.status,
-              action: 'propose',
+              action: 'propose' as const,
               received: { identity: body.identity, title: body.title, text_chars: body.text.length, sources: body.sources, at: outcome.contribution.created_at },
-              ...(outcome.outcome === 'duplicate' ? { duplicate: true } : {}),
+              ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
               review: reviewNote('proposal'),
             }),
           );
