@@ -15,6 +15,8 @@ const IDEMPOTENCY_KEY: Json = {
   schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
 };
 
+const NON_EMPTY = z.string().min(1);
+
 /** A sync live path also answers as Server-Sent Events when the caller accepts them. */
 const EVENT_STREAM_NOTE =
   ' With Accept: text/event-stream the same run is streamed as Server-Sent Events: `event: stage` (a JobStage: retrieval, each voice as it answers or fails, the chair), then `event: result` with this body, or `event: error` with {status, error: envelope} when the run fails after the stream started. Checks before the run (bad input, no panel, rate limit, spending ceiling) keep their HTTP status and JSON envelope. Closing the stream aborts the model calls of this run, as any client going away does (what they spent is recorded; the run joins no session); no other request or job is affected.';
@@ -103,7 +105,7 @@ export function operation(spec: OperationSpec, method: Method, kind: 'route' | '
     responses['400'] = { ...responses['400'], content: jsonContent({ oneOf: [envelope, JSON_RPC_ERROR] }) };
   }
   const parameters = [
-    ...(spec.path ?? []).map((parameter) => ({ name: parameter.name, in: 'path', required: true, description: parameter.description, schema: { type: 'string', minLength: 1 }, example: parameter.example })),
+    ...(spec.path ?? []).map((parameter) => ({ name: parameter.name, in: 'path', required: true, description: parameter.description, schema: inline(parameter.schema ?? NON_EMPTY), example: parameter.example })),
     ...(spec.query ?? []).map(queryParameter),
     ...(spec.idempotencyKey ? [IDEMPOTENCY_KEY] : []),
   ];

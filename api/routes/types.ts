@@ -53,6 +53,8 @@ export interface PathParameter {
   name: string;
   description: string;
   example: string;
+  /** Default: a non-empty string. */
+  schema?: z.ZodType;
 }
 
 export interface ResponseSpec {
