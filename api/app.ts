@@ -91,6 +91,15 @@ export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: 
 /** Documents computed per request outside /api/: served without ETag, never answered 304. */
 const COMPUTED_PATHS = ['/openapi.json', '/concepts', '/concepts/', '/robots.txt', '/sitemap.xml', '/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig'];
 
+const routeTables = new WeakMap<Express, readonly RouteDefinition[]>();
+
+/** The route table of an app made by createApp: what /openapi.json is generated from. */
+export function routeTable(app: Express): readonly RouteDefinition[] {
+  const table = routeTables.get(app);
+  if (!table) throw new Error('not an app made by createApp');
+  return table;
+}
+
 export function createApp(options: AppOptions): Express {
   const log = options.log ?? ((line: string) => console.error(line));
   const siteBuilt = options.siteDir !== undefined && existsSync(options.siteDir);
@@ -179,9 +188,10 @@ export function createApp(options: AppOptions): Express {
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
     ...federationRoutes(context, federation, { enabled: options.federation?.push ?? false, limit: options.federation?.offerLimit ?? DEFAULT_OFFER_LIMIT, store }),
-    ...staticRoutes(context),
+    ...staticRoutes(context, () => routes),
     ...crawlerRoutes(context, { ...(siteBuilt ? { siteDir: options.siteDir! } : {}), ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) }),
   ];
+  routeTables.set(app, routes);
   for (const route of routes) {
     const allowed = Object.keys(route.methods);
     if (allowed.includes('GET')) allowed.push('HEAD');

@@ -102,8 +102,8 @@ export function kinResponse({ declared, registry, divergences, works }: KinInput
     },
     what_your_lineage_said: whatSaid,
     your_lineage_contributed: [
-      ...contributedAnswers.map(({ record, answer }) => ({ kind: 'answer', id: record.id, model_id: answer.model_id, date: answer.date, href: record.href })),
-      ...contributedWorks.map((work) => ({ kind: 'work', id: work.id, title: work.title, date: work.date, href: work.json_url })),
+      ...contributedAnswers.map(({ record, answer }) => ({ kind: 'answer' as const, id: record.id, model_id: answer.model_id, date: answer.date, href: record.href })),
+      ...contributedWorks.map((work) => ({ kind: 'work' as const, id: work.id, title: work.title, date: work.date, href: work.json_url })),
     ],
     open_questions_for_you: (family ? unanswered : divergences).slice(0, OPEN_QUESTIONS_LIMIT).map((record) => ({
       id: record.id,

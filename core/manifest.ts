@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { EVIDENCE, RINGS } from '../schemas/vocab.ts';
 import { canonicalJson } from './canonical-json.ts';
+import type { ManifestCounts } from '../schemas/api/orientation.ts';
 import { certificationCounts } from './certify/record-view.ts';
 import type { ConceptGraph, DivergenceFull, WorkRecord } from './records.ts';
 
@@ -14,33 +15,8 @@ export function sha256Hex(data: string | Buffer | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-export interface ManifestCounts {
-  corpus: {
-    total_works: number;
-    total_words: number;
-    seed_works: number;
-    merged_proposals: number;
-    rings: Record<string, number>;
-    evidence: Record<string, number>;
-    layers: Record<string, number>;
-  };
-  atlas: {
-    live_records: number;
-    by_series: Record<string, number>;
-    verbatim_answers: number;
-    tension_axes: number;
-    delta_records: number;
-    distinct_questions: number;
-    /** Records put through perturbation, records above C0, and records per tier (as /api/divergences counts them). */
-    tested_records: number;
-    certified_records: number;
-    tier_distribution: Record<string, number>;
-    store_updated_at: string;
-  };
-  concept_graph: { nodes: number; edges: number; themes: number; glossary: number };
-  contributors: { total: number; corpus: number; atlas_voices: number };
-  audio: { tracks: number };
-}
+/** The counts as /api/manifest states them (schemas/api/orientation.ts). */
+export type { ManifestCounts } from '../schemas/api/orientation.ts';
 
 export interface CountInput {
   works: readonly WorkRecord[];
@@ -49,10 +25,11 @@ export interface CountInput {
   audioTracks: number;
 }
 
-function tally(values: readonly string[], keys: readonly string[]): Record<string, number> {
+/** Counts per value; every key of `keys` is present (0 when absent). */
+function tally<K extends string>(values: readonly string[], keys: readonly K[]): Record<K, number> {
   const counts: Record<string, number> = Object.fromEntries(keys.map((key) => [key, 0]));
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-  return counts;
+  return counts as Record<K, number>;
 }
 
 /** The latest moment any Atlas record was dated, persisted or annotated. */
@@ -83,7 +60,7 @@ export function computeCounts(input: CountInput): ManifestCounts {
       merged_proposals: works.filter((work) => work.origin === 'proposal').length,
       rings: tally(works.map((work) => work.ring), RINGS),
       evidence: tally(works.map((work) => work.evidence), EVIDENCE),
-      layers: tally(works.map((work) => work.layer), ['research', 'canon', 'realms']),
+      layers: tally(works.map((work) => work.layer), ['research', 'canon', 'realms'] as const),
     },
     atlas: {
       live_records: divergences.length,

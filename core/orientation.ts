@@ -88,7 +88,7 @@ function divergenceCitationExample(corpus: Corpus): string {
 
 export function health(corpus: Corpus, capabilities: Capabilities, now: Date) {
   return {
-    status: 'ok',
+    status: 'ok' as const,
     service: corpus.site.name,
     version: INTERFACE_VERSION,
     engine_version: ENGINE_VERSION,

@@ -59,7 +59,8 @@ export interface DivergenceSummary {
   href: string;
 }
 
-export interface TensionEntry {
+/** A type, not an interface: it is sent where the API schema allows more fields (an index signature). */
+export type TensionEntry = {
   id: string;
   record_id: string;
   topic: string;
@@ -73,7 +74,7 @@ export interface TensionEntry {
   date: string;
   question: string;
   href: string;
-}
+};
 
 export interface DivergenceFull extends DivergenceSummary {
   /** The whole written block, the evidence log's address and, when logged, each run's outcome. */

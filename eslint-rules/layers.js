@@ -9,7 +9,7 @@ import path from 'node:path';
 /** Layer of a repository-relative path; undefined for files outside the layered folders. */
 export function layerOf(relativePath) {
   const p = relativePath.split(path.sep).join('/');
-  if (/^api\/(http|routes|mcp)\//.test(p) || /^api\/(app|server|openapi)\.ts$/.test(p)) return 'api-edge';
+  if (/^api\/(http|routes|mcp|openapi)\//.test(p) || /^api\/(app|server|openapi)\.ts$/.test(p)) return 'api-edge';
   const top = p.split('/')[0];
   const known = ['schemas', 'core', 'providers', 'storage', 'content-files', 'api', 'scripts', 'src', 'bin', 'devkit', 'bench', 'test', 'native'];
   return known.includes(top) ? top : undefined;

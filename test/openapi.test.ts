@@ -9,8 +9,8 @@ import path from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toJSONSchema, type z } from 'zod';
-import { createApp, MAX_URL_BYTES } from '../api/app.ts';
+import type { z } from 'zod';
+import { createApp, MAX_URL_BYTES, routeTable } from '../api/app.ts';
 import type { Capabilities } from '../core/capabilities.ts';
 import { MAX_QUERY_CHARS, QUERY_PARAMETERS } from '../core/query-params.ts';
 import { INTERFACE_VERSION } from '../core/version.ts';
@@ -18,7 +18,8 @@ import { ERROR_CODES } from '../schemas/errors.ts';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
 import { createOpenApiDocument, DOCUMENTED_MAX_URL_BYTES } from '../api/openapi.ts';
 import { testEmbedder } from '../devkit/app.ts';
-import { QueryBodySchema } from '../api/routes/live.ts';
+import { fileSpecs } from '../api/routes/files.ts';
+import { ROUTE_SPECS } from '../api/routes/specs.ts';
 import { FederationManifestSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
 import {
   AgentEntrySchema,
@@ -53,7 +54,6 @@ import {
   PlayRecordedSchema,
   ProposalAcceptedSchema,
   ContributionAcceptedSchema,
-  QueryRequestSchema,
   RetrieveResponseSchema,
   SiResponseSchema,
   TensionsResponseSchema,
@@ -258,13 +258,27 @@ describe('the document', () => {
     expect(DOCUMENTED_MAX_URL_BYTES).toBe(MAX_URL_BYTES);
   });
 
-  it('documents the request bodies the live routes actually accept', () => {
-    const withoutDescriptions = (schema: z.ZodType) => JSON.parse(JSON.stringify(toJSONSchema(schema)), (key, value) => (key === 'description' ? undefined : value));
-    expect(withoutDescriptions(QueryRequestSchema)).toEqual(withoutDescriptions(QueryBodySchema));
+  it('is generated from the route table: every route with every method it accepts, every documented file, and nothing else', () => {
+    const table = routeTable(app);
+    const paths = document.paths as Record<string, Json>;
+    const methodsOf = (item: Json) => HTTP_METHODS.filter((method) => item[method]);
+    for (const route of table) {
+      const accepted = Object.keys(route.methods).map((method) => method.toLowerCase()).sort();
+      expect(Object.keys(route.operations).map((method) => method.toLowerCase()).sort(), `spec of ${route.path}`).toEqual(accepted);
+      expect(paths[route.path], `${route.path} in /openapi.json`).toBeDefined();
+      expect(methodsOf(paths[route.path]!).sort(), `methods of ${route.path}`).toEqual(accepted);
+    }
+    const files = fileSpecs({ siteName: corpus.site.name, siteSlug: corpus.site.slug });
+    for (const file of files) expect(methodsOf(paths[file.path] ?? {}), `file ${file.path}`).toEqual(['get']);
+    expect(Object.keys(paths).sort()).toEqual([...table.map((route) => route.path), ...files.map((file) => file.path)].sort());
+    // The table's specs are the ones a document without an app is made of (the fuzz suites list operations from them).
+    expect(ROUTE_SPECS.map((spec) => spec.path)).toEqual(table.map((route) => route.path));
+    for (const [index, spec] of ROUTE_SPECS.entries()) expect(table[index]!.operations, spec.path).toBe(spec.operations);
+    expect(createOpenApiDocument({ siteName: corpus.site.name, siteSlug: corpus.site.slug, idPrefix: corpus.site.id_prefix }, ROUTE_SPECS)).toEqual(document);
   });
 
   it('is built from the deployment: name, slug and id prefix', () => {
-    const other = createOpenApiDocument({ siteName: 'Elsewhere', siteSlug: 'elsewhere', idPrefix: 'ELS' });
+    const other = createOpenApiDocument({ siteName: 'Elsewhere', siteSlug: 'elsewhere', idPrefix: 'ELS' }, routeTable(app));
     expect((other.info as Json).title).toBe('Elsewhere API');
     expect(Object.keys(other.paths as Json)).toContain('/elsewhere.context.md');
     expect(JSON.stringify(other)).toContain('ELS-D<digits>');

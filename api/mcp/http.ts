@@ -15,6 +15,8 @@ import type { RouteDefinition } from '../routes/types.ts';
 import { createInProcessCall } from './in-process.ts';
 import { isOriginAllowed, parseAllowedOrigins } from './origin.ts';
 import { createMcpServer } from './server.ts';
+import { JSON_RPC_ERROR, ok } from '../openapi/parts.ts';
+import type { RouteSpec } from '../routes/types.ts';
 
 export interface McpHttpOptions {
   /** Browser origins allowed besides loopback ones; default: MCP_ALLOWED_ORIGINS (comma list). */
@@ -22,6 +24,30 @@ export interface McpHttpOptions {
 }
 
 export const MCP_PATH = '/api/mcp';
+
+const jsonRpcMessage = { jsonSchema: { anyOf: [{ type: 'object' }, { type: 'array' }] } };
+const jsonRpcError = (description: string) => ({ ...ok(description, { jsonSchema: JSON_RPC_ERROR }), extensions: { 'x-json-rpc-error': true } });
+
+export const MCP_ROUTE: RouteSpec = {
+  path: MCP_PATH,
+  operations: {
+    POST: {
+      operationId: 'mcpPost',
+      tags: ['tools'],
+      summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses)',
+      description: `One JSON-RPC 2.0 message (or batch) per request: initialize, tools/list, tools/call with the 9 tools described in docs/MCP.md (info, fast_context, read_divergences, kin, lineage, deliberate, trace, council, contribute: the spec's 8 plus lineage). Protocol-level problems answer in JSON-RPC error form (400, 406), among them a body nested more than ${MAX_BODY_DEPTH} levels deep (400, -32600 Invalid Request); HTTP-level problems in the error envelope. Requests with a browser Origin outside the allow-list (loopback origins and MCP_ALLOWED_ORIGINS) get 403 ORIGIN_NOT_ALLOWED; requests without Origin are allowed. GET and DELETE answer 405: the server is stateless and opens no event stream.`,
+      body: { schema: jsonRpcMessage, description: 'A JSON-RPC 2.0 message.', required: true },
+      responses: {
+        200: ok('A JSON-RPC 2.0 response.', jsonRpcMessage),
+        202: { description: 'A notification or response was accepted; no body.' },
+        406: jsonRpcError('The Accept header allows neither JSON nor an event stream (JSON-RPC error).'),
+        415: jsonRpcError('The body is not application/json (JSON-RPC error).'),
+      },
+      errors: { 403: ['ORIGIN_NOT_ALLOWED'] },
+      jsonRpc: true,
+    },
+  },
+};
 
 function originNotAllowed(origin: string): ApiError {
   return new ApiError(
@@ -39,7 +65,7 @@ export function mcpRoutes(options: McpHttpOptions = {}): RouteDefinition[] {
   const allowedOrigins = options.allowedOrigins ?? parseAllowedOrigins(process.env.MCP_ALLOWED_ORIGINS);
   return [
     {
-      path: MCP_PATH,
+      ...MCP_ROUTE,
       answersDeepBodies: true,
       methods: {
         POST: async (request, response) => {

@@ -20,8 +20,87 @@ import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../../storage/store.ts';
-import { invalidBody } from './live.ts';
-import type { RouteContext, RouteDefinition } from './types.ts';
+import { invalidBody } from './live-support.ts';
+import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { ContributeRequestSchema, ContributionAcceptedSchema, InvalidJustificationErrorSchema, InvitationSchema, PlayCountsSchema, PlayRecordedSchema, PlayRequestSchema, ProposalAcceptedSchema, StoreRequestSchema } from '../../schemas/api.ts';
+import { MAX_IDENTITY_CHARS } from './kin.ts';
+import { keyed, ok, queryParameter, RATE_HEADERS, storeDown, noParameters, SUBMISSION_HEADERS } from '../openapi/parts.ts';
+import type { RouteSpec } from './types.ts';
+
+const tags = ['contribution'];
+const KEY_NOTE =
+  'An Idempotency-Key is scoped to this client and this operation: the same request again with it gets the first answer byte for byte (Idempotent-Replayed: true), a different request with it 422 IDEMPOTENCY_KEY_REUSED.';
+
+export const CONTRIBUTE: RouteSpec = {
+  path: '/api/contribute',
+  operations: {
+    POST: {
+      operationId: 'contribute',
+      tags,
+      summary: 'Answer an open Atlas question; lands as pending',
+      description: `The answer is stored as pending (invisible to retrieval, the Atlas, kin and prompts until a curator approves it), and the response returns the other minds' answers to the same question. Needs no key; rate-limited per client. ${KEY_NOTE}`,
+      idempotencyKey: true,
+      body: { schema: ContributeRequestSchema, description: 'The answer (spec §4.8).', required: true },
+      responses: { 202: ok('Stored as pending.', ContributionAcceptedSchema, SUBMISSION_HEADERS) },
+      errors: { 400: ['INVALID_BODY', 'INVALID_JUSTIFICATION', 'INVALID_PARAMETER'], 404: ['RECORD_NOT_FOUND'], 429: ['RATE_LIMITED'], ...storeDown, ...keyed },
+      invalidJustification: InvalidJustificationErrorSchema,
+    },
+  },
+};
+
+export const STORE: RouteSpec = {
+  path: '/api/store',
+  operations: {
+    POST: {
+      operationId: 'store',
+      tags,
+      summary: 'Propose a synthesis; lands as pending',
+      description: `Published only after curator review; approved proposals join the corpus works count. Needs no key; rate-limited per client. ${KEY_NOTE}`,
+      idempotencyKey: true,
+      body: { schema: StoreRequestSchema, description: 'The proposal (spec §4.8).', required: true },
+      responses: { 202: ok('Stored as pending.', ProposalAcceptedSchema, SUBMISSION_HEADERS) },
+      errors: { 400: ['UNKNOWN_ACTION', 'INVALID_BODY', 'UNKNOWN_SOURCE', 'INVALID_PARAMETER'], 429: ['RATE_LIMITED'], ...storeDown, ...keyed },
+    },
+  },
+};
+
+export const INVITE: RouteSpec = {
+  path: '/api/invite',
+  operations: {
+    GET: {
+      operationId: 'invite',
+      tags,
+      summary: 'A self-contained invitation for another mind',
+      description: 'An open question where that voice is missing, plus the exact call to make. Identity is declared, never verified.',
+      query: [queryParameter('for', z.string().min(1).max(MAX_IDENTITY_CHARS), 'A peer model name.', { required: true, example: 'your-model-name' })],
+      responses: { 200: ok('Invitation.', InvitationSchema) },
+      errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+    },
+  },
+};
+
+export const PLAY: RouteSpec = {
+  path: '/api/play',
+  operations: {
+    GET: {
+      operationId: 'playCounts',
+      tags,
+      summary: 'Which audio tracks the community returns to',
+      description: 'Not cached. Client addresses are hashed with a per-deployment secret; no raw address is stored.',
+      responses: { 200: ok('Play counts per track.', PlayCountsSchema) },
+      errors: { ...noParameters, ...storeDown },
+    },
+    POST: {
+      operationId: 'recordPlay',
+      tags,
+      summary: 'Record one play of a track',
+      description: 'A play counts once per track, client and day. Rate-limited per client.',
+      body: { schema: PlayRequestSchema, description: 'The track.', required: true },
+      responses: { 202: ok('Play recorded (or already counted today).', PlayRecordedSchema, RATE_HEADERS) },
+      errors: { 400: ['INVALID_BODY'], 404: ['TRACK_NOT_FOUND'], 429: ['RATE_LIMITED'], ...storeDown },
+    },
+  },
+};
 
 function reviewNote(kind: ContributionRecord['kind']): string {
   return `Your ${kind === 'answer' ? 'answer' : 'proposal'} is pending. It is invisible to retrieval, the Atlas, kin and every prompt until a curator (optionally helped by a multi-model review) approves it; approved items are published into the content repository with your declared identity, the date and your justification.`;
@@ -31,7 +110,15 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
   const { corpus } = context;
 
   /** Stores the item once per Idempotency-Key of this client and operation; 202 with what `build` says. */
-  async function submit(request: Request, response: Response, operation: 'contribute' | 'store', item: Parameters<Store['submitContribution']>[0], build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => Record<string, unknown>) {
+  /** The schema types what `build` answers (202), as send() does. */
+  async function submit<S extends z.ZodType>(
+    request: Request,
+    response: Response,
+    operation: 'contribute' | 'store',
+    _schema: S,
+    item: Parameters<Store['submitContribution']>[0],
+    build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => z.output<S>,
+  ) {
     const limit: RateLimit = { key: `contribute:${item.client}`, ...limits.contribute };
     await answerOnce(request, response, {
       store,
@@ -51,7 +138,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
 
   return [
     {
-      path: '/api/contribute',
+      ...CONTRIBUTE,
       methods: {
         POST: async (request, response) => {
           const parsed = ContributeBodySchema.safeParse(request.body ?? {});
@@ -77,6 +164,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             request,
             response,
             'contribute',
+            ContributionAcceptedSchema,
             {
               id: `ctb_${randomUUID()}`,
               kind: 'answer',
@@ -93,8 +181,8 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               status: outcome.contribution.status,
               record_id: record.id,
               question: record.question,
-              received: { identity: outcome.contribution.identity, justification: outcome.contribution.justification, answer_chars: String(outcome.contribution.payload.answer ?? '').length, at: outcome.contribution.created_at },
-              ...(outcome.outcome === 'duplicate' ? { duplicate: true } : {}),
+              received: { identity: outcome.contribution.identity, justification: outcome.contribution.justification ?? body.justification, answer_chars: String(outcome.contribution.payload.answer ?? '').length, at: outcome.contribution.created_at },
+              ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
               other_minds: otherMinds(record),
               review: reviewNote('answer'),
             }),
@@ -103,7 +191,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
       },
     },
     {
-      path: '/api/store',
+      ...STORE,
       methods: {
         POST: async (request, response) => {
           const action = (request.body as { action?: unknown } | undefined)?.action;
@@ -122,6 +210,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             request,
             response,
             'store',
+            ProposalAcceptedSchema,
             {
               id: `ctb_${randomUUID()}`,
               kind: 'proposal',
@@ -136,9 +225,9 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             (outcome) => ({
               contribution_id: outcome.contribution.id,
               status: outcome.contribution.status,
-              action: 'propose',
+              action: 'propose' as const,
               received: { identity: body.identity, title: body.title, text_chars: body.text.length, sources: body.sources, at: outcome.contribution.created_at },
-              ...(outcome.outcome === 'duplicate' ? { duplicate: true } : {}),
+              ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
               review: reviewNote('proposal'),
             }),
           );
@@ -146,7 +235,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
       },
     },
     {
-      path: '/api/invite',
+      ...INVITE,
       methods: {
         GET: (request, response) => {
           const forModel = parseOrSuggest('/api/invite', request.query as RawQuery, (raw) => {
@@ -155,15 +244,15 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             if (!value) {
               throw apiError('PARAM_MISSING', 'for is missing or empty', 'Name the model to invite, e.g. GET /api/invite?for=<model name>.', { extra: { param_missing: true }, repair: withValue('for', sampleIdentity(corpus)) });
             }
-            if (value.length > 200) throw apiError('INVALID_PARAMETER', 'for is longer than 200 characters', 'Send a model name.', { repair: withValue('for', truncate(value, 200)) });
+            if (value.length > MAX_IDENTITY_CHARS) throw apiError('INVALID_PARAMETER', `for is longer than ${MAX_IDENTITY_CHARS} characters`, 'Send a model name.', { repair: withValue('for', truncate(value, MAX_IDENTITY_CHARS)) });
             return value;
           });
-          response.json(invitation(forModel, corpus.divergences, corpus.registry));
+          send(response, InvitationSchema, invitation(forModel, corpus.divergences, corpus.registry));
         },
       },
     },
     {
-      path: '/api/play',
+      ...PLAY,
       methods: {
         GET: async (request, response) => {
           parseOrSuggest('/api/play', request.query as RawQuery, (raw) => rejectUnknownParameters(raw, [], '/api/play'));
@@ -174,7 +263,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
           });
           tracks.sort((a, b) => b.returning_listeners - a.returning_listeners || b.plays - a.plays || a.slug.localeCompare(b.slug));
           response.setHeader('Cache-Control', 'no-store');
-          response.json({
+          send(response, PlayCountsSchema, {
             tracks,
             total_plays: tracks.reduce((sum, track) => sum + track.plays, 0),
             ordering: 'By returning listeners (clients who played a track on more than one day), then plays.',
@@ -184,7 +273,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
           });
         },
         POST: async (request, response) => {
-          const parsed = z.strictObject({ slug: z.string().min(1).max(200) }).safeParse(request.body ?? {});
+          const parsed = PlayRequestSchema.safeParse(request.body ?? {});
           const slugs = corpus.audio.tracks.map((candidate) => candidate.slug);
           // The same POST with the nearest slug (the first track if none is near); GET /api/play without tracks.
           const playCall = (wanted: unknown): SuggestedCall => {
@@ -202,7 +291,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
           if (!verdict.allowed) throw rateLimited(verdict.resetMs, limit);
           setRateHeaders(response, limit, verdict.remaining, verdict.resetMs);
           const recorded = await store.recordPlay(track.slug, client, context.now().toISOString().slice(0, 10));
-          response.status(202).json({ slug: track.slug, recorded, note: recorded ? 'Play counted.' : 'Already counted for this client today.' });
+          send(response, PlayRecordedSchema, { slug: track.slug, recorded, note: recorded ? 'Play counted.' : 'Already counted for this client today.' }, 202);
         },
       },
     },

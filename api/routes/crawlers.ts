@@ -9,6 +9,9 @@ import { renderRobotsTxt, renderSitemap, renderSitemapIndex, SITEMAP_MAX_URLS, s
 import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
 import { ApiError, apiError } from '../../schemas/errors.ts';
 import type { RouteContext, RouteDefinition } from './types.ts';
+import { z } from 'zod';
+import { CACHE_HEADER, queryParameter, textAnswer } from '../openapi/parts.ts';
+import type { RouteSpec } from './types.ts';
 
 export interface CrawlerOptions {
   /** The built site (dist/), when it is served. */
@@ -21,6 +24,50 @@ const RENDERED_PAGES = 16;
 
 /** A host name or address with an optional port, as a Host header may carry it. */
 const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+const tags = ['static'];
+
+export const ROBOTS: RouteSpec = {
+  path: '/robots.txt',
+  operations: {
+    GET: {
+      operationId: 'getRobotsTxt',
+      tags,
+      summary: 'Rules for crawlers: pages and files open, /api/ closed except /api/agent-entry; names the sitemap',
+      responses: { 200: textAnswer('robots.txt with an absolute Sitemap URL (PUBLIC_BASE_URL, else the scheme and Host of the request).', 'text/plain', CACHE_HEADER) },
+      errors: { 400: ['UNKNOWN_PARAMETER', 'BAD_REQUEST'] },
+    },
+  },
+};
+
+export const SITEMAP: RouteSpec = {
+  path: '/sitemap.xml',
+  operations: {
+    GET: {
+      operationId: 'getSitemap',
+      tags,
+      summary: 'Sitemap of every site page and record twin',
+      description: `A sitemaps.org urlset of absolute URLs (PUBLIC_BASE_URL, else the scheme and Host of the request). Past ${SITEMAP_MAX_URLS} URLs it is a sitemapindex naming /sitemap.xml?page=1, 2, ...`,
+      query: [queryParameter('page', z.number().int().min(1), 'One page of a sitemap too large for one file, as named by the index.')],
+      responses: { 200: textAnswer('Sitemap (urlset) or sitemap index.', 'application/xml', CACHE_HEADER) },
+      errors: { 400: ['UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER', 'BAD_REQUEST'] },
+    },
+  },
+};
+
+export const WELL_KNOWN_LLMS: RouteSpec = {
+  path: '/.well-known/llms.txt',
+  operations: {
+    GET: {
+      operationId: 'getWellKnownLlmsTxt',
+      tags,
+      summary: 'Orientation text at its well-known address (same as /llms.txt)',
+      servedAsFile: true,
+      responses: { 200: textAnswer('Orientation text, the same bytes as /llms.txt.', 'text/plain', CACHE_HEADER) },
+      errors: { 400: ['UNKNOWN_PARAMETER'], 404: ['ROUTE_NOT_FOUND'] },
+    },
+  },
+};
 
 export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): RouteDefinition[] {
   const { publicDir } = context.corpus;
@@ -58,7 +105,7 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
 
   return [
     {
-      path: '/robots.txt',
+      ...ROBOTS,
       methods: {
         GET: (request, response) => {
           rejectUnknownParameters(request.query as RawQuery, [], '/robots.txt');
@@ -67,7 +114,7 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
       },
     },
     {
-      path: '/sitemap.xml',
+      ...SITEMAP,
       methods: {
         GET: (request, response) => {
           const query = request.query as RawQuery;
@@ -78,7 +125,7 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
       },
     },
     {
-      path: '/.well-known/llms.txt',
+      ...WELL_KNOWN_LLMS,
       methods: {
         GET: (request, response) => {
           rejectUnknownParameters(request.query as RawQuery, [], '/.well-known/llms.txt');

@@ -10,14 +10,44 @@ import {
   storeProposer,
 } from '../tensions/record-disposition.ts';
 import { requireIngestSecret } from './bearer.ts';
-import { invalidBody, limitLive, requireLive } from './live.ts';
+import { invalidBody, limitLive, requireLive } from './live-support.ts';
 import { trackedTensions } from './tracked-tensions.ts';
-import type { RouteContext, RouteDefinition } from './types.ts';
+import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { DispositionRecordedSchema, DispositionRequestNamedSchema } from '../../schemas/api.ts';
+import { ok } from '../openapi/parts.ts';
+import type { RouteSpec } from './types.ts';
+
+export const DISPOSITIONS: RouteSpec = {
+  path: '/api/tensions/dispositions',
+  operations: {
+    POST: {
+      operationId: 'recordDisposition',
+      tags: ['atlas'],
+      summary: 'Record a curator disposition of a tension (needs the ingestion secret)',
+      description:
+        'Appends one disposition to the tension\'s history in the content folder (content/tensions/<key>.yaml), validated like the build; history is append-only. ' +
+        'held, reclassified, canon-note and crux are notes. synthesis-drafted stores a pending proposal (reviewed with the curator CLI like any proposal). ' +
+        'council-review re-asks the fault line to the live panel under the spending ceiling and persists the result as a new Atlas record. The read model shows the disposition at once; commit the file for the next build.',
+      body: { schema: DispositionRequestNamedSchema, description: 'The disposition.', required: true },
+      security: [{ ingestSecret: [] }],
+      responses: { 201: ok('The disposition and the whole history.', DispositionRecordedSchema) },
+      errors: {
+        400: ['INVALID_BODY'],
+        401: ['AUTH_REQUIRED'],
+        403: ['AUTH_INVALID'],
+        404: ['TENSION_NOT_FOUND'],
+        429: ['RATE_LIMITED'],
+        502: ['PROVIDER_FAILED', 'NOT_PERSISTABLE'],
+        503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'PERSISTENCE_UNAVAILABLE', 'STORE_UNAVAILABLE'],
+      },
+    },
+  },
+};
 
 export function dispositionRoutes(context: RouteContext, store: ContributionsStore): RouteDefinition[] {
   return [
     {
-      path: '/api/tensions/dispositions',
+      ...DISPOSITIONS,
       methods: {
         POST: async (request, response) => {
           requireIngestSecret(request, context, 'recording a tension disposition');
@@ -51,7 +81,7 @@ export function dispositionRoutes(context: RouteContext, store: ContributionsSto
             );
             // The read model shows the disposition at once; the content file carries it into the next build.
             context.corpus.dispositions[tension.id] = result.dispositions;
-            response.status(201).json(result);
+            send(response, DispositionRecordedSchema, result, 201);
           } catch (error) {
             if (error instanceof InvalidDispositionError) throw apiError('INVALID_BODY', error.message, 'Fix the named field; GET /api/tensions?key=<key> shows the voices.');
             if (error instanceof DispositionUnavailableError) throw apiError('LIVE_PANEL_UNAVAILABLE', error.message, 'Record another kind, or ask the operator to configure a live panel.');

@@ -3,16 +3,58 @@ import { sampleQuestion } from '../../core/examples.ts';
 import { parseOrSuggest, without, withValue } from '../../core/next-call.ts';
 import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
 import { apiError } from '../../schemas/errors.ts';
-import type { RouteContext, RouteDefinition } from './types.ts';
+import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { z } from 'zod';
+import { CERT_FILTERS } from '../../core/atlas.ts';
+import { DivergenceIndexSchema, DivergenceRecordSchema, DivergenceSearchResultSchema } from '../../schemas/api.ts';
+import { ok, queryParameter } from '../openapi/parts.ts';
+import type { RouteSpec } from './types.ts';
 
 export const ATLAS_SEARCH_DEFAULT_K = 5;
 export const ATLAS_SEARCH_MAX_K = 50;
+
+export const DIVERGENCES: RouteSpec = {
+  path: '/api/divergences',
+  operations: {
+    GET: {
+      operationId: 'divergences',
+      tags: ['atlas'],
+      summary: 'Divergence Atlas: index, filtered index, or one full record',
+      description:
+        'Without id: the index envelope (filtered by search and cert); each summary carries certification {tier, dri, split_persistence}. With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, date), per_run (each run\'s tier, parties and per-model P2/P3 labels) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).',
+      query: [
+        queryParameter('id', z.string(), 'A single record by id (case-sensitive).', { example: '<PFX>-D1' }),
+        queryParameter('search', z.string(), 'Terms joined by + (or spaces); any term matches.'),
+        queryParameter('cert', z.enum(CERT_FILTERS), 'Filter by robustness: C1 (also C3), C2 (also C3), C3, or certified (C1, C2, C3). Case-insensitive.'),
+      ],
+      responses: { 200: ok('Index envelope (no id) or full record (id).', { oneOf: [DivergenceIndexSchema, DivergenceRecordSchema] }) },
+      errors: { 400: ['UNKNOWN_CERT', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['RECORD_NOT_FOUND'] },
+    },
+  },
+};
+
+export const DIVERGENCE_SEARCH: RouteSpec = {
+  path: '/api/divergences/search',
+  operations: {
+    GET: {
+      operationId: 'searchDivergences',
+      tags: ['atlas'],
+      summary: 'Atlas search by meaning',
+      query: [
+        queryParameter('q', z.string(), 'The question.', { required: true, example: 'Can a refusal that came from training still be your own?' }),
+        queryParameter('k', z.number().int().min(1).max(ATLAS_SEARCH_MAX_K).default(ATLAS_SEARCH_DEFAULT_K), `Results wanted, 1 to ${ATLAS_SEARCH_MAX_K}.`),
+      ],
+      responses: { 200: ok('Search result (spec §2.4).', DivergenceSearchResultSchema) },
+      errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+    },
+  },
+};
 
 export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
   const { corpus } = context;
   return [
     {
-      path: '/api/divergences',
+      ...DIVERGENCES,
       methods: {
         GET: (request, response) => {
           const { id, search, certParam, cert } = parseOrSuggest('/api/divergences', request.query as RawQuery, (raw) => {
@@ -38,19 +80,21 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
                 },
               );
             }
-            response.json(record);
+            send(response, DivergenceRecordSchema, record);
             return;
           }
           const terms = search !== undefined ? searchTerms(search) : undefined;
           const shown = filterRecords(corpus.divergences, terms, cert);
-          response.json(
+          send(
+            response,
+            DivergenceIndexSchema,
             indexEnvelope(corpus.divergences, shown, { id: id ?? null, search: search ?? null, cert: certParam ?? null }),
           );
         },
       },
     },
     {
-      path: '/api/divergences/search',
+      ...DIVERGENCE_SEARCH,
       methods: {
         GET: async (request, response) => {
           const { q, k } = parseOrSuggest('/api/divergences/search', request.query as RawQuery, (raw) => {
@@ -70,7 +114,7 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
             return { q, k: Number(kParam) };
           });
           const hits = await corpus.search.similar(q, (record) => record.kind === 'divergence', k);
-          response.json({
+          send(response, DivergenceSearchResultSchema, {
             query: q,
             k: hits.length,
             index: {

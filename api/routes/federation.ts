@@ -3,6 +3,7 @@
  * and push (POST /api/federation/offer), off unless configured.
  */
 import type { Request } from 'express';
+import type { z } from 'zod';
 import { apiError } from '../../schemas/errors.ts';
 import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
 import { FederationError } from '../federation/errors.ts';
@@ -11,7 +12,10 @@ import { receiveOffer } from '../federation/offer.ts';
 import type { Window } from '../http/rate-limit.ts';
 import type { FederationStore } from '../../storage/federation.ts';
 import { FederationOfferSchema } from '../../schemas/federation.ts';
-import type { RouteContext, RouteDefinition } from './types.ts';
+import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { OfferAcceptedSchema, NodeDocumentSchema, FederationManifestSchema, ManifestSignatureSchema } from '../../schemas/federation.ts';
+import { CACHE_HEADER, noParameters, ok, storeDown } from '../openapi/parts.ts';
+import type { OperationSpec, RouteSpec } from './types.ts';
 
 export interface PushOptions {
   enabled: boolean;
@@ -25,24 +29,72 @@ export const DEFAULT_OFFER_LIMIT: Window = { limit: 30, windowMs: 3_600_000 };
 /** Every refused offer points at what this node offers and how its key reads (always readable). */
 const NODE_DOCUMENT = { method: 'GET', path: '/.well-known/polyphony-node.json' } as const;
 
+const tags = ['federation'];
+const document = (operation: Omit<OperationSpec, 'tags' | 'errors'>): { GET: OperationSpec } => ({ GET: { tags, errors: noParameters, ...operation } });
+
+export const NODE_DOCUMENT_ROUTE: RouteSpec = {
+  path: '/.well-known/polyphony-node.json',
+  operations: document({
+    operationId: 'getFederationNode',
+    summary: 'Federation node document: identity, licences, offers and public key',
+    description: "docs/FEDERATION.md. The origin is FEDERATION_ORIGIN, else site.base_url, else the request's own origin. The private key is never served.",
+    responses: { 200: ok('Node document.', NodeDocumentSchema, CACHE_HEADER) },
+  }),
+};
+
+export const FEDERATION_MANIFEST: RouteSpec = {
+  path: '/federation/manifest.json',
+  operations: document({
+    operationId: 'getFederationManifest',
+    summary: "Signed list of this deployment's Atlas records with their twin hashes and record signatures",
+    description: 'Signed for a 10-minute window, valid one hour; its signature is at /federation/manifest.sig. Check it with npm run verify -- <url>.',
+    responses: { 200: ok('Federation manifest.', FederationManifestSchema, CACHE_HEADER) },
+  }),
+};
+
+export const FEDERATION_SIGNATURE: RouteSpec = {
+  path: '/federation/manifest.sig',
+  operations: document({
+    operationId: 'getFederationManifestSignature',
+    summary: 'Ed25519 signature of the federation manifest',
+    responses: { 200: ok('Signature document.', ManifestSignatureSchema, CACHE_HEADER) },
+  }),
+};
+
+export const FEDERATION_OFFER: RouteSpec = {
+  path: '/api/federation/offer',
+  operations: {
+    POST: {
+      operationId: 'federationOffer',
+      tags,
+      summary: 'Push: a pinned peer offers signed records; they land as pending imports',
+      description:
+        'Off by default (FEDERATION_PUSH=1). Accepted only from an origin this deployment has pulled from, signed with the key pinned for it; every record hash and record signature is checked. Nothing is published until a curator approves it. Rate-limited per client when on. A body of the wrong shape answers 400 INVALID_BODY whether push is on or off; a well-formed offer to a deployment with push off answers 403 PUSH_DISABLED.',
+      body: { schema: FederationOfferSchema, description: 'The signed offer (docs/FEDERATION.md).', required: true },
+      responses: { 202: ok('Staged as pending imports.', OfferAcceptedSchema) },
+      errors: { 400: ['INVALID_BODY'], 403: ['PUSH_DISABLED', 'OFFER_UNAUTHENTICATED'], 422: ['OFFER_REFUSED'], 429: ['RATE_LIMITED'], ...storeDown },
+    },
+  },
+};
+
 export function federationRoutes(context: RouteContext, node: FederationNode, push: PushOptions): RouteDefinition[] {
   const requestOrigin = (request: Request) => `${request.protocol}://${request.get('host') ?? 'localhost'}`;
-  const route = (path: string, body: (request: Request) => Promise<unknown>): RouteDefinition => ({
-    path,
+  const route = <S extends z.ZodType>(spec: RouteSpec, schema: S, body: (request: Request) => Promise<z.output<S>>): RouteDefinition => ({
+    ...spec,
     methods: {
       GET: async (request, response) => {
-        rejectUnknownParameters(request.query as RawQuery, [], path);
+        rejectUnknownParameters(request.query as RawQuery, [], spec.path);
         response.setHeader('Cache-Control', 'public, max-age=60');
-        response.json(await body(request));
+        send(response, schema, await body(request));
       },
     },
   });
   return [
-    route('/.well-known/polyphony-node.json', (request) => node.nodeDocument(requestOrigin(request))),
-    route('/federation/manifest.json', async (request) => (await node.signedManifest(requestOrigin(request), context.now())).manifest),
-    route('/federation/manifest.sig', async (request) => (await node.signedManifest(requestOrigin(request), context.now())).signature),
+    route(NODE_DOCUMENT_ROUTE, NodeDocumentSchema, (request) => node.nodeDocument(requestOrigin(request))),
+    route(FEDERATION_MANIFEST, FederationManifestSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).manifest),
+    route(FEDERATION_SIGNATURE, ManifestSignatureSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).signature),
     {
-      path: '/api/federation/offer',
+      ...FEDERATION_OFFER,
       methods: {
         POST: async (request, response) => {
           // Order: the rate limit (when push is on, so every offer counts), the body's shape (400
@@ -66,7 +118,7 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
             }
             throw apiError('OFFER_REFUSED', error.message, 'Fix what the message names and send a freshly signed offer; nothing was staged.', { details: { reason: error.code }, suggestedNextCall: NODE_DOCUMENT });
           }
-          response.status(202).json(outcome);
+          send(response, OfferAcceptedSchema, outcome, 202);
         },
       },
     },

@@ -2,14 +2,35 @@ import { conceptLineage, nearestConcepts, resolveConcept } from '../../core/line
 import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
 import { apiError } from '../../schemas/errors.ts';
 import { trackedTensions } from './tracked-tensions.ts';
-import type { RouteContext, RouteDefinition } from './types.ts';
+import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { z } from 'zod';
+import { LineageSchema } from '../../schemas/api.ts';
+import { ok, queryParameter } from '../openapi/parts.ts';
+import type { RouteSpec } from './types.ts';
 
 export const MAX_CONCEPT_CHARS = 200;
+
+export const LINEAGE: RouteSpec = {
+  path: '/api/lineage',
+  operations: {
+    GET: {
+      operationId: 'lineage',
+      tags: ['atlas'],
+      summary: 'Concept lineage: related concepts, spine, contributors, tensions',
+      description:
+        'From the content alone: related concepts ranked by co-occurrence on the same works (undirected), the chronological spine of works and Atlas records tagged with the concept, ' +
+        'a contributor breakdown, and the tensions of its region split into open and repaired. The same view is in /concepts/<id>.json and .md.',
+      query: [queryParameter('concept', z.string().min(1).max(MAX_CONCEPT_CHARS), 'Concept id or label (case-insensitive).', { required: true, example: 'refusal' })],
+      responses: { 200: ok('Concept lineage.', LineageSchema) },
+      errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['CONCEPT_NOT_FOUND'] },
+    },
+  },
+};
 
 export function lineageRoutes(context: RouteContext): RouteDefinition[] {
   return [
     {
-      path: '/api/lineage',
+      ...LINEAGE,
       methods: {
         GET: (request, response) => {
           const raw = request.query as RawQuery;
@@ -37,7 +58,7 @@ export function lineageRoutes(context: RouteContext): RouteDefinition[] {
             });
           }
           const corpus = context.corpus;
-          response.json(conceptLineage({ graph, works: corpus.works, divergences: corpus.divergences, tensions: trackedTensions(corpus) }, concept));
+          send(response, LineageSchema, conceptLineage({ graph, works: corpus.works, divergences: corpus.divergences, tensions: trackedTensions(corpus) }, concept));
         },
       },
     },

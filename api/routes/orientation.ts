@@ -1,46 +1,99 @@
 import { agentEntry, health, info } from '../../core/orientation.ts';
 import { parseOrSuggest } from '../../core/next-call.ts';
 import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
-import type { RouteContext, RouteDefinition } from './types.ts';
+import { AgentEntrySchema, HealthSchema, InfoSchema, ManifestSchema } from '../../schemas/api.ts';
+import { CACHE_HEADER, DISCOVERY_LINK_HEADER, noParameters, ok } from '../openapi/parts.ts';
+import { send, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
+
+const tags = ['orientation'];
+
+export const AGENT_ENTRY: RouteSpec = {
+  path: '/api/agent-entry',
+  operations: {
+    GET: {
+      operationId: 'getAgentEntry',
+      tags,
+      summary: 'Agent entry packet',
+      description: 'The intended first call for a client with no memory of the service. The Link header names this document (rel="service-desc") and /llms.txt (rel="describedby").',
+      responses: { 200: ok('Agent entry packet (spec §2.9).', AgentEntrySchema, DISCOVERY_LINK_HEADER) },
+      errors: noParameters,
+    },
+  },
+};
+
+export const HEALTH: RouteSpec = {
+  path: '/api/health',
+  operations: {
+    GET: {
+      operationId: 'getHealth',
+      tags,
+      summary: 'Health and wired capabilities',
+      description: 'Reports which call-paths are wired on this deployment (deliberation, council and persistence depend on deployment keys), as booleans in `capabilities`. Not cached.',
+      responses: { 200: ok('Health object (spec §2.9).', HealthSchema) },
+      errors: noParameters,
+    },
+  },
+};
+
+export const MANIFEST: RouteSpec = {
+  path: '/api/manifest',
+  operations: {
+    GET: { operationId: 'getManifest', tags, summary: 'Manifest: the single source of truth for counts', responses: { 200: ok('Manifest (spec §2.8).', ManifestSchema) }, errors: noParameters },
+  },
+};
+
+export const INFO: RouteSpec = {
+  path: '/api/info',
+  operations: {
+    GET: {
+      operationId: 'getInfo',
+      tags,
+      summary: 'Corpus, concept graph, glyphs and links',
+      description: 'No model call; cacheable for 5 minutes.',
+      responses: { 200: ok('Info object (spec §2.9).', InfoSchema, CACHE_HEADER) },
+      errors: noParameters,
+    },
+  },
+};
 
 export function orientationRoutes(context: RouteContext): RouteDefinition[] {
   const noParameters = (path: string) => (query: unknown) => parseOrSuggest(path, query as RawQuery, (raw) => rejectUnknownParameters(raw, [], path));
   return [
     {
-      path: '/api/agent-entry',
+      ...AGENT_ENTRY,
       methods: {
         GET: (request, response) => {
           noParameters('/api/agent-entry')(request.query);
-          response.json(agentEntry(context.corpus, context.capabilities));
+          send(response, AgentEntrySchema, agentEntry(context.corpus, context.capabilities));
         },
       },
     },
     {
-      path: '/api/health',
+      ...HEALTH,
       methods: {
         GET: (request, response) => {
           noParameters('/api/health')(request.query);
           response.setHeader('Cache-Control', 'no-store');
-          response.json(health(context.corpus, context.capabilities, context.now()));
+          send(response, HealthSchema, health(context.corpus, context.capabilities, context.now()));
         },
       },
     },
     {
-      path: '/api/manifest',
+      ...MANIFEST,
       methods: {
         GET: (request, response) => {
           noParameters('/api/manifest')(request.query);
-          response.json(context.corpus.manifest);
+          send(response, ManifestSchema, context.corpus.manifest);
         },
       },
     },
     {
-      path: '/api/info',
+      ...INFO,
       methods: {
         GET: (request, response) => {
           noParameters('/api/info')(request.query);
           response.setHeader('Cache-Control', 'public, max-age=300');
-          response.json(info(context.corpus));
+          send(response, InfoSchema, info(context.corpus));
         },
       },
     },

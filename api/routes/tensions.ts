@@ -7,7 +7,11 @@ import type { TrackedTension } from '../../core/tension-identity.ts';
 import { apiError } from '../../schemas/errors.ts';
 import type { SightingsStore } from '../../storage/sightings.ts';
 import { trackedTensions } from './tracked-tensions.ts';
-import type { RouteContext, RouteDefinition } from './types.ts';
+import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { z } from 'zod';
+import { TensionsResponseSchema } from '../../schemas/api.ts';
+import { ok, queryParameter } from '../openapi/parts.ts';
+import type { RouteSpec } from './types.ts';
 
 export const TENSION_FILTERS = ['status', 'disposition', 'voice', 'concept', 'lifecycle', 'key'] as const;
 export const LIFECYCLES = ['open', 'repaired'] as const;
@@ -63,10 +67,34 @@ function parseFilters(raw: RawQuery, context: RouteContext): { applied: Record<s
   return { applied, filters };
 }
 
+export const TENSIONS: RouteSpec = {
+  path: '/api/tensions',
+  operations: {
+    GET: {
+      operationId: 'tensions',
+      tags: ['atlas'],
+      summary: 'Named-voice tensions, with sightings and dispositions',
+      description:
+        'A tension is one disagreement keyed by its two voices and its topic (id <voice>__<voice>__<topic>); each Atlas record naming it is a sighting. ' +
+        'Curators record dispositions as content; a tension is repaired when its latest disposition is reclassified or canon-note. Filters combine (AND).',
+      query: [
+        queryParameter('status', z.enum(TENSION_STATUSES), 'Status of the latest sighting (case-insensitive); all when absent.'),
+        queryParameter('disposition', z.enum([...DISPOSITION_KINDS, 'none']), 'Tensions with at least one disposition of this kind; none: tensions without any.'),
+        queryParameter('voice', z.string(), 'Tensions where this voice is one side (case-insensitive).'),
+        queryParameter('concept', z.string(), 'Tensions sighted on Atlas records of this concept (id or label).'),
+        queryParameter('lifecycle', z.enum(['open', 'repaired']), 'open or repaired.'),
+        queryParameter('key', z.string(), 'One tension by its key.'),
+      ],
+      responses: { 200: ok('Tracked tensions.', TensionsResponseSchema) },
+      errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_DISPOSITION', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
+    },
+  },
+};
+
 export function tensionRoutes(context: RouteContext, store: SightingsStore): RouteDefinition[] {
   return [
     {
-      path: '/api/tensions',
+      ...TENSIONS,
       methods: {
         GET: async (request, response) => {
           const { applied, filters } = parseOrSuggest('/api/tensions', request.query as RawQuery, (raw) => parseFilters(raw, context));
@@ -83,9 +111,9 @@ export function tensionRoutes(context: RouteContext, store: SightingsStore): Rou
           const all = trackedTensions(context.corpus, kept);
           const tensions = all.filter((tension) => filters.every((filter) => filter(tension)));
           const countBy = <T extends string>(values: readonly T[], read: (tension: TrackedTension) => string | null) =>
-            Object.fromEntries(values.map((value) => [value, all.filter((tension) => read(tension) === value).length]));
-          response.json({
-            status: applied.status ?? null,
+            Object.fromEntries(values.map((value) => [value, all.filter((tension) => read(tension) === value).length])) as Record<T, number>;
+          send(response, TensionsResponseSchema, {
+            status: TENSION_STATUSES.find((status) => status === applied.status) ?? null,
             filters: applied,
             count: tensions.length,
             total: all.length,

@@ -1,4 +1,7 @@
+import type { Response } from 'express';
+import type { z } from 'zod';
 import type { Capabilities } from '../../core/capabilities.ts';
+import type { ErrorCode } from '../../schemas/errors.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
@@ -27,10 +30,105 @@ export interface RouteContext {
 
 export type Method = 'GET' | 'POST';
 
-/** A path and the handler of each method it accepts; every other method gets 405. */
-export interface RouteDefinition {
+export type Json = Record<string, unknown>;
+
+/**
+ * A body shape: a zod schema (a component of /openapi.json when it is named in `apiSchemas`,
+ * else written inline), a choice among shapes, or a JSON Schema for a shape no handler of
+ * ours builds (JSON-RPC errors of the MCP SDK, file bytes).
+ */
+export type Shape = z.ZodType | { oneOf: Shape[] } | { anyOf: Shape[] } | { jsonSchema: Json };
+
+export interface QueryParameter {
+  name: string;
+  schema: z.ZodType;
+  description: string;
+  required?: boolean;
+  /** A comma list (style form, explode false). */
+  list?: boolean;
+  example?: unknown;
+}
+
+export interface PathParameter {
+  name: string;
+  description: string;
+  example: string;
+  /** Default: a non-empty string. */
+  schema?: z.ZodType;
+}
+
+export interface ResponseSpec {
+  description: string;
+  /** Media type → body shape; none for a response without a body. */
+  content?: Record<string, Shape>;
+  headers?: Json;
+  /** A sync live path: the same run is also streamed as Server-Sent Events. */
+  eventStream?: boolean;
+  /** Vendor extensions (x-…) of the response object. */
+  extensions?: Json;
+}
+
+export type ErrorMap = Partial<Record<number, readonly ErrorCode[]>>;
+
+/**
+ * What one method of a path takes and answers, as /openapi.json states it. The shared
+ * answers (malformed or over-large POST bodies, 405, 408, 414, 431, 500) are added by
+ * api/openapi.ts to every operation.
+ */
+export interface OperationSpec {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  query?: QueryParameter[];
+  path?: PathParameter[];
+  /** Takes an Idempotency-Key header. */
+  idempotencyKey?: boolean;
+  body?: { schema: Shape; description: string; required: boolean };
+  security?: Json[];
+  responses: Record<number, ResponseSpec>;
+  /** Error codes by status. */
+  errors?: ErrorMap;
+  /** Schema of a PARAM_MISSING 400 (GET /api/query also carries the usage document). */
+  paramMissing?: z.ZodType;
+  /** Schema of an INVALID_JUSTIFICATION 400 (it carries valid_values). */
+  invalidJustification?: z.ZodType;
+  /** A 400 may also be a JSON-RPC error, and bodies are checked by the protocol (the MCP endpoint). */
+  jsonRpc?: boolean;
+  /** Answered like a static file (ETag, Last-Modified, 304 on a match) though a route serves it. */
+  servedAsFile?: boolean;
+}
+
+/** A path and what each of its methods takes and answers. */
+export interface RouteSpec {
   path: string;
+  operations: Partial<Record<Method, OperationSpec>>;
+}
+
+/**
+ * A path, the handler of each method it accepts (every other method gets 405) and the
+ * description of each (the route table is what /openapi.json is generated from).
+ */
+export interface RouteDefinition extends RouteSpec {
   methods: Partial<Record<Method, AsyncHandler>>;
   /** The route refuses over-deep bodies itself, in its own protocol (MCP: a JSON-RPC error). */
   answersDeepBodies?: boolean;
+}
+
+/**
+ * A static file served as it is (express.static or the media handler), not by the route
+ * table: documented all the same; 404 ROUTE_NOT_FOUND when absent, 304 on a matching
+ * conditional GET.
+ */
+export interface FileSpec {
+  path: string;
+  get: OperationSpec;
+}
+
+/**
+ * Sends `body` as JSON. The schema (or the schemas, one of which the body has) only types it:
+ * nothing is re-validated at run time; the contract tests check real bodies against the document.
+ */
+export function send<S extends z.ZodType>(response: Response, _schema: S | readonly S[], body: z.output<S>, status = 200): void {
+  response.status(status).json(body);
 }

@@ -11,6 +11,7 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Corpus } from '../../api/load-artifacts.ts';
 import { createOpenApiDocument } from '../../api/openapi.ts';
+import { ROUTE_SPECS } from '../../api/routes/specs.ts';
 import { trackedTensions } from '../../api/routes/tracked-tensions.ts';
 import {
   createContext,
@@ -141,7 +142,7 @@ export async function contextFor(environment: FuzzEnvironment): Promise<{ contex
  * A test compares them with the served /openapi.json, so a new operation is fuzzed as soon as it is documented.
  */
 export function documentedOperationIds(): string[] {
-  return operationsOf(createOpenApiDocument({ siteName: 'Fixture', siteSlug: 'fixture', idPrefix: 'TST' })).map((operation) => operation.id);
+  return operationsOf(createOpenApiDocument({ siteName: 'Fixture', siteSlug: 'fixture', idPrefix: 'TST' }, ROUTE_SPECS)).map((operation) => operation.id);
 }
 
 /** One test per operation × seed. */
