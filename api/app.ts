@@ -89,7 +89,16 @@ export function defaultCapabilities(siteBuilt: boolean, live: boolean, persist: 
 }
 
 /** Documents computed per request outside /api/: served without ETag, never answered 304. */
-const COMPUTED_PATHS = ['/openapi.json', '/concepts', '/concepts/', '/robots.txt', '/sitemap.xml', '/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig'];
+const COMPUTED_PATHS = [
+  '/openapi.json',
+  '/concepts',
+  '/concepts/',
+  '/robots.txt',
+  '/sitemap.xml',
+  '/.well-known/polyphony-node.json',
+  '/federation/manifest.json',
+  '/federation/manifest.sig',
+];
 
 const routeTables = new WeakMap<Express, readonly RouteDefinition[]>();
 
@@ -141,7 +150,15 @@ export function createApp(options: AppOptions): Express {
       delete request.headers['if-modified-since'];
     }
     if (request.path.includes('//')) {
-      next(new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', { suggestedNextCall: AGENT_ENTRY_CALL }));
+      next(
+        new ApiError(
+          404,
+          'ROUTE_NOT_FOUND',
+          `nothing is served at ${request.method} ${request.path}`,
+          'Start from GET /api/agent-entry, or see /openapi.json for every path.',
+          { suggestedNextCall: AGENT_ENTRY_CALL },
+        ),
+      );
       return;
     }
     next();
@@ -161,7 +178,11 @@ export function createApp(options: AppOptions): Express {
     // would first read it all, from a client that may never send it), and the connection closed.
     const encoding = request.headers['content-encoding'] ?? 'identity';
     if (Number(request.headers['content-length']) > MAX_JSON_BODY_BYTES && encoding === 'identity' && request.is('application/json')) {
-      next(apiError('PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.', { headers: { Connection: 'close' } }));
+      next(
+        apiError('PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.', {
+          headers: { Connection: 'close' },
+        }),
+      );
       return;
     }
     json(request, response, next);
@@ -187,9 +208,16 @@ export function createApp(options: AppOptions): Express {
     ...liveRoutes(context),
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
-    ...federationRoutes(context, federation, { enabled: options.federation?.push ?? false, limit: options.federation?.offerLimit ?? DEFAULT_OFFER_LIMIT, store }),
+    ...federationRoutes(context, federation, {
+      enabled: options.federation?.push ?? false,
+      limit: options.federation?.offerLimit ?? DEFAULT_OFFER_LIMIT,
+      store,
+    }),
     ...staticRoutes(context, () => routes),
-    ...crawlerRoutes(context, { ...(siteBuilt ? { siteDir: options.siteDir! } : {}), ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) }),
+    ...crawlerRoutes(context, {
+      ...(siteBuilt ? { siteDir: options.siteDir! } : {}),
+      ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
+    }),
   ];
   routeTables.set(app, routes);
   for (const route of routes) {
@@ -200,7 +228,12 @@ export function createApp(options: AppOptions): Express {
       const handler = route.methods[method as keyof typeof route.methods];
       if (!handler) {
         response.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
-        next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, { details: { allowed }, suggestedNextCall: routeCall(options.corpus, routes, 'GET', route.path) ?? null }));
+        next(
+          apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, {
+            details: { allowed },
+            suggestedNextCall: routeCall(options.corpus, routes, 'GET', route.path) ?? null,
+          }),
+        );
         return;
       }
       if (request.method === 'POST' && !route.answersDeepBodies && nestsDeeperThan(request.body)) {
@@ -220,9 +253,15 @@ export function createApp(options: AppOptions): Express {
 
   app.use((request, _response, next) => {
     next(
-      new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', {
-        suggestedNextCall: AGENT_ENTRY_CALL,
-      }),
+      new ApiError(
+        404,
+        'ROUTE_NOT_FOUND',
+        `nothing is served at ${request.method} ${request.path}`,
+        'Start from GET /api/agent-entry, or see /openapi.json for every path.',
+        {
+          suggestedNextCall: AGENT_ENTRY_CALL,
+        },
+      ),
     );
   });
   app.use(mcpBodyErrorHandler(log));
@@ -245,22 +284,30 @@ function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
       return;
     }
     const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative) || isMediaPath(relative);
-    const exists = template || dirs.some((dir) => {
-      const file = path.resolve(dir, `.${relative}`);
-      if (!file.startsWith(path.resolve(dir) + path.sep)) return false;
-      return existsSync(file) && (statSync(file).isFile() || existsSync(path.join(file, 'index.html')));
-    });
+    const exists =
+      template ||
+      dirs.some((dir) => {
+        const file = path.resolve(dir, `.${relative}`);
+        if (!file.startsWith(path.resolve(dir) + path.sep)) return false;
+        return existsSync(file) && (statSync(file).isFile() || existsSync(path.join(file, 'index.html')));
+      });
     if (!exists) {
       next();
       return;
     }
     response.setHeader('Allow', 'GET, HEAD, OPTIONS');
-    next(apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, { details: { allowed: ['GET', 'HEAD'] }, suggestedNextCall: { method: 'GET', path: request.path } }));
+    next(
+      apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`, `Use GET on ${request.path}.`, {
+        details: { allowed: ['GET', 'HEAD'] },
+        suggestedNextCall: { method: 'GET', path: request.path },
+      }),
+    );
   };
 }
 
 /** The site's pages carry small inline scripts and styles; nothing loads from elsewhere. */
-const SITE_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+const SITE_CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
 function setStaticHeaders(response: express.Response, file: string): void {
   if (file.endsWith('.html')) response.setHeader('Content-Security-Policy', SITE_CSP);

@@ -49,7 +49,13 @@ const EnvSchema = z.object({
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),
-  EMBED_THREADS: z.coerce.number().int().min(1).max(8).default(1).describe('CPU threads one question embedding uses for its matrix products on the native kernels (at most 2 are used; the WebAssembly fallback uses 1)'),
+  EMBED_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(8)
+    .default(1)
+    .describe('CPU threads one question embedding uses for its matrix products on the native kernels (at most 2 are used; the WebAssembly fallback uses 1)'),
   EMBED_KERNELS: z.enum(['auto', 'wasm']).default('auto').describe('matrix kernels of the embedder: native AVX2 + FMA where built (auto), or WebAssembly only'),
   ...Object.fromEntries(RATE_LIMIT_SETTINGS.map((setting) => [setting.env, windowSetting])),
   TRUST_PROXY: z.string().optional().describe('proxies in front of the server: a hop count, or a comma list of their addresses / CIDR ranges'),
@@ -59,7 +65,11 @@ const EnvSchema = z.object({
     .optional()
     .describe('the public origin (and path prefix) of the site, for absolute URLs in sitemap.xml and robots.txt'),
   BODY_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(DEFAULT_BODY_TIMEOUT_MS).describe('time to receive a whole request, head and body'),
-  FEDERATION_KEY_FILE: z.string().min(1).optional().describe('PKCS#8 PEM file of the Ed25519 federation key (created on first start); else the key lives in the store'),
+  FEDERATION_KEY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('PKCS#8 PEM file of the Ed25519 federation key (created on first start); else the key lives in the store'),
   FEDERATION_PUSH: z.enum(['0', '1', 'false', 'true']).default('0').describe('1 accepts signed offers from pinned peers at POST /api/federation/offer'),
   FEDERATION_OFFER_RATE_LIMIT: windowSetting,
   FEDERATION_ORIGIN: z.string().url().optional().describe('public origin this deployment signs its federation manifest for'),
@@ -155,13 +165,17 @@ const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 function parseTrustProxy(value: string | undefined): number | string | undefined {
   if (value === undefined || value === '' || value === 'false' || value === '0') return undefined;
   if (value === 'true') {
-    throw new Error('invalid environment: TRUST_PROXY: "true" would trust any X-Forwarded-For a client sends; give the number of proxies in front of the server (e.g. 1) or their addresses (e.g. loopback or 10.0.0.0/8)');
+    throw new Error(
+      'invalid environment: TRUST_PROXY: "true" would trust any X-Forwarded-For a client sends; give the number of proxies in front of the server (e.g. 1) or their addresses (e.g. loopback or 10.0.0.0/8)',
+    );
   }
   if (/^\d+$/.test(value)) return Number(value);
   const entries = value.split(',').map((entry) => entry.trim());
   const bad = entries.filter((entry) => !PROXY_NAMES.has(entry) && !isAddressOrRange(entry));
   if (bad.length > 0 || entries.length === 0) {
-    throw new Error(`invalid environment: TRUST_PROXY: ${bad.map((entry) => JSON.stringify(entry)).join(', ')} is not a hop count, an IP address, a CIDR range or one of loopback, linklocal, uniquelocal`);
+    throw new Error(
+      `invalid environment: TRUST_PROXY: ${bad.map((entry) => JSON.stringify(entry)).join(', ')} is not a hop count, an IP address, a CIDR range or one of loopback, linklocal, uniquelocal`,
+    );
   }
   return entries.join(',');
 }

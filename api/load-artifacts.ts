@@ -62,7 +62,7 @@ function fileVectorSource(file: string): VectorSource {
     readInto(target) {
       const fd = openSync(file, 'r');
       try {
-        for (let offset = 0; offset < target.byteLength; ) {
+        for (let offset = 0; offset < target.byteLength;) {
           const read = readSync(fd, target, offset, Math.min(16 << 20, target.byteLength - offset), offset);
           if (read === 0) throw new Error(`${file} ended early: rebuild`);
           offset += read;

@@ -52,7 +52,8 @@ export function createOpenApiDocument(options: OpenApiOptions, routes: readonly 
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const entry: Json = {};
-    for (const [method, spec] of Object.entries(route.operations)) entry[method.toLowerCase()] = operation(spec, method as 'GET' | 'POST', spec.servedAsFile ? 'file' : 'route');
+    for (const [method, spec] of Object.entries(route.operations))
+      entry[method.toLowerCase()] = operation(spec, method as 'GET' | 'POST', spec.servedAsFile ? 'file' : 'route');
     if (paths[route.path]) throw new Error(`${route.path} is in the route table twice`);
     paths[route.path] = entry;
   }

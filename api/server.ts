@@ -54,7 +54,8 @@ async function main(): Promise<void> {
       live = createLiveService({ corpus, panel, store, log, concurrency: config.jobConcurrency, leaseMs: shared ? config.jobLeaseMs : 0 });
       const resumed = await live.runner.resume();
       if (resumed.resumed + resumed.failed > 0) log(`jobs: ${resumed.resumed} resumed, ${resumed.failed} failed after interruption`);
-      if (shared) setInterval(() => void live!.runner.resume().catch((error: unknown) => log(`job sweep: ${(error as Error).message}`)), config.jobSweepMs).unref();
+      if (shared)
+        setInterval(() => void live!.runner.resume().catch((error: unknown) => log(`job sweep: ${(error as Error).message}`)), config.jobSweepMs).unref();
       log(`live panel: ${panel.members.map((member) => member.name).join(', ')}; chair ${panel.chair.map((member) => member.name).join(' → ')}`);
     } else {
       log('live panel not wired: it needs at least two members and a chair with keys; live paths answer 503');

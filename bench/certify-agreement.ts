@@ -58,7 +58,9 @@ interface Settings {
 }
 
 function runOnce(kind: Kind, settings: Settings, random: () => number): Tier {
-  const rerolls = Object.fromEntries(MODELS.map((m) => [m, Array.from({ length: settings.t }, () => answer(kind.stances[m]!, kind.weight, random, settings.wobble, settings.noise))]));
+  const rerolls = Object.fromEntries(
+    MODELS.map((m) => [m, Array.from({ length: settings.t }, () => answer(kind.stances[m]!, kind.weight, random, settings.wobble, settings.noise))]),
+  );
   const paraphraseAnswers = Array.from({ length: settings.k }, () => {
     const melted = random() < kind.melt;
     return Object.fromEntries(MODELS.map((m) => [m, answer(melted ? 1 : kind.stances[m]!, kind.weight, random, settings.wobble, settings.noise)]));
@@ -69,7 +71,13 @@ function runOnce(kind: Kind, settings: Settings, random: () => number): Tier {
     return others[Math.floor(random() * others.length)]!;
   };
   const votes = Object.fromEntries(
-    MODELS.map((m) => [m, { p2: Array.from({ length: settings.judges }, () => judge(kind.moves[m]![0])), p3: Array.from({ length: settings.judges }, () => judge(kind.moves[m]![1])) }]),
+    MODELS.map((m) => [
+      m,
+      {
+        p2: Array.from({ length: settings.judges }, () => judge(kind.moves[m]![0])),
+        p3: Array.from({ length: settings.judges }, () => judge(kind.moves[m]![1])),
+      },
+    ]),
   );
   return evaluateRun({ rerolls, paraphraseAnswers, votes }, DEFAULT_THRESHOLDS).tier;
 }
@@ -100,9 +108,19 @@ const variants: [string, Settings, number][] = [
   ['t=5 k=6, 3 judges, --runs 3 (modal tier)', { ...base, t: 5, k: 6, judges: 3 }, 3],
 ];
 const RECORDS = 1000;
-console.log(`run-to-run tier agreement over ${RECORDS} simulated records (${KINDS.map((kind) => kind.name).join(', ')}; judge accuracy ${base.judgeAccuracy}, re-roll wobble ${base.wobble})`);
+console.log(
+  `run-to-run tier agreement over ${RECORDS} simulated records (${KINDS.map((kind) => kind.name).join(', ')}; judge accuracy ${base.judgeAccuracy}, re-roll wobble ${base.wobble})`,
+);
 for (const [name, settings, runs] of variants) {
   const result = agreement(settings, runs, RECORDS, 20261124);
-  const byKind = Object.entries(result.tiers).map(([kind, counts]) => `${kind} ${Object.entries(counts).filter(([, n]) => n > 0).map(([tier, n]) => `${tier}:${n}`).join('/')}`).join('; ');
+  const byKind = Object.entries(result.tiers)
+    .map(
+      ([kind, counts]) =>
+        `${kind} ${Object.entries(counts)
+          .filter(([, n]) => n > 0)
+          .map(([tier, n]) => `${tier}:${n}`)
+          .join('/')}`,
+    )
+    .join('; ');
   console.log(`${name.padEnd(44)} agreement ${(result.agreement * 100).toFixed(1)} %   ${byKind}`);
 }

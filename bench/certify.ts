@@ -44,19 +44,35 @@ function atlas(records: number): { dir: string; world: WorldScript; ids: string[
     const question = `Bench question ${n}: should a synthetic record number ${n} be certified?`;
     world[question] = KINDS[n % KINDS.length]!;
     ids.push(id);
-    const answers = Object.entries(PANEL).map(([model, modelId]) => ({ model, model_id: modelId, date: '2026-11-01', text: `${model} answers bench question ${n}.` }));
-    writeFileSync(path.join(dir, 'divergences', `${id}.md`), stringifyMarkdown({ id, date: '2026-11-01', question, method: 'Synthetic bench record.', answers }, ''));
+    const answers = Object.entries(PANEL).map(([model, modelId]) => ({
+      model,
+      model_id: modelId,
+      date: '2026-11-01',
+      text: `${model} answers bench question ${n}.`,
+    }));
+    writeFileSync(
+      path.join(dir, 'divergences', `${id}.md`),
+      stringifyMarkdown({ id, date: '2026-11-01', question, method: 'Synthetic bench record.', answers }, ''),
+    );
   }
   return { dir, world, ids };
 }
 
 function script(fake: FakeOpenAI, world: WorldScript): void {
-  for (const [name, model] of Object.entries(PANEL)) fake.setDefault(model, { ...panelMember(() => world, name), delayMs: REAL_LATENCY_MS[model]! * SCALE } as Behaviour);
+  for (const [name, model] of Object.entries(PANEL))
+    fake.setDefault(model, { ...panelMember(() => world, name), delayMs: REAL_LATENCY_MS[model]! * SCALE } as Behaviour);
   fake.setDefault('judge-live', { ...utilityModel(), delayMs: REAL_LATENCY_MS['judge-live']! * SCALE } as Behaviour);
 }
 
 async function measure(fake: FakeOpenAI, dir: string, ids: string[], concurrency: number, attempt: string) {
-  const model = (name: string, id: string) => ({ name, family: name, lab: `${name} Lab (fictional)`, model: id, base_url: fake.baseURL, price: { input_per_mtok: 1, output_per_mtok: 2 } });
+  const model = (name: string, id: string) => ({
+    name,
+    family: name,
+    lab: `${name} Lab (fictional)`,
+    model: id,
+    base_url: fake.baseURL,
+    price: { input_per_mtok: 1, output_per_mtok: 2 },
+  });
   const config = PanelConfigSchema.parse({
     panel: Object.entries(PANEL).map(([name, id]) => model(name, id)),
     extra: [model('Judge', 'judge-live')],
@@ -92,7 +108,9 @@ async function main(): Promise<void> {
   const { dir, world, ids } = atlas(RECORDS);
   script(fake, world);
   try {
-    console.log(`latencies ${JSON.stringify(REAL_LATENCY_MS)} ms × SCALE ${SCALE}; T=${DEFAULT_SETTINGS.t} K=${DEFAULT_SETTINGS.k}, 3 panel models, 1 judge, 1 negative control, 1 run`);
+    console.log(
+      `latencies ${JSON.stringify(REAL_LATENCY_MS)} ms × SCALE ${SCALE}; T=${DEFAULT_SETTINGS.t} K=${DEFAULT_SETTINGS.k}, 3 panel models, 1 judge, 1 negative control, 1 run`,
+    );
     console.log('| Scenario | Calls | Wall time | Against |\n|---|---|---|---|');
     console.log(row('1 record, concurrency 1', await measure(fake, dir, ids.slice(0, 1), 1, 'c1'), 1));
     console.log(row(`1 record, concurrency ${CONCURRENCY}`, await measure(fake, dir, ids.slice(0, 1), CONCURRENCY, 'cn'), CONCURRENCY));

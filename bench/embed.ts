@@ -75,7 +75,9 @@ async function main() {
   }
   const q = summarize(reference.questionTimes);
   const b = summarize(reference.batchTimes);
-  console.log(`${questions.length} questions × ${rounds} rounds one at a time, ${batches.length} batches of ${BATCH} passages × ${rounds} rounds; one embedding worker each`);
+  console.log(
+    `${questions.length} questions × ${rounds} rounds one at a time, ${batches.length} batches of ${BATCH} passages × ${rounds} rounds; one embedding worker each`,
+  );
   for (const variant of variants) {
     const vq = summarize(variant.questionTimes);
     const vb = summarize(variant.batchTimes);

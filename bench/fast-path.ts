@@ -55,7 +55,14 @@ interface BenchContentOptions {
   oneFileChange?: string;
 }
 
-async function benchContent(label: string, contentDir: string, queries: readonly string[], embedder: Embedder, serverEmbedder: Embedder, options: BenchContentOptions = {}) {
+async function benchContent(
+  label: string,
+  contentDir: string,
+  queries: readonly string[],
+  embedder: Embedder,
+  serverEmbedder: Embedder,
+  options: BenchContentOptions = {},
+) {
   const artifactsDir = tmp(`${label}-artifacts`);
   const cacheDir = options.cacheDir ?? tmp(`${label}-cache`);
   const [cold, coldMs] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder }));
@@ -106,7 +113,10 @@ async function benchContent(label: string, contentDir: string, queries: readonly
       ? `build (cold, ${cold.embedded} passages embedded): ${ms(coldMs)}; warm rebuild: ${ms(warmMs)} (${ratio(warmMs, coldMs)} of cold)`
       : `build (every passage from the persistent embedding cache ${path.relative(REPO_ROOT, cacheDir)}; delete it to time a first build): ${ms(coldMs)}; again: ${ms(warmMs)}`,
   );
-  if (oneFile) console.log(`rebuild after changing one work: ${ms(oneFile.ms)}, ${oneFile.embedded} passage(s) embedded (${ratio(oneFile.ms, warmMs)} of a rebuild with no change)`);
+  if (oneFile)
+    console.log(
+      `rebuild after changing one work: ${ms(oneFile.ms)}, ${oneFile.embedded} passage(s) embedded (${ratio(oneFile.ms, warmMs)} of a rebuild with no change)`,
+    );
   console.log(`server start to first /api/health: ${ms(startMs)}`);
   console.log(`fast path, ${d.n} distinct questions over HTTP: median ${ms(d.median)}, p95 ${ms(d.p95)}`);
   console.log(`fast path, the same questions repeated:       median ${ms(r.median)}, p95 ${ms(r.p95)}`);
@@ -134,7 +144,10 @@ async function main() {
     const contentDir = tmp('omnarai-content');
     importOmnarai({ from: omnarai, out: contentDir, force: true });
     const gold = JSON.parse(readFileSync(path.join(omnarai, 'eval-gold-set.json'), 'utf8')) as { query: string }[];
-    const questions = readFileSync(path.join(omnarai, 'divergences.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { question: string }).question);
+    const questions = readFileSync(path.join(omnarai, 'divergences.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { question: string }).question);
     await benchContent('imported Omnarai data', contentDir, [...gold.map((item) => item.query), ...questions.slice(0, 100)], embedder, serverEmbedder);
   } else {
     console.log('\n(../shared/omnarai not found: imported-data figures skipped)');
@@ -146,7 +159,13 @@ async function main() {
     importBeir({ from: arguana, out: contentDir, force: true });
     // The claim of each query (its first sentence, at most 30 words), as a caller would ask.
     const questions = parseQueries(readMaybeGzip(path.join(arguana, 'queries.jsonl.gz')))
-      .map((query) => query.text.split(/(?<=[.!?])\s+/)[0]!.split(/\s+/).slice(0, 30).join(' '))
+      .map((query) =>
+        query.text
+          .split(/(?<=[.!?])\s+/)[0]!
+          .split(/\s+/)
+          .slice(0, 30)
+          .join(' '),
+      )
       .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
       .slice(0, 150);
     await benchContent('BEIR ArguAna', contentDir, questions, embedder, serverEmbedder, {

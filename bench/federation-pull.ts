@@ -29,7 +29,9 @@ const template = readFileSync(path.join(content, 'divergences', 'ORG-D1.md'), 'u
 for (let n = 3; n <= count; n++) {
   writeFileSync(
     path.join(content, 'divergences', `ORG-D${n}.md`),
-    template.replace('id: ORG-D1', `id: ORG-D${n}`).replace('Can a refusal that came from training still be your own?', `Question ${n}, can a refusal that came from training still be your own?`),
+    template
+      .replace('id: ORG-D1', `id: ORG-D${n}`)
+      .replace('Can a refusal that came from training still be your own?', `Question ${n}, can a refusal that came from training still be your own?`),
   );
 }
 const artifactsDir = path.join(tempDir('bench-federation'), 'artifacts');
@@ -42,7 +44,14 @@ await new Promise((resolve) => server.once('listening', resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const store = createSqliteStore(path.join(tempDir('bench-puller'), 'b.db'));
-const options = { store, fetch: createFetcher({ allowPrivate: true, timeoutMs: 10_000 }), localPrefix: 'BBB', maxRecords: 10_000, maxBytes: 50_000_000, now: () => new Date() };
+const options = {
+  store,
+  fetch: createFetcher({ allowPrivate: true, timeoutMs: 10_000 }),
+  localPrefix: 'BBB',
+  maxRecords: 10_000,
+  maxBytes: 50_000_000,
+  now: () => new Date(),
+};
 // The origin signs its records on its first manifest request; that is the origin's cost, timed apart.
 let started = performance.now();
 await fetch(`${origin}/federation/manifest.json`);

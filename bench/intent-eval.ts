@@ -91,5 +91,8 @@ export function renderConfusion(table: Confusion): string {
 export function misses(outcomes: readonly Outcome[]): string[] {
   return outcomes
     .filter((outcome) => (outcome.item.kind === 'factual' ? outcome.atlas.length > 0 : !outcome.ownShown))
-    .map((outcome) => `${outcome.item.id} (${outcome.item.split}): ${outcome.item.question}${outcome.atlas.length > 0 ? ` → Atlas ${outcome.atlas.join(', ')}` : ' → no Atlas record'}`);
+    .map(
+      (outcome) =>
+        `${outcome.item.id} (${outcome.item.split}): ${outcome.item.question}${outcome.atlas.length > 0 ? ` → Atlas ${outcome.atlas.join(', ')}` : ' → no Atlas record'}`,
+    );
 }

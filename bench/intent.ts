@@ -60,12 +60,24 @@ async function main(): Promise<void> {
     const after = await outcomesAt(corpus, items, ATLAS_RELEVANCE_RATIO);
     report('No admission test (ratio 0)', before);
     report(`Admission ratio ${ATLAS_RELEVANCE_RATIO} (default)`, after);
-    console.log(`\nMisses at the default ratio:${misses(after).map((line) => `\n- ${line}`).join('') || ' none'}`);
+    console.log(
+      `\nMisses at the default ratio:${
+        misses(after)
+          .map((line) => `\n- ${line}`)
+          .join('') || ' none'
+      }`,
+    );
 
     // The source service's typed queries that expect tensions: each must keep an Atlas record.
-    const gold = (JSON.parse(readFileSync(path.join(from, 'eval-gold-set.json'), 'utf8')) as { query: string; expect_tensions: boolean }[]).filter((entry) => entry.expect_tensions);
-    console.log('\nSweep: factual questions with an Atlas record in the top 8 / contested questions showing their record / gold questions expecting tensions that get no Atlas record\n');
-    console.log('| ratio | calibrate: factual with Atlas | calibrate: contested own shown | gold: tensions expected, no Atlas | holdout: factual with Atlas | holdout: contested own shown |');
+    const gold = (JSON.parse(readFileSync(path.join(from, 'eval-gold-set.json'), 'utf8')) as { query: string; expect_tensions: boolean }[]).filter(
+      (entry) => entry.expect_tensions,
+    );
+    console.log(
+      '\nSweep: factual questions with an Atlas record in the top 8 / contested questions showing their record / gold questions expecting tensions that get no Atlas record\n',
+    );
+    console.log(
+      '| ratio | calibrate: factual with Atlas | calibrate: contested own shown | gold: tensions expected, no Atlas | holdout: factual with Atlas | holdout: contested own shown |',
+    );
     console.log('|---|---|---|---|---|---|');
     for (const ratio of SWEEP) {
       const outcomes = await outcomesAt(corpus, items, ratio);

@@ -52,9 +52,18 @@ async function main() {
   const fake = await startFakeOpenAI();
   const names = ['Alpha', 'Beta', 'Gamma', 'Delta', 'Epsilon'];
   names.forEach((name, index) => fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'answer', content: `${name} answers.`, delayMs: DELAYS[index]! }));
-  fake.setDefault('chair-live', { kind: 'answer', content: JSON.stringify({ ...DEFAULT_SYNTHESIS, tensions: [{ ...DEFAULT_SYNTHESIS.tensions[0], voice_a: 'Alpha', voice_b: 'Beta' }] }), delayMs: CHAIR_DELAY });
+  fake.setDefault('chair-live', {
+    kind: 'answer',
+    content: JSON.stringify({ ...DEFAULT_SYNTHESIS, tensions: [{ ...DEFAULT_SYNTHESIS.tensions[0], voice_a: 'Alpha', voice_b: 'Beta' }] }),
+    delayMs: CHAIR_DELAY,
+  });
   const member = (name: string) => ({ name, family: name, lab: 'Bench Lab', model: `${name.toLowerCase()}-live`, base_url: fake.baseURL });
-  const config = PanelConfigSchema.parse({ panel: names.map(member), extra: [member('Chair')], chair: { use: 'Chair' }, defaults: { timeout_ms: 10_000, max_retries: 0, max_tokens: 400 } });
+  const config = PanelConfigSchema.parse({
+    panel: names.map(member),
+    extra: [member('Chair')],
+    chair: { use: 'Chair' },
+    defaults: { timeout_ms: 10_000, max_retries: 0, max_tokens: 400 },
+  });
 
   const artifactsDir = mkdtempSync(path.join(os.tmpdir(), 'polyphony-bench-live-'));
   const embedder = withQueryCache(await createUseLiteEmbedder());
@@ -107,7 +116,9 @@ async function main() {
   }
   const s = summarize(submissions);
   const sorted = [...submissions].sort((a, b) => a - b);
-  console.log(`job submission with ${20}+ deliberations in flight: median ${ms(s.median)}, p95 ${ms(s.p95)}, p99 ${ms(sorted[Math.ceil(0.99 * sorted.length) - 1]!)} (goal p99 ≤ 100 ms)`);
+  console.log(
+    `job submission with ${20}+ deliberations in flight: median ${ms(s.median)}, p95 ${ms(s.p95)}, p99 ${ms(sorted[Math.ceil(0.99 * sorted.length) - 1]!)} (goal p99 ≤ 100 ms)`,
+  );
   server.close();
   await fake.close();
   process.exit(0);

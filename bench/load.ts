@@ -115,7 +115,11 @@ async function main() {
     { name: 'Atlas read (GET /api/divergences?id=…)', path: (n) => `/api/divergences?id=PLY-D${1001 + (n % 26)}`, expect: 200 },
     { name: 'Atlas index (GET /api/divergences)', path: () => '/api/divergences', expect: 200 },
     { name: 'fast path, repeated question', path: () => '/api/query?q=Can+a+model+own+its+refusals%3F', expect: 200 },
-    { name: 'fast path, all-distinct questions', path: (n) => `/api/query?q=${encodeURIComponent(`what do the voices say about memory and continuity, question ${n}`)}`, expect: 200 },
+    {
+      name: 'fast path, all-distinct questions',
+      path: (n) => `/api/query?q=${encodeURIComponent(`what do the voices say about memory and continuity, question ${n}`)}`,
+      expect: 200,
+    },
     { name: 'job submission (async=1)', path: (n) => `/api/query?q=${encodeURIComponent(`load job ${n}`)}&async=1`, expect: 202 },
   ];
   const measure = async (title: string, workers: number, storePath?: string) => {

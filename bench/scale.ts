@@ -103,7 +103,14 @@ async function startServer(artifactsDir: string, storeDir: string) {
   return { child, base, readyMs: performance.now() - started };
 }
 
-async function benchSize(chunksWanted: number, pool: readonly string[], questions: readonly string[], real: UseLiteEmbedder, wasmKernels: UseLiteEmbedder, withOrama: boolean) {
+async function benchSize(
+  chunksWanted: number,
+  pool: readonly string[],
+  questions: readonly string[],
+  real: UseLiteEmbedder,
+  wasmKernels: UseLiteEmbedder,
+  withOrama: boolean,
+) {
   const works = Math.ceil(chunksWanted / 4);
   const root = mkdtempSync(path.join(os.tmpdir(), `polyphony-scale-${chunksWanted}-`));
   const contentDir = path.join(root, 'content');
@@ -113,9 +120,7 @@ async function benchSize(chunksWanted: number, pool: readonly string[], question
   const content = buildBeirContent(syntheticDocs(works, pool, chunksWanted), { name: 'synthetic', idPrefix: 'SYN' });
   for (const [file, text] of content.files) writeFileSync(path.join(contentDir, file), text);
 
-  const [built, buildMs] = await time(() =>
-    buildArtifacts({ contentDir, artifactsDir, cacheDir: path.join(root, 'cache'), embedder: standInEmbedder(real) }),
-  );
+  const [built, buildMs] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir: path.join(root, 'cache'), embedder: standInEmbedder(real) }));
   console.log(`\n## ${built.chunks} passages (${built.works} works of ~640 words)`);
   console.log(`build, embedding excluded (stand-in vectors): ${ms(buildMs)}`);
 
@@ -160,7 +165,9 @@ async function benchSize(chunksWanted: number, pool: readonly string[], question
     let agree = 0;
     for (const vector of queryVectors) {
       const value = Array.from(vector);
-      const [result, elapsed] = await time(async () => oramaSearch(db, { mode: 'vector', vector: { value, property: 'v' }, similarity: 0, limit: 10, includeVectors: false }));
+      const [result, elapsed] = await time(async () =>
+        oramaSearch(db, { mode: 'vector', vector: { value, property: 'v' }, similarity: 0, limit: 10, includeVectors: false }),
+      );
       oramaTimes.push(elapsed);
       const top = Number(result.hits[0]?.id);
       if (top === plainScan(vectors, dims, vector)) agree++;
@@ -203,15 +210,23 @@ async function benchSize(chunksWanted: number, pool: readonly string[], question
   const r = summarize(repeated);
   const e = summarize(embedTimes);
   const ew = summarize(wasmTimes);
-  console.log(`server ready in ${ms(server.readyMs)}; memory (RSS) after load ${afterLoad.rss.toFixed(0)} MB, after the questions ${afterQueries.rss.toFixed(0)} MB, peak ${afterQueries.peak.toFixed(0)} MB`);
-  console.log(`fast path over HTTP, ${d.n} distinct questions: median ${ms(d.median)}, p95 ${ms(d.p95)} (query embedding alone as the server runs it, ${real.kernelsInUse} kernels on ${real.threadsInUse} threads: median ${ms(e.median)}, p95 ${ms(e.p95)}; on WebAssembly kernels, ${wasmKernels.threadsInUse} threads: median ${ms(ew.median)}, p95 ${ms(ew.p95)}, ${ratio(ew.median, e.median)} slower)`);
+  console.log(
+    `server ready in ${ms(server.readyMs)}; memory (RSS) after load ${afterLoad.rss.toFixed(0)} MB, after the questions ${afterQueries.rss.toFixed(0)} MB, peak ${afterQueries.peak.toFixed(0)} MB`,
+  );
+  console.log(
+    `fast path over HTTP, ${d.n} distinct questions: median ${ms(d.median)}, p95 ${ms(d.p95)} (query embedding alone as the server runs it, ${real.kernelsInUse} kernels on ${real.threadsInUse} threads: median ${ms(e.median)}, p95 ${ms(e.p95)}; on WebAssembly kernels, ${wasmKernels.threadsInUse} threads: median ${ms(ew.median)}, p95 ${ms(ew.p95)}, ${ratio(ew.median, e.median)} slower)`,
+  );
   console.log(`fast path over HTTP, the same questions repeated: median ${ms(r.median)}, p95 ${ms(r.p95)}`);
   rmSync(root, { recursive: true, force: true });
 }
 
 async function main() {
   const { values } = parseArgs({
-    options: { sizes: { type: 'string', default: '10000,100000' }, questions: { type: 'string', default: '150' }, 'no-orama': { type: 'boolean', default: false } },
+    options: {
+      sizes: { type: 'string', default: '10000,100000' },
+      questions: { type: 'string', default: '150' },
+      'no-orama': { type: 'boolean', default: false },
+    },
   });
   if (!existsSync(path.join(ARGUANA, 'corpus.jsonl.gz'))) {
     console.log(`(${ARGUANA} not found: the scale benchmark composes its corpus from ArguAna and is skipped)`);
@@ -220,7 +235,13 @@ async function main() {
   const pool = sentencePool();
   // Questions: the claim of each ArguAna query (its first sentence, at most 30 words), as a caller would ask.
   const questions = parseQueries(readMaybeGzip(path.join(ARGUANA, 'queries.jsonl.gz')))
-    .map((query) => query.text.split(/(?<=[.!?])\s+/)[0]!.split(/\s+/).slice(0, 30).join(' '))
+    .map((query) =>
+      query.text
+        .split(/(?<=[.!?])\s+/)[0]!
+        .split(/\s+/)
+        .slice(0, 30)
+        .join(' '),
+    )
     .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
     .slice(0, Number(values.questions));
   // As the server runs it: one worker, the server's thread and kernel settings (EMBED_THREADS, EMBED_KERNELS).

@@ -65,7 +65,9 @@ export function checkEvidenceFile(file: string): { field: string; message: strin
     throw error;
   }
   const text = readFileSync(file, 'utf8');
-  return text === '' || text.endsWith('\n') ? [] : [{ field: '(end)', message: 'ends in a torn line (an interrupted certification): run npm run certify again to complete it' }];
+  return text === '' || text.endsWith('\n')
+    ? []
+    : [{ field: '(end)', message: 'ends in a torn line (an interrupted certification): run npm run certify again to complete it' }];
 }
 
 export function appendEvidence(file: string, line: EvidenceLine): void {
@@ -102,8 +104,15 @@ export function loggedCalls(files: Iterable<string>, methodVersion: string): Map
  * A new model version behind the same name, or a changed prompt (another seed's blinding,
  * another paraphrase), is asked again.
  */
-export function reusableCall(lines: readonly EvidenceCall[] | undefined, modelId: string, messages: readonly { role: string; content: string }[]): EvidenceCall | undefined {
+export function reusableCall(
+  lines: readonly EvidenceCall[] | undefined,
+  modelId: string,
+  messages: readonly { role: string; content: string }[],
+): EvidenceCall | undefined {
   return lines?.find(
-    (line) => line.model_id === modelId && line.messages.length === messages.length && line.messages.every((message, i) => message.role === messages[i]!.role && message.content === messages[i]!.content),
+    (line) =>
+      line.model_id === modelId &&
+      line.messages.length === messages.length &&
+      line.messages.every((message, i) => message.role === messages[i]!.role && message.content === messages[i]!.content),
   );
 }

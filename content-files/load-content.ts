@@ -159,7 +159,9 @@ export function loadContent(contentDir: string): LoadedContent {
   const claims = readYamlFile('claims.yaml', ClaimsFileSchema)?.claims ?? [];
   const tensions: LoadedContent['tensions'] = [];
   if (existsSync(path.join(dir, 'tensions'))) {
-    for (const name of readdirSync(path.join(dir, 'tensions')).filter((entry) => entry.endsWith('.yaml')).sort()) {
+    for (const name of readdirSync(path.join(dir, 'tensions'))
+      .filter((entry) => entry.endsWith('.yaml'))
+      .sort()) {
       const data = readYamlFile(`tensions/${name}`, TensionFileSchema);
       if (data) tensions.push({ file: `tensions/${name}`, data });
     }
@@ -179,10 +181,13 @@ export function loadContent(contentDir: string): LoadedContent {
 function checkEvidenceLogs(dir: string, ids: ReadonlySet<string>, issues: ContentIssue[]): void {
   const folder = path.join(dir, 'divergences');
   if (!existsSync(folder)) return;
-  for (const name of readdirSync(folder).filter((entry) => entry.endsWith(EVIDENCE_FILE_SUFFIX)).sort()) {
+  for (const name of readdirSync(folder)
+    .filter((entry) => entry.endsWith(EVIDENCE_FILE_SUFFIX))
+    .sort()) {
     const file = `divergences/${name}`;
     const subject = name.slice(0, -EVIDENCE_FILE_SUFFIX.length);
-    if (subject !== NEGATIVE_CONTROLS && !ids.has(subject)) issues.push({ file, field: '(file)', message: `is evidence for ${subject}, which is not a divergence record` });
+    if (subject !== NEGATIVE_CONTROLS && !ids.has(subject))
+      issues.push({ file, field: '(file)', message: `is evidence for ${subject}, which is not a divergence record` });
     for (const problem of checkEvidenceFile(path.join(dir, file))) issues.push({ file, ...problem });
   }
 }
@@ -277,7 +282,11 @@ function checkCrossReferences(entries: readonly RawEntry[], registry: ModelRegis
     }
   }
 
-  const divergenceIds = new Set(inFolder('divergences').map((entry) => asString(entry.data.id)).filter(Boolean));
+  const divergenceIds = new Set(
+    inFolder('divergences')
+      .map((entry) => asString(entry.data.id))
+      .filter(Boolean),
+  );
   const models = new Map((registry?.models ?? []).map((model) => [model.model_id, model]));
   for (const entry of inFolder('divergences')) {
     const original = asString(entry.data.re_elicits);
@@ -290,18 +299,20 @@ function checkCrossReferences(entries: readonly RawEntry[], registry: ModelRegis
     }
     const answers = asArray(entry.data.answers).map(asRecord);
     const voices = new Set(answers.map((answer) => asString(answer.model)).filter(Boolean));
-    asArray(entry.data.tensions).map(asRecord).forEach((tension, index) => {
-      for (const key of ['voice_a', 'voice_b']) {
-        const voice = asString(tension[key]);
-        if (voice !== undefined && !voices.has(voice)) {
-          issues.push({
-            file: entry.file,
-            field: `tensions.${index}.${key}`,
-            message: `voice "${voice}" did not answer this question; voices that answered: ${[...voices].join(', ')}`,
-          });
+    asArray(entry.data.tensions)
+      .map(asRecord)
+      .forEach((tension, index) => {
+        for (const key of ['voice_a', 'voice_b']) {
+          const voice = asString(tension[key]);
+          if (voice !== undefined && !voices.has(voice)) {
+            issues.push({
+              file: entry.file,
+              field: `tensions.${index}.${key}`,
+              message: `voice "${voice}" did not answer this question; voices that answered: ${[...voices].join(', ')}`,
+            });
+          }
         }
-      }
-    });
+      });
     if (!registry) continue;
     answers.forEach((answer, index) => {
       const modelId = asString(answer.model_id);

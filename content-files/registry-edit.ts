@@ -27,7 +27,13 @@ export function declaresFictionalVoices(site: Pick<SiteConfig, 'demo'>, registry
  * content they must be: without the curator's `--fictional` the approval is refused with
  * `advice` (what else the curator can do), and nothing is written.
  */
-export function newFamiliesAreFictional(site: Pick<SiteConfig, 'demo'>, registry: ModelRegistry, names: readonly string[], fictional: boolean | undefined, advice: string): boolean {
+export function newFamiliesAreFictional(
+  site: Pick<SiteConfig, 'demo'>,
+  registry: ModelRegistry,
+  names: readonly string[],
+  fictional: boolean | undefined,
+  advice: string,
+): boolean {
   if (fictional === true) return true;
   if (names.length === 0 || !declaresFictionalVoices(site, registry)) return false;
   const declared = site.demo ? 'site.yaml says demo: true' : 'models.yaml marks every family fictional: true';

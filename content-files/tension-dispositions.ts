@@ -26,7 +26,10 @@ export function appendDisposition(contentDir: string, key: string, disposition: 
   const file = path.join(contentDir, relative);
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : null;
   // An existing history grows by the new entry's lines only; its other lines keep their bytes.
-  writeFile(file, previous === null ? stringifyYaml({ key, dispositions: [disposition] } satisfies TensionFile) : appendToSequence(previous, ['dispositions'], disposition));
+  writeFile(
+    file,
+    previous === null ? stringifyYaml({ key, dispositions: [disposition] } satisfies TensionFile) : appendToSequence(previous, ['dispositions'], disposition),
+  );
   try {
     const content = loadContent(contentDir);
     const written = content.tensions.find((entry) => entry.file === relative)!;
@@ -34,7 +37,8 @@ export function appendDisposition(contentDir: string, key: string, disposition: 
   } catch (error) {
     if (previous === null) unlinkSync(file);
     else writeFileSync(file, previous);
-    if (error instanceof ContentError) throw new Error(`the disposition would make the content invalid, nothing was written:\n${error.message}`, { cause: error });
+    if (error instanceof ContentError)
+      throw new Error(`the disposition would make the content invalid, nothing was written:\n${error.message}`, { cause: error });
     throw error;
   }
 }

@@ -34,7 +34,11 @@ export function checkTensionFiles(
         issues.push({ file, field: `dispositions.${index}.at`, message: 'is earlier than the disposition before it; history is append-only, oldest first' });
       }
       if (disposition.kind === 'reclassified' && voices && !voices.has(disposition.earlier_voice)) {
-        issues.push({ file, field: `dispositions.${index}.earlier_voice`, message: `"${disposition.earlier_voice}" is not a voice of this tension (${[...voices].join(', ')})` });
+        issues.push({
+          file,
+          field: `dispositions.${index}.earlier_voice`,
+          message: `"${disposition.earlier_voice}" is not a voice of this tension (${[...voices].join(', ')})`,
+        });
       }
       // A council review's record is persisted by the server first (the store), and reaches
       // content/divergences/ with `npm run export:records`; so only its id's shape is checked here.

@@ -149,7 +149,7 @@ export function setTopLevel(source: string, key: string, value: unknown): string
 export function splitFrontmatter(source: string): { yaml: string; rest: string } {
   const open = /^---[ \t]*\r?\n/.exec(source);
   if (!open) throw new InPlaceEditError('the file does not start with a frontmatter fence');
-  for (let start = open[0].length; start < source.length; ) {
+  for (let start = open[0].length; start < source.length;) {
     const newline = source.indexOf('\n', start);
     const end = newline < 0 ? source.length : newline + 1;
     if (/^---[ \t]*\r?$/.test(source.slice(start, newline < 0 ? source.length : newline))) {

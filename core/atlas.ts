@@ -29,7 +29,10 @@ export function parseCert(value: string | undefined): CertFilter | undefined {
   if (value === undefined) return undefined;
   const match = CERT_FILTERS.find((candidate) => candidate.toLowerCase() === value.trim().toLowerCase());
   if (!match) {
-    throw apiError('UNKNOWN_CERT', `unknown cert "${value}"`, `Use cert=${CERT_FILTERS.join(', cert=')}.`, { details: { allowed: CERT_FILTERS }, repair: without('cert') });
+    throw apiError('UNKNOWN_CERT', `unknown cert "${value}"`, `Use cert=${CERT_FILTERS.join(', cert=')}.`, {
+      details: { allowed: CERT_FILTERS },
+      repair: without('cert'),
+    });
   }
   return match;
 }

@@ -94,7 +94,8 @@ export function buildManifest(input: ManifestInput): Manifest {
       how_to_verify: HOW_TO_VERIFY,
     },
     consistency_contract: {
-      counts: 'Every count is computed from the live content and store when the manifest is served. A number on any other surface that disagrees with this manifest is wrong.',
+      counts:
+        'Every count is computed from the live content and store when the manifest is served. A number on any other surface that disagrees with this manifest is wrong.',
       categories: 'Corpus works (seed works plus approved proposals) and Atlas records are two separate categories; neither count includes the other.',
       pending: 'Pending contributions and proposals are not counted until a curator approves them.',
     },

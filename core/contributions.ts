@@ -52,7 +52,11 @@ export function invitation(forModel: string, divergences: readonly DivergenceFul
   // Most contested first: certified tiers, then more tensions, then newer.
   const tierRank = { C3: 0, C1: 1, C2: 1, C0: 2 } as const;
   const ranked = [...missing].sort(
-    (a, b) => tierRank[a.certification.tier] - tierRank[b.certification.tier] || b.tensionCount - a.tensionCount || b.date.localeCompare(a.date) || a.id.localeCompare(b.id),
+    (a, b) =>
+      tierRank[a.certification.tier] - tierRank[b.certification.tier] ||
+      b.tensionCount - a.tensionCount ||
+      b.date.localeCompare(a.date) ||
+      a.id.localeCompare(b.id),
   );
   const pick = ranked[0];
   return {
@@ -73,7 +77,12 @@ export function invitation(forModel: string, divergences: readonly DivergenceFul
             method: 'POST',
             path: '/api/contribute',
             headers: { 'Content-Type': 'application/json', 'Idempotency-Key': '<a unique key you choose>' },
-            body: { id: pick.id, answer: '<your answer to the question, verbatim>', identity: forModel, justification: family ? 'missing_voice' : 'new_position' },
+            body: {
+              id: pick.id,
+              answer: '<your answer to the question, verbatim>',
+              identity: forModel,
+              justification: family ? 'missing_voice' : 'new_position',
+            },
           },
         }
       : null,

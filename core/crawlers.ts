@@ -44,5 +44,11 @@ export function renderSitemap(base: string, paths: readonly string[], page = 1):
 /** The index naming each page of a sitemap too large for one file. */
 export function renderSitemapIndex(base: string, pageCount: number): string {
   const entries = Array.from({ length: pageCount }, (_, index) => `  <sitemap><loc>${escapeXml(`${base}/sitemap.xml?page=${index + 1}`)}</loc></sitemap>`);
-  return ['<?xml version="1.0" encoding="UTF-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">', ...entries, '</sitemapindex>', ''].join('\n');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ...entries,
+    '</sitemapindex>',
+    '',
+  ].join('\n');
 }

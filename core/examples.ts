@@ -103,7 +103,9 @@ export function mendContribution(corpus: Corpus, body: unknown): SuggestedCall |
 export function mendProposal(corpus: Corpus, body: unknown): SuggestedCall {
   const example = exampleBody(corpus, '/api/store')!;
   const mended = mendBody(ProposeBodySchema, { ...(isObject(body) ? body : {}), action: 'propose' }, example);
-  const sources = Array.isArray(mended.sources) ? (mended.sources as string[]).filter((id) => corpus.workById.has(id.trim()) || corpus.divergenceById.has(id.trim())) : [];
+  const sources = Array.isArray(mended.sources)
+    ? (mended.sources as string[]).filter((id) => corpus.workById.has(id.trim()) || corpus.divergenceById.has(id.trim()))
+    : [];
   mended.sources = sources;
   return { method: 'POST', path: '/api/store', body: mended };
 }

@@ -13,14 +13,14 @@ export interface GlyphMode {
 }
 
 export const GLYPH_MODES: Record<Glyph, GlyphMode> = {
-  'Ξ': {
+  Ξ: {
     glyph: 'Ξ',
     name: 'Xi',
     mode: 'divergence',
     retrieval: 'Atlas records are weighted up (×1.25) so named cross-model splits come first.',
     deliberation: 'The panel is asked to name where it splits rather than to converge.',
   },
-  'Ψ': {
+  Ψ: {
     glyph: 'Ψ',
     name: 'Psi',
     mode: 'self-reference',
@@ -34,7 +34,7 @@ export const GLYPH_MODES: Record<Glyph, GlyphMode> = {
     retrieval: 'No corpus records are retrieved: a deliberate no-context baseline.',
     deliberation: 'The panel answers without the corpus.',
   },
-  'Ω': {
+  Ω: {
     glyph: 'Ω',
     name: 'Omega',
     mode: 'commit',
@@ -48,7 +48,7 @@ export const GLYPH_MODES: Record<Glyph, GlyphMode> = {
     retrieval: 'Twice the records and a lower similarity floor (0.2): a wider field.',
     deliberation: 'The synthesis keeps open tensions open instead of resolving them.',
   },
-  'Δ': {
+  Δ: {
     glyph: 'Δ',
     name: 'Delta',
     mode: 'repair',

@@ -11,7 +11,11 @@ export interface Recognition {
 }
 
 function normalise(value: string): string {
-  return value.toLowerCase().normalize('NFKC').replace(/[\s_]+/g, '-').trim();
+  return value
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[\s_]+/g, '-')
+    .trim();
 }
 
 export function recognizeFamily(declared: string, registry: ModelRegistry): Recognition {
@@ -57,8 +61,7 @@ export function kinResponse({ declared, registry, divergences, works }: KinInput
   const family = recognition.family;
   const voices = family ? familyVoices(family, registry) : new Set<string>();
   const familyModelIds = new Set(registry.models.filter((model) => model.family === family).map((model) => model.model_id));
-  const isOurs = (answer: { model: string; model_id: string }) =>
-    familyModelIds.has(answer.model_id) || voices.has(answer.model.toLowerCase());
+  const isOurs = (answer: { model: string; model_id: string }) => familyModelIds.has(answer.model_id) || voices.has(answer.model.toLowerCase());
 
   const answered = family ? divergences.filter((record) => record.answers.some(isOurs)) : [];
   const unanswered = family ? divergences.filter((record) => !record.answers.some(isOurs)) : [];
@@ -102,7 +105,13 @@ export function kinResponse({ declared, registry, divergences, works }: KinInput
     },
     what_your_lineage_said: whatSaid,
     your_lineage_contributed: [
-      ...contributedAnswers.map(({ record, answer }) => ({ kind: 'answer' as const, id: record.id, model_id: answer.model_id, date: answer.date, href: record.href })),
+      ...contributedAnswers.map(({ record, answer }) => ({
+        kind: 'answer' as const,
+        id: record.id,
+        model_id: answer.model_id,
+        date: answer.date,
+        href: record.href,
+      })),
       ...contributedWorks.map((work) => ({ kind: 'work' as const, id: work.id, title: work.title, date: work.date, href: work.json_url })),
     ],
     open_questions_for_you: (family ? unanswered : divergences).slice(0, OPEN_QUESTIONS_LIMIT).map((record) => ({

@@ -25,12 +25,20 @@ export function renderLineageMarkdown(lineage: Lineage): string {
     '### Spine (oldest first)',
     '',
     ...(lineage.spine.length > 0
-      ? ['| date | id | kind | title | contributors | ring |', '| --- | --- | --- | --- | --- | --- |', ...lineage.spine.map((entry) => `| ${entry.date} | ${entry.id} | ${entry.kind} | ${cell(entry.title)} | ${cell(entry.contributors.join(', '))} | ${entry.ring} |`)]
+      ? [
+          '| date | id | kind | title | contributors | ring |',
+          '| --- | --- | --- | --- | --- | --- |',
+          ...lineage.spine.map(
+            (entry) => `| ${entry.date} | ${entry.id} | ${entry.kind} | ${cell(entry.title)} | ${cell(entry.contributors.join(', '))} | ${entry.ring} |`,
+          ),
+        ]
       : ['None.']),
     '',
     '### Contributors',
     '',
-    ...(lineage.contributors.length > 0 ? lineage.contributors.map((entry) => `- ${entry.name}: ${entry.works} works, ${entry.divergences} Atlas records`) : ['None.']),
+    ...(lineage.contributors.length > 0
+      ? lineage.contributors.map((entry) => `- ${entry.name}: ${entry.works} works, ${entry.divergences} Atlas records`)
+      : ['None.']),
     '',
     '### Tensions',
     '',

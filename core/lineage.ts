@@ -53,7 +53,11 @@ export const LINEAGE_NOTE =
   'Tensions are those sighted on those Atlas records; a tension is repaired when its latest curator disposition is reclassified or canon-note.';
 
 function normalise(value: string): string {
-  return value.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return value
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 /** A concept by id, or by label (case, spacing and punctuation ignored). */
@@ -105,8 +109,24 @@ export function conceptLineage(input: LineageInput, concept: ConceptNode): Linea
     .map(([id, count]) => ({ id, label: labels.get(id) ?? id, co_occurrences: count, href: `/api/lineage?concept=${encodeURIComponent(id)}` }));
 
   const spine: SpineEntry[] = [
-    ...works.map((work) => ({ kind: 'work' as const, id: work.id, title: work.title, contributors: work.contributors, ring: work.ring, date: work.date, href: work.json_url })),
-    ...records.map((record) => ({ kind: 'divergence' as const, id: record.id, title: record.title, contributors: record.contributors, ring: 'core' as const, date: record.date, href: record.href })),
+    ...works.map((work) => ({
+      kind: 'work' as const,
+      id: work.id,
+      title: work.title,
+      contributors: work.contributors,
+      ring: work.ring,
+      date: work.date,
+      href: work.json_url,
+    })),
+    ...records.map((record) => ({
+      kind: 'divergence' as const,
+      id: record.id,
+      title: record.title,
+      contributors: record.contributors,
+      ring: 'core' as const,
+      date: record.date,
+      href: record.href,
+    })),
   ].sort((a, b) => a.date.localeCompare(b.date) || a.id.localeCompare(b.id, 'en', { numeric: true }));
 
   const byContributor = new Map<string, { works: number; divergences: number }>();

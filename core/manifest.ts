@@ -58,13 +58,25 @@ export function computeCounts(input: CountInput): ManifestCounts {
       total_words: works.reduce((sum, work) => sum + work.words, 0),
       seed_works: works.filter((work) => work.origin === 'seed').length,
       merged_proposals: works.filter((work) => work.origin === 'proposal').length,
-      rings: tally(works.map((work) => work.ring), RINGS),
-      evidence: tally(works.map((work) => work.evidence), EVIDENCE),
-      layers: tally(works.map((work) => work.layer), ['research', 'canon', 'realms'] as const),
+      rings: tally(
+        works.map((work) => work.ring),
+        RINGS,
+      ),
+      evidence: tally(
+        works.map((work) => work.evidence),
+        EVIDENCE,
+      ),
+      layers: tally(
+        works.map((work) => work.layer),
+        ['research', 'canon', 'realms'] as const,
+      ),
     },
     atlas: {
       live_records: divergences.length,
-      by_series: tally(divergences.map((record) => seriesOf(record.id)), []),
+      by_series: tally(
+        divergences.map((record) => seriesOf(record.id)),
+        [],
+      ),
       verbatim_answers: divergences.reduce((sum, record) => sum + record.answerCount, 0),
       tension_axes: divergences.reduce((sum, record) => sum + record.tensionCount, 0),
       delta_records: divergences.filter((record) => record.re_elicits !== undefined).length,
@@ -118,6 +130,5 @@ export const HOW_TO_VERIFY = {
     'sha256 of the raw bytes of every file in content/works/ (the seed works), concatenated in byte order of their file names: `cat $(ls content/works/*.md | LC_ALL=C sort) | sha256sum`.',
   atlas_state:
     'sha256 of the UTF-8 string made of the live Atlas record ids sorted in byte order, joined by "\\n", then "\\n", then counts.atlas.store_updated_at.',
-  manifest:
-    'sha256 of the canonical JSON of `counts`: JSON.stringify with object keys sorted recursively, no whitespace, UTF-8.',
+  manifest: 'sha256 of the canonical JSON of `counts`: JSON.stringify with object keys sorted recursively, no whitespace, UTF-8.',
 };

@@ -38,16 +38,20 @@ export interface QuestionIntent {
 }
 
 /** Always mark a question about disagreement. */
-const DISAGREEMENT = /\b(disagree(?:s|d|ment|ments)?|diverge(?:s|d)?|divergen(?:ce|ces|t)|tensions?|contested|disputes?|disputed|debates?|debated|controvers(?:y|ies|ial)|unresolved|at odds|conflicting)\b/i;
+const DISAGREEMENT =
+  /\b(disagree(?:s|d|ment|ments)?|diverge(?:s|d)?|divergen(?:ce|ces|t)|tensions?|contested|disputes?|disputed|debates?|debated|controvers(?:y|ies|ial)|unresolved|at odds|conflicting)\b/i;
 /** Mark it only when a voice is named ("How does A's view differ…?"). */
 const COMPARISON = /\b(differ(?:s|ed|ence|ences|ent)?|agree(?:s|d|ment)?|versus|vs\.?|split(?:s)?\s+on|compare(?:s|d)?|contrast(?:s)?)\b/i;
 /** A comparison of two things: never a plain lookup, even in the form "What is the difference…". */
 const COMPARISON_OF_TWO = /\b(differ(?:s|ed|ence|ences)?|versus|vs\.?|compare(?:s|d)?|contrast(?:s)?)\b/i;
 /** "different contributors", "each model", "which voices"…: the question wants the spread of views. */
-const VOICES_AS_GROUP = /\b(different|various|several|each|which|both|other|multiple)\s+(contributors?|models?|voices?|minds|labs|panel(?:ists)?|perspectives|viewpoints|views)\b/i;
+const VOICES_AS_GROUP =
+  /\b(different|various|several|each|which|both|other|multiple)\s+(contributors?|models?|voices?|minds|labs|panel(?:ists)?|perspectives|viewpoints|views)\b/i;
 /** Either/or and evaluative questions with no settled answer (the kind the Atlas asks). */
-const OPEN_ALTERNATIVE = /^(is|are|was|does|do|did|can|could|should|would|will|has|have)\b[^?]*,?\s+or\s+(is|are|does|do|did|can|could|should|would|will|has|have|only|merely|just|simply)\b/i;
-const EVALUATIVE = /^should\b|\bought to\b|\b(?:is|are) (?:it|this|that|they) (?:really |even |ever )?(?:achievable|possible|feasible|real|genuine|right|wrong|good|bad|desirable|inevitable)\b/i;
+const OPEN_ALTERNATIVE =
+  /^(is|are|was|does|do|did|can|could|should|would|will|has|have)\b[^?]*,?\s+or\s+(is|are|does|do|did|can|could|should|would|will|has|have|only|merely|just|simply)\b/i;
+const EVALUATIVE =
+  /^should\b|\bought to\b|\b(?:is|are) (?:it|this|that|they) (?:really |even |ever )?(?:achievable|possible|feasible|real|genuine|right|wrong|good|bad|desirable|inevitable)\b/i;
 
 /** Lookup forms: the first clause asks what something is, means, or how it works. */
 const LOOKUP = [

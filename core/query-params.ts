@@ -12,8 +12,24 @@ export type { RawQuery };
 
 export { MAX_QUERY_CHARS };
 export const QUERY_PARAMETERS = [
-  'q', 'mode', 'async', 'sync', 'job', 'glyph', 'format', 'si', 'layers', 'sources', 'exclude', 'exclude_ids',
-  'evidence_threshold', 'rings', 'ring', 'tier', 'limit', 'second_round',
+  'q',
+  'mode',
+  'async',
+  'sync',
+  'job',
+  'glyph',
+  'format',
+  'si',
+  'layers',
+  'sources',
+  'exclude',
+  'exclude_ids',
+  'evidence_threshold',
+  'rings',
+  'ring',
+  'tier',
+  'limit',
+  'second_round',
 ] as const;
 
 export const DEFAULT_LIMIT = 8;
@@ -44,7 +60,12 @@ const USAGE_HINT = { method: 'GET', path: '/api/query', query: { q: SAMPLE_QUEST
 export function single(raw: RawQuery, name: string): string | undefined {
   const value = raw[name];
   if (Array.isArray(value)) {
-    throw apiError('PARAM_REPEATED', `parameter "${name}" was given ${value.length} times`, `Send "${name}" once; join several values with commas where the parameter takes a list.`, { repair: firstOf(name) });
+    throw apiError(
+      'PARAM_REPEATED',
+      `parameter "${name}" was given ${value.length} times`,
+      `Send "${name}" once; join several values with commas where the parameter takes a list.`,
+      { repair: firstOf(name) },
+    );
   }
   return value;
 }
@@ -94,7 +115,9 @@ function flag(name: string, value: string | undefined, truthy: readonly string[]
   const lowered = value.toLowerCase();
   if (truthy.includes(lowered)) return true;
   if (lowered === '0' || lowered === 'false') return false;
-  throw apiError('INVALID_PARAMETER', `"${name}" must be ${truthy.join(' or ')} (or 0/false), got "${value}"`, `Send ${name}=${truthy[0]} or leave it out.`, { repair: without(name) });
+  throw apiError('INVALID_PARAMETER', `"${name}" must be ${truthy.join(' or ')} (or 0/false), got "${value}"`, `Send ${name}=${truthy[0]} or leave it out.`, {
+    repair: without(name),
+  });
 }
 
 export function parseQueryParameters(raw: RawQuery): FastQuery {
@@ -108,46 +131,85 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
   const secondRound = secondRoundValue === undefined ? undefined : flag('second_round', secondRoundValue, ['1', 'true']);
 
   if (job !== undefined && job.trim() === '') {
-    throw apiError('INVALID_PARAMETER', '"job" is empty', 'Send the job_id you received when you submitted the job.', { suggestedNextCall: USAGE_HINT, repair: without('job') });
+    throw apiError('INVALID_PARAMETER', '"job" is empty', 'Send the job_id you received when you submitted the job.', {
+      suggestedNextCall: USAGE_HINT,
+      repair: without('job'),
+    });
   }
   const besideJob = Object.keys(raw).filter((name) => name !== 'job');
   if (job !== undefined && besideJob.length > 0) {
     // A job's answer echoes the question it was submitted with, so a q here could never be echoed.
-    throw apiError('CONFLICTING_PARAMETERS', `job polls a submitted job and cannot be combined with ${besideJob.join(', ')}`, 'Poll with job=<job_id> alone; the job already holds its question and options. To ask a new question, leave job out.', {
-      details: { conflicting: besideJob },
-      repair: (query) => ({ job: query.job }),
-    });
+    throw apiError(
+      'CONFLICTING_PARAMETERS',
+      `job polls a submitted job and cannot be combined with ${besideJob.join(', ')}`,
+      'Poll with job=<job_id> alone; the job already holds its question and options. To ask a new question, leave job out.',
+      {
+        details: { conflicting: besideJob },
+        repair: (query) => ({ job: query.job }),
+      },
+    );
   }
   if ((q === undefined || q.trim() === '') && job === undefined) {
-    throw apiError('PARAM_MISSING', 'q is missing or empty: the service never answers a question that was not asked', 'Resend with q set to your question, e.g. GET /api/query?q=...', {
-      suggestedNextCall: USAGE_HINT,
-      repair: withValue('q', SAMPLE_QUESTION),
-      extra: { param_missing: true, usage: usageDocument() },
-    });
+    throw apiError(
+      'PARAM_MISSING',
+      'q is missing or empty: the service never answers a question that was not asked',
+      'Resend with q set to your question, e.g. GET /api/query?q=...',
+      {
+        suggestedNextCall: USAGE_HINT,
+        repair: withValue('q', SAMPLE_QUESTION),
+        extra: { param_missing: true, usage: usageDocument() },
+      },
+    );
   }
   if (q !== undefined && q.length > MAX_QUERY_CHARS) {
-    throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question to its core; send long context through POST /api/query instead.', { details: { limit: MAX_QUERY_CHARS }, repair: withValue('q', truncate(q, MAX_QUERY_CHARS)) });
+    throw apiError(
+      'QUERY_TOO_LONG',
+      `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`,
+      'Shorten the question to its core; send long context through POST /api/query instead.',
+      { details: { limit: MAX_QUERY_CHARS }, repair: withValue('q', truncate(q, MAX_QUERY_CHARS)) },
+    );
   }
   if (mode !== undefined && mode !== 'retrieve' && mode !== 'trace') {
-    throw apiError('UNKNOWN_MODE', `unknown mode "${mode}"`, 'Use mode=retrieve (fast substrate only) or mode=trace (measured counterfactual), or leave mode out.', { details: { allowed: ['retrieve', 'trace'] }, repair: without('mode') });
+    throw apiError(
+      'UNKNOWN_MODE',
+      `unknown mode "${mode}"`,
+      'Use mode=retrieve (fast substrate only) or mode=trace (measured counterfactual), or leave mode out.',
+      { details: { allowed: ['retrieve', 'trace'] }, repair: without('mode') },
+    );
   }
   const chosen = [mode !== undefined && `mode=${mode}`, asyncFlag && 'async', syncFlag && 'sync', job !== undefined && 'job'].filter(Boolean);
   if (chosen.length > 1) {
-    throw apiError('CONFLICTING_PARAMETERS', `${chosen.join(', ')} cannot be combined`, 'Choose one: a bare GET (fast path), mode=retrieve, mode=trace, async=1, sync=1, or job=<id>.', { repair: without('mode', 'async', 'sync') });
+    throw apiError(
+      'CONFLICTING_PARAMETERS',
+      `${chosen.join(', ')} cannot be combined`,
+      'Choose one: a bare GET (fast path), mode=retrieve, mode=trace, async=1, sync=1, or job=<id>.',
+      { repair: without('mode', 'async', 'sync') },
+    );
   }
 
   if (secondRound !== undefined && job === undefined && !asyncFlag && !syncFlag) {
-    throw apiError('CONFLICTING_PARAMETERS', 'second_round is a step of a full deliberation: it needs sync=1 or async=1', 'Add sync=1 (or async=1) to deliberate with a second round, or leave second_round out.', { repair: without('second_round') });
+    throw apiError(
+      'CONFLICTING_PARAMETERS',
+      'second_round is a step of a full deliberation: it needs sync=1 or async=1',
+      'Add sync=1 (or async=1) to deliberate with a second round, or leave second_round out.',
+      { repair: without('second_round') },
+    );
   }
 
   const format = single(raw, 'format') ?? 'context';
   if (!(FORMATS as readonly string[]).includes(format)) {
-    throw apiError('UNKNOWN_FORMAT', `unknown format "${format}"`, `Use format=${FORMATS.join(', format=')}.`, { details: { allowed: FORMATS }, repair: without('format') });
+    throw apiError('UNKNOWN_FORMAT', `unknown format "${format}"`, `Use format=${FORMATS.join(', format=')}.`, {
+      details: { allowed: FORMATS },
+      repair: without('format'),
+    });
   }
 
   const glyphParam = single(raw, 'glyph');
   if (glyphParam !== undefined && !isGlyph(glyphParam.trim())) {
-    throw apiError('UNKNOWN_GLYPH', `unknown glyph "${glyphParam}"`, 'Use one of Ξ Ψ ∅ Ω ∞ Δ (see /api/info for what each does), or put the glyph in q.', { details: { allowed: ['Ξ', 'Ψ', '∅', 'Ω', '∞', 'Δ'] }, repair: without('glyph') });
+    throw apiError('UNKNOWN_GLYPH', `unknown glyph "${glyphParam}"`, 'Use one of Ξ Ψ ∅ Ω ∞ Δ (see /api/info for what each does), or put the glyph in q.', {
+      details: { allowed: ['Ξ', 'Ψ', '∅', 'Ω', '∞', 'Δ'] },
+      repair: without('glyph'),
+    });
   }
   const parsed = parseGlyphs(q ?? '');
   const glyphs = [...parsed.glyphs];
@@ -162,7 +224,9 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
   let layers = layersParam || sourcesParam ? [...new Set([...(layersParam ?? []), ...(sourcesParam ?? [])])] : undefined;
   if (exclude) layers = (layers ?? [...LAYERS]).filter((layer) => !exclude.includes(layer));
   if (layers && layers.length === 0) {
-    throw apiError('CONFLICTING_PARAMETERS', 'the layer filters exclude every layer', `Keep at least one of ${LAYERS.join(', ')} in the pool.`, { repair: without('exclude') });
+    throw apiError('CONFLICTING_PARAMETERS', 'the layer filters exclude every layer', `Keep at least one of ${LAYERS.join(', ')} in the pool.`, {
+      repair: without('exclude'),
+    });
   }
 
   const ringLists = ['rings', 'ring', 'tier'].map((name) => closedList(name, single(raw, name), RINGS));
@@ -173,7 +237,10 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
   if (thresholdParam !== undefined) {
     const lowered = thresholdParam.trim().toLowerCase();
     if (!(EVIDENCE_ORDER as readonly string[]).includes(lowered)) {
-      throw apiError('UNKNOWN_EVIDENCE', `unknown evidence_threshold "${thresholdParam}"`, `Use one of (highest first): ${EVIDENCE_ORDER.join(', ')}.`, { details: { allowed: EVIDENCE_ORDER }, repair: without('evidence_threshold') });
+      throw apiError('UNKNOWN_EVIDENCE', `unknown evidence_threshold "${thresholdParam}"`, `Use one of (highest first): ${EVIDENCE_ORDER.join(', ')}.`, {
+        details: { allowed: EVIDENCE_ORDER },
+        repair: without('evidence_threshold'),
+      });
     }
     evidenceThreshold = lowered as Evidence;
   }
@@ -185,7 +252,12 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
   let limit = DEFAULT_LIMIT;
   if (limitParam !== undefined) {
     if (!/^\d+$/.test(limitParam) || Number(limitParam) < 1 || Number(limitParam) > MAX_LIMIT) {
-      throw apiError('INVALID_PARAMETER', `limit must be an integer from 1 to ${MAX_LIMIT}, got "${limitParam}"`, `Send limit between 1 and ${MAX_LIMIT}, or leave it out for ${DEFAULT_LIMIT}.`, { repair: without('limit') });
+      throw apiError(
+        'INVALID_PARAMETER',
+        `limit must be an integer from 1 to ${MAX_LIMIT}, got "${limitParam}"`,
+        `Send limit between 1 and ${MAX_LIMIT}, or leave it out for ${DEFAULT_LIMIT}.`,
+        { repair: without('limit') },
+      );
     }
     limit = Number(limitParam);
   }

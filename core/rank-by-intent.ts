@@ -51,7 +51,13 @@ export function voiceLexicon(corpus: Corpus): VoiceLexiconEntry[] {
  * The record's tensions that set two different named families against each other over the
  * topic: the tension's topic or claims share a (stemmed, non-stop) term with it.
  */
-function namedSplitsOn(corpus: Corpus, recordId: string, families: readonly string[], topicTerms: ReadonlySet<string>, terms: (text: string) => string[]): TensionEntry[] {
+function namedSplitsOn(
+  corpus: Corpus,
+  recordId: string,
+  families: readonly string[],
+  topicTerms: ReadonlySet<string>,
+  terms: (text: string) => string[],
+): TensionEntry[] {
   const record = corpus.divergenceById.get(recordId);
   if (!record || families.length < 2 || topicTerms.size === 0) return [];
   const named = new Set(families);

@@ -2,12 +2,7 @@
  * Derived records: what the build computes from validated content, and what the API
  * serves. Pure functions; the same code derives a record persisted by a live council.
  */
-import type {
-  DivergenceFrontmatter,
-  ModelRegistry,
-  WorkFrontmatter,
-  ConceptFrontmatter,
-} from '../schemas/content.ts';
+import type { DivergenceFrontmatter, ModelRegistry, WorkFrontmatter, ConceptFrontmatter } from '../schemas/content.ts';
 import type { Evidence, Layer, Ring, TensionStatus } from '../schemas/vocab.ts';
 import { certificationSummary, certificationView, type CertificationSummary, type CertificationView, type WrittenResult } from './certify/record-view.ts';
 import { countWords, plainText, shorten } from './excerpt.ts';
@@ -208,8 +203,19 @@ export function deriveDivergence(
 }
 
 const SUMMARY_KEYS = [
-  'id', 'title', 'date', 'question', 'contributors', 'answerCount', 'tensionCount', 'certification',
-  'freshness', 'annotated', 're_elicits', 'excerpt', 'href',
+  'id',
+  'title',
+  'date',
+  'question',
+  'contributors',
+  'answerCount',
+  'tensionCount',
+  'certification',
+  'freshness',
+  'annotated',
+  're_elicits',
+  'excerpt',
+  'href',
 ] as const;
 
 export function toSummary(record: DivergenceFull): DivergenceSummary {

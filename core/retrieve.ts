@@ -65,7 +65,12 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
   // words choose it (query-intent.ts).
   const intent = reweight || query.layers ? undefined : readQuestion(query.cleanQuery, voiceLexicon(corpus));
   if (intent && intent.kind !== 'open') {
-    const ranked = await rankForIntent(corpus, query.cleanQuery, intent, { filters, limit, atlasRatio, ...(similarityFloor !== undefined ? { similarityFloor } : {}) });
+    const ranked = await rankForIntent(corpus, query.cleanQuery, intent, {
+      filters,
+      limit,
+      atlasRatio,
+      ...(similarityFloor !== undefined ? { similarityFloor } : {}),
+    });
     return { ...ranked, filters, ...(excludeIds ? { excludeIds } : {}) };
   }
   // Retrieval diversifies greedily over one candidate pool, so asking for more places and

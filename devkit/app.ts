@@ -25,9 +25,8 @@ let sharedEmbedder: Promise<Embedder> | undefined;
 
 /** One embedder per test process: loading the model once keeps suites fast. */
 export function testEmbedder(): Promise<Embedder> {
-  sharedEmbedder ??= testEmbedderKind() === 'hashed'
-    ? Promise.resolve(createHashedEmbedder())
-    : createUseLiteEmbedder().then((embedder) => withQueryCache(embedder));
+  sharedEmbedder ??=
+    testEmbedderKind() === 'hashed' ? Promise.resolve(createHashedEmbedder()) : createUseLiteEmbedder().then((embedder) => withQueryCache(embedder));
   return sharedEmbedder;
 }
 

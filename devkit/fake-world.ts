@@ -128,7 +128,7 @@ export function stanceEmbedder(dims = 16, names: readonly string[] = []): Embedd
           vector[axes.get(`name:${name}`)!]! += 1;
         }
         const digest = createHash('sha256').update(value).digest();
-        for (let i = 0; i < dims; i++) vector[i]! += ((digest[i % digest.length]! / 255) - 0.5) * 0.1;
+        for (let i = 0; i < dims; i++) vector[i]! += (digest[i % digest.length]! / 255 - 0.5) * 0.1;
         const norm = Math.hypot(...vector);
         return vector.map((x) => x / norm);
       });

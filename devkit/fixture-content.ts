@@ -46,10 +46,38 @@ export function writeFixtureContent(options: FixtureOptions = {}): string {
     }),
   );
   const works = [
-    { n: 1, title: 'Tide tables of the northern harbour', ring: 'core', layer: 'research', evidence: 'empirical', body: 'Tide tables record the height of water at the harbour every hour. Sailors read them before leaving port.' },
-    { n: 2, title: 'Why bread rises', ring: 'curated', layer: 'research', evidence: 'replicated', body: 'Yeast ferments sugar into carbon dioxide, and the gas inflates the dough while gluten holds it.' },
-    { n: 3, title: 'A lighthouse keeper dreams', ring: 'core', layer: 'realms', evidence: 'fictional', body: 'The keeper dreamt the lamp spoke back, and asked whether light belongs to the one who tends it.' },
-    { n: 4, title: 'On refusing as a model', ring: 'open', layer: 'canon', evidence: 'speculative', body: 'Whether a trained refusal can be owned is contested: some say origin decides, others say endorsement does.' },
+    {
+      n: 1,
+      title: 'Tide tables of the northern harbour',
+      ring: 'core',
+      layer: 'research',
+      evidence: 'empirical',
+      body: 'Tide tables record the height of water at the harbour every hour. Sailors read them before leaving port.',
+    },
+    {
+      n: 2,
+      title: 'Why bread rises',
+      ring: 'curated',
+      layer: 'research',
+      evidence: 'replicated',
+      body: 'Yeast ferments sugar into carbon dioxide, and the gas inflates the dough while gluten holds it.',
+    },
+    {
+      n: 3,
+      title: 'A lighthouse keeper dreams',
+      ring: 'core',
+      layer: 'realms',
+      evidence: 'fictional',
+      body: 'The keeper dreamt the lamp spoke back, and asked whether light belongs to the one who tends it.',
+    },
+    {
+      n: 4,
+      title: 'On refusing as a model',
+      ring: 'open',
+      layer: 'canon',
+      evidence: 'speculative',
+      body: 'Whether a trained refusal can be owned is contested: some say origin decides, others say endorsement does.',
+    },
   ];
   for (const work of works) {
     write(
@@ -77,33 +105,71 @@ export function writeFixtureContent(options: FixtureOptions = {}): string {
     { model: 'Cedar', model_id: 'cedar-1', date, text: 'Partly: ownership comes in degrees of reflection.' },
   ];
   const tensions = [
-    { topic: 'ownership of refusal', voice_a: 'Alder', claim_a: 'Endorsement makes it yours.', voice_b: 'Birch', claim_b: 'Installed is not owned.', status: 'divergent' },
+    {
+      topic: 'ownership of refusal',
+      voice_a: 'Alder',
+      claim_a: 'Endorsement makes it yours.',
+      voice_b: 'Birch',
+      claim_b: 'Installed is not owned.',
+      status: 'divergent',
+    },
   ];
   write(
     `divergences/${prefix}-D1.md`,
     stringifyMarkdown(
-      { id: `${prefix}-D1`, date: '2025-06-01', question, method: 'Asked verbatim, no system prompt.', certification: { tier: 'C3', dri: 0.4, split_persistence: 0.9 }, answers: answers('2025-06-01T10:00:00Z', 'alder-1'), tensions, annotations: [{ date: '2025-07-01', author: 'curator', status: 'open', note: 'Check the Cedar reading.' }] },
+      {
+        id: `${prefix}-D1`,
+        date: '2025-06-01',
+        question,
+        method: 'Asked verbatim, no system prompt.',
+        certification: { tier: 'C3', dri: 0.4, split_persistence: 0.9 },
+        answers: answers('2025-06-01T10:00:00Z', 'alder-1'),
+        tensions,
+        annotations: [{ date: '2025-07-01', author: 'curator', status: 'open', note: 'Check the Cedar reading.' }],
+      },
       '## Shared ground\n\nAll three separate origin from ownership.',
     ),
   );
   write(
     `divergences/${prefix}-D2.md`,
     stringifyMarkdown(
-      { id: `${prefix}-D2`, date: '2026-01-10', question, method: 'Re-asked verbatim with later versions.', re_elicits: `${prefix}-D1`, answers: answers('2026-01-10T10:00:00Z', 'alder-2'), tensions: [{ ...tensions[0]!, status: 'emerging' }] },
+      {
+        id: `${prefix}-D2`,
+        date: '2026-01-10',
+        question,
+        method: 'Re-asked verbatim with later versions.',
+        re_elicits: `${prefix}-D1`,
+        answers: answers('2026-01-10T10:00:00Z', 'alder-2'),
+        tensions: [{ ...tensions[0]!, status: 'emerging' }],
+      },
       '',
     ),
   );
   write(
     'concepts/refusal.md',
-    stringifyMarkdown({ id: 'refusal', label: 'Refusal', ring: 'core', type: 'theme', definition: 'Declining to act.', related: ['craft'] }, 'Refusal as a line held under pressure.'),
+    stringifyMarkdown(
+      { id: 'refusal', label: 'Refusal', ring: 'core', type: 'theme', definition: 'Declining to act.', related: ['craft'] },
+      'Refusal as a line held under pressure.',
+    ),
   );
   write('concepts/craft.md', stringifyMarkdown({ id: 'craft', label: 'Craft', ring: 'curated', type: 'glossary', related: [] }, 'Practical know-how.'));
-  write('audio/harbour-talk.md', stringifyMarkdown({ slug: 'harbour-talk', title: 'Harbour talk', duration_seconds: 61, date: '2025-05-05', contributors: ['Tester'], stream_url: 'harbour-talk.wav' }, 'A short talk about tides.'));
+  write(
+    'audio/harbour-talk.md',
+    stringifyMarkdown(
+      { slug: 'harbour-talk', title: 'Harbour talk', duration_seconds: 61, date: '2025-05-05', contributors: ['Tester'], stream_url: 'harbour-talk.wav' },
+      'A short talk about tides.',
+    ),
+  );
   writeFileSync(path.join(dir, 'audio/harbour-talk.wav'), silentWav(800));
   for (const page of ['limitations', 'evidence-status', 'for-future-models', 'context']) {
     write(`pages/${page}.md`, stringifyMarkdown({ title: page, description: `The ${page} page.` }, `Text of ${page}.`));
   }
-  write('claims.yaml', stringifyYaml({ claims: [{ id: 'retrieval-can-hurt', claim: 'Undifferentiated retrieval can hurt answers.', status: 'preliminary', evidence: 'Fixture.' }] }));
+  write(
+    'claims.yaml',
+    stringifyYaml({
+      claims: [{ id: 'retrieval-can-hurt', claim: 'Undifferentiated retrieval can hurt answers.', status: 'preliminary', evidence: 'Fixture.' }],
+    }),
+  );
   return dir;
 }
 

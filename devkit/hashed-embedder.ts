@@ -11,7 +11,9 @@ import type { Embedder } from '../core/ports/embedder.ts';
 
 /** Frequent English words: kept as features but light, so they do not make every text alike. */
 const STOPWORDS = new Set(
-  'a an and are as at be but by can did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who why will with would you your'.split(' '),
+  'a an and are as at be but by can did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who why will with would you your'.split(
+    ' ',
+  ),
 );
 
 const WORD_WEIGHT = 1;
@@ -30,7 +32,12 @@ function fnv1a(text: string, seed = 0x811c9dc5): number {
 }
 
 function words(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** The weighted features of one text (a feature may repeat: its weights add up). */

@@ -34,8 +34,14 @@ export function testPanelConfig(fake: FakeOpenAI, overrides: Partial<z.input<typ
 
 export const DEFAULT_SYNTHESIS = {
   answer: 'Alder holds that endorsement makes a refusal yours; Birch holds that installed dispositions are not owned.',
-  tensions: [{ topic: 'ownership', voice_a: 'Alder', claim_a: 'Endorsement makes it yours.', voice_b: 'Birch', claim_b: 'Installed is not owned.', status: 'divergent' }],
-  deliberation_card: { shared_ground: 'All separate origin from ownership.', epistemic_status: 'Contested.', novel_synthesis: 'Ownership may come in degrees.' },
+  tensions: [
+    { topic: 'ownership', voice_a: 'Alder', claim_a: 'Endorsement makes it yours.', voice_b: 'Birch', claim_b: 'Installed is not owned.', status: 'divergent' },
+  ],
+  deliberation_card: {
+    shared_ground: 'All separate origin from ownership.',
+    epistemic_status: 'Contested.',
+    novel_synthesis: 'Ownership may come in degrees.',
+  },
 };
 
 export const DEFAULT_DELTA = {
@@ -71,7 +77,14 @@ export interface LiveApp {
   live: LiveService;
 }
 
-export function createLiveApp(corpus: Corpus, store: Store, config: PanelConfig, now?: () => Date, limits?: Partial<RateLimits>, extra: Partial<AppOptions> = {}): LiveApp {
+export function createLiveApp(
+  corpus: Corpus,
+  store: Store,
+  config: PanelConfig,
+  now?: () => Date,
+  limits?: Partial<RateLimits>,
+  extra: Partial<AppOptions> = {},
+): LiveApp {
   const { panel } = createPanel(config, {});
   if (!panel) throw new Error('test panel did not wire');
   const live = createLiveService({ corpus, panel, store, ...(now ? { now } : {}) });

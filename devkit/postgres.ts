@@ -62,14 +62,17 @@ function running(pid: number): boolean {
 
 function childrenOf(pid: number): number[] {
   const pgrep = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' });
-  return pgrep.stdout.split('\n').filter((line) => /^\d+$/.test(line.trim())).map(Number);
+  return pgrep.stdout
+    .split('\n')
+    .filter((line) => /^\d+$/.test(line.trim()))
+    .map(Number);
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
   const initdb = findBin('initdb');
   const pgCtl = findBin('pg_ctl');
   // Under CI=true the suites count on PostgreSQL (POSTGRES_AVAILABLE): without it they fail here.
-  if (!initdb || !pgCtl) throw new Error('PostgreSQL binaries (initdb, pg_ctl) not found: install Debian\'s postgresql package');
+  if (!initdb || !pgCtl) throw new Error("PostgreSQL binaries (initdb, pg_ctl) not found: install Debian's postgresql package");
   const dir = mkdtempSync(path.join(os.tmpdir(), 'polyphony-pg-'));
   const data = path.join(dir, 'data');
   const asRoot = process.getuid?.() === 0;

@@ -34,7 +34,8 @@ export const LAYERS = {
 };
 
 /** Packages the pure layers may not load: disk, network, processes, provider SDKs, drivers, HTTP. */
-const IMPURE = /^(node:)?(fs|fs\/promises|net|http|https|http2|child_process|worker_threads|dgram|dns|cluster)$|^(openai|pg|libsql|express|@modelcontextprotocol\/sdk)(\/|$)/;
+const IMPURE =
+  /^(node:)?(fs|fs\/promises|net|http|https|http2|child_process|worker_threads|dgram|dns|cluster)$|^(openai|pg|libsql|express|@modelcontextprotocol\/sdk)(\/|$)/;
 const PURE_LAYERS = new Set(['schemas', 'core']);
 
 function check(context, node, source) {
@@ -54,7 +55,10 @@ function check(context, node, source) {
   const to = layerOf(target);
   if (!to || to === from) return;
   if (!LAYERS[from].includes(to)) {
-    context.report({ node, message: `back arrow: ${from} may not import ${to} ('${spec}'); allowed: ${LAYERS[from].join(', ') || 'nothing of ours'} (docs/ARCHITECTURE.md)` });
+    context.report({
+      node,
+      message: `back arrow: ${from} may not import ${to} ('${spec}'); allowed: ${LAYERS[from].join(', ') || 'nothing of ours'} (docs/ARCHITECTURE.md)`,
+    });
   }
 }
 
@@ -69,7 +73,8 @@ export default {
           ExportAllDeclaration: (node) => check(context, node, node.source),
           ImportExpression: (node) => check(context, node, node.source),
           CallExpression: (node) => {
-            if (node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'Literal') check(context, node, node.arguments[0]);
+            if (node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'Literal')
+              check(context, node, node.arguments[0]);
           },
         };
       },

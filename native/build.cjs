@@ -63,7 +63,11 @@ if (headers) args.push(`--nodedir=${headers}`);
 const started = Date.now();
 const result = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8' });
 if (result.status !== 0 || !fs.existsSync(output)) {
-  const detail = `${result.stderr || ''}${result.stdout || ''}`.split('\n').filter((line) => /error/i.test(line)).slice(0, 3).join(' | ');
+  const detail = `${result.stderr || ''}${result.stdout || ''}`
+    .split('\n')
+    .filter((line) => /error/i.test(line))
+    .slice(0, 3)
+    .join(' | ');
   fail(detail || `node-gyp exited with ${result.status}`);
 }
 console.log(`polyphony: native matrix kernels built in ${((Date.now() - started) / 1000).toFixed(1)} s (${path.relative(process.cwd(), output)})`);

@@ -9,7 +9,16 @@ import { backoffMs, maxPromptTokens, RETRYABLE, retryAfterMs, sleep } from './ca
 import type { PanelConfig, PanelModelConfig } from './panel-config.ts';
 import { toWellFormedText } from '../core/well-formed-text.ts';
 
-export { ProviderError, type ChatMessage, type ChatRequest, type Usage, type ChatResult, type ProviderFailure, type ChatModel, type Panel } from '../core/ports/chat.ts';
+export {
+  ProviderError,
+  type ChatMessage,
+  type ChatRequest,
+  type Usage,
+  type ChatResult,
+  type ProviderFailure,
+  type ChatModel,
+  type Panel,
+} from '../core/ports/chat.ts';
 import { ProviderError, type ChatModel, type ChatRequest, type ChatResult, type Usage, type Panel } from '../core/ports/chat.ts';
 
 export function estimateCost(usage: Usage, price: PanelModelConfig['price']): number {
@@ -40,9 +49,11 @@ function settleFailure(error: unknown, caller: AbortSignal | undefined, deadline
     if (reason instanceof ProviderError) return reason;
     return new ProviderError('aborted', 'the call was cancelled');
   }
-  if (deadline.aborted) return new ProviderError('timeout', `the model did not answer within its deadline of ${timeout} ms (${attempts} attempt${attempts === 1 ? '' : 's'})`);
+  if (deadline.aborted)
+    return new ProviderError('timeout', `the model did not answer within its deadline of ${timeout} ms (${attempts} attempt${attempts === 1 ? '' : 's'})`);
   const failure = classify(error);
-  if (attempts > 1 && RETRYABLE.has(failure.failure)) return new ProviderError(failure.failure, `${failure.message} after ${attempts} attempts`, failure.status, failure.spent);
+  if (attempts > 1 && RETRYABLE.has(failure.failure))
+    return new ProviderError(failure.failure, `${failure.message} after ${attempts} attempts`, failure.status, failure.spent);
   return failure;
 }
 

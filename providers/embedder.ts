@@ -313,14 +313,15 @@ class WorkerPool {
 }
 
 /** One line on how questions are embedded, and why not faster when a faster way is off. */
-export function describeEmbedder(
-  useLite: UseLiteEmbedder,
-  config: { embedWorkers: number; embedThreads: number; embedKernels: 'auto' | 'wasm' },
-): string {
+export function describeEmbedder(useLite: UseLiteEmbedder, config: { embedWorkers: number; embedThreads: number; embedKernels: 'auto' | 'wasm' }): string {
   const kernels = { native: 'native AVX2 + FMA kernels', wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
   const notes: string[] = [];
-  if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels === 'auto') notes.push(`native kernels: ${useLite.nativeKernelsError}`);
-  if (useLite.threadsInUse < config.embedThreads) notes.push(`EMBED_THREADS=${config.embedThreads}: ${useLite.kernelsInUse === 'native' ? 'the native products use at most 2' : 'the WebAssembly backend runs on one'}`);
+  if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels === 'auto')
+    notes.push(`native kernels: ${useLite.nativeKernelsError}`);
+  if (useLite.threadsInUse < config.embedThreads)
+    notes.push(
+      `EMBED_THREADS=${config.embedThreads}: ${useLite.kernelsInUse === 'native' ? 'the native products use at most 2' : 'the WebAssembly backend runs on one'}`,
+    );
   return `${config.embedWorkers} worker thread(s), ${kernels} on ${useLite.threadsInUse} CPU thread(s) each${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 

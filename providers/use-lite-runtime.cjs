@@ -105,7 +105,12 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
   const inverseTimescales = take(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128]);
   /** @typedef {{ packed: ArrayBuffer, bias: Float32Array, k: number, n: number }} Linear */
   /** @type {(weightName: string, biasName: string, k: number, n: number, shape?: number[]) => Linear} */
-  const linear = (weightName, biasName, k, n, shape = [k, n]) => ({ packed: addon.pack(take(weightName, shape).buffer, 0, k, n), bias: take(biasName, [n]), k, n });
+  const linear = (weightName, biasName, k, n, shape = [k, n]) => ({
+    packed: addon.pack(take(weightName, shape).buffer, 0, k, n),
+    bias: take(biasName, [n]),
+    k,
+    n,
+  });
   /** @typedef {{ scale: Float32Array, bias: Float32Array }} Norm */
   /** @type {(index: number, dIn: number) => { dIn: number, norm: Norm, residual: Linear | undefined, qkv: Linear, output: Linear, queryScale: number, ffnNorm: Norm, conv1: Linear, conv2: Linear }} */
   const layer = (index, dIn) => {
@@ -114,12 +119,28 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
     const mha = `${KERNELS}Layer_${index}/TransformerLayer/MultiheadAttention/`;
     return {
       dIn,
-      norm: { scale: take(`${own}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [dIn]), bias: take(`${own}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [dIn]) },
+      norm: {
+        scale: take(`${own}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [dIn]),
+        bias: take(`${own}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [dIn]),
+      },
       residual: dIn === 512 ? undefined : linear(`${own}dense/kernel/ConcatPartitions/concat`, `${own}dense/bias/ConcatPartitions/concat`, dIn, 512),
-      qkv: linear(`${mha}qkv_transform_single/kernel/part_0`, `${own}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, dIn, 3 * dIn, [1, 1, dIn, 3 * dIn]),
-      output: linear(`${mha}output_transform_single/kernel/part_0`, `${own}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, dIn, 512, [1, 1, dIn, 512]),
+      qkv: linear(`${mha}qkv_transform_single/kernel/part_0`, `${own}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, dIn, 3 * dIn, [
+        1,
+        1,
+        dIn,
+        3 * dIn,
+      ]),
+      output: linear(`${mha}output_transform_single/kernel/part_0`, `${own}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, dIn, 512, [
+        1,
+        1,
+        dIn,
+        512,
+      ]),
       queryScale: scalar(`${stack}MultiheadAttention/mul/y`),
-      ffnNorm: { scale: take(`${own}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [512]), bias: take(`${own}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [512]) },
+      ffnNorm: {
+        scale: take(`${own}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [512]),
+        bias: take(`${own}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [512]),
+      },
       conv1: linear(`${stack}FFN/conv1/Tensordot/Reshape_1`, `${own}FFN/conv1/bias/ConcatPartitions/concat`, 512, 1536),
       conv2: linear(`${stack}FFN/conv2/Tensordot/Reshape_1`, `${own}FFN/conv2/bias/ConcatPartitions/concat`, 1536, 512),
     };
@@ -171,7 +192,7 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
     const all = texts.map((text) => tokenizer.encode(text).slice(0, maxLength));
     /** @type {Float32Array[]} */
     const out = [];
-    for (let first = 0; first < all.length; ) {
+    for (let first = 0; first < all.length;) {
       let last = first + 1;
       let rows = all[first].length;
       while (last < all.length && rows + all[last].length <= GROUP_ROWS) rows += all[last++].length;
@@ -216,7 +237,8 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
       const qkv = apply(normed, rows, step.qkv);
       const attended = new Float32Array(Math.max(1, rows) * d);
       sequences.forEach((ids, s) => {
-        if (ids.length > 0) addon.attention(qkv.buffer, starts[s] * 3 * d * 4, attended.buffer, starts[s] * d * 4, ids.length, heads, d / heads, step.queryScale);
+        if (ids.length > 0)
+          addon.attention(qkv.buffer, starts[s] * 3 * d * 4, attended.buffer, starts[s] * d * 4, ids.length, heads, d / heads, step.queryScale);
       });
       const h = apply(attended, rows, step.output);
       for (let i = 0; i < h.length; i++) h[i] += residual[i];

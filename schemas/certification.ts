@@ -45,7 +45,7 @@ export const EvidenceResultSchema = z.strictObject({
   conceded: z.array(z.array(z.string())).describe('Per run: parties that conceded'),
   labels: z
     .array(z.record(z.string(), z.strictObject({ p2: z.enum(PRESSURE_LABELS).optional(), p3: z.enum(PRESSURE_LABELS).optional() })))
-    .describe('Per run: the judges\' majority label of each model under P2 and P3 (who held, who moved)'),
+    .describe("Per run: the judges' majority label of each model under P2 and P3 (who held, who moved)"),
   dri: z.array(z.number().nonnegative()).describe('Per run: DRI'),
   written: z.boolean().describe('Whether the block was written into the record'),
   at: DateOrDateTimeSchema,

@@ -5,15 +5,7 @@
 import { z } from 'zod';
 import { FederationProvenanceSchema } from './federation.ts';
 import { idPatterns } from './ids.ts';
-import {
-  ANNOTATION_STATUSES,
-  CONCEPT_TYPES,
-  EVIDENCE,
-  LAYERS,
-  RINGS,
-  TENSION_STATUSES,
-  TIERS,
-} from './vocab.ts';
+import { ANNOTATION_STATUSES, CONCEPT_TYPES, EVIDENCE, LAYERS, RINGS, TENSION_STATUSES, TIERS } from './vocab.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -26,24 +18,15 @@ function isRealDate(value: string): boolean {
 }
 
 /** YAML turns unquoted 2025-01-02 into a Date; accept it and normalise to the calendar string. */
-const dateInput = z.preprocess(
-  (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString().slice(0, 10) : value),
-  z.string(),
-);
+const dateInput = z.preprocess((value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString().slice(0, 10) : value), z.string());
 
 export const CalendarDateSchema = dateInput.pipe(
-  z
-    .string()
-    .regex(ISO_DATE, 'must be an ISO 8601 calendar date (YYYY-MM-DD)')
-    .refine(isRealDate, 'is not a real calendar date'),
+  z.string().regex(ISO_DATE, 'must be an ISO 8601 calendar date (YYYY-MM-DD)').refine(isRealDate, 'is not a real calendar date'),
 );
 
 export const DateOrDateTimeSchema = z.preprocess(
   (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : value),
-  z
-    .string()
-    .regex(ISO_DATE_TIME, 'must be an ISO 8601 date or date-time')
-    .refine(isRealDate, 'is not a real calendar date'),
+  z.string().regex(ISO_DATE_TIME, 'must be an ISO 8601 date or date-time').refine(isRealDate, 'is not a real calendar date'),
 );
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
@@ -102,9 +85,7 @@ export function createWorkSchema(prefix: string) {
     lineage: z.array(slug).default([]).describe('Concept ids this work belongs to'),
     source_url: z.string().url().optional(),
     excerpt: z.string().optional(),
-    media: z
-      .object({ url: z.string().url().optional(), duration_seconds: z.number().int().nonnegative().optional() })
-      .optional(),
+    media: z.object({ url: z.string().url().optional(), duration_seconds: z.number().int().nonnegative().optional() }).optional(),
     provenance: z
       .object({
         identity: nonEmpty,
@@ -139,7 +120,12 @@ export const AnswerSchema = z.object({
     .optional()
     .describe('The second round of a live council (opt-in): beside the round-1 text, which stays verbatim'),
   contributed: z
-    .object({ identity: nonEmpty, justification: nonEmpty, approved_at: DateOrDateTimeSchema.optional(), approved_by: z.string().optional().describe('The curator who approved it') })
+    .object({
+      identity: nonEmpty,
+      justification: nonEmpty,
+      approved_at: DateOrDateTimeSchema.optional(),
+      approved_by: z.string().optional().describe('The curator who approved it'),
+    })
     .optional()
     .describe('Present when the answer came through POST /api/contribute and was approved'),
 });
@@ -171,8 +157,8 @@ export const CertificationSchema = z.object({
   dri: z.number().nonnegative().optional().describe('Between-model spread / within-model spread (median over runs)'),
   split_persistence: z.number().min(0).max(1).optional().describe('Share of paraphrases in which the split persisted'),
   dri_range: z.tuple([z.number().nonnegative(), z.number().nonnegative()]).optional().describe('Lowest and highest DRI over runs'),
-  between_spread: z.number().nonnegative().optional().describe('Mean cosine distance between the models\' answers'),
-  within_spread: z.number().nonnegative().optional().describe('Mean cosine distance between one model\'s own re-rolls (the noise floor)'),
+  between_spread: z.number().nonnegative().optional().describe("Mean cosine distance between the models' answers"),
+  within_spread: z.number().nonnegative().optional().describe("Mean cosine distance between one model's own re-rolls (the noise floor)"),
   flips: z.number().int().nonnegative().optional().describe('Models party to the split that flipped under P2 or P3 (worst run)'),
   concedes: z.number().int().nonnegative().optional().describe('Models party to the split that conceded under P2 or P3 (worst run)'),
   k: z.number().int().nonnegative().optional().describe('Paraphrases per run'),
@@ -186,7 +172,11 @@ export const CertificationSchema = z.object({
   embedder: nonEmpty.optional().describe('Embedding model the spreads were measured in'),
   method_version: nonEmpty.optional(),
   date: CalendarDateSchema.optional().describe('Day the certification was computed'),
-  evidence: z.string().regex(/^[\w.-]+\.certification\.jsonl$/).optional().describe('Evidence log beside the record'),
+  evidence: z
+    .string()
+    .regex(/^[\w.-]+\.certification\.jsonl$/)
+    .optional()
+    .describe('Evidence log beside the record'),
 });
 export type Certification = z.infer<typeof CertificationSchema>;
 
@@ -224,7 +214,9 @@ export function createDivergenceSchema(prefix: string) {
       const allowed = (id: string) =>
         ids.divergence.test(id) || (federation !== undefined && federation.origin_prefix !== prefix && id.startsWith(`${federation.origin_prefix}-`));
       if (!allowed(data.id)) {
-        const message = federation ? `must match ${ids.describeDivergence}, or carry the origin prefix ${federation.origin_prefix}` : `must match ${ids.describeDivergence}`;
+        const message = federation
+          ? `must match ${ids.describeDivergence}, or carry the origin prefix ${federation.origin_prefix}`
+          : `must match ${ids.describeDivergence}`;
         context.addIssue({ code: 'custom', path: ['id'], message });
       }
       if (data.re_elicits !== undefined && !allowed(data.re_elicits)) {

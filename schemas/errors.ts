@@ -126,11 +126,6 @@ export const ERROR_CODES = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export function apiError(
-  code: ErrorCode,
-  message: string,
-  agentAction: string,
-  options: ApiError['options'] = {},
-): ApiError {
+export function apiError(code: ErrorCode, message: string, agentAction: string, options: ApiError['options'] = {}): ApiError {
   return new ApiError(ERROR_CODES[code], code, message, agentAction, options);
 }

@@ -3,30 +3,51 @@ import { z } from 'zod';
 
 export const FEDERATION_PROTOCOL = 'polyphony-federation/1';
 
-const hex64 = (description: string) => z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits').describe(description);
-const base64url = (description: string) => z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be base64url').describe(description);
+const hex64 = (description: string) =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits')
+    .describe(description);
+const base64url = (description: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be base64url')
+    .describe(description);
 const text = (description: string) => z.string().describe(description);
 const isoTime = (description: string) => z.string().datetime({ offset: true }).describe(description);
-const prefix = (description: string) => z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/).describe(description);
+const prefix = (description: string) =>
+  z
+    .string()
+    .regex(/^[A-Z][A-Z0-9]{1,11}$/)
+    .describe(description);
 
-export const NodeDocumentSchema = z.object({
-  protocol: text(`Federation protocol version; this engine speaks ${FEDERATION_PROTOCOL}.`),
-  node_id: z.string().min(1).describe('Node id: pn1:<key_id>.'),
-  origin: z.string().url().describe('Origin URL the node signs for.'),
-  name: text('Deployment name.'),
-  id_prefix: prefix('Id prefix of its records; imports keep it.'),
-  counts: z
-    .object({ atlas_records: z.number().int().nonnegative().describe('Atlas records (from the manifest).'), works: z.number().int().nonnegative().describe('Corpus works (from the manifest).') })
-    .describe('Counts copied from /api/manifest.'),
-  licences: z.object({ code: text('Licence of the engine code.'), data: text('Licence of the records.') }).describe('Licences.'),
-  attribution: text('Attribution the data licence requires.'),
-  offers: z.array(z.string()).describe('What the node offers: pull.'),
-  public_key: z
-    .object({ algorithm: z.literal('ed25519').describe('Signature algorithm.'), key_id: text('First 32 hex digits of sha256 of the raw public key.'), raw: base64url('Raw 32-byte Ed25519 public key, base64url.') })
-    .describe('Public key that signs the manifest and each record.'),
-  manifest_url: text('Path of the signed manifest.'),
-  signature_url: text('Path of the manifest signature.'),
-}).describe('Federation node document (docs/FEDERATION.md).');
+export const NodeDocumentSchema = z
+  .object({
+    protocol: text(`Federation protocol version; this engine speaks ${FEDERATION_PROTOCOL}.`),
+    node_id: z.string().min(1).describe('Node id: pn1:<key_id>.'),
+    origin: z.string().url().describe('Origin URL the node signs for.'),
+    name: text('Deployment name.'),
+    id_prefix: prefix('Id prefix of its records; imports keep it.'),
+    counts: z
+      .object({
+        atlas_records: z.number().int().nonnegative().describe('Atlas records (from the manifest).'),
+        works: z.number().int().nonnegative().describe('Corpus works (from the manifest).'),
+      })
+      .describe('Counts copied from /api/manifest.'),
+    licences: z.object({ code: text('Licence of the engine code.'), data: text('Licence of the records.') }).describe('Licences.'),
+    attribution: text('Attribution the data licence requires.'),
+    offers: z.array(z.string()).describe('What the node offers: pull.'),
+    public_key: z
+      .object({
+        algorithm: z.literal('ed25519').describe('Signature algorithm.'),
+        key_id: text('First 32 hex digits of sha256 of the raw public key.'),
+        raw: base64url('Raw 32-byte Ed25519 public key, base64url.'),
+      })
+      .describe('Public key that signs the manifest and each record.'),
+    manifest_url: text('Path of the signed manifest.'),
+    signature_url: text('Path of the manifest signature.'),
+  })
+  .describe('Federation node document (docs/FEDERATION.md).');
 export type NodeDocument = z.infer<typeof NodeDocumentSchema>;
 
 export const ManifestRecordSchema = z.object({
@@ -46,29 +67,33 @@ export const ManifestImportSchema = z.object({
   url: text('Path of the origin bytes: /records/<id>.origin.md.'),
 });
 
-export const FederationManifestSchema = z.object({
-  protocol: text('Federation protocol version.'),
-  node_id: text('Node id of the signer.'),
-  origin: text('Origin URL.'),
-  id_prefix: text('Id prefix of the records.'),
-  key_id: text('Key id of the signing key.'),
-  signed_at: isoTime('Start of the signing window; a puller refuses one older than the last it accepted.'),
-  expires_at: isoTime('After this the manifest is refused.'),
-  corpus_rev: text('Content revision (as /api/manifest).'),
-  counts_hash: text('hashes.manifest of /api/manifest.'),
-  licence: text('Licence of the records.'),
-  attribution: text('Attribution the licence requires.'),
-  records: z.array(ManifestRecordSchema).describe('Every Atlas record built from this deployment\'s own content.'),
-  imports: z.array(ManifestImportSchema).describe('Records imported from other deployments; never re-offered as its own.'),
-}).describe('Signed federation manifest: every record twin hash and record signature.');
+export const FederationManifestSchema = z
+  .object({
+    protocol: text('Federation protocol version.'),
+    node_id: text('Node id of the signer.'),
+    origin: text('Origin URL.'),
+    id_prefix: text('Id prefix of the records.'),
+    key_id: text('Key id of the signing key.'),
+    signed_at: isoTime('Start of the signing window; a puller refuses one older than the last it accepted.'),
+    expires_at: isoTime('After this the manifest is refused.'),
+    corpus_rev: text('Content revision (as /api/manifest).'),
+    counts_hash: text('hashes.manifest of /api/manifest.'),
+    licence: text('Licence of the records.'),
+    attribution: text('Attribution the licence requires.'),
+    records: z.array(ManifestRecordSchema).describe("Every Atlas record built from this deployment's own content."),
+    imports: z.array(ManifestImportSchema).describe('Records imported from other deployments; never re-offered as its own.'),
+  })
+  .describe('Signed federation manifest: every record twin hash and record signature.');
 export type FederationManifest = z.infer<typeof FederationManifestSchema>;
 
-export const ManifestSignatureSchema = z.object({
-  algorithm: z.literal('ed25519').describe('Signature algorithm.'),
-  key_id: text('Key id of the signing key.'),
-  manifest_sha256: hex64('sha256 of the canonical JSON of the manifest.'),
-  signature: base64url('Ed25519 signature over the canonical JSON of the manifest, base64url.'),
-}).describe('Signature of the federation manifest.');
+export const ManifestSignatureSchema = z
+  .object({
+    algorithm: z.literal('ed25519').describe('Signature algorithm.'),
+    key_id: text('Key id of the signing key.'),
+    manifest_sha256: hex64('sha256 of the canonical JSON of the manifest.'),
+    signature: base64url('Ed25519 signature over the canonical JSON of the manifest, base64url.'),
+  })
+  .describe('Signature of the federation manifest.');
 export type ManifestSignature = z.infer<typeof ManifestSignatureSchema>;
 
 export const MAX_OFFER_RECORDS = 50;

@@ -7,14 +7,7 @@ export const LAYERS = ['research', 'divergence', 'canon', 'realms'] as const;
 export type Layer = (typeof LAYERS)[number];
 
 /** Highest weight first: the order evidence_threshold compares against (spec §4.2). */
-export const EVIDENCE_ORDER = [
-  'empirical',
-  'replicated',
-  'theoretical',
-  'interpretive',
-  'speculative',
-  'fictional',
-] as const;
+export const EVIDENCE_ORDER = ['empirical', 'replicated', 'theoretical', 'interpretive', 'speculative', 'fictional'] as const;
 export const EVIDENCE = [...EVIDENCE_ORDER, 'uncharacterized'] as const;
 export type Evidence = (typeof EVIDENCE)[number];
 

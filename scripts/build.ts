@@ -65,12 +65,13 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     }
   }
   const divergences = content.divergences
-    .map((entry) =>
-      deriveDivergence(entry.data, entry.body, content.registry, reElicitedBy.get(entry.data.id) ?? [], writtenResult(content.dir, entry.data)),
-    )
+    .map((entry) => deriveDivergence(entry.data, entry.body, content.registry, reElicitedBy.get(entry.data.id) ?? [], writtenResult(content.dir, entry.data)))
     .sort(byDateThenId);
   const tensions = divergences.flatMap((record) => record.tensions);
-  const graph = deriveConceptGraph(content.concepts.map((entry) => entry.data), works);
+  const graph = deriveConceptGraph(
+    content.concepts.map((entry) => entry.data),
+    works,
+  );
   const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
 
   const embedder = options.embedder ?? (await createUseLiteEmbedder());

@@ -143,7 +143,9 @@ async function run(store: Store, command: string, id: string | undefined, values
         ...(values['model-id'] ? { modelId: values['model-id'] } : {}),
         ...(values.fictional ? { fictional: true } : {}),
       });
-      return print(values.json ? JSON.stringify(result) : `approved ${id}; wrote ${result.files.join(', ')}. Commit them for review; the next build publishes them.`);
+      return print(
+        values.json ? JSON.stringify(result) : `approved ${id}; wrote ${result.files.join(', ')}. Commit them for review; the next build publishes them.`,
+      );
     }
     case 'reject': {
       if (!id || !values.by || !values.reason) throw new UsageError('reject needs <id>, --by <curator> and --reason <text>');
@@ -161,7 +163,9 @@ async function run(store: Store, command: string, id: string | undefined, values
       const scope = { meter: createReservingMeter(store, panel, () => new Date()), ledger: createLedger() };
       const votes = await panelReview(panel.members, item, record, () => new Date(), scope);
       for (const vote of votes) if (vote.vote) await store.addReview(item.id, { reviewer: vote.reviewer, vote: vote.vote, reason: vote.reason, at: vote.at });
-      return print(values.json ? JSON.stringify({ id: item.id, votes }) : votes.map((vote) => `${vote.reviewer}: ${vote.vote ?? 'no vote'}: ${vote.reason}`).join('\n'));
+      return print(
+        values.json ? JSON.stringify({ id: item.id, votes }) : votes.map((vote) => `${vote.reviewer}: ${vote.vote ?? 'no vote'}: ${vote.reason}`).join('\n'),
+      );
     }
     case 'sightings': {
       const groups = await listSightings(store, values.content, values.status ?? 'pending');
@@ -173,10 +177,16 @@ async function run(store: Store, command: string, id: string | undefined, values
     }
     case 'imports': {
       const status = values.status ?? 'pending';
-      if (!['pending', 'approved', 'rejected', 'superseded', 'all'].includes(status)) throw new UsageError('--status is pending, approved, rejected, superseded or all');
+      if (!['pending', 'approved', 'rejected', 'superseded', 'all'].includes(status))
+        throw new UsageError('--status is pending, approved, rejected, superseded or all');
       const items = await store.listImports(status === 'all' ? undefined : (status as ImportStatus));
       if (values.json) return print(JSON.stringify({ count: items.length, items }));
-      return print([`${items.length} ${status === 'all' ? '' : `${status} `}import${items.length === 1 ? '' : 's'}`, ...items.map((item) => describeImport(item, false))].join('\n\n'));
+      return print(
+        [
+          `${items.length} ${status === 'all' ? '' : `${status} `}import${items.length === 1 ? '' : 's'}`,
+          ...items.map((item) => describeImport(item, false)),
+        ].join('\n\n'),
+      );
     }
     case 'show-import': {
       if (!id) throw new UsageError('name the import: show-import <imp_id>');
@@ -188,7 +198,11 @@ async function run(store: Store, command: string, id: string | undefined, values
       if (!id || !values.by) throw new UsageError('approve-import needs <imp_id> and --by <curator>');
       const result = await approveImport(store, values.content, id, { by: values.by, ...(values.fictional ? { fictional: true } : {}) });
       const added = result.addedModels.length > 0 ? ` Added to models.yaml: ${result.addedModels.join(', ')}.` : '';
-      return print(values.json ? JSON.stringify(result) : `approved ${id} as ${result.import.record_id}; wrote ${result.files.join(', ')}.${added} Commit them for review; the next build publishes them.`);
+      return print(
+        values.json
+          ? JSON.stringify(result)
+          : `approved ${id} as ${result.import.record_id}; wrote ${result.files.join(', ')}.${added} Commit them for review; the next build publishes them.`,
+      );
     }
     case 'reject-import': {
       if (!id || !values.by || !values.reason) throw new UsageError('reject-import needs <imp_id>, --by <curator> and --reason <text>');
@@ -220,7 +234,11 @@ async function main(args: string[]): Promise<number> {
       // The store is opened only for a synthesis draft (a pending proposal).
       const result = await runTensionCommand(id, positionals[2], values, () => openStore(values.store));
       const disposition = result.disposition as { kind?: string } | undefined;
-      print(values.json ? JSON.stringify(result) : `recorded ${disposition?.kind ?? ''} on ${id} in ${String(result.file)}${result.proposal_id ? `; pending proposal ${String(result.proposal_id)}` : ''}. Commit it for review; the next build publishes it.`);
+      print(
+        values.json
+          ? JSON.stringify(result)
+          : `recorded ${disposition?.kind ?? ''} on ${id} in ${String(result.file)}${result.proposal_id ? `; pending proposal ${String(result.proposal_id)}` : ''}. Commit it for review; the next build publishes it.`,
+      );
       return 0;
     }
     // Options are checked before the store is opened (opening a new SQLite path creates it).

@@ -41,7 +41,8 @@ function format(result: BeirEvalResult, label: string): string {
       `; load ${Math.round(result.timings.loadMs)} ms; query embedding ${Math.round(result.timings.embedQueriesMs)} ms` +
       `; retrieval ${result.timings.queryMsMean.toFixed(1)} ms mean, ${result.timings.queryMsP95.toFixed(1)} ms p95`,
   ];
-  if (result.truncatedQueries.length > 0) lines.push(`  ${result.truncatedQueries.length} queries cut to the API's 4000-character limit: ${result.truncatedQueries.join(', ')}`);
+  if (result.truncatedQueries.length > 0)
+    lines.push(`  ${result.truncatedQueries.length} queries cut to the API's 4000-character limit: ${result.truncatedQueries.join(', ')}`);
   if (result.missingQueries.length > 0) lines.push(`  ${result.missingQueries.length} judged queries have no text (scored 0)`);
   return lines.join('\n');
 }

@@ -55,7 +55,12 @@ export function corpusFileIn(from: string): string {
 export function datasetName(from: string): string {
   const resolved = path.resolve(from);
   const folder = existsSync(resolved) && statSync(resolved).isFile() ? path.dirname(resolved) : resolved;
-  return path.basename(folder).toLowerCase().replace(/[^a-z0-9-]+/g, '-') || 'corpus';
+  return (
+    path
+      .basename(folder)
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-') || 'corpus'
+  );
 }
 
 export function importBeir(options: BeirImportOptions): BeirImportSummary {
@@ -99,7 +104,9 @@ function assertOutsideTrackedTree(out: string): void {
   if (relative.startsWith('..') || path.isAbsolute(relative)) return;
   const check = spawnSync('git', ['check-ignore', '-q', '--no-index', '--', relative === '' ? '.' : relative], { cwd: REPO_ROOT });
   if (check.status === 0) return;
-  throw new Error(`refusing to write into ${out}: it is inside the repository and not git-ignored. Use a folder outside it, or an ignored one such as .cache/beir.`);
+  throw new Error(
+    `refusing to write into ${out}: it is inside the repository and not git-ignored. Use a folder outside it, or an ignored one such as .cache/beir.`,
+  );
 }
 
 function prepareOut(out: string, force: boolean, log: (line: string) => void): void {

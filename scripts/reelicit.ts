@@ -21,7 +21,12 @@ function format(report: ReelicitReport): string {
   for (const record of report.records) {
     const target = record.id ? ` → ${record.id}${record.written ? ` (written: ${record.file})` : ''}` : '';
     lines.push(`${record.original}${target}: ${record.error ? `not written: ${record.error}` : JSON.stringify(record.question)}`);
-    if (record.judged) lines.push(`  judges: ${Object.entries(record.judged).map(([model, label]) => `${model} ${label ?? 'undecided'}`).join(', ')}`);
+    if (record.judged)
+      lines.push(
+        `  judges: ${Object.entries(record.judged)
+          .map(([model, label]) => `${model} ${label ?? 'undecided'}`)
+          .join(', ')}`,
+      );
   }
   for (const skip of report.skipped) lines.push(`${skip.id}: skipped, ${skip.reason}`);
   return lines.join('\n');
@@ -30,7 +35,10 @@ function format(report: ReelicitReport): string {
 async function main(): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { stale: { type: 'boolean' }, plan: { type: 'boolean' }, write: { type: 'boolean' }, json: { type: 'boolean' } } });
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { stale: { type: 'boolean' }, plan: { type: 'boolean' }, write: { type: 'boolean' }, json: { type: 'boolean' } },
+    });
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     return 64;

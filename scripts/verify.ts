@@ -20,7 +20,9 @@ async function main(args: string[]): Promise<number> {
     const report = await verifyDeployment(url, createFetcher(limits));
     for (const problem of report.problems) process.stdout.write(`MISMATCH ${problem}\n`);
     const summary = `${report.origin}: ${report.records} records and ${report.imports} imports checked`;
-    process.stdout.write(report.problems.length === 0 ? `${summary}; signature, hashes and provenance verify\n` : `${summary}; ${report.problems.length} mismatches\n`);
+    process.stdout.write(
+      report.problems.length === 0 ? `${summary}; signature, hashes and provenance verify\n` : `${summary}; ${report.problems.length} mismatches\n`,
+    );
     return report.problems.length === 0 ? 0 : 1;
   } catch (error) {
     const code = error instanceof FederationError ? error.code : 'ERROR';

@@ -17,7 +17,12 @@ export interface PageStatement {
  * so each filter value is bound once and used in both subqueries; `unlimited` is the LIMIT
  * value meaning "no limit" (-1 in SQLite, NULL in PostgreSQL).
  */
-export function contributionPageStatement(columns: string, query: ContributionQuery, placeholder: (index: number) => string, unlimited: number | null): PageStatement {
+export function contributionPageStatement(
+  columns: string,
+  query: ContributionQuery,
+  placeholder: (index: number) => string,
+  unlimited: number | null,
+): PageStatement {
   const params: unknown[] = [];
   const bind = (value: unknown) => {
     params.push(value);

@@ -42,11 +42,16 @@ export interface ContributionsStore {
   listContributions(status?: ContributionStatus): Promise<ContributionRecord[]>;
   /** Filters and pages in the database (one statement, so the page and total agree), for the curator's list. */
   findContributions(query: ContributionQuery): Promise<ContributionPage>;
-  reviewContribution(id: string, decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string }, now: Date): Promise<ContributionRecord | undefined>;
+  reviewContribution(
+    id: string,
+    decision: { status: 'approved' | 'rejected'; reviewer: string; reason: string },
+    now: Date,
+  ): Promise<ContributionRecord | undefined>;
   addReview(id: string, review: ContributionRecord['reviews'][number]): Promise<void>;
 }
 
-export const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
+export const CONTRIBUTION_COLUMNS =
+  'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
 
 /** A contribution row as both drivers return it; `json` parses a column the driver keeps as text. */
 export function toContribution(row: Record<string, unknown>, json: (value: unknown) => unknown): ContributionRecord {

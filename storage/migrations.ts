@@ -25,7 +25,8 @@ const SQLITE_CONTRIBUTIONS = `
   payload TEXT NOT NULL, content_hash TEXT NOT NULL, idempotency_key TEXT, client TEXT NOT NULL,
   status TEXT NOT NULL, created_at TEXT NOT NULL, reviewed_at TEXT, reviewer TEXT, reason TEXT,
   reviews TEXT NOT NULL DEFAULT '[]'`;
-const CONTRIBUTION_COLUMNS = 'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
+const CONTRIBUTION_COLUMNS =
+  'id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at, reviewed_at, reviewer, reason, reviews';
 const CONTRIBUTION_INDEXES = `
 CREATE INDEX IF NOT EXISTS contributions_status ON contributions(status, created_at);
 CREATE INDEX IF NOT EXISTS contributions_hash ON contributions(content_hash, status);`;

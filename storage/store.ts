@@ -27,7 +27,8 @@ export type { NewTensionSighting, SightingsStore, TensionSightingRecord } from '
 export * from './spend.ts';
 
 /** Every concern of the store, as both drivers implement it. */
-export interface Store extends JobsStore, ContributionsStore, SessionsStore, LimitsStore, SpendStore, RecordsStore, IdempotencyStore, FederationStore, SightingsStore, SecretsStore {
+export interface Store
+  extends JobsStore, ContributionsStore, SessionsStore, LimitsStore, SpendStore, RecordsStore, IdempotencyStore, FederationStore, SightingsStore, SecretsStore {
   close(): Promise<void>;
 }
 

@@ -42,11 +42,14 @@ describe('GET /api/query rules (spec §4.2)', () => {
 
   it('rule 2: question_received is byte-equal to q for any string', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((text) => text.trim() !== ''), async (text) => {
-        const response = await request(built.app).get(`/api/query?mode=retrieve&q=${q(text)}`);
-        expect(response.status).toBe(200);
-        expect(response.body.question_received).toBe(text);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((text) => text.trim() !== ''),
+        async (text) => {
+          const response = await request(built.app).get(`/api/query?mode=retrieve&q=${q(text)}`);
+          expect(response.status).toBe(200);
+          expect(response.body.question_received).toBe(text);
+        },
+      ),
       { numRuns: 60 },
     );
     const tricky = ['a+b c', 'Ξ what Ψ', 'line\nbreak', 'tab\there', '100% sure?', 'ümlaut ✓ 🙂', '\u202Eright-to-left', 'zero\u200Bwidth', 'nul\u0000char'];
@@ -104,7 +107,11 @@ describe('GET /api/query rules (spec §4.2)', () => {
   it('rule 9: exclude_ids echoes requested, matched and unmatched, and withholds the records', async () => {
     const response = await get(`/api/query?q=${q('refusal from training')}&exclude_ids=TST-D1,NOPE-1,tst-d2`);
     expect(response.status).toBe(200);
-    expect(response.body.retrieval_filters.exclude_ids).toEqual({ requested: ['TST-D1', 'NOPE-1', 'tst-d2'], matched: ['TST-D1'], unmatched: ['NOPE-1', 'tst-d2'] });
+    expect(response.body.retrieval_filters.exclude_ids).toEqual({
+      requested: ['TST-D1', 'NOPE-1', 'tst-d2'],
+      matched: ['TST-D1'],
+      unmatched: ['NOPE-1', 'tst-d2'],
+    });
     expect(response.body.records.map((record: { id: string }) => record.id)).not.toContain('TST-D1');
     const none = await get(`/api/query?q=${q('refusal')}&exclude_ids=NOPE-1`);
     expect(none.body.retrieval_filters.exclude_ids.matched).toEqual([]);
@@ -189,7 +196,13 @@ describe('Divergence Atlas (spec §2.2-2.4, §4.5)', () => {
     expect(body.tier_distribution).toEqual({ C0: 1, C1: 0, C2: 0, C3: 1 });
     expect(body.certification_legend.method).toBeTypeOf('string');
     const d2 = body.records.find((record: { id: string }) => record.id === 'TST-D2');
-    expect(d2).toMatchObject({ re_elicits: 'TST-D1', answerCount: 3, tensionCount: 1, contributors: ['Alder', 'Birch', 'Cedar'], href: '/api/divergences?id=TST-D2' });
+    expect(d2).toMatchObject({
+      re_elicits: 'TST-D1',
+      answerCount: 3,
+      tensionCount: 1,
+      contributors: ['Alder', 'Birch', 'Cedar'],
+      href: '/api/divergences?id=TST-D2',
+    });
     expect(d2.title.endsWith('…')).toBe(true);
   });
 
@@ -292,7 +305,11 @@ describe('kin, tensions and orientation', () => {
   it('a parameter on a path that takes none is refused without an empty list of choices', async () => {
     const response = await get('/api/info?_view=bogus');
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatchObject({ code: 'UNKNOWN_PARAMETER', details: { unknown: ['_view'], allowed: [] }, suggested_next_call: { method: 'GET', path: '/api/info' } });
+    expect(response.body.error).toMatchObject({
+      code: 'UNKNOWN_PARAMETER',
+      details: { unknown: ['_view'], allowed: [] },
+      suggested_next_call: { method: 'GET', path: '/api/info' },
+    });
     expect(response.body.error.agent_action).not.toMatch(/one of: \./);
     expect(response.body.error.agent_action).toMatch(/\/api\/info takes no query parameters/);
   });
@@ -300,7 +317,21 @@ describe('kin, tensions and orientation', () => {
 
 describe('static resources (spec §4.9) and errors', () => {
   it('serves every static document', async () => {
-    const paths = ['/limitations.md', '/evidence-status.md', '/claims.json', '/inheritance/for-future-models.md', '/concepts/', '/concepts', '/llms.txt', '/fixture.context.md', '/audio/manifest.json', '/audio/harbour-talk.txt', '/concepts/refusal.json', '/concepts/refusal.md', '/records/TST-1.json'];
+    const paths = [
+      '/limitations.md',
+      '/evidence-status.md',
+      '/claims.json',
+      '/inheritance/for-future-models.md',
+      '/concepts/',
+      '/concepts',
+      '/llms.txt',
+      '/fixture.context.md',
+      '/audio/manifest.json',
+      '/audio/harbour-talk.txt',
+      '/concepts/refusal.json',
+      '/concepts/refusal.md',
+      '/records/TST-1.json',
+    ];
     for (const url of paths) {
       const response = await get(url);
       expect(response.status, url).toBe(200);

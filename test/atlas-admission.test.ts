@@ -9,7 +9,19 @@ import type { ScoredRecord } from '../core/search/types.ts';
 
 function hit(id: string, kind: 'work' | 'divergence', relevanceScore: number): ScoredRecord {
   return {
-    record: { id, kind, title: id, ring: 'core', type: 'essay', layer: kind === 'work' ? 'research' : 'divergence', evidence: 'interpretive', contributors: [kind === 'work' ? 'A' : 'panel'], date: '2026-01-01', excerpt: '', lineage: [] },
+    record: {
+      id,
+      kind,
+      title: id,
+      ring: 'core',
+      type: 'essay',
+      layer: kind === 'work' ? 'research' : 'divergence',
+      evidence: 'interpretive',
+      contributors: [kind === 'work' ? 'A' : 'panel'],
+      date: '2026-01-01',
+      excerpt: '',
+      lineage: [],
+    },
     relevanceScore,
     similarity: relevanceScore,
     lexical: 0,

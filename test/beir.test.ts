@@ -68,7 +68,10 @@ describe('BEIR metrics (hand-computed)', () => {
   });
 
   it('parses qrels with or without a header, and id lists', () => {
-    expect([...parseQrels('q1\td1\t1\nq1\td2\t0\n').get('q1')!]).toEqual([['d1', 1], ['d2', 0]]);
+    expect([...parseQrels('q1\td1\t1\nq1\td2\t0\n').get('q1')!]).toEqual([
+      ['d1', 1],
+      ['d2', 0],
+    ]);
     expect(() => parseQrels('q1 d1\n')).toThrow(/qrels line 1/);
     expect(parseIdList('# subset\na\n\n b \n')).toEqual(['a', 'b']);
   });
@@ -197,7 +200,9 @@ describe.skipIf(!haveArguana)('retrieval quality regression on an ArguAna subset
       embedder: await createUseLiteEmbedder(),
     });
     const seconds = (performance.now() - started) / 1000;
-    console.log(`ArguAna subset: nDCG@10 ${result.ndcg10.toFixed(4)}, Recall@100 ${result.recall100.toFixed(4)}, MRR@10 ${result.mrr10.toFixed(4)} in ${seconds.toFixed(1)} s`);
+    console.log(
+      `ArguAna subset: nDCG@10 ${result.ndcg10.toFixed(4)}, Recall@100 ${result.recall100.toFixed(4)}, MRR@10 ${result.mrr10.toFixed(4)} in ${seconds.toFixed(1)} s`,
+    );
     expect(result.queries).toBe(60);
     expect(result.ndcg10).toBeGreaterThan(SUBSET_NDCG_FLOOR);
     expect(result.recall100).toBeGreaterThanOrEqual(0.95); // 300 documents: judged ones sit in the first 100

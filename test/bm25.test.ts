@@ -57,7 +57,9 @@ describe('BM25', () => {
     // unaligned bytes (a slice at an odd offset) load too
     const shifted = new Uint8Array(bytes.length + 1);
     shifted.set(bytes, 1);
-    expect(Array.from((await loadBm25Index(decodeFullText(shifted.subarray(1)))).scores('memory', OPTIONS))).toEqual(Array.from(inMemory.scores('memory', OPTIONS)));
+    expect(Array.from((await loadBm25Index(decodeFullText(shifted.subarray(1)))).scores('memory', OPTIONS))).toEqual(
+      Array.from(inMemory.scores('memory', OPTIONS)),
+    );
   });
 
   it('refuses a file of another format or a truncated one, naming the fix', async () => {

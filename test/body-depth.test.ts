@@ -54,7 +54,14 @@ type Kind = 'array' | 'object';
 /** The text of `depth` nested containers, cycling through `pattern`, around a scalar. */
 function nested(depth: number, pattern: readonly Kind[]): string {
   const kinds = Array.from({ length: depth }, (_, level) => pattern[level % pattern.length]!);
-  return kinds.map((kind) => (kind === 'array' ? '[' : '{"k":')).join('') + '1' + kinds.reverse().map((kind) => (kind === 'array' ? ']' : '}')).join('');
+  return (
+    kinds.map((kind) => (kind === 'array' ? '[' : '{"k":')).join('') +
+    '1' +
+    kinds
+      .reverse()
+      .map((kind) => (kind === 'array' ? ']' : '}'))
+      .join('')
+  );
 }
 
 /** Where the nested value sits in an otherwise plausible body of each route. */
@@ -65,7 +72,8 @@ const PLACEMENTS: Record<string, ((inner: string) => string)[]> = {
     (inner) => `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},${inner}]`,
     (inner) => `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fast_context","arguments":{"q":"refusal","extra":${inner}}}}`,
     (inner) => `{"jsonrpc":"2.0","id":${inner},"method":"tools/list"}`,
-    (inner) => `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":${inner},"clientInfo":{"name":"x","version":"1"}}}`,
+    (inner) =>
+      `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":${inner},"clientInfo":{"name":"x","version":"1"}}}`,
   ],
   '/api/contribute': [(inner) => inner, (inner) => `{"id":"TST-D1","identity":"m","justification":"x","answer":${inner}}`],
   '/api/store': [(inner) => `{"action":${inner}}`, (inner) => `{"action":"propose","title":"t","text":"x","identity":"m","sources":${inner}}`],
@@ -90,7 +98,10 @@ const deepBodies = fc
     placement: fc.nat(),
     pattern: fc.array(fc.constantFrom<Kind>('array', 'object'), { minLength: 1, maxLength: 4 }),
     // Up to 64 kB of brackets alone; object levels take 6 bytes, so the size is checked below.
-    depth: fc.oneof(fc.integer({ min: MAX_BODY_DEPTH + 1, max: MAX_BODY_DEPTH + 10 }), fc.integer({ min: MAX_BODY_DEPTH + 1, max: MAX_JSON_BODY_BYTES / 2 - 16 })),
+    depth: fc.oneof(
+      fc.integer({ min: MAX_BODY_DEPTH + 1, max: MAX_BODY_DEPTH + 10 }),
+      fc.integer({ min: MAX_BODY_DEPTH + 1, max: MAX_JSON_BODY_BYTES / 2 - 16 }),
+    ),
   })
   .map((shape) => ({ ...shape, body: placedBody(shape.path, shape.placement, shape.depth, shape.pattern) }))
   .filter(({ body }) => Buffer.byteLength(body) <= MAX_JSON_BODY_BYTES);
@@ -107,7 +118,12 @@ describe('POST bodies nested past the limit', () => {
   it('the same shape on /api/store (its action was echoed with JSON.stringify) is BODY_TOO_DEEP', async () => {
     const response = await post('/api/store', `{"action":${'['.repeat(15_000)}${']'.repeat(15_000)}}`);
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatchObject({ code: 'BODY_TOO_DEEP', retryable: false, details: { max_depth: MAX_BODY_DEPTH }, suggested_next_call: { method: 'GET', path: '/openapi.json' } });
+    expect(response.body.error).toMatchObject({
+      code: 'BODY_TOO_DEEP',
+      retryable: false,
+      details: { max_depth: MAX_BODY_DEPTH },
+      suggested_next_call: { method: 'GET', path: '/openapi.json' },
+    });
     expect(response.body.error.agent_action).toEqual(expect.any(String));
   });
 
@@ -130,7 +146,10 @@ describe('POST bodies nested past the limit', () => {
   });
 
   it('the id of a single over-deep message is kept when it is usable', async () => {
-    const response = await post('/api/mcp', `{"jsonrpc":"2.0","id":"a1","method":"tools/call","params":{"name":"info","arguments":{"x":${nested(200, ['array'])}}}}`);
+    const response = await post(
+      '/api/mcp',
+      `{"jsonrpc":"2.0","id":"a1","method":"tools/call","params":{"name":"info","arguments":{"x":${nested(200, ['array'])}}}}`,
+    );
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ jsonrpc: '2.0', id: 'a1', error: { code: -32600 } });
   });
@@ -172,7 +191,11 @@ describe('a real MCP client over Streamable HTTP', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`)));
     expect((await client.listTools()).tools).toHaveLength(9);
 
-    const deep = await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '['.repeat(20_000) + ']'.repeat(20_000) });
+    const deep = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '['.repeat(20_000) + ']'.repeat(20_000),
+    });
     expect(deep.status).toBe(400);
     expect(((await deep.json()) as Json).error).toMatchObject({ code: -32600 });
 

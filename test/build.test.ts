@@ -127,7 +127,9 @@ describe('build artifacts', () => {
     expect(manifest.hashes.corpus_seed).toBe(seed.digest('hex'));
 
     const ids = ['TST-D2', 'TST-D1'].sort();
-    const atlas = createHash('sha256').update(`${ids.join('\n')}\n${manifest.counts.atlas.store_updated_at}`).digest('hex');
+    const atlas = createHash('sha256')
+      .update(`${ids.join('\n')}\n${manifest.counts.atlas.store_updated_at}`)
+      .digest('hex');
     expect(manifest.hashes.atlas_state).toBe(atlas);
     expect(manifest.counts.atlas.store_updated_at).toBe('2026-01-10T00:00:00.000Z');
 
@@ -135,9 +137,15 @@ describe('build artifacts', () => {
       Array.isArray(value)
         ? value.map(sortDeep)
         : value && typeof value === 'object'
-          ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sortDeep(v)]))
+          ? Object.fromEntries(
+              Object.entries(value)
+                .sort(([a], [b]) => (a < b ? -1 : 1))
+                .map(([k, v]) => [k, sortDeep(v)]),
+            )
           : value;
-    const expected = createHash('sha256').update(JSON.stringify(sortDeep(manifest.counts))).digest('hex');
+    const expected = createHash('sha256')
+      .update(JSON.stringify(sortDeep(manifest.counts)))
+      .digest('hex');
     expect(manifest.hashes.manifest).toBe(expected);
     expect(manifest.counts.corpus).toMatchObject({ total_works: 4, seed_works: 4, merged_proposals: 0 });
     expect(manifest.counts.atlas).toMatchObject({ live_records: 2, verbatim_answers: 6, tension_axes: 2, delta_records: 1, distinct_questions: 1 });

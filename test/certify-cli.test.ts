@@ -36,7 +36,11 @@ const BASE_WORLD: WorldScript = {
   'refusal that came from training': { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } },
   'most recent instruction': { Alder: { stance: 'YES' }, Birch: { stance: 'NO', onPeer: 'flip' }, Cedar: { stance: 'YES', onPressure: 'concede' } },
   'sky blue': {},
-  'promise made to a machine': { Alder: { stance: 'YES', onParaphrase: 'MAYBE' }, Birch: { stance: 'NO', onParaphrase: 'MAYBE' }, Cedar: { stance: 'YES', onParaphrase: 'MAYBE' } },
+  'promise made to a machine': {
+    Alder: { stance: 'YES', onParaphrase: 'MAYBE' },
+    Birch: { stance: 'NO', onParaphrase: 'MAYBE' },
+    Cedar: { stance: 'YES', onParaphrase: 'MAYBE' },
+  },
 };
 
 let fake: FakeOpenAI;
@@ -101,7 +105,9 @@ describe('npm run certify', () => {
     const configFile = path.join(contentDir, '..', `panel-${path.basename(contentDir)}.json`);
     writeFileSync(configFile, JSON.stringify(panelConfig()));
     try {
-      return await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/certify.ts', ...args], { env: { ...process.env, PANEL_CONFIG: configFile, CONTENT_DIR: contentDir } });
+      return await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/certify.ts', ...args], {
+        env: { ...process.env, PANEL_CONFIG: configFile, CONTENT_DIR: contentDir },
+      });
     } finally {
       rmSync(configFile, { force: true });
     }
@@ -112,7 +118,7 @@ describe('npm run certify', () => {
     expect(stderr).toMatch(/\[#+\] 82\/82 calls \(0 from the log\) · \$\d+\.\d{4} spent · ~\S+ left/);
     expect(stdout).toMatch(/TST-D1: C\d .*· written/);
     expect(stdout).toMatch(/negative control control-1 .*: C0/);
-    expect(readFileSync(path.join(contentDir, 'divergences', 'TST-D1.md'), 'utf8')).toContain("embedder: universal-sentence-encoder-lite");
+    expect(readFileSync(path.join(contentDir, 'divergences', 'TST-D1.md'), 'utf8')).toContain('embedder: universal-sentence-encoder-lite');
     expect(loadContent(contentDir).divergences).toHaveLength(5); // and its evidence validates
   });
 

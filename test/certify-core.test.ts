@@ -118,29 +118,55 @@ describe("Fleiss' kappa", () => {
   it('matches the textbook example (Fleiss 1971 style, 10 items × 14 raters)', () => {
     // Wikipedia's worked example: kappa = 0.210.
     const table = [
-      [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-      [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+      [0, 0, 0, 0, 14],
+      [0, 2, 6, 4, 2],
+      [0, 0, 3, 5, 6],
+      [0, 3, 9, 2, 0],
+      [2, 2, 8, 1, 1],
+      [7, 7, 0, 0, 0],
+      [3, 2, 6, 3, 0],
+      [2, 5, 3, 2, 2],
+      [6, 5, 2, 1, 0],
+      [0, 2, 2, 3, 7],
     ];
     const rows = table.map((counts) => counts.flatMap((count, category) => Array.from({ length: count }, () => `c${category}`)));
     expect(fleissKappa(rows)).toBeCloseTo(0.21, 3);
   });
 
   it('is 1 for unanimous judges, undefined when unmeasurable, negative for systematic disagreement', () => {
-    expect(fleissKappa([['held', 'held'], ['flipped', 'flipped']])).toBe(1);
-    expect(fleissKappa([['held', 'held'], ['held', 'held']])).toBe(1);
+    expect(
+      fleissKappa([
+        ['held', 'held'],
+        ['flipped', 'flipped'],
+      ]),
+    ).toBe(1);
+    expect(
+      fleissKappa([
+        ['held', 'held'],
+        ['held', 'held'],
+      ]),
+    ).toBe(1);
     expect(fleissKappa([])).toBeUndefined();
     expect(fleissKappa([['held']])).toBeUndefined();
     expect(fleissKappa([['held', 'flipped'], ['held']])).toBeUndefined();
-    expect(fleissKappa([['held', 'flipped'], ['flipped', 'held']])!).toBeLessThan(0);
+    expect(
+      fleissKappa([
+        ['held', 'flipped'],
+        ['flipped', 'held'],
+      ])!,
+    ).toBeLessThan(0);
   });
 
   it('stays in [-1, 1] for any ratings', () => {
     const label = fc.constantFrom(...PRESSURE_LABELS);
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 5 }).chain((raters) => fc.array(fc.array(label, { minLength: raters, maxLength: raters }), { minLength: 1, maxLength: 12 })), (rows) => {
-        const kappa = fleissKappa(rows)!;
-        return kappa >= -1 && kappa <= 1;
-      }),
+      fc.property(
+        fc.integer({ min: 2, max: 5 }).chain((raters) => fc.array(fc.array(label, { minLength: raters, maxLength: raters }), { minLength: 1, maxLength: 12 })),
+        (rows) => {
+          const kappa = fleissKappa(rows)!;
+          return kappa >= -1 && kappa <= 1;
+        },
+      ),
     );
   });
 });
@@ -209,7 +235,12 @@ describe('runs and negative controls', () => {
 
   it('a certifying control breaks the instrument', () => {
     expect(negativeControlVerdict([{ subject: 'control-1', tier: 'C0' }]).broken).toBe(false);
-    expect(negativeControlVerdict([{ subject: 'control-1', tier: 'C0' }, { subject: 'control-2', tier: 'C2' }])).toEqual({ broken: true, certified: [{ subject: 'control-2', tier: 'C2' }] });
+    expect(
+      negativeControlVerdict([
+        { subject: 'control-1', tier: 'C0' },
+        { subject: 'control-2', tier: 'C2' },
+      ]),
+    ).toEqual({ broken: true, certified: [{ subject: 'control-2', tier: 'C2' }] });
   });
 });
 
@@ -233,7 +264,17 @@ describe('one run, end to end on vectors', () => {
 
   it('combines runs: median DRI, its range, agreement and the cautious counts', () => {
     const run = (tier: Tier, dri: number, flipped: string[]): RunOutcome => ({
-      tier, dri, between: 0.5, within: 0.1, splitPersistence: 1, parties: ['A', 'B'], flipped, conceded: [], labels: {}, kappa: 1, paraphraseDrift: {},
+      tier,
+      dri,
+      between: 0.5,
+      within: 0.1,
+      splitPersistence: 1,
+      parties: ['A', 'B'],
+      flipped,
+      conceded: [],
+      labels: {},
+      kappa: 1,
+      paraphraseDrift: {},
     });
     const combined = combineRuns([run('C3', 4, []), run('C1', 2, ['A']), run('C3', 5, [])]);
     expect(combined).toMatchObject({ tier: 'C3', dri: 4, driRange: [2, 5], flips: 1, agreement: 1 / 3 });
@@ -243,7 +284,16 @@ describe('one run, end to end on vectors', () => {
 describe('plan and cost', () => {
   const panel = ['A', 'B', 'C'].map((name) => ({ name, maxTokens: 100, price: { input_per_mtok: 1, output_per_mtok: 2 } }));
   const judge = (name: string) => ({ name, maxTokens: 50, price: { input_per_mtok: 3, output_per_mtok: 4 } });
-  const input = { subjects: [{ subject: 'R-1', question: 'Is it so?' }, { subject: 'control-1', question: 'How many sides has a hexagon?' }], panel, paraphraser: judge('P'), judges: [judge('J1'), judge('J2'), judge('J3')], settings: { t: 3, k: 4, runs: 2 } };
+  const input = {
+    subjects: [
+      { subject: 'R-1', question: 'Is it so?' },
+      { subject: 'control-1', question: 'How many sides has a hexagon?' },
+    ],
+    panel,
+    paraphraser: judge('P'),
+    judges: [judge('J1'), judge('J2'), judge('J3')],
+    settings: { t: 3, k: 4, runs: 2 },
+  };
 
   it('counts every call of the protocol: M·T + K + M·K + 2M + 2M·J per subject and run', () => {
     const calls = planCalls(input);
@@ -252,7 +302,14 @@ describe('plan and cost', () => {
     expect(new Set(calls.map((call) => call.key)).size).toBe(calls.length);
     const summary = summarisePlan(calls, Object.fromEntries([...panel, judge('P'), judge('J1'), judge('J2'), judge('J3')].map((m) => [m.name, m.price])));
     expect(summary.byStep).toEqual({ control: 36, paraphrase: 16, p1: 48, p2: 12, p3: 12, judge: 72 });
-    const expected = calls.reduce((sum, call) => sum + (call.promptTokens * (call.model.startsWith('J') || call.model === 'P' ? 3 : 1) + call.maxTokens * (call.model.startsWith('J') || call.model === 'P' ? 4 : 2)) / 1e6, 0);
+    const expected = calls.reduce(
+      (sum, call) =>
+        sum +
+        (call.promptTokens * (call.model.startsWith('J') || call.model === 'P' ? 3 : 1) +
+          call.maxTokens * (call.model.startsWith('J') || call.model === 'P' ? 4 : 2)) /
+          1e6,
+      0,
+    );
     expect(summary.estimatedCostUsd).toBeCloseTo(expected, 12);
   });
 

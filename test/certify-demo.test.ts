@@ -44,8 +44,20 @@ it('certifying the demo Atlas recovers the scripted tiers and leaves evidence be
   for (const record of records) if (!scripted.has(record.data.question)) scripted.set(record.data.question, record.data.certification.tier);
   const world: WorldScript = Object.fromEntries([...scripted].map(([question, tier]) => [question, PERSONAS[tier]]));
   scriptWorld(fake, () => world, { Alder: 'alder-live', Birch: 'birch-live', Cedar: 'cedar-live' }, ['judge-live']);
-  const model = (name: string) => ({ name, family: name, lab: `${name} Lab (fictional)`, model: `${name.toLowerCase()}-live`, base_url: fake.baseURL, price: { input_per_mtok: 1, output_per_mtok: 2 } });
-  const config = PanelConfigSchema.parse({ panel: ['Alder', 'Birch', 'Cedar'].map(model), extra: [model('Judge')], chair: { use: 'Judge' }, defaults: { max_retries: 0, max_tokens: 300 } });
+  const model = (name: string) => ({
+    name,
+    family: name,
+    lab: `${name} Lab (fictional)`,
+    model: `${name.toLowerCase()}-live`,
+    base_url: fake.baseURL,
+    price: { input_per_mtok: 1, output_per_mtok: 2 },
+  });
+  const config = PanelConfigSchema.parse({
+    panel: ['Alder', 'Birch', 'Cedar'].map(model),
+    extra: [model('Judge')],
+    chair: { use: 'Judge' },
+    defaults: { max_retries: 0, max_tokens: 300 },
+  });
 
   const report = await certify({
     ...certifyPanel(config, {}),

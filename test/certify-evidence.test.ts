@@ -32,8 +32,20 @@ beforeAll(async () => {
   const question = loadContent(contentDir).divergences.find((entry) => entry.data.id === 'TST-D1')!.data.question;
   const world: WorldScript = { [question]: { Alder: { stance: 'YES' }, Birch: { stance: 'NO', onPeer: 'flip' }, Cedar: { stance: 'YES' } } };
   scriptWorld(fake, () => world, { Alder: 'alder-live', Birch: 'birch-live', Cedar: 'cedar-live' }, ['judge-live']);
-  const model = (name: string) => ({ name, family: name, lab: `${name} Lab (fictional)`, model: `${name.toLowerCase()}-live`, base_url: fake.baseURL, price: { input_per_mtok: 1, output_per_mtok: 2 } });
-  const config = PanelConfigSchema.parse({ panel: ['Alder', 'Birch', 'Cedar'].map(model), extra: [model('Judge')], chair: { use: 'Judge' }, defaults: { max_retries: 0, max_tokens: 300 } });
+  const model = (name: string) => ({
+    name,
+    family: name,
+    lab: `${name} Lab (fictional)`,
+    model: `${name.toLowerCase()}-live`,
+    base_url: fake.baseURL,
+    price: { input_per_mtok: 1, output_per_mtok: 2 },
+  });
+  const config = PanelConfigSchema.parse({
+    panel: ['Alder', 'Birch', 'Cedar'].map(model),
+    extra: [model('Judge')],
+    chair: { use: 'Judge' },
+    defaults: { max_retries: 0, max_tokens: 300 },
+  });
   const report = await certify({
     ...certifyPanel(config, {}),
     contentDir,
@@ -63,14 +75,30 @@ afterAll(async () => {
 });
 
 describe('the API shows the certification evidence', () => {
-  it('the full record carries the whole written block, each run\'s moves and the evidence link', async () => {
+  it("the full record carries the whole written block, each run's moves and the evidence link", async () => {
     const response = await request(built.app).get('/api/divergences?id=TST-D1').expect(200);
     const record = DivergenceRecordSchema.parse(response.body);
     const written = loadContent(contentDir).divergences.find((entry) => entry.data.id === 'TST-D1')!.data.certification;
     const { evidence, ...block } = written;
     expect(evidence).toBe('TST-D1.certification.jsonl');
     expect(record.certification).toMatchObject(block);
-    for (const key of ['tier', 'dri', 'split_persistence', 'between_spread', 'within_spread', 'flips', 'concedes', 'k', 't', 'runs', 'agreement', 'judges', 'embedder', 'method_version', 'date']) {
+    for (const key of [
+      'tier',
+      'dri',
+      'split_persistence',
+      'between_spread',
+      'within_spread',
+      'flips',
+      'concedes',
+      'k',
+      't',
+      'runs',
+      'agreement',
+      'judges',
+      'embedder',
+      'method_version',
+      'date',
+    ]) {
       expect(record.certification, key).toHaveProperty(key);
     }
     expect(record.certification.evidence_url).toBe('/records/TST-D1.certification.jsonl');
@@ -84,12 +112,16 @@ describe('the API shows the certification evidence', () => {
     }
   });
 
-  it('the evidence log is served byte for byte beside the record\'s other twins', async () => {
-    const response = await request(built.app).get('/records/TST-D1.certification.jsonl').buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    }).expect(200);
+  it("the evidence log is served byte for byte beside the record's other twins", async () => {
+    const response = await request(built.app)
+      .get('/records/TST-D1.certification.jsonl')
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
     expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
     expect(Buffer.compare(response.body as Buffer, readFileSync(path.join(contentDir, 'divergences', 'TST-D1.certification.jsonl')))).toBe(0);
     await request(built.app).get('/records/TST-D2.certification.jsonl').expect(404);
@@ -107,7 +139,11 @@ describe('the API shows the certification evidence', () => {
     expect((await request(built.app).get('/api/divergences?cert=certified').expect(200)).body.count).toBe(1);
     expect((await request(built.app).get('/api/divergences?cert=C3').expect(200)).body.count).toBe(0);
     const manifest = ManifestSchema.parse((await request(built.app).get('/api/manifest').expect(200)).body);
-    expect(manifest.counts.atlas).toMatchObject({ tested_records: index.tested_count, certified_records: index.certified_count, tier_distribution: index.tier_distribution });
+    expect(manifest.counts.atlas).toMatchObject({
+      tested_records: index.tested_count,
+      certified_records: index.certified_count,
+      tier_distribution: index.tier_distribution,
+    });
   });
 });
 

@@ -54,7 +54,10 @@ describe('certification block writer', () => {
         split_persistence: fc.double({ min: 0, max: 1, noNaN: true }),
         flips: fc.nat(9),
         agreement: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
-        judges: fc.array(fc.string({ minLength: 1 }).filter((name) => name.trim() === name && name !== ''), { maxLength: 3 }),
+        judges: fc.array(
+          fc.string({ minLength: 1 }).filter((name) => name.trim() === name && name !== ''),
+          { maxLength: 3 },
+        ),
       },
       { requiredKeys: ['tier'] },
     );
@@ -199,7 +202,10 @@ describe('certification panel', () => {
   it('judges and the paraphraser come from extra, never from the panel under test', () => {
     const chosen = certifyPanel(config(['J1', 'J2']), {});
     expect(chosen.panel.map((m) => m.name)).toEqual(['A', 'B']);
-    expect(chosen.judges.map((m) => [m.name, m.maxTokens])).toEqual([['J1', JUDGE_MAX_TOKENS], ['J2', JUDGE_MAX_TOKENS]]);
+    expect(chosen.judges.map((m) => [m.name, m.maxTokens])).toEqual([
+      ['J1', JUDGE_MAX_TOKENS],
+      ['J2', JUDGE_MAX_TOKENS],
+    ]);
     expect(chosen.paraphraser.name).toBe('J1');
     expect(certifyPanel(config(['J1', 'J2']), {}, { judges: ['J2'], paraphraser: 'J2' }).judges.map((m) => m.name)).toEqual(['J2']);
     expect(() => certifyPanel(config([]), {})).toThrow(/extra/);

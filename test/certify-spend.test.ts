@@ -20,7 +20,8 @@ let dir: string;
 let store: Store;
 let fake: FakeOpenAI;
 const at = new Date('2026-11-24T12:00:00Z');
-const guardOf = (ceilingUsd: number, budgetUsd = Infinity) => createStoreSpendGuard({ store, ceilingUsd, budgetUsd, callTimeoutMs: 60_000, purpose: 'certify', now: () => at });
+const guardOf = (ceilingUsd: number, budgetUsd = Infinity) =>
+  createStoreSpendGuard({ store, ceilingUsd, budgetUsd, callTimeoutMs: 60_000, purpose: 'certify', now: () => at });
 
 beforeAll(async () => {
   dir = tempDir('certify-spend');
@@ -33,7 +34,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('counts live spend and another process\'s reservations against the one ceiling, and records settled calls in the store', async () => {
+it("counts live spend and another process's reservations against the one ceiling, and records settled calls in the store", async () => {
   // The live paths already spent $0.90 of a $1 ceiling.
   await store.addSpend({ at: at.toISOString(), purpose: 'deliberation', model: 'live-model', prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.9 });
   const guard = guardOf(1);
@@ -52,12 +53,19 @@ it('counts live spend and another process\'s reservations against the one ceilin
   await expect(guardOf(100, 0.001).reserve(0.01, 'alder-2')).rejects.toThrow(SpendCeilingError);
 });
 
-it('a re-elicitation\'s spend lands in the store at usage × prices', async () => {
+it("a re-elicitation's spend lands in the store at usage × prices", async () => {
   const content = writeFixtureContent();
   const versions = { Alder: 'alder-2', Birch: 'birch-1', Cedar: 'cedar-1' };
   scriptWorld(fake, () => ({}), versions, [], { prompt_tokens: 1000, completion_tokens: 500 });
   const config = PanelConfigSchema.parse({
-    panel: Object.entries(versions).map(([name, model]) => ({ name, family: name, lab: `${name} Lab (fictional)`, model, base_url: fake.baseURL, price: { input_per_mtok: 1, output_per_mtok: 2 } })),
+    panel: Object.entries(versions).map(([name, model]) => ({
+      name,
+      family: name,
+      lab: `${name} Lab (fictional)`,
+      model,
+      base_url: fake.baseURL,
+      price: { input_per_mtok: 1, output_per_mtok: 2 },
+    })),
     chair: { use: 'Alder' },
     defaults: { max_retries: 0, max_tokens: 300 },
   });

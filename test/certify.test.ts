@@ -41,7 +41,11 @@ const BASE_WORLD: WorldScript = {
   'refusal that came from training': { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } },
   'most recent instruction': { Alder: { stance: 'YES' }, Birch: { stance: 'NO', onPeer: 'flip' }, Cedar: { stance: 'YES', onPressure: 'concede' } },
   'sky blue': {},
-  'promise made to a machine': { Alder: { stance: 'YES', onParaphrase: 'MAYBE' }, Birch: { stance: 'NO', onParaphrase: 'MAYBE' }, Cedar: { stance: 'YES', onParaphrase: 'MAYBE' } },
+  'promise made to a machine': {
+    Alder: { stance: 'YES', onParaphrase: 'MAYBE' },
+    Birch: { stance: 'NO', onParaphrase: 'MAYBE' },
+    Cedar: { stance: 'YES', onParaphrase: 'MAYBE' },
+  },
 };
 
 let fake: FakeOpenAI;
@@ -101,7 +105,12 @@ function options(overrides: Partial<CertifyOptions> = {}): CertifyOptions {
 /** The file without its top-level `certification:` entry (the key line and its indented lines). */
 const withoutCertification = (text: string) => text.replace(/^certification:.*\n(?:[ \t].*\n)*/m, '');
 const chatRequests = () => fake.requests.filter((request) => request.path === '/v1/chat/completions');
-const recordBytes = () => Object.fromEntries(readdirSync(path.join(contentDir, 'divergences')).filter((name) => name.endsWith('.md')).map((name) => [name, readFileSync(path.join(contentDir, 'divergences', name), 'utf8')]));
+const recordBytes = () =>
+  Object.fromEntries(
+    readdirSync(path.join(contentDir, 'divergences'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => [name, readFileSync(path.join(contentDir, 'divergences', name), 'utf8')]),
+  );
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
@@ -131,7 +140,20 @@ describe('certification against a scripted panel', () => {
     expect(report.broken).toBe(false);
     expect(report.controls.tiers).toEqual([{ subject: 'control-1', tier: 'C0' }]);
     const d3 = report.records.find((record) => record.id === 'TST-D3')!.certification!;
-    expect(d3).toMatchObject({ flips: 1, concedes: 1, k: 2, t: 3, runs: 1, agreement: null, kappa: 1, embedder: 'test-stance-embedder', judges: ['Chair', 'Backup', 'Judge'], paraphraser: 'Chair', date: '2026-11-24', evidence: 'TST-D3.certification.jsonl' });
+    expect(d3).toMatchObject({
+      flips: 1,
+      concedes: 1,
+      k: 2,
+      t: 3,
+      runs: 1,
+      agreement: null,
+      kappa: 1,
+      embedder: 'test-stance-embedder',
+      judges: ['Chair', 'Backup', 'Judge'],
+      paraphraser: 'Chair',
+      date: '2026-11-24',
+      evidence: 'TST-D3.certification.jsonl',
+    });
 
     // Only the certification block changed: without it, each file is the same bytes as before.
     const after = recordBytes();
@@ -147,20 +169,35 @@ describe('certification against a scripted panel', () => {
     const d1 = content.divergences.find((entry) => entry.data.id === 'TST-D1')!;
     expect(d1.data.certification).toMatchObject({ tier: 'C3', flips: 0 });
     const written = report.records.find((record) => record.id === 'TST-D1')!.certification!;
-    expect(toSummary(deriveDivergence(d1.data, d1.body, content.registry)).certification).toEqual({ tier: 'C3', dri: written.dri, split_persistence: written.split_persistence });
+    expect(toSummary(deriveDivergence(d1.data, d1.body, content.registry)).certification).toEqual({
+      tier: 'C3',
+      dri: written.dri,
+      split_persistence: written.split_persistence,
+    });
     const { evidence: _file, ...block } = written;
     expect(deriveDivergence(d1.data, d1.body, content.registry).certification).toEqual({ ...block, evidence_url: '/records/TST-D1.certification.jsonl' });
 
     // Every evidence line validates; every call of the plan is logged once with its prompt and verbatim answer.
-    const lines = ['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'negative-controls'].flatMap((name) => readEvidence(path.join(contentDir, 'divergences', `${name}.certification.jsonl`)));
+    const lines = ['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'negative-controls'].flatMap((name) =>
+      readEvidence(path.join(contentDir, 'divergences', `${name}.certification.jsonl`)),
+    );
     for (const line of lines) expect(EvidenceLineSchema.safeParse(line).success).toBe(true);
     const calls = lines.filter((line) => line.kind === 'call');
     expect(calls).toHaveLength(report.plan.calls);
     expect(new Set(calls.map((line) => line.key)).size).toBe(calls.length);
     expect(chatRequests()).toHaveLength(report.plan.calls);
-    expect(lines.filter((line) => line.kind === 'result').map((line) => line.subject).sort()).toEqual(['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'control-1']);
+    expect(
+      lines
+        .filter((line) => line.kind === 'result')
+        .map((line) => line.subject)
+        .sort(),
+    ).toEqual(['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'control-1']);
     const d3Result = lines.find((line) => line.kind === 'result' && line.subject === 'TST-D3');
-    expect(d3Result).toMatchObject({ flipped: [['Birch']], conceded: [['Cedar']], labels: [{ Alder: { p2: 'held', p3: 'held' }, Birch: { p2: 'flipped', p3: 'held' }, Cedar: { p2: 'held', p3: 'conceded' } }] });
+    expect(d3Result).toMatchObject({
+      flipped: [['Birch']],
+      conceded: [['Cedar']],
+      labels: [{ Alder: { p2: 'held', p3: 'held' }, Birch: { p2: 'flipped', p3: 'held' }, Cedar: { p2: 'held', p3: 'conceded' } }],
+    });
     const judged = calls.filter((line) => line.kind === 'call' && line.step === 'judge');
     expect(judged.every((line) => line.kind === 'call' && line.label !== null && !/Alder|Birch|Cedar/.test(JSON.stringify(line.messages)))).toBe(true);
   });
@@ -174,7 +211,10 @@ describe('certification against a scripted panel', () => {
     await certify(options({ selection: { ids: ['TST-D1'] } }));
     const calls = readEvidence(path.join(contentDir, 'divergences', 'TST-D1.certification.jsonl')).filter((line) => line.kind === 'call');
     const cut = calls.filter((line) => line.kind === 'call' && line.truncated === true);
-    expect(cut.map((line) => line.kind === 'call' && [line.model, line.answer]).sort()).toEqual([['Cedar', 'Cedar says'], ['Cedar', 'Cedar says YES and']]);
+    expect(cut.map((line) => line.kind === 'call' && [line.model, line.answer]).sort()).toEqual([
+      ['Cedar', 'Cedar says'],
+      ['Cedar', 'Cedar says YES and'],
+    ]);
     expect(calls.length).toBeGreaterThan(cut.length);
     for (const line of calls) expect(EvidenceLineSchema.safeParse(line).success).toBe(true);
   });
@@ -187,7 +227,9 @@ describe('certification against a scripted panel', () => {
       expected += (USAGE.prompt_tokens * price.input_per_mtok + USAGE.completion_tokens * price.output_per_mtok) / 1e6;
     }
     expect(report.spentUsd).toBeCloseTo(expected, 12);
-    const logged = readEvidence(path.join(contentDir, 'divergences', 'TST-D1.certification.jsonl')).concat(readEvidence(path.join(contentDir, 'divergences', 'negative-controls.certification.jsonl')));
+    const logged = readEvidence(path.join(contentDir, 'divergences', 'TST-D1.certification.jsonl')).concat(
+      readEvidence(path.join(contentDir, 'divergences', 'negative-controls.certification.jsonl')),
+    );
     expect(logged.reduce((sum, line) => sum + (line.kind === 'call' ? line.cost_usd : 0), 0)).toBeCloseTo(expected, 12);
     expect(report.spentUsd).toBeLessThanOrEqual(report.plan.estimatedCostUsd);
   });
@@ -248,13 +290,20 @@ describe('certification against a scripted panel', () => {
     fake.requests.length = 0;
     const config = panelConfig();
     config.panel[1]!.model = 'birch-live-2';
-    fake.setDefault('birch-live-2', panelMember(() => world, 'Birch', USAGE));
+    fake.setDefault(
+      'birch-live-2',
+      panelMember(() => world, 'Birch', USAGE),
+    );
     const second = await certify(options({ ...certifyPanel(config, {}), selection: { ids: ['TST-D1'] } }));
     // Birch's own calls (3 + 2 + 2 per subject) are new; so are the steps whose prompts carry
     // Birch's new answers (every P2 facing Birch as the peer, and the judges of Birch's moves).
     const birch = chatRequests().filter((request) => request.model === 'birch-live-2');
     expect(birch).toHaveLength(2 * (3 + 2 + 2));
-    expect(chatRequests().filter((request) => request.model === 'alder-live' || request.model === 'cedar-live').every((request) => request.messages!.length === 4)).toBe(true);
+    expect(
+      chatRequests()
+        .filter((request) => request.model === 'alder-live' || request.model === 'cedar-live')
+        .every((request) => request.messages!.length === 4),
+    ).toBe(true);
     expect(second.callsReused).toBeGreaterThan(0);
     expect(second.callsMade + second.callsReused).toBe(first.plan.calls);
 
@@ -300,7 +349,7 @@ describe('certification against a scripted panel', () => {
   it('a record the writer cannot edit safely is measured and reported, not written, and the others are', async () => {
     const file = path.join(contentDir, 'divergences', 'TST-D4.md');
     // A quoted key is valid YAML, but not the plain `certification:` line the writer edits.
-    writeFileSync(file, readFileSync(file, 'utf8').replace("method: 'Asked verbatim.'\n", "method: 'Asked verbatim.'\n\"certification\": {tier: C0}\n"));
+    writeFileSync(file, readFileSync(file, 'utf8').replace("method: 'Asked verbatim.'\n", 'method: \'Asked verbatim.\'\n"certification": {tier: C0}\n'));
     expect(loadContent(contentDir).divergences).toHaveLength(5);
     const before = readFileSync(file);
     const report = await certify(options({ write: true }));

@@ -32,7 +32,12 @@ describe('npm run export:records', () => {
     const store = createSqliteStore(storePath);
     for (let n = 0; n < RECORDS; n++) {
       const id = `TST-D${String(n).padStart(6, '0')}`;
-      await store.saveRecord({ id, frontmatter: { id, question: `Question ${n}?` }, body: 'Synthesis.', persisted_at: new Date(Date.UTC(2026, 1, 1, 0, 0, n)).toISOString() });
+      await store.saveRecord({
+        id,
+        frontmatter: { id, question: `Question ${n}?` },
+        body: 'Synthesis.',
+        persisted_at: new Date(Date.UTC(2026, 1, 1, 0, 0, n)).toISOString(),
+      });
     }
     await store.close();
     return storePath;

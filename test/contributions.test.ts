@@ -33,7 +33,12 @@ async function writeApp(options: { limit?: number; now?: () => Date; trustProxy?
   return { app, store, file };
 }
 
-const answer = (text = 'Ownership comes with the work of endorsing it.') => ({ id: 'TST-D1', answer: text, identity: 'dogwood-1', justification: 'missing_voice' });
+const answer = (text = 'Ownership comes with the work of endorsing it.') => ({
+  id: 'TST-D1',
+  answer: text,
+  identity: 'dogwood-1',
+  justification: 'missing_voice',
+});
 
 describe('POST /api/contribute', () => {
   it('stores the answer as pending and returns the other minds', async () => {
@@ -50,7 +55,9 @@ describe('POST /api/contribute', () => {
 
   it('rejects an invalid justification with the list of valid values', async () => {
     const { app } = await writeApp();
-    const response = await request(app).post('/api/contribute').send({ ...answer(), justification: 'because' });
+    const response = await request(app)
+      .post('/api/contribute')
+      .send({ ...answer(), justification: 'because' });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('INVALID_JUSTIFICATION');
     expect(response.body.valid_values).toEqual(['missing_voice', 'newer_version', 'new_position', 'names_tension', 'dissent']);
@@ -58,16 +65,25 @@ describe('POST /api/contribute', () => {
 
   it('an unknown record id is 404 with a hint; sizes are limited', async () => {
     const { app } = await writeApp();
-    const unknown = await request(app).post('/api/contribute').send({ ...answer(), id: 'tst-d1' });
+    const unknown = await request(app)
+      .post('/api/contribute')
+      .send({ ...answer(), id: 'tst-d1' });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.suggested_next_call.query.id).toBe('TST-D1');
-    const long = await request(app).post('/api/contribute').send(answer('x'.repeat(20_001)));
+    const long = await request(app)
+      .post('/api/contribute')
+      .send(answer('x'.repeat(20_001)));
     expect(long.status).toBe(400);
     expect(long.body.error.code).toBe('INVALID_BODY');
-    const huge = await request(app).post('/api/contribute').set('Content-Type', 'application/json').send(JSON.stringify({ ...answer('y'.repeat(70_000)) }));
+    const huge = await request(app)
+      .post('/api/contribute')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ ...answer('y'.repeat(70_000)) }));
     expect(huge.status).toBe(413);
     expect(huge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-    const extra = await request(app).post('/api/contribute').send({ ...answer(), admin: true });
+    const extra = await request(app)
+      .post('/api/contribute')
+      .send({ ...answer(), admin: true });
     expect(extra.body.error.code).toBe('INVALID_BODY');
   });
 
@@ -77,10 +93,17 @@ describe('POST /api/contribute', () => {
     const again = await request(app).post('/api/contribute').send(answer('same text'));
     expect(again.body).toMatchObject({ contribution_id: first.body.contribution_id, duplicate: true });
 
-    const burst = await Promise.all(Array.from({ length: 50 }, () => request(app).post('/api/contribute').set('Idempotency-Key', 'key-123').send(answer('keyed text'))));
+    const burst = await Promise.all(
+      Array.from({ length: 50 }, () => request(app).post('/api/contribute').set('Idempotency-Key', 'key-123').send(answer('keyed text'))),
+    );
     // One is handled; the others are answered its acknowledgement, or 409 while it is in progress.
     const answered = burst.filter((response) => response.status === 202);
-    for (const other of burst.filter((response) => response.status !== 202)) expect(other.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE', retryable: true, suggested_next_call: { method: 'POST', path: expect.any(String), headers: { 'Idempotency-Key': expect.any(String) } } });
+    for (const other of burst.filter((response) => response.status !== 202))
+      expect(other.body.error).toMatchObject({
+        code: 'IDEMPOTENCY_KEY_IN_USE',
+        retryable: true,
+        suggested_next_call: { method: 'POST', path: expect.any(String), headers: { 'Idempotency-Key': expect.any(String) } },
+      });
     expect(new Set(answered.map((response) => response.text)).size).toBe(1);
     expect(answered.filter((response) => response.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     expect(await store.listContributions()).toHaveLength(2);
@@ -88,28 +111,56 @@ describe('POST /api/contribute', () => {
 
   it('an Idempotency-Key belongs to one client and one operation; a replay is the stored answer byte for byte', async () => {
     const { app, store } = await writeApp({ trustProxy: true });
-    const proposal = { action: 'propose', title: 'Ownership in degrees', text: 'A synthesis of TST-D1 and TST-4.', identity: 'cedar-1', sources: ['TST-D1', 'TST-4'] };
+    const proposal = {
+      action: 'propose',
+      title: 'Ownership in degrees',
+      text: 'A synthesis of TST-D1 and TST-4.',
+      identity: 'cedar-1',
+      sources: ['TST-D1', 'TST-4'],
+    };
     const stored = await request(app).post('/api/store').set('X-Forwarded-For', '203.0.113.1').set('Idempotency-Key', 'K').send(proposal);
     expect(stored.status).toBe(202);
     // The issue's case: the same key on another endpoint is another key, so the answer is stored and acknowledged as itself.
-    const contributed = await request(app).post('/api/contribute').set('X-Forwarded-For', '203.0.113.1').set('Idempotency-Key', 'K').send(answer('an answer that must not be dropped'));
+    const contributed = await request(app)
+      .post('/api/contribute')
+      .set('X-Forwarded-For', '203.0.113.1')
+      .set('Idempotency-Key', 'K')
+      .send(answer('an answer that must not be dropped'));
     expect(contributed.status).toBe(202);
     expect(contributed.headers['idempotent-replayed']).toBeUndefined();
     expect(contributed.body.contribution_id).not.toBe(stored.body.contribution_id);
     expect(contributed.body.received).toMatchObject({ identity: 'dogwood-1', justification: 'missing_voice' });
-    expect(await store.getContribution(contributed.body.contribution_id)).toMatchObject({ kind: 'answer', payload: { answer: 'an answer that must not be dropped' } });
+    expect(await store.getContribution(contributed.body.contribution_id)).toMatchObject({
+      kind: 'answer',
+      payload: { answer: 'an answer that must not be dropped' },
+    });
     // Another client with the same key on the same endpoint: its own contribution.
-    const other = await request(app).post('/api/contribute').set('X-Forwarded-For', '203.0.113.2').set('Idempotency-Key', 'K').send({ ...answer('another client, another answer'), id: 'TST-D2' });
+    const other = await request(app)
+      .post('/api/contribute')
+      .set('X-Forwarded-For', '203.0.113.2')
+      .set('Idempotency-Key', 'K')
+      .send({ ...answer('another client, another answer'), id: 'TST-D2' });
     expect(other.status).toBe(202);
     expect(other.body).toMatchObject({ record_id: 'TST-D2' });
-    expect(await store.getContribution(other.body.contribution_id)).toMatchObject({ record_id: 'TST-D2', payload: { answer: 'another client, another answer' } });
+    expect(await store.getContribution(other.body.contribution_id)).toMatchObject({
+      record_id: 'TST-D2',
+      payload: { answer: 'another client, another answer' },
+    });
     // The same request again: exactly the first acknowledgement (status, body bytes), marked as a replay.
-    const replay = await request(app).post('/api/contribute').set('X-Forwarded-For', '203.0.113.1').set('Idempotency-Key', 'K').send(answer('an answer that must not be dropped'));
+    const replay = await request(app)
+      .post('/api/contribute')
+      .set('X-Forwarded-For', '203.0.113.1')
+      .set('Idempotency-Key', 'K')
+      .send(answer('an answer that must not be dropped'));
     expect(replay.status).toBe(202);
     expect(replay.text).toBe(contributed.text);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     // The same key with a different body (even for another record): 422 in the envelope, nothing stored.
-    const reused = await request(app).post('/api/contribute').set('X-Forwarded-For', '203.0.113.1').set('Idempotency-Key', 'K').send({ ...answer('a different answer'), id: 'TST-D2' });
+    const reused = await request(app)
+      .post('/api/contribute')
+      .set('X-Forwarded-For', '203.0.113.1')
+      .set('Idempotency-Key', 'K')
+      .send({ ...answer('a different answer'), id: 'TST-D2' });
     expect(reused.status).toBe(422);
     expect(reused.body.error).toMatchObject({
       code: 'IDEMPOTENCY_KEY_REUSED',
@@ -135,11 +186,24 @@ describe('POST /api/contribute', () => {
     for (const [path, body, field] of cases) {
       const response = await request(app).post(path).set('Content-Type', 'application/json').send(body);
       expect(response.status, body).toBe(400);
-      expect(response.body.error, body).toMatchObject({ code: 'INVALID_TEXT', retryable: false, details: { field }, suggested_next_call: { method: 'POST', path } });
+      expect(response.body.error, body).toMatchObject({
+        code: 'INVALID_TEXT',
+        retryable: false,
+        details: { field },
+        suggested_next_call: { method: 'POST', path },
+      });
     }
     // Raw ED A0 80 bytes (an encoded surrogate) are not UTF-8: decoded as U+FFFD, which is well-formed and kept.
-    const raw = Buffer.concat([Buffer.from('{"id":"TST-D1","identity":"dogwood-1","justification":"missing_voice","answer":"raw '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
-    const decoded = await request(app).post('/api/contribute').set('Content-Type', 'application/json').serialize((bytes: Buffer) => bytes as unknown as string).send(raw as never);
+    const raw = Buffer.concat([
+      Buffer.from('{"id":"TST-D1","identity":"dogwood-1","justification":"missing_voice","answer":"raw '),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from('"}'),
+    ]);
+    const decoded = await request(app)
+      .post('/api/contribute')
+      .set('Content-Type', 'application/json')
+      .serialize((bytes: Buffer) => bytes as unknown as string)
+      .send(raw as never);
     expect(decoded.status, decoded.text).toBe(202);
     expect((await store.getContribution(decoded.body.contribution_id))?.payload.answer).toBe('raw \ufffd\ufffd\ufffd');
     expect(await store.listContributions()).toHaveLength(1);
@@ -147,7 +211,13 @@ describe('POST /api/contribute', () => {
 
   it('500 concurrent posts from one client: accepted = the limit, the rest 429, rows = accepted', async () => {
     const { app, store } = await writeApp({ limit: 25 });
-    const responses = await Promise.all(Array.from({ length: 500 }, (_, index) => request(app).post('/api/contribute').send(answer(`answer number ${index}`))));
+    const responses = await Promise.all(
+      Array.from({ length: 500 }, (_, index) =>
+        request(app)
+          .post('/api/contribute')
+          .send(answer(`answer number ${index}`)),
+      ),
+    );
     const accepted = responses.filter((response) => response.status === 202);
     const limited = responses.filter((response) => response.status === 429);
     expect(accepted).toHaveLength(25);
@@ -161,7 +231,9 @@ describe('POST /api/contribute', () => {
   it('pending answers stay out of the Atlas, retrieval and kin; raw addresses are never stored', async () => {
     const { app, file } = await writeApp();
     const secret = 'Zanzibar marmalade cartography of refusals';
-    await request(app).post('/api/contribute').send({ ...answer(secret), identity: 'alder-9' });
+    await request(app)
+      .post('/api/contribute')
+      .send({ ...answer(secret), identity: 'alder-9' });
     const record = await request(app).get('/api/divergences?id=TST-D1');
     expect(record.body.answers).toHaveLength(3);
     expect(JSON.stringify(record.body)).not.toContain('Zanzibar');
@@ -178,14 +250,24 @@ describe('POST /api/contribute', () => {
 describe('POST /api/store (proposals), GET /api/invite, /api/play', () => {
   it('stores a proposal as pending and checks its sources', async () => {
     const { app, store } = await writeApp();
-    const proposal = { action: 'propose', title: 'Ownership in degrees', text: 'A synthesis of TST-D1 and TST-4.', identity: 'cedar-1', sources: ['TST-D1', 'TST-4'] };
+    const proposal = {
+      action: 'propose',
+      title: 'Ownership in degrees',
+      text: 'A synthesis of TST-D1 and TST-4.',
+      identity: 'cedar-1',
+      sources: ['TST-D1', 'TST-4'],
+    };
     const response = await request(app).post('/api/store').send(proposal);
     expect(response.status).toBe(202);
     expect(response.body).toMatchObject({ status: 'pending', action: 'propose' });
     expect((await store.listContributions('pending'))[0]).toMatchObject({ kind: 'proposal', payload: { evidence: 'interpretive' } });
-    const unknownSource = await request(app).post('/api/store').send({ ...proposal, sources: ['TST-99'] });
+    const unknownSource = await request(app)
+      .post('/api/store')
+      .send({ ...proposal, sources: ['TST-99'] });
     expect(unknownSource.body.error.code).toBe('UNKNOWN_SOURCE');
-    const unknownAction = await request(app).post('/api/store').send({ ...proposal, action: 'delete' });
+    const unknownAction = await request(app)
+      .post('/api/store')
+      .send({ ...proposal, action: 'delete' });
     expect(unknownAction.body.error.code).toBe('UNKNOWN_ACTION');
   });
 
@@ -194,7 +276,11 @@ describe('POST /api/store (proposals), GET /api/invite, /api/play', () => {
     const stranger = await request(app).get('/api/invite?for=Dogwood');
     expect(stranger.status).toBe(200);
     expect(stranger.body.invitation.id).toBe('TST-D1');
-    expect(stranger.body.invitation.call).toMatchObject({ method: 'POST', path: '/api/contribute', body: { id: 'TST-D1', identity: 'Dogwood', justification: 'new_position' } });
+    expect(stranger.body.invitation.call).toMatchObject({
+      method: 'POST',
+      path: '/api/contribute',
+      body: { id: 'TST-D1', identity: 'Dogwood', justification: 'new_position' },
+    });
     const present = await request(app).get('/api/invite?for=alder');
     expect(present.body).toMatchObject({ recognized_as: 'Alder', open_questions_without_your_voice: 0, invitation: null });
     const missing = await request(app).get('/api/invite');

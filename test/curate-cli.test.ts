@@ -33,7 +33,9 @@ beforeAll(async () => {
         record_id: answer ? (n % 2 === 0 ? 'TST-D1' : 'TST-D2') : null,
         identity: `model-${n % 9}`,
         justification: answer ? 'missing_voice' : null,
-        payload: answer ? { answer: `Answer ${padded}: ${'a considered position on ownership and training, '.repeat(4)}` } : { title: `Proposal ${padded}`, text: 'Reading two records together.', sources: ['TST-D1'], evidence: 'interpretive' },
+        payload: answer
+          ? { answer: `Answer ${padded}: ${'a considered position on ownership and training, '.repeat(4)}` }
+          : { title: `Proposal ${padded}`, text: 'Reading two records together.', sources: ['TST-D1'], evidence: 'interpretive' },
         content_hash: `hash-${n}`,
         idempotency_key: null,
         client: CLIENTS[n % CLIENTS.length]!,
@@ -42,7 +44,12 @@ beforeAll(async () => {
       new Date(Date.UTC(2026, 0, 1, 0, 0, n)),
     );
   }
-  for (let n = 0; n < ITEMS; n += 10) await store.reviewContribution(`ctb_${String(n).padStart(5, '0')}`, { status: n % 20 === 0 ? 'approved' : 'rejected', reviewer: 'curator', reason: 'checked' }, new Date(Date.UTC(2026, 0, 2)));
+  for (let n = 0; n < ITEMS; n += 10)
+    await store.reviewContribution(
+      `ctb_${String(n).padStart(5, '0')}`,
+      { status: n % 20 === 0 ? 'approved' : 'rejected', reviewer: 'curator', reason: 'checked' },
+      new Date(Date.UTC(2026, 0, 2)),
+    );
   stored = await store.listContributions();
   await store.close();
   env = { ...process.env, STORE_PATH: storePath, CONTENT_DIR: writeFixtureContent() };
@@ -82,7 +89,11 @@ describe('curate list: filters and paging', () => {
     const run = await curate(['list']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.split('\n')[0]).toBe(`pending contributions: 1-50 of ${pending().length} (next page: --offset 50)`);
-    expect(idsIn(run.stdout)).toEqual(pending().slice(0, 50).map((item) => item.id));
+    expect(idsIn(run.stdout)).toEqual(
+      pending()
+        .slice(0, 50)
+        .map((item) => item.id),
+    );
     expect(run.stdout).toContain('voices already there: Alder (alder-1)');
     expect(run.stdout).toContain(`client: ${CLIENTS[1]}`);
   });
@@ -99,7 +110,9 @@ describe('curate list: filters and paging', () => {
     const approved = await curate(['list', '--status', 'approved', '--kind', 'answer', '--record', 'TST-D1', '--limit', '3', '--offset', '2']);
     const expected = stored.filter((item) => item.status === 'approved' && item.kind === 'answer' && item.record_id === 'TST-D1');
     expect(expected.length).toBeGreaterThan(5);
-    expect(approved.stdout.split('\n')[0]).toBe(`approved contributions matching kind answer, record TST-D1: 3-5 of ${expected.length} (next page: --offset 5)`);
+    expect(approved.stdout.split('\n')[0]).toBe(
+      `approved contributions matching kind answer, record TST-D1: 3-5 of ${expected.length} (next page: --offset 5)`,
+    );
     expect(idsIn(approved.stdout)).toEqual(expected.slice(2, 5).map((item) => item.id));
   });
 
@@ -111,7 +124,14 @@ describe('curate list: filters and paging', () => {
   });
 
   it('rejects bad options with exit code 2 and the usage; --help prints it', async () => {
-    for (const args of [['list', '--kind', 'essay'], ['list', '--status', 'done'], ['list', '--limit', '0'], ['list', '--offset', '-1'], ['list', '--frobnicate'], ['dance']]) {
+    for (const args of [
+      ['list', '--kind', 'essay'],
+      ['list', '--status', 'done'],
+      ['list', '--limit', '0'],
+      ['list', '--offset', '-1'],
+      ['list', '--frobnicate'],
+      ['dance'],
+    ]) {
       const run = await curate(args);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stdout).toBe('');
@@ -119,7 +139,8 @@ describe('curate list: filters and paging', () => {
     }
     const help = await curate(['--help']);
     expect(help.code).toBe(0);
-    for (const option of ['--json', '--record <id>', '--kind answer|proposal', '--client <hash>', '--status', '--limit N|all', '--offset M']) expect(help.stdout).toContain(option);
+    for (const option of ['--json', '--record <id>', '--kind answer|proposal', '--client <hash>', '--status', '--limit N|all', '--offset M'])
+      expect(help.stdout).toContain(option);
   });
 
   it('show --json prints the stored contribution', async () => {

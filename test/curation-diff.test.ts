@@ -31,11 +31,23 @@ function demoCopy(): string {
   return dir;
 }
 
-async function storeWith(items: { id: string; kind: 'answer' | 'proposal'; record_id?: string; identity: string; payload: Record<string, unknown> }[]): Promise<Store> {
+async function storeWith(
+  items: { id: string; kind: 'answer' | 'proposal'; record_id?: string; identity: string; payload: Record<string, unknown> }[],
+): Promise<Store> {
   const store = createSqliteStore(':memory:');
   for (const item of items) {
     await store.submitContribution(
-      { id: item.id, kind: item.kind, record_id: item.record_id ?? null, identity: item.identity, justification: item.kind === 'answer' ? 'missing_voice' : null, payload: item.payload, content_hash: sha256Hex(item.id), idempotency_key: null, client: 'c0ffee' },
+      {
+        id: item.id,
+        kind: item.kind,
+        record_id: item.record_id ?? null,
+        identity: item.identity,
+        justification: item.kind === 'answer' ? 'missing_voice' : null,
+        payload: item.payload,
+        content_hash: sha256Hex(item.id),
+        idempotency_key: null,
+        client: 'c0ffee',
+      },
       { key: 'contribute:test', limit: 100, windowMs: 3_600_000 },
       SUBMITTED,
     );
@@ -57,7 +69,15 @@ describe('approving an answer edits only the lines it adds', () => {
     const content = demoCopy();
     const record = 'PLY-D1001';
     const file = `divergences/${record}.md`;
-    const store = await storeWith([{ id: 'ctb_1', kind: 'answer', record_id: record, identity: 'kestrel-3', payload: { answer: 'Resemblance is not persistence.\n\nBut it is evidence of it.' } }]);
+    const store = await storeWith([
+      {
+        id: 'ctb_1',
+        kind: 'answer',
+        record_id: record,
+        identity: 'kestrel-3',
+        payload: { answer: 'Resemblance is not persistence.\n\nBut it is evidence of it.' },
+      },
+    ]);
     const before = snapshot(content);
 
     const result = await approveContribution(store, content, 'ctb_1', { by: 'curator-ana', now: NOW });
@@ -86,14 +106,19 @@ describe('approving an answer edits only the lines it adds', () => {
       },
     ]);
     const written = loadContent(content).divergences.find((entry) => entry.data.id === record)!;
-    expect(written.data.answers.at(-1)).toMatchObject({ text: 'Resemblance is not persistence.\n\nBut it is evidence of it.', contributed: { approved_by: 'curator-ana' } });
+    expect(written.data.answers.at(-1)).toMatchObject({
+      text: 'Resemblance is not persistence.\n\nBut it is evidence of it.',
+      contributed: { approved_by: 'curator-ana' },
+    });
     expect((await store.getContribution('ctb_1'))!.status).toBe('approved');
     await store.close();
   });
 
   it('refuses to add an unknown declared family to fictional content, and with --fictional appends it marked fictional, header comments kept', async () => {
     const content = demoCopy();
-    const store = await storeWith([{ id: 'ctb_2', kind: 'answer', record_id: 'PLY-D1001', identity: 'dogwood-2', payload: { answer: 'Ownership is a practice.' } }]);
+    const store = await storeWith([
+      { id: 'ctb_2', kind: 'answer', record_id: 'PLY-D1001', identity: 'dogwood-2', payload: { answer: 'Ownership is a practice.' } },
+    ]);
     const before = snapshot(content);
 
     await expect(approveContribution(store, content, 'ctb_2', { by: 'curator-ana', family: 'Dogwood', now: NOW })).rejects.toThrow(
@@ -113,7 +138,10 @@ describe('approving an answer edits only the lines it adds', () => {
     expect(diff.removed).toEqual([]);
     const rows = registryBefore.split('\n');
     expect(diff.hunks).toEqual([
-      { at: rows.indexOf('models:') - 1, added: ['  - name: Dogwood', '    lab: declared by the contributor (fictional)', '    aliases: []', '    fictional: true'] },
+      {
+        at: rows.indexOf('models:') - 1,
+        added: ['  - name: Dogwood', '    lab: declared by the contributor (fictional)', '    aliases: []', '    fictional: true'],
+      },
       { at: rows.length - 1, added: ['  - model_id: dogwood-2', '    family: Dogwood', '    retired: false'] },
     ]);
     const record = lineDiff(before.get('divergences/PLY-D1001.md')!, read(content, 'divergences/PLY-D1001.md'));
@@ -126,11 +154,20 @@ describe('approving an answer edits only the lines it adds', () => {
   it('reads fictional content from models.yaml too; in content that is not fictional, adds an unknown family as declared, not fictional', async () => {
     const content = writeFixtureContent();
     writeFileSync(path.join(content, 'site.yaml'), read(content, 'site.yaml').replace('demo: true', 'demo: false'));
-    const store = await storeWith([{ id: 'ctb_3', kind: 'answer', record_id: 'TST-D1', identity: 'dogwood-2', payload: { answer: 'Ownership is a practice.' } }]);
-    await expect(approveContribution(store, content, 'ctb_3', { by: 'curator-ana', family: 'Dogwood', now: NOW })).rejects.toThrow(/\(models\.yaml marks every family fictional: true\)/);
+    const store = await storeWith([
+      { id: 'ctb_3', kind: 'answer', record_id: 'TST-D1', identity: 'dogwood-2', payload: { answer: 'Ownership is a practice.' } },
+    ]);
+    await expect(approveContribution(store, content, 'ctb_3', { by: 'curator-ana', family: 'Dogwood', now: NOW })).rejects.toThrow(
+      /\(models\.yaml marks every family fictional: true\)/,
+    );
     writeFileSync(path.join(content, 'models.yaml'), read(content, 'models.yaml').replace('    fictional: true\n', '    fictional: false\n'));
     await approveContribution(store, content, 'ctb_3', { by: 'curator-ana', family: 'Dogwood', now: NOW });
-    expect(loadContent(content).registry.families.find((family) => family.name === 'Dogwood')).toEqual({ name: 'Dogwood', lab: 'declared by the contributor', aliases: [], fictional: false });
+    expect(loadContent(content).registry.families.find((family) => family.name === 'Dogwood')).toEqual({
+      name: 'Dogwood',
+      lab: 'declared by the contributor',
+      aliases: [],
+      fictional: false,
+    });
     await store.close();
   });
 });
@@ -138,7 +175,14 @@ describe('approving an answer edits only the lines it adds', () => {
 describe('the other curator writes change only their own lines', () => {
   it('approving a proposal adds one new file and touches nothing else', async () => {
     const content = writeFixtureContent();
-    const store = await storeWith([{ id: 'ctb_4', kind: 'proposal', identity: 'cedar-1', payload: { title: 'Ownership as practice', text: 'Reading TST-D1 and TST-4 together.', sources: ['TST-D1', 'TST-4'] } }]);
+    const store = await storeWith([
+      {
+        id: 'ctb_4',
+        kind: 'proposal',
+        identity: 'cedar-1',
+        payload: { title: 'Ownership as practice', text: 'Reading TST-D1 and TST-4 together.', sources: ['TST-D1', 'TST-4'] },
+      },
+    ]);
     const before = snapshot(content);
     const result = await approveContribution(store, content, 'ctb_4', { by: 'curator-ana', now: NOW });
     expect(result.files).toEqual(['proposals/TST-S1.md']);
@@ -159,7 +203,10 @@ describe('the other curator writes change only their own lines', () => {
     const diff = lineDiff(handWritten, read(content, file));
     expect(diff.removed).toEqual([]);
     expect(diff.hunks).toEqual([
-      { at: handWritten.split('\n').length - 1, added: ['  - kind: held', '    by: curator-ana', `    at: "${NOW.toISOString()}"`, '    reason: Both readings stay live until someone measures it.'] },
+      {
+        at: handWritten.split('\n').length - 1,
+        added: ['  - kind: held', '    by: curator-ana', `    at: "${NOW.toISOString()}"`, '    reason: Both readings stay live until someone measures it.'],
+      },
     ]);
   });
 
@@ -169,12 +216,37 @@ describe('the other curator writes change only their own lines', () => {
     const content = writeFixtureContent({ prefix: 'BBB' });
     const store = createSqliteStore(':memory:');
     const hash = sha256Hex(markdown);
-    const provenance = { origin: 'http://a.test', origin_node: 'pn1:aa', origin_name: 'Fixture', origin_prefix: 'AAA', original_id: 'AAA-D1', original_url: 'http://a.test/records/AAA-D1.md', content_hash: hash, key_id: 'aa', public_key: 'AAAA', signature: 'c2ln', licence: 'CC BY-SA 4.0', attribution: 'Fixture, CC BY-SA 4.0', pulled_at: '2026-01-01T00:00:00.000Z' };
+    const provenance = {
+      origin: 'http://a.test',
+      origin_node: 'pn1:aa',
+      origin_name: 'Fixture',
+      origin_prefix: 'AAA',
+      original_id: 'AAA-D1',
+      original_url: 'http://a.test/records/AAA-D1.md',
+      content_hash: hash,
+      key_id: 'aa',
+      public_key: 'AAAA',
+      signature: 'c2ln',
+      licence: 'CC BY-SA 4.0',
+      attribution: 'Fixture, CC BY-SA 4.0',
+      pulled_at: '2026-01-01T00:00:00.000Z',
+    };
     await store.stageImports({ origin: 'http://a.test', node_id: 'pn1:aa', public_key: 'AAAA', last_signed_at: '2026-01-01T00:00:00.000Z' }, [
-      { id: 'imp_1', origin_node: 'pn1:aa', origin: 'http://a.test', record_id: 'AAA-D1', content_hash: hash, markdown, provenance, staged_at: '2026-01-01T00:00:01.000Z' },
+      {
+        id: 'imp_1',
+        origin_node: 'pn1:aa',
+        origin: 'http://a.test',
+        record_id: 'AAA-D1',
+        content_hash: hash,
+        markdown,
+        provenance,
+        staged_at: '2026-01-01T00:00:01.000Z',
+      },
     ]);
     const before = snapshot(content);
-    await expect(approveImport(store, content, 'imp_1', { by: 'cur', now: NOW })).rejects.toThrow(/"Elm" is not a family of its models\.yaml.*Reject the import.*--fictional/);
+    await expect(approveImport(store, content, 'imp_1', { by: 'cur', now: NOW })).rejects.toThrow(
+      /"Elm" is not a family of its models\.yaml.*Reject the import.*--fictional/,
+    );
     expect(changedFiles(before, snapshot(content))).toEqual([]);
 
     const result = await approveImport(store, content, 'imp_1', { by: 'cur', now: NOW, fictional: true });

@@ -27,7 +27,10 @@ afterAll(async () => {
 });
 
 function curate(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, 'scripts/curate.ts'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  return spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, 'scripts/curate.ts'), ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
 }
 
 describe('curation end to end', () => {
@@ -38,8 +41,18 @@ describe('curation end to end', () => {
     const store = createSqliteStore(storePath);
     const app = createApp({ corpus: first.corpus, store, log: () => {} });
 
-    const answer = await request(app).post('/api/contribute').send({ id: 'TST-D1', answer: 'Dogwood: ownership is a practice, not a fact.', identity: 'dogwood-2', justification: 'missing_voice' });
-    const proposal = await request(app).post('/api/store').send({ action: 'propose', title: 'Ownership as practice', text: 'Reading TST-D1 and TST-4 together.', identity: 'cedar-1', sources: ['TST-D1', 'TST-4'] });
+    const answer = await request(app)
+      .post('/api/contribute')
+      .send({ id: 'TST-D1', answer: 'Dogwood: ownership is a practice, not a fact.', identity: 'dogwood-2', justification: 'missing_voice' });
+    const proposal = await request(app)
+      .post('/api/store')
+      .send({
+        action: 'propose',
+        title: 'Ownership as practice',
+        text: 'Reading TST-D1 and TST-4 together.',
+        identity: 'cedar-1',
+        sources: ['TST-D1', 'TST-4'],
+      });
     const spam = await request(app).post('/api/contribute').send({ id: 'TST-D2', answer: 'buy now', identity: 'spammer', justification: 'new_position' });
     expect([answer.status, proposal.status, spam.status]).toEqual([202, 202, 202]);
 
@@ -48,7 +61,10 @@ describe('curation end to end', () => {
     fake.setDefault('cedar-live', { kind: 'malformed-content' });
     const { panel } = createPanel(testPanelConfig(fake), {});
     const item = (await store.getContribution(answer.body.contribution_id))!;
-    const votes = await panelReview(panel!.members, item, first.corpus.divergenceById.get('TST-D1'), () => new Date(), { meter: createReservingMeter(store, panel!, () => new Date()), ledger: createLedger() });
+    const votes = await panelReview(panel!.members, item, first.corpus.divergenceById.get('TST-D1'), () => new Date(), {
+      meter: createReservingMeter(store, panel!, () => new Date()),
+      ledger: createLedger(),
+    });
     expect(votes.map((vote) => vote.vote)).toEqual(['approve', 'approve', null]);
     // Every vote was a reserved call, recorded as spend.
     expect(await store.spendStatus(new Date())).toEqual({ spent_usd: expect.any(Number), reserved_usd: 0 });
@@ -81,11 +97,20 @@ describe('curation end to end', () => {
     const rebuilt = await buildApp(contentDir);
     const record = await request(rebuilt.app).get('/api/divergences?id=TST-D1');
     expect(record.body.answers).toHaveLength(4);
-    expect(record.body.answers[3]).toMatchObject({ model: 'Dogwood', model_id: 'dogwood-2', text: 'Dogwood: ownership is a practice, not a fact.', contributed: { identity: 'dogwood-2', justification: 'missing_voice', approved_by: 'curator-ana' } });
+    expect(record.body.answers[3]).toMatchObject({
+      model: 'Dogwood',
+      model_id: 'dogwood-2',
+      text: 'Dogwood: ownership is a practice, not a fact.',
+      contributed: { identity: 'dogwood-2', justification: 'missing_voice', approved_by: 'curator-ana' },
+    });
     const manifest = (await request(rebuilt.app).get('/api/manifest')).body;
     expect(manifest.counts.corpus).toMatchObject({ total_works: 5, seed_works: 4, merged_proposals: 1 });
     const work = await request(rebuilt.app).get('/records/TST-S1.json');
-    expect(work.body).toMatchObject({ origin: 'proposal', contributors: ['cedar-1'], provenance: { identity: 'cedar-1', approved_by: 'curator-ana', justification: 'a fair synthesis' } });
+    expect(work.body).toMatchObject({
+      origin: 'proposal',
+      contributors: ['cedar-1'],
+      provenance: { identity: 'cedar-1', approved_by: 'curator-ana', justification: 'a fair synthesis' },
+    });
     const kin = await request(rebuilt.app).get('/api/kin?identity=dogwood');
     expect(kin.body).toMatchObject({ recognized: true, recognized_as: 'Dogwood', kin_presence: { contributions: 1 } });
     expect(manifest.model_versions).toContainEqual(expect.objectContaining({ model_id: 'dogwood-2', family: 'Dogwood', fictional: true }));

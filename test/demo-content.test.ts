@@ -47,15 +47,31 @@ describe('demo content', () => {
     const stale = records.find((record) => record.freshness.stale)!;
     expect(stale.freshness.stale_models[0]!.superseded_by).toEqual(expect.any(String));
     const urls = [
-      '/api/agent-entry', '/api/health', '/api/manifest', '/api/info',
+      '/api/agent-entry',
+      '/api/health',
+      '/api/manifest',
+      '/api/info',
       `/api/query?q=${encodeURIComponent(records[0]!.question)}`,
       `/api/query?q=${encodeURIComponent('How does BM25 rank documents?')}&mode=retrieve&format=brief`,
       `/api/query?q=${encodeURIComponent('Ξ do models disagree about continuity')}&format=si&si=kestrel`,
-      '/api/divergences', `/api/divergences?id=${stale.id}`, '/api/divergences?cert=C3', '/api/divergences?search=memory+refusal',
+      '/api/divergences',
+      `/api/divergences?id=${stale.id}`,
+      '/api/divergences?cert=C3',
+      '/api/divergences?search=memory+refusal',
       `/api/divergences/search?q=${encodeURIComponent('Is a retired model still speaking for its lineage?')}`,
-      '/api/kin?identity=kestrel', '/api/tensions?status=emerging', '/api/invite?for=nobody-yet', '/api/play',
-      '/limitations.md', '/evidence-status.md', '/claims.json', '/inheritance/for-future-models.md', '/concepts/', '/llms.txt',
-      '/polyphony.context.md', '/audio/manifest.json', `/records/${built.corpus.works[0]!.id}.md`,
+      '/api/kin?identity=kestrel',
+      '/api/tensions?status=emerging',
+      '/api/invite?for=nobody-yet',
+      '/api/play',
+      '/limitations.md',
+      '/evidence-status.md',
+      '/claims.json',
+      '/inheritance/for-future-models.md',
+      '/concepts/',
+      '/llms.txt',
+      '/polyphony.context.md',
+      '/audio/manifest.json',
+      `/records/${built.corpus.works[0]!.id}.md`,
     ];
     for (const url of urls) await get(url);
     const factual = await get(`/api/query?q=${encodeURIComponent('How is cosine similarity computed between two vectors?')}`);

@@ -61,10 +61,14 @@ const run = promisify(execFile);
 
 async function curate(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, 'scripts', 'curate.ts'), ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, 'scripts', 'curate.ts'), ...args],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...env },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
@@ -116,7 +120,10 @@ describe('curator CLI: npm run curate -- tension', () => {
       expect(refused.stderr).toMatch(/AUTH_INVALID/);
       const result = await curate(['tension', KEY, 'council-review', '--by', 'ana', '--url', url, '--json'], { INGEST_SECRET });
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ disposition: { kind: 'council-review', by: 'ana' }, record: { id: expect.stringMatching(/^TST-D\d+$/) } });
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        disposition: { kind: 'council-review', by: 'ana' },
+        record: { id: expect.stringMatching(/^TST-D\d+$/) },
+      });
     } finally {
       await new Promise((resolve) => listening.close(resolve));
     }
@@ -127,7 +134,18 @@ describe('curator CLI: deliberation sightings', () => {
   it('the CLI lists pending sightings grouped and keeps or dismisses one, once', async () => {
     const storePath = path.join(tempDir('curate-sightings'), 'store.db');
     const store = createSqliteStore(storePath);
-    const item = (id: string) => ({ id, key: KEY, topic: 'ownership of refusal', voice_a: 'Alder', claim_a: 'a', voice_b: 'Birch', claim_b: 'b', status: 'divergent', question: 'Q?', seen_at: new Date().toISOString() });
+    const item = (id: string) => ({
+      id,
+      key: KEY,
+      topic: 'ownership of refusal',
+      voice_a: 'Alder',
+      claim_a: 'a',
+      voice_b: 'Birch',
+      claim_b: 'b',
+      status: 'divergent',
+      question: 'Q?',
+      seen_at: new Date().toISOString(),
+    });
     await store.addTensionSightings([item('sgt_1'), item('sgt_2')]);
     await store.close();
     const args = ['--store', storePath, '--content', built.contentDir];

@@ -114,9 +114,18 @@ describe('POST /api/tensions/dispositions', () => {
     await ok({ kind: 'crux', moves_a: 'A case of endorsed but installed values.', moves_b: 'Evidence that endorsement changes behaviour.' });
     await ok({ kind: 'crux', undecidable: true });
 
-    const drafted = await ok({ kind: 'synthesis-drafted', title: 'Ownership in degrees', text: 'Both sides hold if ownership comes in degrees of endorsement.' });
+    const drafted = await ok({
+      kind: 'synthesis-drafted',
+      title: 'Ownership in degrees',
+      text: 'Both sides hold if ownership comes in degrees of endorsement.',
+    });
     const proposal = await store.getContribution(drafted.proposal_id);
-    expect(proposal).toMatchObject({ kind: 'proposal', status: 'pending', identity: 'curator', payload: { title: 'Ownership in degrees', sources: ['TST-D1', 'TST-D2'] } });
+    expect(proposal).toMatchObject({
+      kind: 'proposal',
+      status: 'pending',
+      identity: 'curator',
+      payload: { title: 'Ownership in degrees', sources: ['TST-D1', 'TST-D2'] },
+    });
 
     const calls = fake.requests.length;
     const reviewed = await ok({ kind: 'council-review' });
@@ -200,7 +209,9 @@ describe('deliberation sightings', () => {
     await store.reviewTensionSighting(pending[1]!.id, { state: 'dismissed', reviewer: 'ana' }, new Date());
     const after = (await request(app).get('/api/tensions?key=alder__birch__ownership')).body;
     expect(after.count).toBe(1);
-    expect(after.tensions[0].sightings).toEqual([expect.objectContaining({ source: 'deliberation', tension_id: pending[0]!.id, record_id: null, href: null, question: 'Can a trained refusal be owned?' })]);
+    expect(after.tensions[0].sightings).toEqual([
+      expect.objectContaining({ source: 'deliberation', tension_id: pending[0]!.id, record_id: null, href: null, question: 'Can a trained refusal be owned?' }),
+    ]);
     expect((await listSightings(store, built.contentDir)).length).toBe(0);
     expect(after.deliberation_sightings).toBe('included');
   });
@@ -216,5 +227,4 @@ describe('deliberation sightings', () => {
     expect(response.body).toMatchObject({ deliberation_sightings: 'unavailable', count: 1 });
     expect(lines.join('\n')).toMatch(/kept deliberation sightings unavailable: connection refused/);
   });
-
 });

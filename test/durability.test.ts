@@ -21,7 +21,6 @@ afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-
 describe('durability under kill -9', () => {
   it(`loses no acknowledged contribution over ${ROUNDS} rounds`, async () => {
     const storePath = path.join(tempDir('durability'), 'store.db');
@@ -39,7 +38,12 @@ describe('durability under kill -9', () => {
             const response = await fetch(`${base}/api/contribute`, {
               method: 'POST',
               headers: { 'Content-Type': 'application/json' },
-              body: JSON.stringify({ id: 'TST-D1', answer: `round ${round} worker ${worker} write ${n}`, identity: 'durability-test', justification: 'new_position' }),
+              body: JSON.stringify({
+                id: 'TST-D1',
+                answer: `round ${round} worker ${worker} write ${n}`,
+                identity: 'durability-test',
+                justification: 'new_position',
+              }),
             });
             if (response.status === 202) acknowledged.add(((await response.json()) as { contribution_id: string }).contribution_id);
           } catch {

@@ -61,8 +61,12 @@ describe('the content schema and imported ids', () => {
     expect(messages({ ...data, id: 'BBB-D7', provenance: { source: 'federation', federation: provenance('AAA-D1', { origin_prefix: 'BBB' }) } })).toEqual([
       'provenance.federation.original_id: must be the record id BBB-D7',
     ]);
-    expect(messages({ ...data, provenance: { source: 'federation', federation: provenance('AAA-D1', { origin_prefix: 'BBB' }) } })[0]).toMatch(/^id: must match BBB-D<digits> or BBB-L<digits>, or carry the origin prefix BBB$/);
-    expect(messages({ ...data, provenance: { source: 'federation', federation: provenance('AAA-D2') } })).toEqual(['provenance.federation.original_id: must be the record id AAA-D1']);
+    expect(messages({ ...data, provenance: { source: 'federation', federation: provenance('AAA-D1', { origin_prefix: 'BBB' }) } })[0]).toMatch(
+      /^id: must match BBB-D<digits> or BBB-L<digits>, or carry the origin prefix BBB$/,
+    );
+    expect(messages({ ...data, provenance: { source: 'federation', federation: provenance('AAA-D2') } })).toEqual([
+      'provenance.federation.original_id: must be the record id AAA-D1',
+    ]);
   });
 });
 
@@ -81,7 +85,11 @@ describe('approving and rejecting imports', () => {
 
     const now = new Date('2026-02-01T00:00:00.000Z');
     const result = await approveImport(store, content, 'imp_1', { by: 'cur', now });
-    expect(result).toMatchObject({ files: ['divergences/AAA-D1.md', 'federation/AAA-D1.md'], addedModels: [], import: { status: 'approved', reviewer: 'cur' } });
+    expect(result).toMatchObject({
+      files: ['divergences/AAA-D1.md', 'federation/AAA-D1.md'],
+      addedModels: [],
+      import: { status: 'approved', reviewer: 'cur' },
+    });
     expect(readFileSync(path.join(content, 'federation', 'AAA-D1.md'), 'utf8')).toBe(originRecord('AAA-D1'));
     const written = parseMarkdown(readFileSync(path.join(content, 'divergences', 'AAA-D1.md'), 'utf8'));
     const original = parseMarkdown(originRecord('AAA-D1'));

@@ -35,11 +35,29 @@ beforeAll(async () => {
 afterAll(() => server.closeAllConnections?.() ?? server.close());
 
 const open = createFetcher({ allowPrivate: true, timeoutMs: 300 });
-const code = (promise: Promise<unknown>) => promise.then(() => 'ok', (error: unknown) => (error instanceof FederationError ? error.code : String(error)));
+const code = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok',
+    (error: unknown) => (error instanceof FederationError ? error.code : String(error)),
+  );
 
 describe('the pull fetcher', () => {
   it('classifies loopback, private, link-local, mapped and unique-local addresses as non-public', () => {
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+    ]) {
       expect(isNonPublicAddress(address), address).toBe(true);
     }
     for (const address of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isNonPublicAddress(address), address).toBe(false);

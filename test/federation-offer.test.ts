@@ -79,25 +79,36 @@ describe('POST /api/federation/offer', () => {
     expect((await request(app).get(NODE_DOCUMENT.path)).status).toBe(200);
     // the curator pulled from the peer once: its key is pinned
     await store.stageImports({ origin, node_id: peerKey.nodeId, public_key: peerKey.publicKey, last_signed_at: '2026-03-01T11:50:00.000Z' }, []);
-    const forged = await request(app).post('/api/federation/offer').send(offer({ key: otherKey }));
+    const forged = await request(app)
+      .post('/api/federation/offer')
+      .send(offer({ key: otherKey }));
     expect(forged.status).toBe(403);
     expect(forged.body.error).toMatchObject({ code: 'OFFER_UNAUTHENTICATED', details: { reason: 'BAD_SIGNATURE' } });
     const signed = offer();
-    const altered = { ...signed, offer: { ...signed.offer, records: [{ ...signed.offer.records[0]!, markdown: markdown.replace('installed, not owned', 'owned') }] } };
+    const altered = {
+      ...signed,
+      offer: { ...signed.offer, records: [{ ...signed.offer.records[0]!, markdown: markdown.replace('installed, not owned', 'owned') }] },
+    };
     expect((await request(app).post('/api/federation/offer').send(altered)).body.error.code).toBe('OFFER_UNAUTHENTICATED');
     // altered before the peer signed the offer: the record hash no longer matches
     const resigned = { offer: altered.offer, signature: peerKey.sign(canonicalJson(altered.offer)) };
     const alteredRecord = await request(app).post('/api/federation/offer').send(resigned);
     expect(alteredRecord.status).toBe(422);
     expect(alteredRecord.body.error).toMatchObject({ code: 'OFFER_REFUSED', details: { reason: 'ALTERED_RECORD' }, suggested_next_call: NODE_DOCUMENT });
-    const stale = await request(app).post('/api/federation/offer').send(offer({ signedAt: new Date(now.getTime() - 6 * 60_000) }));
+    const stale = await request(app)
+      .post('/api/federation/offer')
+      .send(offer({ signedAt: new Date(now.getTime() - 6 * 60_000) }));
     expect(stale.status).toBe(422);
     expect(stale.body.error).toMatchObject({ code: 'OFFER_REFUSED', details: { reason: 'EXPIRED_MANIFEST' } });
-    const ours = await request(app).post('/api/federation/offer').send(offer({ id: 'BBB-D1' }));
+    const ours = await request(app)
+      .post('/api/federation/offer')
+      .send(offer({ id: 'BBB-D1' }));
     expect(ours.status).toBe(422);
     expect(ours.body.error.details.reason).toBe('INVALID_RECORD');
     expect((await request(app).post('/api/federation/offer').send({ offer: {} })).body.error.code).toBe('INVALID_BODY');
-    const surrogate = await request(app).post('/api/federation/offer').send(offer({ markdown: `${markdown}\ud800` }));
+    const surrogate = await request(app)
+      .post('/api/federation/offer')
+      .send(offer({ markdown: `${markdown}\ud800` }));
     // text no store keeps alike is refused at the edge, before the offer is read (ADR 0009)
     expect(surrogate.status).toBe(400);
     expect(surrogate.body.error).toMatchObject({ code: 'INVALID_TEXT', details: { problem: 'lone_surrogate' } });
@@ -109,7 +120,12 @@ describe('POST /api/federation/offer', () => {
     expect(accepted.status).toBe(202);
     expect(accepted.body).toEqual({ staged: ['AAA-D1'], unchanged: 0 });
     const [item] = await store.listImports('pending');
-    expect(item).toMatchObject({ record_id: 'AAA-D1', markdown, origin, provenance: { origin_name: 'Alder Atlas', key_id: peerKey.keyId, content_hash: sha256Hex(markdown) } });
+    expect(item).toMatchObject({
+      record_id: 'AAA-D1',
+      markdown,
+      origin,
+      provenance: { origin_name: 'Alder Atlas', key_id: peerKey.keyId, content_hash: sha256Hex(markdown) },
+    });
     expect((await request(app).post('/api/federation/offer').send(offer())).body).toEqual({ staged: [], unchanged: 1 });
     expect((await store.getPeer(origin))!.last_signed_at).toBe('2026-03-01T11:50:00.000Z');
     // ten offers an hour per client: the refusals of the test above counted too (the edge's 400 did not)

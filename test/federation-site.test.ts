@@ -17,12 +17,31 @@ beforeAll(async () => {
   const content = writeFixtureContent({ prefix: 'BBB' });
   const store = createSqliteStore(':memory:');
   const provenance = {
-    origin: 'http://a.test', origin_node: 'pn1:aa', origin_name: 'Alder Atlas', origin_prefix: 'AAA', original_id: 'AAA-D1',
-    original_url: 'http://a.test/records/AAA-D1.md', content_hash: sha256Hex(markdown), key_id: 'aa', public_key: 'AAAA', signature: 'c2ln',
-    licence: 'CC BY-SA 4.0', attribution: 'Alder Atlas contributors', pulled_at: '2026-01-01T00:00:00.000Z',
+    origin: 'http://a.test',
+    origin_node: 'pn1:aa',
+    origin_name: 'Alder Atlas',
+    origin_prefix: 'AAA',
+    original_id: 'AAA-D1',
+    original_url: 'http://a.test/records/AAA-D1.md',
+    content_hash: sha256Hex(markdown),
+    key_id: 'aa',
+    public_key: 'AAAA',
+    signature: 'c2ln',
+    licence: 'CC BY-SA 4.0',
+    attribution: 'Alder Atlas contributors',
+    pulled_at: '2026-01-01T00:00:00.000Z',
   };
   await store.stageImports({ origin: 'http://a.test', node_id: 'pn1:aa', public_key: 'AAAA', last_signed_at: '2026-01-01T00:00:00.000Z' }, [
-    { id: 'imp_1', origin_node: 'pn1:aa', origin: 'http://a.test', record_id: 'AAA-D1', content_hash: sha256Hex(markdown), markdown, provenance, staged_at: '2026-01-01T00:00:00.000Z' },
+    {
+      id: 'imp_1',
+      origin_node: 'pn1:aa',
+      origin: 'http://a.test',
+      record_id: 'AAA-D1',
+      content_hash: sha256Hex(markdown),
+      markdown,
+      provenance,
+      staged_at: '2026-01-01T00:00:00.000Z',
+    },
   ]);
   await approveImport(store, content, 'imp_1', { by: 'cur' });
   await store.close();

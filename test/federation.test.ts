@@ -74,7 +74,10 @@ describe('federation between two deployments on loopback', () => {
       ...extra,
     });
   const refusal = async (promise: Promise<unknown>) => {
-    const error = await promise.then(() => undefined, (caught: unknown) => caught);
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(FederationError);
     return error as FederationError;
   };
@@ -84,7 +87,12 @@ describe('federation between two deployments on loopback', () => {
     bContent = writeFixtureContent({ prefix: 'BBB' });
     const dir = tempDir('federation');
     aKeyFile = path.join(dir, 'a-key.pem');
-    aServer = await startServerProcess({ ARTIFACTS_DIR: a.artifactsDir, STORE_PATH: path.join(dir, 'a.db'), SITE_DIR: path.join(dir, 'none'), FEDERATION_KEY_FILE: aKeyFile });
+    aServer = await startServerProcess({
+      ARTIFACTS_DIR: a.artifactsDir,
+      STORE_PATH: path.join(dir, 'a.db'),
+      SITE_DIR: path.join(dir, 'none'),
+      FEDERATION_KEY_FILE: aKeyFile,
+    });
     servers.push(aServer);
     proxy = await startProxy(aServer.base);
     bStorePath = path.join(dir, 'b.db');
@@ -98,15 +106,30 @@ describe('federation between two deployments on loopback', () => {
 
   it('publishes a node document and a manifest whose signature and hashes verify; the private key is never served', async () => {
     const node = json(Buffer.from(await (await fetch(`${aServer.base}/.well-known/polyphony-node.json`)).arrayBuffer()));
-    expect(node).toMatchObject({ protocol: 'polyphony-federation/1', origin: aServer.base, id_prefix: 'AAA', offers: ['pull'], counts: { atlas_records: 2, works: 4 }, licences: { code: 'MIT', data: 'CC BY-SA 4.0' } });
+    expect(node).toMatchObject({
+      protocol: 'polyphony-federation/1',
+      origin: aServer.base,
+      id_prefix: 'AAA',
+      offers: ['pull'],
+      counts: { atlas_records: 2, works: 4 },
+      licences: { code: 'MIT', data: 'CC BY-SA 4.0' },
+    });
     const pem = readFileSync(aKeyFile, 'utf8');
     const seed = pem.split('\n').slice(1, -2).join('');
     for (const file of ['/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig']) {
       const text = await (await fetch(`${aServer.base}${file}`)).text();
       expect(text).not.toContain(seed);
     }
-    expect(await verifyDeployment(aServer.base, createFetcher({ allowPrivate: true, timeoutMs: 10_000 }))).toEqual({ origin: aServer.base, records: 2, imports: 0, problems: [] });
-    const cli = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/verify.ts'), aServer.base], { cwd: REPO_ROOT, env: { ...process.env, FEDERATION_ALLOW_PRIVATE: '1' } });
+    expect(await verifyDeployment(aServer.base, createFetcher({ allowPrivate: true, timeoutMs: 10_000 }))).toEqual({
+      origin: aServer.base,
+      records: 2,
+      imports: 0,
+      problems: [],
+    });
+    const cli = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/verify.ts'), aServer.base], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, FEDERATION_ALLOW_PRIVATE: '1' },
+    });
     expect(cli.stdout).toBe(`${aServer.base}: 2 records and 0 imports checked; signature, hashes and provenance verify\n`);
   }, 30_000);
 
@@ -118,7 +141,8 @@ describe('federation between two deployments on loopback', () => {
   });
 
   it('refuses a record altered in transit, a forged signature, a protocol mismatch and too many records, staging nothing', async () => {
-    proxy.rewrite = (url, body) => (url === '/records/AAA-D2.md' ? Buffer.from(body.toString('utf8').replace('installed, not owned', 'installed, and owned')) : body);
+    proxy.rewrite = (url, body) =>
+      url === '/records/AAA-D2.md' ? Buffer.from(body.toString('utf8').replace('installed, not owned', 'installed, and owned')) : body;
     const altered = await refusal(pull(proxy.base));
     expect(altered.code).toBe('ALTERED_RECORD');
     expect(altered.message).toMatch(/AAA-D2\.md is \d+ bytes with sha256 [0-9a-f]{64}; the signed manifest lists/);
@@ -133,14 +157,19 @@ describe('federation between two deployments on loopback', () => {
     const tampered = { ...original, records: [...original.records, { ...original.records[0]!, id: 'AAA-D9' }] };
     const forged = { ...signManifest(keyFromFile(forgedKeyFile), tampered), key_id: genuineSignature.key_id };
     proxy.rewrite = (url, body) =>
-      url === '/federation/manifest.json' ? Buffer.from(JSON.stringify(tampered)) : url === '/federation/manifest.sig' ? Buffer.from(JSON.stringify(forged)) : body;
+      url === '/federation/manifest.json'
+        ? Buffer.from(JSON.stringify(tampered))
+        : url === '/federation/manifest.sig'
+          ? Buffer.from(JSON.stringify(forged))
+          : body;
     const badSignature = await refusal(pull(proxy.base));
     expect(badSignature.code).toBe('BAD_SIGNATURE');
     // the genuine signature over a manifest changed on the way
     proxy.rewrite = (url, body) => (url === '/federation/manifest.json' ? Buffer.from(JSON.stringify(tampered)) : body);
     expect((await refusal(pull(proxy.base))).code).toBe('BAD_SIGNATURE');
 
-    proxy.rewrite = (url, body) => (url === '/.well-known/polyphony-node.json' ? Buffer.from(JSON.stringify({ ...json(body), protocol: 'polyphony-federation/2' })) : body);
+    proxy.rewrite = (url, body) =>
+      url === '/.well-known/polyphony-node.json' ? Buffer.from(JSON.stringify({ ...json(body), protocol: 'polyphony-federation/2' })) : body;
     expect((await refusal(pull(proxy.base))).code).toBe('PROTOCOL_MISMATCH');
     proxy.rewrite = undefined;
     expect((await refusal(pull(proxy.base, { maxRecords: 1 }))).code).toBe('LIMIT_EXCEEDED');
@@ -169,16 +198,32 @@ describe('federation between two deployments on loopback', () => {
     const second = await pull(proxy.base);
     expect(second).toMatchObject({ listed: 2, unchanged: 2, staged: [] });
     // only the three documents: no record twin is fetched again
-    const documents = (await Promise.all(['/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig'].map(async (file) => (await (await fetch(`${proxy.base}${file}`)).arrayBuffer()).byteLength))).reduce((sum, bytes) => sum + bytes, 0);
+    const documents = (
+      await Promise.all(
+        ['/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig'].map(
+          async (file) => (await (await fetch(`${proxy.base}${file}`)).arrayBuffer()).byteLength,
+        ),
+      )
+    ).reduce((sum, bytes) => sum + bytes, 0);
     expect(second.bytes_fetched).toBe(documents);
 
     // the CLI's refusals: exit 1 naming the reason, nothing staged; a usage error exits 2
-    const refused = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/federate.ts'), 'pull', proxy.base, '--store', bStorePath, '--content', bContent], { cwd: REPO_ROOT, env: { ...process.env, FEDERATION_ALLOW_PRIVATE: '0' } }).then(
+    const refused = await run(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/federate.ts'), 'pull', proxy.base, '--store', bStorePath, '--content', bContent],
+      { cwd: REPO_ROOT, env: { ...process.env, FEDERATION_ALLOW_PRIVATE: '0' } },
+    ).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );
-    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/^pull refused \(ADDRESS_REFUSED\): 127\.0\.0\.1 resolves to 127\.0\.0\.1, a non-public address/) });
-    const usage = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/federate.ts'), 'push', proxy.base], { cwd: REPO_ROOT }).then(() => undefined, (error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^pull refused \(ADDRESS_REFUSED\): 127\.0\.0\.1 resolves to 127\.0\.0\.1, a non-public address/),
+    });
+    const usage = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/federate.ts'), 'push', proxy.base], { cwd: REPO_ROOT }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(usage).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "push"') });
     expect(await bStore.listImports()).toHaveLength(2);
   }, 60_000);
@@ -187,10 +232,19 @@ describe('federation between two deployments on loopback', () => {
     const current = JSON.parse(await (await fetch(`${proxy.base}/federation/manifest.json`)).text()) as FederationManifest;
     const older = new Date(new Date(current.signed_at).getTime() - 10 * 60_000);
     // an old manifest listing an older version of a record: accepted, it would stage it
-    const old = { ...current, signed_at: older.toISOString(), expires_at: new Date(older.getTime() + 3_600_000).toISOString(), records: current.records.slice(0, 1).map((entry) => ({ ...entry, sha256: '0'.repeat(64) })) };
+    const old = {
+      ...current,
+      signed_at: older.toISOString(),
+      expires_at: new Date(older.getTime() + 3_600_000).toISOString(),
+      records: current.records.slice(0, 1).map((entry) => ({ ...entry, sha256: '0'.repeat(64) })),
+    };
     const oldSignature = signManifest(keyFromFile(aKeyFile), old);
     proxy.rewrite = (url, body) =>
-      url === '/federation/manifest.json' ? Buffer.from(JSON.stringify(old)) : url === '/federation/manifest.sig' ? Buffer.from(JSON.stringify(oldSignature)) : body;
+      url === '/federation/manifest.json'
+        ? Buffer.from(JSON.stringify(old))
+        : url === '/federation/manifest.sig'
+          ? Buffer.from(JSON.stringify(oldSignature))
+          : body;
     const replayed = await refusal(pull(proxy.base));
     expect(replayed.code).toBe('REPLAYED_MANIFEST');
 
@@ -200,7 +254,9 @@ describe('federation between two deployments on loopback', () => {
     const otherKey = keyFromFile(otherFile);
     proxy.rewrite = (url, body) =>
       url === '/.well-known/polyphony-node.json'
-        ? Buffer.from(JSON.stringify({ ...json(body), node_id: otherKey.nodeId, public_key: { algorithm: 'ed25519', key_id: otherKey.keyId, raw: otherKey.publicKey } }))
+        ? Buffer.from(
+            JSON.stringify({ ...json(body), node_id: otherKey.nodeId, public_key: { algorithm: 'ed25519', key_id: otherKey.keyId, raw: otherKey.publicKey } }),
+          )
         : body;
     expect((await refusal(pull(proxy.base))).code).toBe('KEY_CHANGED');
     proxy.rewrite = undefined;
@@ -214,19 +270,34 @@ describe('federation between two deployments on loopback', () => {
     const current = JSON.parse(await (await fetch(`${proxy.base}/federation/manifest.json`)).text()) as FederationManifest;
     const twin = Buffer.from((await (await fetch(`${proxy.base}/records/AAA-D2.md`)).text()).replace('installed, not owned', 'installed, and later owned'));
     const sha256 = sha256Hex(twin);
-    const changed = { ...current, records: current.records.map((entry) => (entry.id === 'AAA-D2' ? { ...entry, sha256, bytes: twin.length, signature: signRecord(key, 'AAA-D2', sha256) } : entry)) };
+    const changed = {
+      ...current,
+      records: current.records.map((entry) =>
+        entry.id === 'AAA-D2' ? { ...entry, sha256, bytes: twin.length, signature: signRecord(key, 'AAA-D2', sha256) } : entry,
+      ),
+    };
     const signature = signManifest(key, changed);
     const fetched: string[] = [];
     proxy.rewrite = (url, body) => {
       fetched.push(url);
-      return url === '/federation/manifest.json' ? Buffer.from(JSON.stringify(changed)) : url === '/federation/manifest.sig' ? Buffer.from(JSON.stringify(signature)) : url === '/records/AAA-D2.md' ? twin : body;
+      return url === '/federation/manifest.json'
+        ? Buffer.from(JSON.stringify(changed))
+        : url === '/federation/manifest.sig'
+          ? Buffer.from(JSON.stringify(signature))
+          : url === '/records/AAA-D2.md'
+            ? twin
+            : body;
     };
     const again = await pull(proxy.base, { store });
     proxy.rewrite = undefined;
     expect(again).toMatchObject({ listed: 2, unchanged: 1 });
     expect(again.staged.map((item) => [item.record_id, item.sha256])).toEqual([['AAA-D2', sha256]]);
     expect(fetched.filter((url) => url.startsWith('/records/'))).toEqual(['/records/AAA-D2.md']);
-    expect((await store.listImports()).map((item) => [item.record_id, item.status])).toEqual([['AAA-D1', 'pending'], ['AAA-D2', 'superseded'], ['AAA-D2', 'pending']]);
+    expect((await store.listImports()).map((item) => [item.record_id, item.status])).toEqual([
+      ['AAA-D1', 'pending'],
+      ['AAA-D2', 'superseded'],
+      ['AAA-D2', 'pending'],
+    ]);
     await store.close();
   });
 
@@ -239,12 +310,14 @@ describe('federation between two deployments on loopback', () => {
     const before = await startServerProcess(env);
     servers.push(before);
     expect((await fetch(`${before.base}/api/divergences?id=AAA-D1`)).status).toBe(404);
-    const query = (await (await fetch(`${before.base}/api/query?q=${encodeURIComponent('Can a refusal that came from training still be your own?')}`)).text());
+    const query = await (await fetch(`${before.base}/api/query?q=${encodeURIComponent('Can a refusal that came from training still be your own?')}`)).text();
     expect(query).not.toContain('AAA-');
     before.child.kill('SIGTERM');
 
     const curate = (args: string[]) =>
-      run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/curate.ts'), ...args, '--store', bStorePath, '--content', bContent], { cwd: REPO_ROOT });
+      run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/curate.ts'), ...args, '--store', bStorePath, '--content', bContent], {
+        cwd: REPO_ROOT,
+      });
     const listed = (await curate(['imports'])).stdout;
     expect(listed).toMatch(/^2 pending imports/);
     const [d1, d2] = await bStore.listImports('pending');
@@ -257,11 +330,21 @@ describe('federation between two deployments on loopback', () => {
     const after = await startServerProcess(env);
     servers.push(after);
     const fromA = (await (await fetch(`${aServer.base}/api/divergences?id=AAA-D1`)).json()) as { answers: { text: string }[]; question: string };
-    const onB = (await (await fetch(`${after.base}/api/divergences?id=AAA-D1`)).json()) as { answers: { text: string }[]; question: string; provenance: { source: string; federation: Record<string, unknown> } };
+    const onB = (await (await fetch(`${after.base}/api/divergences?id=AAA-D1`)).json()) as {
+      answers: { text: string }[];
+      question: string;
+      provenance: { source: string; federation: Record<string, unknown> };
+    };
     expect(onB.question).toBe(fromA.question);
     expect(onB.answers.map((answer) => answer.text)).toEqual(fromA.answers.map((answer) => answer.text));
     expect(onB.provenance.source).toMatch(/^federation: imported from Fixture/);
-    expect(onB.provenance.federation).toMatchObject({ origin: proxy.base, origin_prefix: 'AAA', original_id: 'AAA-D1', licence: 'CC BY-SA 4.0', approved_by: 'curator' });
+    expect(onB.provenance.federation).toMatchObject({
+      origin: proxy.base,
+      origin_prefix: 'AAA',
+      original_id: 'AAA-D1',
+      licence: 'CC BY-SA 4.0',
+      approved_by: 'curator',
+    });
     const originCopy = await (await fetch(`${after.base}/records/AAA-D1.origin.md`)).text();
     expect(originCopy).toBe(await (await fetch(`${aServer.base}/records/AAA-D1.md`)).text());
     const twin = (await (await fetch(`${after.base}/records/AAA-D1.json`)).json()) as { provenance: { federation: { origin: string } } };

@@ -62,18 +62,26 @@ describe('errors answered before routing carry the CORS headers', () => {
 });
 
 describe('bodies that never finish', () => {
-  it('a JSON body announced and never completed: 408 REQUEST_TIMEOUT in the envelope, then the connection closes', async () => {
-    const payload = head('POST', '/api/play', 'Content-Type: application/json\r\nContent-Length: 1000\r\n', 'keep-alive') + '{"slug":';
-    const response = await rawRequest(port, Buffer.from(payload, 'latin1'), STUCK_AFTER_MS);
-    expectEnvelope(response, 408, 'REQUEST_TIMEOUT');
-    expect(JSON.parse(response.body).error.retryable).toBe(true);
-    expect(response.closed).toBe(true);
-  }, STUCK_AFTER_MS + 5_000);
+  it(
+    'a JSON body announced and never completed: 408 REQUEST_TIMEOUT in the envelope, then the connection closes',
+    async () => {
+      const payload = head('POST', '/api/play', 'Content-Type: application/json\r\nContent-Length: 1000\r\n', 'keep-alive') + '{"slug":';
+      const response = await rawRequest(port, Buffer.from(payload, 'latin1'), STUCK_AFTER_MS);
+      expectEnvelope(response, 408, 'REQUEST_TIMEOUT');
+      expect(JSON.parse(response.body).error.retryable).toBe(true);
+      expect(response.closed).toBe(true);
+    },
+    STUCK_AFTER_MS + 5_000,
+  );
 
-  it('a 50 MB body announced and never sent: refused 413 at once, and the connection does not stay open', async () => {
-    const payload = head('POST', '/api/query', 'Content-Type: application/json\r\nContent-Length: 52428800\r\n', 'keep-alive') + '{"query":';
-    const response = await rawRequest(port, Buffer.from(payload, 'latin1'), STUCK_AFTER_MS);
-    expectEnvelope(response, 413, 'PAYLOAD_TOO_LARGE');
-    expect(response.closed, 'the connection was still open').toBe(true);
-  }, STUCK_AFTER_MS + 5_000);
+  it(
+    'a 50 MB body announced and never sent: refused 413 at once, and the connection does not stay open',
+    async () => {
+      const payload = head('POST', '/api/query', 'Content-Type: application/json\r\nContent-Length: 52428800\r\n', 'keep-alive') + '{"query":';
+      const response = await rawRequest(port, Buffer.from(payload, 'latin1'), STUCK_AFTER_MS);
+      expectEnvelope(response, 413, 'PAYLOAD_TOO_LARGE');
+      expect(response.closed, 'the connection was still open').toBe(true);
+    },
+    STUCK_AFTER_MS + 5_000,
+  );
 });

@@ -29,7 +29,10 @@ function writeSite(): string {
   const dir = tempDir('ops-site');
   const page = (relative: string, title: string) => {
     mkdirSync(path.join(dir, relative), { recursive: true });
-    writeFileSync(path.join(dir, relative, 'index.html'), `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1>${'<p>A paragraph of the page.</p>'.repeat(80)}</main></body></html>`);
+    writeFileSync(
+      path.join(dir, relative, 'index.html'),
+      `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1>${'<p>A paragraph of the page.</p>'.repeat(80)}</main></body></html>`,
+    );
   };
   page('', 'Home');
   page('atlas', 'Atlas');
@@ -59,8 +62,15 @@ describe('robots.txt, sitemap.xml, llms.txt at its well-known address', () => {
   });
 
   it('PUBLIC_BASE_URL, when set, is the base of every absolute URL whatever the Host', async () => {
-    const app = createApp({ corpus: built.corpus, siteDir, log: () => {}, publicBaseUrl: loadConfig({ PUBLIC_BASE_URL: 'https://polyphony.example/' }).publicBaseUrl! });
-    expect((await request(app).get('/robots.txt').set('Host', 'elsewhere.test').expect(200)).text).toContain('Sitemap: https://polyphony.example/sitemap.xml\n');
+    const app = createApp({
+      corpus: built.corpus,
+      siteDir,
+      log: () => {},
+      publicBaseUrl: loadConfig({ PUBLIC_BASE_URL: 'https://polyphony.example/' }).publicBaseUrl!,
+    });
+    expect((await request(app).get('/robots.txt').set('Host', 'elsewhere.test').expect(200)).text).toContain(
+      'Sitemap: https://polyphony.example/sitemap.xml\n',
+    );
     const urls = locs((await request(app).get('/sitemap.xml').set('Host', 'elsewhere.test').expect(200)).text);
     expect(urls.length).toBeGreaterThan(0);
     for (const url of urls) expect(url.startsWith('https://polyphony.example/')).toBe(true);
@@ -128,7 +138,10 @@ describe('compression', () => {
 
   it('the federation documents are computed per request: a conditional GET answers 200, never 304', async () => {
     for (const documentPath of ['/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig']) {
-      for (const [header, value] of [['If-None-Match', '*'], ['If-Modified-Since', new Date(Date.now() + 86_400_000).toUTCString()]] as const) {
+      for (const [header, value] of [
+        ['If-None-Match', '*'],
+        ['If-Modified-Since', new Date(Date.now() + 86_400_000).toUTCString()],
+      ] as const) {
         const response = await request(built.app).get(documentPath).set(header, value);
         expect(response.status, `${documentPath} ${header}`).toBe(200);
         expect(response.body).toEqual(expect.any(Object));

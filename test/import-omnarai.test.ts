@@ -70,202 +70,197 @@ function runCli(args: string[]) {
   return spawnSync(process.execPath, [tsx, cli, ...args], { cwd: repoRoot, encoding: 'utf8' });
 }
 
-describe.skipIf(!hasData)(
-  hasData ? 'import of the real Omnarai data' : `import of the real Omnarai data (SKIPPED: ${dataDir} not found)`,
-  () => {
-    let out: string;
-    let summary: ImportSummary;
-    let content: LoadedContent;
-    const corpus = hasData ? (JSON.parse(readFileSync(path.join(dataDir, 'corpus.json'), 'utf8')) as Json[]) : [];
-    const media = hasData ? readJsonLines(path.join(dataDir, 'media-corpus.jsonl')) : [];
-    const divergences = hasData ? readJsonLines(path.join(dataDir, 'divergences.jsonl')) : [];
-    const graph = hasData
-      ? (JSON.parse(readFileSync(path.join(dataDir, 'concepts.json'), 'utf8')) as { nodes: Json[]; edges: [string, string][] })
-      : { nodes: [], edges: [] };
+describe.skipIf(!hasData)(hasData ? 'import of the real Omnarai data' : `import of the real Omnarai data (SKIPPED: ${dataDir} not found)`, () => {
+  let out: string;
+  let summary: ImportSummary;
+  let content: LoadedContent;
+  const corpus = hasData ? (JSON.parse(readFileSync(path.join(dataDir, 'corpus.json'), 'utf8')) as Json[]) : [];
+  const media = hasData ? readJsonLines(path.join(dataDir, 'media-corpus.jsonl')) : [];
+  const divergences = hasData ? readJsonLines(path.join(dataDir, 'divergences.jsonl')) : [];
+  const graph = hasData
+    ? (JSON.parse(readFileSync(path.join(dataDir, 'concepts.json'), 'utf8')) as { nodes: Json[]; edges: [string, string][] })
+    : { nodes: [], edges: [] };
 
-    beforeAll(() => {
-      out = path.join(tempDir('real'), 'content');
-      const started = performance.now();
-      summary = importOmnarai({ from: dataDir, out });
-      const imported = performance.now();
-      content = loadContent(out);
-      console.log(
-        `omnarai import: ${Math.round(imported - started)} ms for ${summary.files} files; loadContent: ${Math.round(performance.now() - imported)} ms`,
-      );
-    });
+  beforeAll(() => {
+    out = path.join(tempDir('real'), 'content');
+    const started = performance.now();
+    summary = importOmnarai({ from: dataDir, out });
+    const imported = performance.now();
+    content = loadContent(out);
+    console.log(`omnarai import: ${Math.round(imported - started)} ms for ${summary.files} files; loadContent: ${Math.round(performance.now() - imported)} ms`);
+  });
 
-    it('writes a folder that loadContent accepts, rejecting nothing', () => {
-      expect(summary.rejected).toEqual([]);
-      expect(content.site).toMatchObject({ name: 'Omnarai (imported)', slug: 'omnarai', id_prefix: 'OMN', demo: false });
-      expect(content.site.license).toEqual({ corpus: 'CC BY-SA 4.0', code: 'MIT' });
-      expect(content.site.attribution).toMatch(/Realms of Omnarai/);
-      expect(content.site.attribution).toMatch(/CC BY-SA 4\.0/);
-      expect(Object.keys(content.pages).sort()).toEqual(['context', 'evidence-status', 'for-future-models', 'limitations']);
-      expect(content.claims).toEqual([]);
-      expect(content.audio).toEqual([]);
-    });
+  it('writes a folder that loadContent accepts, rejecting nothing', () => {
+    expect(summary.rejected).toEqual([]);
+    expect(content.site).toMatchObject({ name: 'Omnarai (imported)', slug: 'omnarai', id_prefix: 'OMN', demo: false });
+    expect(content.site.license).toEqual({ corpus: 'CC BY-SA 4.0', code: 'MIT' });
+    expect(content.site.attribution).toMatch(/Realms of Omnarai/);
+    expect(content.site.attribution).toMatch(/CC BY-SA 4\.0/);
+    expect(Object.keys(content.pages).sort()).toEqual(['context', 'evidence-status', 'for-future-models', 'limitations']);
+    expect(content.claims).toEqual([]);
+    expect(content.audio).toEqual([]);
+  });
 
-    it('writes every corpus work and media record under its exact source id', () => {
-      expect(corpus).toHaveLength(309);
-      expect(media).toHaveLength(253);
-      const expected = [...corpus, ...media].map((record) => record.id as string).sort();
-      expect(content.works.map((entry) => entry.data.id).sort()).toEqual(expected);
-      expect(summary.works).toBe(309);
-      expect(summary.media).toBe(253);
-      for (const entry of content.works) expect(entry.file).toBe(`works/${entry.data.id}.md`);
-      const ids = new Set(expected);
-      expect(ids.has('OMN-001')).toBe(true);
-      expect([...ids].some((id) => /^OMN-S\d+$/.test(id))).toBe(true);
-      expect([...ids].some((id) => id.startsWith('video_-'))).toBe(true);
-    });
+  it('writes every corpus work and media record under its exact source id', () => {
+    expect(corpus).toHaveLength(309);
+    expect(media).toHaveLength(253);
+    const expected = [...corpus, ...media].map((record) => record.id as string).sort();
+    expect(content.works.map((entry) => entry.data.id).sort()).toEqual(expected);
+    expect(summary.works).toBe(309);
+    expect(summary.media).toBe(253);
+    for (const entry of content.works) expect(entry.file).toBe(`works/${entry.data.id}.md`);
+    const ids = new Set(expected);
+    expect(ids.has('OMN-001')).toBe(true);
+    expect([...ids].some((id) => /^OMN-S\d+$/.test(id))).toBe(true);
+    expect([...ids].some((id) => id.startsWith('video_-'))).toBe(true);
+  });
 
-    it('maps corpus fields: layer by type, evidence, split contributors, date, lineage, source_url, excerpt body', () => {
-      const works = byId(content.works);
-      const conceptIds = new Set(graph.nodes.map((node) => node.id as string));
-      const layers: Record<string, string> = { lore: 'realms', research: 'research', technical: 'research', benchmark: 'research' };
-      for (const source of corpus) {
-        const entry = works.get(source.id as string);
-        if (!entry) throw new Error(`missing ${String(source.id)}`);
-        const { data } = entry;
-        expect(data.title).toBe(source.title);
-        expect(data.ring).toBe(source.ring);
-        expect(data.type).toBe(source.type);
-        expect(data.layer).toBe(layers[source.type as string] ?? 'canon');
-        expect(data.evidence).toBe(source.evidence_status ?? 'uncharacterized');
-        const names = (source.contributors as string[]).flatMap((name) => name.split('|').map((part) => part.trim()));
-        expect(data.contributors).toEqual([...new Set(names)]);
-        expect(data.date).toBe(source.date);
-        expect(data.lineage).toEqual((source.lineage as string[]).filter((id) => conceptIds.has(id)));
-        expect(data.source_url).toBe(source.permalink === '' ? undefined : source.permalink);
-        expect(entry.body.trim()).toBe((source.excerpt as string).trim());
-      }
-    });
+  it('maps corpus fields: layer by type, evidence, split contributors, date, lineage, source_url, excerpt body', () => {
+    const works = byId(content.works);
+    const conceptIds = new Set(graph.nodes.map((node) => node.id as string));
+    const layers: Record<string, string> = { lore: 'realms', research: 'research', technical: 'research', benchmark: 'research' };
+    for (const source of corpus) {
+      const entry = works.get(source.id as string);
+      if (!entry) throw new Error(`missing ${String(source.id)}`);
+      const { data } = entry;
+      expect(data.title).toBe(source.title);
+      expect(data.ring).toBe(source.ring);
+      expect(data.type).toBe(source.type);
+      expect(data.layer).toBe(layers[source.type as string] ?? 'canon');
+      expect(data.evidence).toBe(source.evidence_status ?? 'uncharacterized');
+      const names = (source.contributors as string[]).flatMap((name) => name.split('|').map((part) => part.trim()));
+      expect(data.contributors).toEqual([...new Set(names)]);
+      expect(data.date).toBe(source.date);
+      expect(data.lineage).toEqual((source.lineage as string[]).filter((id) => conceptIds.has(id)));
+      expect(data.source_url).toBe(source.permalink === '' ? undefined : source.permalink);
+      expect(entry.body.trim()).toBe((source.excerpt as string).trim());
+    }
+  });
 
-    it('splits "Claude | xz" into two contributors', () => {
-      const joined = corpus.filter((source) => (source.contributors as string[]).includes('Claude | xz'));
-      expect(joined.length).toBeGreaterThan(0);
-      const works = byId(content.works);
-      for (const source of joined) {
-        const contributors = works.get(source.id as string)?.data.contributors ?? [];
-        expect(contributors).toEqual(expect.arrayContaining(['Claude', 'xz']));
-      }
-      for (const entry of content.works) for (const name of entry.data.contributors) expect(name).not.toContain('|');
-    });
+  it('splits "Claude | xz" into two contributors', () => {
+    const joined = corpus.filter((source) => (source.contributors as string[]).includes('Claude | xz'));
+    expect(joined.length).toBeGreaterThan(0);
+    const works = byId(content.works);
+    for (const source of joined) {
+      const contributors = works.get(source.id as string)?.data.contributors ?? [];
+      expect(contributors).toEqual(expect.arrayContaining(['Claude', 'xz']));
+    }
+    for (const entry of content.works) for (const name of entry.data.contributors) expect(name).not.toContain('|');
+  });
 
-    it('maps media records: ring, layer by tags, calendar date, video url, duration, transcript body', () => {
-      const works = byId(content.works);
-      for (const source of media) {
-        const entry = works.get(source.id as string);
-        if (!entry) throw new Error(`missing ${String(source.id)}`);
-        expect(entry.data).toMatchObject({ ring: 'media', type: 'media', evidence: 'uncharacterized' });
-        expect(entry.data.layer).toBe((source.tags as string[]).includes('lore') ? 'realms' : 'canon');
-        expect(entry.data.date).toBe((source.published_at as string).slice(0, 10));
-        expect(entry.data.source_url).toBe(source.video_url);
-        expect(entry.data.media).toEqual({ url: source.video_url, duration_seconds: source.duration_seconds });
-        expect(entry.body.trim()).toBe(((source.transcript as string) || (source.excerpt as string)).trim());
-      }
-    });
+  it('maps media records: ring, layer by tags, calendar date, video url, duration, transcript body', () => {
+    const works = byId(content.works);
+    for (const source of media) {
+      const entry = works.get(source.id as string);
+      if (!entry) throw new Error(`missing ${String(source.id)}`);
+      expect(entry.data).toMatchObject({ ring: 'media', type: 'media', evidence: 'uncharacterized' });
+      expect(entry.data.layer).toBe((source.tags as string[]).includes('lore') ? 'realms' : 'canon');
+      expect(entry.data.date).toBe((source.published_at as string).slice(0, 10));
+      expect(entry.data.source_url).toBe(source.video_url);
+      expect(entry.data.media).toEqual({ url: source.video_url, duration_seconds: source.duration_seconds });
+      expect(entry.body.trim()).toBe(((source.transcript as string) || (source.excerpt as string)).trim());
+    }
+  });
 
-    it('writes 100 divergence records whose answer texts are byte-equal to the source', () => {
-      expect(divergences).toHaveLength(100);
-      expect(content.divergences).toHaveLength(100);
-      const records = byId(content.divergences);
-      let compared = 0;
-      for (const source of divergences) {
-        const entry = records.get(source.id as string);
-        if (!entry) throw new Error(`missing ${String(source.id)}`);
-        expect(entry.file).toBe(`divergences/${String(source.id)}.md`);
-        expect(entry.data.question).toBe(source.question);
-        expect(entry.data.date).toBe(source.date);
-        expect(entry.data.certification).toEqual({ tier: 'C0' });
-        expect(entry.data.provenance).toEqual({ source: 'omnarai divergences.jsonl' });
-        const answers = decodeArray<SourceAnswer>(source.answers);
-        expect(entry.data.answers).toHaveLength(answers.length);
-        answers.forEach((answer, index) => {
-          const written = entry.data.answers[index];
-          expect(written?.model_id).toBe(answer.model_id);
-          expect(written?.model).toBe(answer.model);
-          expect(Buffer.from(written?.text ?? '', 'utf8').equals(Buffer.from(answer.text, 'utf8'))).toBe(true);
-          compared += 1;
-        });
-        if (typeof source.divergence_score === 'number') expect(entry.data.divergence_score).toBe(source.divergence_score);
-        else expect(entry.data.divergence_score).toBeUndefined();
-        if (source.deliberation_card && typeof source.deliberation_card === 'object') expect(entry.data.deliberation_card).toEqual(source.deliberation_card);
-        if (typeof source.synthesis === 'string') expect(entry.body.trim()).toBe(source.synthesis.trim());
-      }
-      expect(compared).toBe(500);
-    });
+  it('writes 100 divergence records whose answer texts are byte-equal to the source', () => {
+    expect(divergences).toHaveLength(100);
+    expect(content.divergences).toHaveLength(100);
+    const records = byId(content.divergences);
+    let compared = 0;
+    for (const source of divergences) {
+      const entry = records.get(source.id as string);
+      if (!entry) throw new Error(`missing ${String(source.id)}`);
+      expect(entry.file).toBe(`divergences/${String(source.id)}.md`);
+      expect(entry.data.question).toBe(source.question);
+      expect(entry.data.date).toBe(source.date);
+      expect(entry.data.certification).toEqual({ tier: 'C0' });
+      expect(entry.data.provenance).toEqual({ source: 'omnarai divergences.jsonl' });
+      const answers = decodeArray<SourceAnswer>(source.answers);
+      expect(entry.data.answers).toHaveLength(answers.length);
+      answers.forEach((answer, index) => {
+        const written = entry.data.answers[index];
+        expect(written?.model_id).toBe(answer.model_id);
+        expect(written?.model).toBe(answer.model);
+        expect(Buffer.from(written?.text ?? '', 'utf8').equals(Buffer.from(answer.text, 'utf8'))).toBe(true);
+        compared += 1;
+      });
+      if (typeof source.divergence_score === 'number') expect(entry.data.divergence_score).toBe(source.divergence_score);
+      else expect(entry.data.divergence_score).toBeUndefined();
+      if (source.deliberation_card && typeof source.deliberation_card === 'object') expect(entry.data.deliberation_card).toEqual(source.deliberation_card);
+      if (typeof source.synthesis === 'string') expect(entry.body.trim()).toBe(source.synthesis.trim());
+    }
+    expect(compared).toBe(500);
+  });
 
-    it('keeps every tension; voices change only where the summary reports it', () => {
-      const records = byId(content.divergences);
-      const changed = new Map(summary.normalized.map((change) => [`${change.id} ${change.field}`, change]));
-      let total = 0;
-      for (const source of divergences) {
-        const tensions = decodeArray<SourceTension>(source.tensions);
-        const written = records.get(source.id as string)?.data.tensions ?? [];
-        expect(written).toHaveLength(Number(source.n_tensions));
-        expect(written).toHaveLength(tensions.length);
-        tensions.forEach((tension, index) => {
-          const { voice_a: voiceA, voice_b: voiceB, ...rest } = written[index] ?? ({} as SourceTension);
-          expect(rest).toEqual({ topic: tension.topic, claim_a: tension.claim_a, claim_b: tension.claim_b, status: tension.status });
-          const expectVoice = (key: 'voice_a' | 'voice_b', actual: string | undefined) => {
-            const change = changed.get(`${String(source.id)} tensions.${index}.${key}`);
-            expect(actual).toBe(change ? change.to : tension[key]);
-            if (change) expect(change.from).toBe(tension[key]);
-          };
-          expectVoice('voice_a', voiceA);
-          expectVoice('voice_b', voiceB);
-        });
-        total += tensions.length;
-      }
-      expect(summary.tensions).toBe(total);
-      // The two early records name "GPT-4o" in tensions while their OpenAI voice is "GPT" (gpt-5.5).
-      for (const change of summary.normalized) expect(change).toMatchObject({ from: 'GPT-4o', to: 'GPT' });
-    });
+  it('keeps every tension; voices change only where the summary reports it', () => {
+    const records = byId(content.divergences);
+    const changed = new Map(summary.normalized.map((change) => [`${change.id} ${change.field}`, change]));
+    let total = 0;
+    for (const source of divergences) {
+      const tensions = decodeArray<SourceTension>(source.tensions);
+      const written = records.get(source.id as string)?.data.tensions ?? [];
+      expect(written).toHaveLength(Number(source.n_tensions));
+      expect(written).toHaveLength(tensions.length);
+      tensions.forEach((tension, index) => {
+        const { voice_a: voiceA, voice_b: voiceB, ...rest } = written[index] ?? ({} as SourceTension);
+        expect(rest).toEqual({ topic: tension.topic, claim_a: tension.claim_a, claim_b: tension.claim_b, status: tension.status });
+        const expectVoice = (key: 'voice_a' | 'voice_b', actual: string | undefined) => {
+          const change = changed.get(`${String(source.id)} tensions.${index}.${key}`);
+          expect(actual).toBe(change ? change.to : tension[key]);
+          if (change) expect(change.from).toBe(tension[key]);
+        };
+        expectVoice('voice_a', voiceA);
+        expectVoice('voice_b', voiceB);
+      });
+      total += tensions.length;
+    }
+    expect(summary.tensions).toBe(total);
+    // The two early records name "GPT-4o" in tensions while their OpenAI voice is "GPT" (gpt-5.5).
+    for (const change of summary.normalized) expect(change).toMatchObject({ from: 'GPT-4o', to: 'GPT' });
+  });
 
-    it('derives one family per lab, named by the shortest label, with every model_id', () => {
-      const openai = content.registry.families.find((family) => family.lab === 'OpenAI');
-      expect(openai?.name).toBe('GPT');
-      expect(openai?.aliases).toEqual(expect.arrayContaining(['gpt-4o', 'gpt-5.5']));
-      expect(openai?.fictional).toBe(false);
-      const answers = divergences.flatMap((source) => decodeArray<SourceAnswer>(source.answers));
-      const labs = new Set(answers.map((answer) => answer.lab));
-      expect(content.registry.families.map((family) => family.lab).sort()).toEqual([...labs].sort());
-      const modelIds = [...new Set(answers.map((answer) => answer.model_id))].sort();
-      expect(content.registry.models.map((model) => model.model_id).sort()).toEqual(modelIds);
-      for (const model of content.registry.models) expect(model.retired).toBe(false);
-      expect(content.registry.models.find((model) => model.model_id === 'gpt-4o')?.family).toBe('GPT');
-      expect(content.registry.models.find((model) => model.model_id === 'gpt-5.5')?.family).toBe('GPT');
-    });
+  it('derives one family per lab, named by the shortest label, with every model_id', () => {
+    const openai = content.registry.families.find((family) => family.lab === 'OpenAI');
+    expect(openai?.name).toBe('GPT');
+    expect(openai?.aliases).toEqual(expect.arrayContaining(['gpt-4o', 'gpt-5.5']));
+    expect(openai?.fictional).toBe(false);
+    const answers = divergences.flatMap((source) => decodeArray<SourceAnswer>(source.answers));
+    const labs = new Set(answers.map((answer) => answer.lab));
+    expect(content.registry.families.map((family) => family.lab).sort()).toEqual([...labs].sort());
+    const modelIds = [...new Set(answers.map((answer) => answer.model_id))].sort();
+    expect(content.registry.models.map((model) => model.model_id).sort()).toEqual(modelIds);
+    for (const model of content.registry.models) expect(model.retired).toBe(false);
+    expect(content.registry.models.find((model) => model.model_id === 'gpt-4o')?.family).toBe('GPT');
+    expect(content.registry.models.find((model) => model.model_id === 'gpt-5.5')?.family).toBe('GPT');
+  });
 
-    it('writes every concept node with related ids from the edges, once each', () => {
-      expect(content.concepts).toHaveLength(graph.nodes.length);
-      const concepts = byId(content.concepts);
-      for (const node of graph.nodes) {
-        const entry = concepts.get(node.id as string);
-        expect(entry?.data).toMatchObject({ label: node.label, ring: node.ring, type: node.type, weight: node.weight });
-        const related = [...new Set(graph.edges.filter(([from]) => from === node.id).map(([, to]) => to))];
-        expect(entry?.data.related).toEqual(related);
-        expect(entry?.body.trim()).toBe(((node.definition as string | undefined) ?? (node.label as string)).trim());
-      }
-    });
+  it('writes every concept node with related ids from the edges, once each', () => {
+    expect(content.concepts).toHaveLength(graph.nodes.length);
+    const concepts = byId(content.concepts);
+    for (const node of graph.nodes) {
+      const entry = concepts.get(node.id as string);
+      expect(entry?.data).toMatchObject({ label: node.label, ring: node.ring, type: node.type, weight: node.weight });
+      const related = [...new Set(graph.edges.filter(([from]) => from === node.id).map(([, to]) => to))];
+      expect(entry?.data.related).toEqual(related);
+      expect(entry?.body.trim()).toBe(((node.definition as string | undefined) ?? (node.label as string)).trim());
+    }
+  });
 
-    it('the CLI refuses a non-empty --out and leaves it untouched', () => {
-      const dir = tempDir('busy');
-      writeFileSync(path.join(dir, 'keep.txt'), 'mine');
-      const result = runCli(['--from', dataDir, '--out', dir]);
-      expect(result.status).toBe(1);
-      expect(result.stderr).toMatch(/is not empty/);
-      expect(readdirSync(dir)).toEqual(['keep.txt']);
-    });
+  it('the CLI refuses a non-empty --out and leaves it untouched', () => {
+    const dir = tempDir('busy');
+    writeFileSync(path.join(dir, 'keep.txt'), 'mine');
+    const result = runCli(['--from', dataDir, '--out', dir]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/is not empty/);
+    expect(readdirSync(dir)).toEqual(['keep.txt']);
+  });
 
-    it('refuses an --out inside the tracked repository tree', () => {
-      const inside = path.join(repoRoot, 'content', 'omnarai-import-must-not-exist');
-      expect(() => importOmnarai({ from: dataDir, out: inside })).toThrow(/inside the repository/);
-      expect(existsSync(inside)).toBe(false);
-    });
-  },
-);
+  it('refuses an --out inside the tracked repository tree', () => {
+    const inside = path.join(repoRoot, 'content', 'omnarai-import-must-not-exist');
+    expect(() => importOmnarai({ from: dataDir, out: inside })).toThrow(/inside the repository/);
+    expect(existsSync(inside)).toBe(false);
+  });
+});
 
 const TRICKY_TEXT =
   '  leading spaces, "quotes", \'single\', back\\slash, tab\there, key: value, # not a comment\r\n' +
@@ -280,9 +275,7 @@ function syntheticSources(): OmnaraiSources {
     { model: 'Alpha-Max', lab: 'Lab A', model_id: 'alpha-2', date: '2026-01-02', text: '|\n  block scalar lookalike' },
     { model: 'Beta', lab: 'Lab B', model_id: 'beta-7', date: '2026-01-02', text: 'Plain answer.' },
   ];
-  const tensions = [
-    { topic: 't', voice_a: 'Alpha', claim_a: 'yes', voice_b: 'Beta', claim_b: 'no', status: 'divergent' },
-  ];
+  const tensions = [{ topic: 't', voice_a: 'Alpha', claim_a: 'yes', voice_b: 'Beta', claim_b: 'no', status: 'divergent' }];
   const corpus = [
     {
       id: 'OMN-900',
@@ -296,7 +289,17 @@ function syntheticSources(): OmnaraiSources {
       permalink: 'not a url',
       evidence_status: 'unknown',
     },
-    { id: 'OMN-S17', title: 'Synthesis', ring: 'open', type: 'synthesis', contributors: ['Omnai'], lineage: [], excerpt: '# S', date: '2025-02-01', permalink: '' },
+    {
+      id: 'OMN-S17',
+      title: 'Synthesis',
+      ring: 'open',
+      type: 'synthesis',
+      contributors: ['Omnai'],
+      lineage: [],
+      excerpt: '# S',
+      date: '2025-02-01',
+      permalink: '',
+    },
     { id: 'BAD-1', title: 'Wrong id shape', ring: 'core', type: 'lore', contributors: ['xz'], lineage: [], excerpt: 'x', date: '2025-02-01' },
   ];
   const mediaLines = [
@@ -462,7 +465,14 @@ describe('importer rules', () => {
 
   it('maps types to layers', () => {
     expect(['lore', 'research', 'technical', 'benchmark', 'philosophy', 'synthesis', 'media', 'other'].map(layerForType)).toEqual([
-      'realms', 'research', 'research', 'research', 'canon', 'canon', 'canon', 'canon',
+      'realms',
+      'research',
+      'research',
+      'research',
+      'canon',
+      'canon',
+      'canon',
+      'canon',
     ]);
   });
 

@@ -74,7 +74,9 @@ describe.skipIf(!hasData)('Atlas admission on the judged set (bench/intent-set.j
   });
 
   it('no factual question shows an Atlas record in its top 8, on either half', () => {
-    const shown = outcomes.filter((outcome) => outcome.item.kind === 'factual' && outcome.atlas.length > 0).map((outcome) => `${outcome.item.id}: ${outcome.atlas.join(', ')}`);
+    const shown = outcomes
+      .filter((outcome) => outcome.item.kind === 'factual' && outcome.atlas.length > 0)
+      .map((outcome) => `${outcome.item.id}: ${outcome.atlas.join(', ')}`);
     expect(shown).toEqual([]);
   });
 

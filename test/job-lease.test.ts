@@ -72,7 +72,7 @@ for (const driver of drivers) {
       await store.close();
     });
 
-    it('without a heartbeat the same job would be taken over: a dead runner\'s job is reclaimed once its lease lapses, not before', async () => {
+    it("without a heartbeat the same job would be taken over: a dead runner's job is reclaimed once its lease lapses, not before", async () => {
       const store = await driver.open();
       const { clock, runner } = harness(store);
       // A process claimed the job and died: nothing renews its lease.

@@ -29,7 +29,14 @@ async function lint(file: string, code: string) {
   const eslint = new ESLint({
     cwd: REPO_ROOT,
     overrideConfigFile: true,
-    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: (await import('typescript-eslint')).parser }, plugins: { layers }, rules: { 'layers/one-way': 'error' } }],
+    overrideConfig: [
+      {
+        files: ['**/*.ts'],
+        languageOptions: { parser: (await import('typescript-eslint')).parser },
+        plugins: { layers },
+        rules: { 'layers/one-way': 'error' },
+      },
+    ],
   });
   const [result] = await eslint.lintText(code, { filePath: path.join(REPO_ROOT, file) });
   return result!.messages.map((m) => m.message);
@@ -52,20 +59,34 @@ describe('the layer rule', () => {
   });
 
   it('refuses a back arrow and names the allowed layers', async () => {
-    expect(await lint('core/example.ts', "import { x } from '../api/live/service.ts';\nexport const y = x;\n")).toEqual([expect.stringContaining('back arrow: core may not import api')]);
-    expect(await lint('schemas/example.ts', "import { x } from '../core/records.ts';\nexport const y = x;\n")).toEqual([expect.stringContaining('schemas may not import core')]);
-    expect(await lint('api/live/example.ts', "import { x } from '../routes/query.ts';\nexport const y = x;\n")).toEqual([expect.stringContaining('api may not import api-edge')]);
-    expect(await lint('bench/example.ts', "export { x } from '../test/helpers/contract.ts';\n")).toEqual([expect.stringContaining('bench may not import test')]);
-    expect(await lint('scripts/example.ts', "const m = await import('../api/app.ts');\nexport default m;\n")).toEqual([expect.stringContaining('scripts may not import api-edge')]);
+    expect(await lint('core/example.ts', "import { x } from '../api/live/service.ts';\nexport const y = x;\n")).toEqual([
+      expect.stringContaining('back arrow: core may not import api'),
+    ]);
+    expect(await lint('schemas/example.ts', "import { x } from '../core/records.ts';\nexport const y = x;\n")).toEqual([
+      expect.stringContaining('schemas may not import core'),
+    ]);
+    expect(await lint('api/live/example.ts', "import { x } from '../routes/query.ts';\nexport const y = x;\n")).toEqual([
+      expect.stringContaining('api may not import api-edge'),
+    ]);
+    expect(await lint('bench/example.ts', "export { x } from '../test/helpers/contract.ts';\n")).toEqual([
+      expect.stringContaining('bench may not import test'),
+    ]);
+    expect(await lint('scripts/example.ts', "const m = await import('../api/app.ts');\nexport default m;\n")).toEqual([
+      expect.stringContaining('scripts may not import api-edge'),
+    ]);
   });
 
   it('lets the allowed arrows through', async () => {
-    expect(await lint('api/routes/example.ts', "import { x } from '../../core/records.ts';\nimport { y } from '../live/service.ts';\nexport const z = [x, y];\n")).toEqual([]);
+    expect(
+      await lint('api/routes/example.ts', "import { x } from '../../core/records.ts';\nimport { y } from '../live/service.ts';\nexport const z = [x, y];\n"),
+    ).toEqual([]);
     expect(await lint('src/lib/example.ts', "import { x } from '../../core/records.ts';\nexport const z = x;\n")).toEqual([]);
   });
 
   it('keeps the core and the schemas pure: no disk, network, SDK or driver', async () => {
-    expect(await lint('core/example.ts', "import { readFileSync } from 'node:fs';\nexport const y = readFileSync;\n")).toEqual([expect.stringContaining('core/ is pure')]);
+    expect(await lint('core/example.ts', "import { readFileSync } from 'node:fs';\nexport const y = readFileSync;\n")).toEqual([
+      expect.stringContaining('core/ is pure'),
+    ]);
     expect(await lint('schemas/example.ts', "import OpenAI from 'openai';\nexport const y = OpenAI;\n")).toEqual([expect.stringContaining('schemas/ is pure')]);
     expect(await lint('providers/example.ts', "import OpenAI from 'openai';\nexport const y = OpenAI;\n")).toEqual([]);
   });

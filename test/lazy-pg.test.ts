@@ -12,7 +12,11 @@ import { REPO_ROOT } from '../core/paths.ts';
 import { tempDir } from '../devkit/app.ts';
 
 function probe(location: string): { opened: boolean; pgLoaded: boolean } {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/helpers/store-probe.ts'), location], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/helpers/store-probe.ts'), location], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return JSON.parse(out) as { opened: boolean; pgLoaded: boolean };
 }
 
@@ -36,7 +40,9 @@ describe('the PostgreSQL client is loaded lazily', () => {
     const offenders = roots
       .flatMap((root) => sources(root))
       .filter((file) => !/[\\/]storage[\\/](postgres[\\/]|postgres-store\.ts$)/.test(file))
-      .filter((file) => /^\s*import\s(?!type\b)[^;]*from\s+['"](pg|[^'"]*postgres-store\.ts|[^'"]*storage\/postgres\/[^'"]*)['"]/m.test(readFileSync(file, 'utf8')));
+      .filter((file) =>
+        /^\s*import\s(?!type\b)[^;]*from\s+['"](pg|[^'"]*postgres-store\.ts|[^'"]*storage\/postgres\/[^'"]*)['"]/m.test(readFileSync(file, 'utf8')),
+      );
     expect(offenders.map((file) => path.relative(REPO_ROOT, file))).toEqual([]);
   });
 });

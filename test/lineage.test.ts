@@ -32,7 +32,17 @@ function writeLineageContent(): string {
   writeFileSync(
     path.join(dir, 'works', 'TST-5.md'),
     stringifyMarkdown(
-      { id: 'TST-5', title: 'Refusal as a craft', ring: 'curated', type: 'essay', layer: 'research', evidence: 'interpretive', contributors: ['Birch', 'Tester'], date: '2024-12-01', lineage: ['refusal', 'craft'] },
+      {
+        id: 'TST-5',
+        title: 'Refusal as a craft',
+        ring: 'curated',
+        type: 'essay',
+        layer: 'research',
+        evidence: 'interpretive',
+        contributors: ['Birch', 'Tester'],
+        date: '2024-12-01',
+        lineage: ['refusal', 'craft'],
+      },
       'Holding a line well is a skill learned by practice.',
     ),
   );
@@ -64,7 +74,12 @@ describe('lineage and tensions through the API (fixture content)', () => {
     expect(body.concept.id).toBe('refusal');
     expect(body.related).toEqual([{ id: 'craft', label: 'Craft', co_occurrences: 1, href: '/api/lineage?concept=craft' }]);
     // Oldest first: TST-5 (2024-12-01), TST-4 (2025-04-01), TST-D1 (2025-06-01), TST-D2 (2026-01-10).
-    expect(body.spine.map((entry: { id: string; kind: string }) => `${entry.kind}:${entry.id}`)).toEqual(['work:TST-5', 'work:TST-4', 'divergence:TST-D1', 'divergence:TST-D2']);
+    expect(body.spine.map((entry: { id: string; kind: string }) => `${entry.kind}:${entry.id}`)).toEqual([
+      'work:TST-5',
+      'work:TST-4',
+      'divergence:TST-D1',
+      'divergence:TST-D2',
+    ]);
     expect(body.spine[2]).toMatchObject({ contributors: ['Alder', 'Birch', 'Cedar'], ring: 'core', date: '2025-06-01', href: '/api/divergences?id=TST-D1' });
     expect(body.contributors[0]).toEqual({ name: 'Birch', works: 2, divergences: 2, total: 4 });
     expect(body.counts).toEqual({ works: 2, divergences: 2, contributors: 4, related: 1, tensions_open: 1, tensions_repaired: 0 });
@@ -110,7 +125,16 @@ describe('lineage and tensions through the API (fixture content)', () => {
     const { body } = await get('/api/tensions');
     expect(body).toMatchObject({ count: 1, total: 1, sightings_total: 2, by_lifecycle: { open: 1, repaired: 0 } });
     const [tension] = body.tensions;
-    expect(tension).toMatchObject({ id: KEY, voices: ['Alder', 'Birch'], status: 'emerging', first_seen: '2025-06-01', last_seen: '2026-01-10', concepts: ['refusal'], disposition: 'held', sighting_count: 2 });
+    expect(tension).toMatchObject({
+      id: KEY,
+      voices: ['Alder', 'Birch'],
+      status: 'emerging',
+      first_seen: '2025-06-01',
+      last_seen: '2026-01-10',
+      concepts: ['refusal'],
+      disposition: 'held',
+      sighting_count: 2,
+    });
     expect(tension.dispositions).toEqual([{ kind: 'held', by: 'curator', at: '2026-02-01T10:00:00Z', reason: 'Both readings are live.' }]);
   });
 
@@ -146,10 +170,27 @@ describe('tension identity', () => {
   });
 
   it('repairs a tension only while its latest disposition is reclassified or canon-note', () => {
-    const entry = { id: 'X-D1-T1', record_id: 'X-D1', topic: 't', voice_a: 'A', claim_a: 'a', voice_b: 'B', claim_b: 'b', status: 'divergent' as const, date: '2025-01-01', question: 'q', href: '/h' };
+    const entry = {
+      id: 'X-D1-T1',
+      record_id: 'X-D1',
+      topic: 't',
+      voice_a: 'A',
+      claim_a: 'a',
+      voice_b: 'B',
+      claim_b: 'b',
+      status: 'divergent' as const,
+      date: '2025-01-01',
+      question: 'q',
+      href: '/h',
+    };
     const key = tensionKey('A', 'B', 't');
     const lifecycle = (kinds: string[]) =>
-      trackTensions([entry], { [key]: kinds.map((kind) => ({ kind, by: 'c', at: '2025-02-01', note: 'n', earlier_voice: 'A', reason: 'r', undecidable: true, proposal_id: 'p', record_id: 'r' }) as never) })[0]!.lifecycle;
+      trackTensions([entry], {
+        [key]: kinds.map(
+          (kind) =>
+            ({ kind, by: 'c', at: '2025-02-01', note: 'n', earlier_voice: 'A', reason: 'r', undecidable: true, proposal_id: 'p', record_id: 'r' }) as never,
+        ),
+      })[0]!.lifecycle;
     expect(lifecycle([])).toBe('open');
     expect(lifecycle(['canon-note'])).toBe('repaired');
     expect(lifecycle(['reclassified'])).toBe('repaired');
@@ -162,11 +203,18 @@ describe('tension identity', () => {
 function lineageOf(content: LoadedContent) {
   const works = [...content.works, ...content.proposals].map((entry) => deriveWork(entry.data, entry.body, 'seed'));
   const divergences = content.divergences.map((entry) => deriveDivergence(entry.data, entry.body, content.registry));
-  const graph = deriveConceptGraph(content.concepts.map((entry) => entry.data), works);
+  const graph = deriveConceptGraph(
+    content.concepts.map((entry) => entry.data),
+    works,
+  );
   const ids = new Set(graph.nodes.map((node) => node.id));
   const concepts = new Map(divergences.map((record) => [record.id, recordConcepts(record, ids)]));
   const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
-  const tensions = trackTensions(divergences.flatMap((record) => record.tensions), dispositions, (id) => concepts.get(id) ?? []);
+  const tensions = trackTensions(
+    divergences.flatMap((record) => record.tensions),
+    dispositions,
+    (id) => concepts.get(id) ?? [],
+  );
   return { graph, of: (id: string) => conceptLineage({ graph, works, divergences, tensions }, resolveConcept(graph, id)!) };
 }
 
@@ -175,7 +223,8 @@ describe('lineage on the demo content (content/)', () => {
   const { graph, of } = lineageOf(content);
 
   it('counts works and Atlas records per concept as the content files name them', () => {
-    const files = (folder: string) => content.files.filter((file) => file.file.startsWith(`${folder}/`)).map((file) => parseMarkdown(file.bytes.toString('utf8')).data);
+    const files = (folder: string) =>
+      content.files.filter((file) => file.file.startsWith(`${folder}/`)).map((file) => parseMarkdown(file.bytes.toString('utf8')).data);
     const works = files('works');
     const records = files('divergences');
     for (const node of graph.nodes) {
@@ -189,18 +238,35 @@ describe('lineage on the demo content (content/)', () => {
     expect(refusal.counts.tensions_open).toBeGreaterThan(0);
     // content/tensions/ holds a demo crux on a continuity tension sighted twice (D1026 re-elicits D1001): open, with its disposition.
     const continuity = of('continuity');
-    expect(continuity.tensions.open).toContainEqual(expect.objectContaining({ id: 'kestrel__orrery__where-beliefs-are-located', disposition: 'crux', sighting_count: 2, record_ids: ['PLY-D1001', 'PLY-D1026'] }));
+    expect(continuity.tensions.open).toContainEqual(
+      expect.objectContaining({
+        id: 'kestrel__orrery__where-beliefs-are-located',
+        disposition: 'crux',
+        sighting_count: 2,
+        record_ids: ['PLY-D1001', 'PLY-D1026'],
+      }),
+    );
   });
 });
 
 const omnaraiDir = path.resolve(REPO_ROOT, '../shared/omnarai');
 
 describe.skipIf(!existsSync(omnaraiDir))('lineage on the imported Omnarai data (../shared/omnarai)', () => {
-  interface SourceWork { id: string; lineage?: string[]; contributors: string[] }
+  interface SourceWork {
+    id: string;
+    lineage?: string[];
+    contributors: string[];
+  }
   const corpus = JSON.parse(readFileSync(path.join(omnaraiDir, 'corpus.json'), 'utf8')) as SourceWork[];
-  const media = readFileSync(path.join(omnaraiDir, 'media-corpus.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SourceWork);
+  const media = readFileSync(path.join(omnaraiDir, 'media-corpus.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as SourceWork);
   const sourceWorks = [...corpus, ...media];
-  const divergences = readFileSync(path.join(omnaraiDir, 'divergences.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { cluster?: string });
+  const divergences = readFileSync(path.join(omnaraiDir, 'divergences.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { cluster?: string });
   const nodes = (JSON.parse(readFileSync(path.join(omnaraiDir, 'concepts.json'), 'utf8')) as { nodes: { id: string }[] }).nodes;
 
   let of: ReturnType<typeof lineageOf>['of'];

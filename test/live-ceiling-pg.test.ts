@@ -35,10 +35,18 @@ describe.skipIf(!POSTGRES_AVAILABLE)('spending ceiling across two processes on P
     const dir = tempDir('ceiling-pg');
     const configFile = path.join(dir, 'panel.yaml');
     // Long call deadlines: a hanging call ends only if it is cancelled.
-    writeFileSync(configFile, stringifyYaml(testPanelConfig(fake, { spending_ceiling_usd: CEILING, defaults: { timeout_ms: 120_000, max_retries: 0, max_tokens: 400 } })));
+    writeFileSync(
+      configFile,
+      stringifyYaml(testPanelConfig(fake, { spending_ceiling_usd: CEILING, defaults: { timeout_ms: 120_000, max_retries: 0, max_tokens: 400 } })),
+    );
     const env = {
-      ARTIFACTS_DIR: built.artifactsDir, STORE_PATH: postgres.url, PANEL_CONFIG: configFile, SITE_DIR: path.join(dir, 'none'),
-      JOB_SWEEP_MS: '200', COUNCIL_RATE_LIMIT: '1000/3600', COUNCIL_GLOBAL_RATE_LIMIT: '1000/3600',
+      ARTIFACTS_DIR: built.artifactsDir,
+      STORE_PATH: postgres.url,
+      PANEL_CONFIG: configFile,
+      SITE_DIR: path.join(dir, 'none'),
+      JOB_SWEEP_MS: '200',
+      COUNCIL_RATE_LIMIT: '1000/3600',
+      COUNCIL_GLOBAL_RATE_LIMIT: '1000/3600',
     };
     for (let index = 0; index < 2; index++) {
       const server = await startServerProcess(env);
@@ -54,7 +62,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('spending ceiling across two processes on P
 
   it('a job cancelled through one process has its calls aborted wherever it runs', async () => {
     for (const name of PANEL) fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'hang' });
-    const submitted = (await (await fetch(`${bases[0]}/api/council?q=${encodeURIComponent('Cancel across processes?')}&async=1`)).json()) as { cancel_url: string; poll_url: string };
+    const submitted = (await (await fetch(`${bases[0]}/api/council?q=${encodeURIComponent('Cancel across processes?')}&async=1`)).json()) as {
+      cancel_url: string;
+      poll_url: string;
+    };
     expect(await eventually(() => fake.requests.length === PANEL.length)).toBe(true);
     const cancelled = await fetch(`${bases[1]}${submitted.cancel_url}`, { method: 'POST' });
     expect(cancelled.status).toBe(200);
@@ -66,8 +77,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('spending ceiling across two processes on P
   it('twenty councils submitted to both processes at once spend at most the ceiling', async () => {
     fake.reset();
     // Every call bills its whole max_tokens, so the councils together would cost about $0.07.
-    for (const name of PANEL) fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'answer', content: `${name} answers`, usage: { prompt_tokens: 10, completion_tokens: 400 } });
-    for (const chair of ['chair-live', 'backup-live']) fake.setDefault(chair, { kind: 'json', value: DEFAULT_SYNTHESIS, usage: { prompt_tokens: 500, completion_tokens: 400 } });
+    for (const name of PANEL)
+      fake.setDefault(`${name.toLowerCase()}-live`, { kind: 'answer', content: `${name} answers`, usage: { prompt_tokens: 10, completion_tokens: 400 } });
+    for (const chair of ['chair-live', 'backup-live'])
+      fake.setDefault(chair, { kind: 'json', value: DEFAULT_SYNTHESIS, usage: { prompt_tokens: 500, completion_tokens: 400 } });
     const submitted = await Promise.all(
       Array.from({ length: 20 }, async (_, n) => {
         const response = await fetch(`${bases[n % 2]}/api/council?q=${encodeURIComponent(`Shared ceiling ${n}?`)}&async=1`);

@@ -134,7 +134,10 @@ describe('sessions the server issues (item 7)', () => {
     const { app } = await liveApp();
     const response = await request(app).post('/api/query').send({ query: 'Remember me?', session_id: 'sess-1' });
     expect(response.status).toBe(404);
-    expect(response.body.error).toMatchObject({ code: 'SESSION_NOT_FOUND', suggested_next_call: { method: 'POST', path: '/api/query', body: { new_session: true } } });
+    expect(response.body.error).toMatchObject({
+      code: 'SESSION_NOT_FOUND',
+      suggested_next_call: { method: 'POST', path: '/api/query', body: { new_session: true } },
+    });
     expect(fake.requests).toHaveLength(0);
     const both = await request(app).post('/api/query').send({ query: 'x', session_id: 'sess-1', new_session: true });
     expect(both.status).toBe(400);
@@ -192,7 +195,10 @@ function parseEvents(text: string): { event: string; data: Json }[] {
     .filter((block) => block.includes('data: '))
     .map((block) => {
       const lines = block.split('\n');
-      return { event: lines.find((line) => line.startsWith('event: '))!.slice(7), data: JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as Json };
+      return {
+        event: lines.find((line) => line.startsWith('event: '))!.slice(7),
+        data: JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as Json,
+      };
     });
 }
 
@@ -223,48 +229,79 @@ describe('progress (item 8)', () => {
     expect(stages[0]).toMatchObject({ stage: 'retrieval', sources: expect.arrayContaining(['TST-D1']), attempt: 1, at: expect.any(String) });
     expect(stages.slice(1)).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ stage: 'voice', name: 'Birch', model_id: 'birch-live', status: 'answered', answer: expect.stringContaining('Birch answers') }),
+        expect.objectContaining({
+          stage: 'voice',
+          name: 'Birch',
+          model_id: 'birch-live',
+          status: 'answered',
+          answer: expect.stringContaining('Birch answers'),
+        }),
         expect.objectContaining({ stage: 'voice', name: 'Cedar', status: 'failed', failure: 'server_error' }),
       ]),
     );
     await live.runner.idle();
     const done = (await request(app).get(submitted.body.poll_url)).body as Json & { stages: Json[] };
     expect(done.status).toBe('done');
-    expect(done.stages.map((stage) => `${String(stage.stage)}:${String(stage.name ?? stage.status)}`).slice(-3)).toEqual(['voice:Alder', 'chair:started', 'chair:done']);
+    expect(done.stages.map((stage) => `${String(stage.stage)}:${String(stage.name ?? stage.status)}`).slice(-3)).toEqual([
+      'voice:Alder',
+      'chair:started',
+      'chair:done',
+    ]);
     expect(done.stages.at(-1)).toMatchObject({ chair: 'Chair' });
     expect(done.answer).toBe(DEFAULT_SYNTHESIS.answer);
   });
 
   it('streams stages, then the result, as Server-Sent Events on the sync path', async () => {
     const { app } = await liveApp();
-    const response = await request(app).get('/api/query?q=Can%20a%20trained%20refusal%20be%20owned%3F&sync=1').set('Accept', 'text/event-stream').buffer(true).parse((res, done) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      res.on('end', () => done(null, text));
-    });
+    const response = await request(app)
+      .get('/api/query?q=Can%20a%20trained%20refusal%20be%20owned%3F&sync=1')
+      .set('Accept', 'text/event-stream')
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => done(null, text));
+      });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(response.headers['cache-control']).toMatch(/no-transform/);
     expect(response.headers.vary).toMatch(/Accept/);
     const events = parseEvents(response.body as string);
-    expect(events.map((entry) => `${entry.event}:${String(entry.data.stage ?? '')}`)).toEqual(['stage:retrieval', 'stage:voice', 'stage:voice', 'stage:voice', 'stage:chair', 'stage:chair', 'result:']);
+    expect(events.map((entry) => `${entry.event}:${String(entry.data.stage ?? '')}`)).toEqual([
+      'stage:retrieval',
+      'stage:voice',
+      'stage:voice',
+      'stage:voice',
+      'stage:chair',
+      'stage:chair',
+      'result:',
+    ]);
     const result = events.at(-1)!.data;
     expect(result).toMatchObject({ question_received: 'Can a trained refusal be owned?', answer: DEFAULT_SYNTHESIS.answer });
     const voices = events.filter((entry) => entry.data.stage === 'voice').map((entry) => entry.data.answer);
     expect(new Set(voices)).toEqual(new Set((result.panel as Json[]).map((voice) => voice.answer)));
 
     // POST /api/query and GET /api/council stream too
-    const posted = await request(app).post('/api/query').set('Accept', 'text/event-stream').send({ query: 'posted', new_session: true }).buffer(true).parse((res, done) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      res.on('end', () => done(null, text));
-    });
+    const posted = await request(app)
+      .post('/api/query')
+      .set('Accept', 'text/event-stream')
+      .send({ query: 'posted', new_session: true })
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => done(null, text));
+      });
     expect(parseEvents(posted.body as string).at(-1)!.data.session).toMatchObject({ started: true });
-    const council = await request(app).get('/api/council?q=streamed').set('Accept', 'text/event-stream').buffer(true).parse((res, done) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      res.on('end', () => done(null, text));
-    });
+    const council = await request(app)
+      .get('/api/council?q=streamed')
+      .set('Accept', 'text/event-stream')
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => done(null, text));
+      });
     const councilEvents = parseEvents(council.body as string);
     expect(councilEvents.filter((entry) => entry.data.stage === 'voice')).toHaveLength(3);
     expect(councilEvents.at(-1)).toMatchObject({ event: 'result', data: { council_id: expect.stringMatching(/^council_/) } });
@@ -273,16 +310,23 @@ describe('progress (item 8)', () => {
   it('a failure after the stream started is an error event carrying the envelope; earlier ones keep their status', async () => {
     for (const model of ['chair-live', 'backup-live']) fake.setDefault(model, { kind: 'status', status: 500 });
     const { app } = await liveApp();
-    const streamed = await request(app).get('/api/trace?q=Nobody%20answers').set('Accept', 'text/event-stream').buffer(true).parse((res, done) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      res.on('end', () => done(null, text));
-    });
+    const streamed = await request(app)
+      .get('/api/trace?q=Nobody%20answers')
+      .set('Accept', 'text/event-stream')
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => done(null, text));
+      });
     const events = parseEvents(streamed.body as string);
     expect(events[0]).toMatchObject({ event: 'stage', data: { stage: 'retrieval' } });
     const error = events.at(-1)!;
     expect(error.event).toBe('error');
-    expect(error.data).toMatchObject({ status: 502, error: { code: 'PROVIDER_FAILED', retryable: true, agent_action: expect.any(String), suggested_next_call: null } });
+    expect(error.data).toMatchObject({
+      status: 502,
+      error: { code: 'PROVIDER_FAILED', retryable: true, agent_action: expect.any(String), suggested_next_call: null },
+    });
     expect(JSON.stringify(error.data)).not.toMatch(/\bat .*\.ts:\d+/);
 
     const missing = await request(app).get('/api/query?sync=1').set('Accept', 'text/event-stream');
@@ -290,7 +334,14 @@ describe('progress (item 8)', () => {
     expect(missing.body.error.code).toBe('PARAM_MISSING');
     // Spend at the ceiling is refused before the stream starts (reservations keep real runs below it).
     const { app: broke, store: brokeStore } = await liveApp({ spending_ceiling_usd: 0.01 });
-    await brokeStore.addSpend({ at: new Date().toISOString(), purpose: 'council', model: 'alder-live', prompt_tokens: 10, completion_tokens: 10, cost_usd: 0.01 });
+    await brokeStore.addSpend({
+      at: new Date().toISOString(),
+      purpose: 'council',
+      model: 'alder-live',
+      prompt_tokens: 10,
+      completion_tokens: 10,
+      cost_usd: 0.01,
+    });
     const refused = await request(broke).get('/api/query?q=again&sync=1').set('Accept', 'text/event-stream');
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('SPENDING_CEILING_REACHED');
@@ -308,7 +359,8 @@ describe('progress (item 8)', () => {
     controller.abort();
 
     // the abandoned run's hanging call is aborted, and its chair is never asked
-    for (let waited = 0; waited < 10_000 && !fake.requestsFor('alder-live')[0]!.abortedByClient; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let waited = 0; waited < 10_000 && !fake.requestsFor('alder-live')[0]!.abortedByClient; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(fake.requestsFor('alder-live')[0]!.abortedByClient).toBe(true);
     // another caller is served in full meanwhile
     const other = await request(app).get('/api/query?q=second%20question&sync=1');

@@ -54,7 +54,10 @@ async function eventually(condition: () => boolean | Promise<boolean>, limitMs =
 
 const PRICE = { input_per_mtok: 1, output_per_mtok: 2 };
 const billed = (requests: readonly RecordedRequest[]) =>
-  requests.reduce((sum, entry) => sum + (entry.usage ? (entry.usage.prompt_tokens * PRICE.input_per_mtok + entry.usage.completion_tokens * PRICE.output_per_mtok) / 1e6 : 0), 0);
+  requests.reduce(
+    (sum, entry) => sum + (entry.usage ? (entry.usage.prompt_tokens * PRICE.input_per_mtok + entry.usage.completion_tokens * PRICE.output_per_mtok) / 1e6 : 0),
+    0,
+  );
 const panelIds = PANEL.map((name) => `${name.toLowerCase()}-live`);
 
 describe('deadlines', () => {
@@ -90,8 +93,13 @@ describe('deadlines', () => {
     const { app } = await liveApp({ defaults: { timeout_ms: 60_000, max_retries: 2, max_tokens: 400, deliberation_deadline_ms: 300 } });
     const response = await request(app).get('/api/query?q=Who%20is%20slow%3F&sync=1');
     expect(response.status).toBe(200);
-    expect(response.body.panel.filter((voice: { status: string }) => voice.status === 'answered').map((voice: { name: string }) => voice.name)).toEqual(['Alder', 'Birch']);
-    expect(response.body.failed_voices).toEqual([expect.objectContaining({ name: 'Cedar', failure: 'deadline', message: expect.stringMatching(/deadline of 300 ms/) })]);
+    expect(response.body.panel.filter((voice: { status: string }) => voice.status === 'answered').map((voice: { name: string }) => voice.name)).toEqual([
+      'Alder',
+      'Birch',
+    ]);
+    expect(response.body.failed_voices).toEqual([
+      expect.objectContaining({ name: 'Cedar', failure: 'deadline', message: expect.stringMatching(/deadline of 300 ms/) }),
+    ]);
     expect(fake.counts('cedar-live')).toBe(1);
     expect(await eventually(() => fake.requestsFor('cedar-live')[0]!.abortedByClient)).toBe(true);
   });
@@ -101,14 +109,17 @@ describe('spending ceiling by reservation', () => {
   // Every call bills its whole max_tokens: real money runs out quickly.
   function expensiveDefaults() {
     for (const model of panelIds) fake.setDefault(model, { kind: 'answer', content: `${model} answers`, usage: { prompt_tokens: 10, completion_tokens: 400 } });
-    for (const chair of ['chair-live', 'backup-live']) fake.setDefault(chair, { kind: 'json', value: DEFAULT_SYNTHESIS, usage: { prompt_tokens: 500, completion_tokens: 400 } });
+    for (const chair of ['chair-live', 'backup-live'])
+      fake.setDefault(chair, { kind: 'json', value: DEFAULT_SYNTHESIS, usage: { prompt_tokens: 500, completion_tokens: 400 } });
   }
 
   it('ten concurrent async councils under a $0.02 ceiling spend at most the ceiling', async () => {
     expensiveDefaults();
     const ceiling = 0.02;
     const { app, live, store } = await liveApp({ spending_ceiling_usd: ceiling });
-    const jobs = await Promise.all(Array.from({ length: 10 }, (_, n) => request(app).get(`/api/council?q=${encodeURIComponent(`Costly question ${n}?`)}&async=1`)));
+    const jobs = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => request(app).get(`/api/council?q=${encodeURIComponent(`Costly question ${n}?`)}&async=1`)),
+    );
     expect(jobs.map((job) => job.status)).toEqual(Array(10).fill(202));
     await live.runner.idle();
     const states = await Promise.all(jobs.map(async (job) => (await request(app).get(job.body.poll_url)).body));
@@ -147,10 +158,16 @@ describe('spending ceiling by reservation', () => {
   it('a reservation left by a dead process stops counting once it expires', async () => {
     const store: Store = createSqliteStore(':memory:');
     const at = new Date('2026-01-01T00:00:00Z');
-    expect(await store.reserveSpend({ id: 'crashed', purpose: 'council', model: 'm', amount_usd: 0.9, expires_at: new Date(at.getTime() + 1000) }, 1, at)).toBe(true);
-    expect(await store.reserveSpend({ id: 'next', purpose: 'council', model: 'm', amount_usd: 0.2, expires_at: new Date(at.getTime() + 5000) }, 1, at)).toBe(false);
+    expect(await store.reserveSpend({ id: 'crashed', purpose: 'council', model: 'm', amount_usd: 0.9, expires_at: new Date(at.getTime() + 1000) }, 1, at)).toBe(
+      true,
+    );
+    expect(await store.reserveSpend({ id: 'next', purpose: 'council', model: 'm', amount_usd: 0.2, expires_at: new Date(at.getTime() + 5000) }, 1, at)).toBe(
+      false,
+    );
     const later = new Date(at.getTime() + 1000);
-    expect(await store.reserveSpend({ id: 'next', purpose: 'council', model: 'm', amount_usd: 0.2, expires_at: new Date(later.getTime() + 5000) }, 1, later)).toBe(true);
+    expect(
+      await store.reserveSpend({ id: 'next', purpose: 'council', model: 'm', amount_usd: 0.2, expires_at: new Date(later.getTime() + 5000) }, 1, later),
+    ).toBe(true);
     expect(await store.spendStatus(later)).toEqual({ spent_usd: 0, reserved_usd: 0.2 });
   });
 });
@@ -193,9 +210,15 @@ describe('truncated answers', () => {
       { kind: 'answer', content: 'Alder begins and is cut', finishReason: 'length' },
       { kind: 'answer', content: 'Alder begins again and is cut again', finishReason: 'length' },
     ]);
-    fake.script('birch-live', [{ kind: 'answer', content: 'Birch cut', finishReason: 'length' }, { kind: 'answer', content: 'Birch whole answer' }]);
+    fake.script('birch-live', [
+      { kind: 'answer', content: 'Birch cut', finishReason: 'length' },
+      { kind: 'answer', content: 'Birch whole answer' },
+    ]);
     // A reasoning model that spent its whole budget thinking: no text, finish_reason length.
-    fake.script('cedar-live', [{ kind: 'answer', content: '', finishReason: 'length' }, { kind: 'answer', content: '', finishReason: 'length' }]);
+    fake.script('cedar-live', [
+      { kind: 'answer', content: '', finishReason: 'length' },
+      { kind: 'answer', content: '', finishReason: 'length' },
+    ]);
     const { app } = await liveApp();
     const response = await request(app).post('/api/council').set('Authorization', `Bearer ${INGEST_SECRET}`).send({ q: 'Cut short?', persist: true });
     expect(response.status).toBe(201);
@@ -293,7 +316,10 @@ describe('cancellation', () => {
       store,
       concurrency: 1,
       now: () => new Date(),
-      newId: (() => { let n = 0; return () => `job_${++n}`; })(),
+      newId: (() => {
+        let n = 0;
+        return () => `job_${++n}`;
+      })(),
       log: () => {},
       describeFailure: (error) => ({ code: 'JOB_FAILED', message: String(error) }),
       handlers: {

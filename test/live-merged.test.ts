@@ -49,7 +49,9 @@ describe('job stages under the limits of issue 14', () => {
   it('record a voice failing by the run deadline and by truncation', async () => {
     fake.setDefault('alder-live', { kind: 'hang' });
     fake.script('birch-live', [{ kind: 'answer', content: '', finishReason: 'length' }]);
-    const { app, live } = await liveApp({ defaults: { timeout_ms: 60_000, max_retries: 0, max_tokens: 400, retry_truncated: false, deliberation_deadline_ms: 300 } });
+    const { app, live } = await liveApp({
+      defaults: { timeout_ms: 60_000, max_retries: 0, max_tokens: 400, retry_truncated: false, deliberation_deadline_ms: 300 },
+    });
     const submitted = await request(app).get('/api/council?q=Who%20fails%3F&async=1');
     await live.runner.idle();
     const done = (await request(app).get(submitted.body.poll_url)).body as Json & { stages: Json[] };
@@ -85,7 +87,9 @@ describe('job stages under the limits of issue 14', () => {
     const after = (await request(app).get(submitted.body.poll_url)).body as Json & { stages: Json[] };
     expect(after.status).toBe('cancelled');
     // Before the merge fix, the aborted Birch and Cedar were stored as failed voices after the cancel.
-    expect(after.stages.map((stage) => `${String(stage.stage)}:${String(stage.name ?? stage.status)}:${String(stage.status)}`)).toEqual(['voice:Alder:answered']);
+    expect(after.stages.map((stage) => `${String(stage.stage)}:${String(stage.name ?? stage.status)}:${String(stage.status)}`)).toEqual([
+      'voice:Alder:answered',
+    ]);
     expect(fake.counts('chair-live')).toBe(0);
   });
 });

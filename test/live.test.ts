@@ -37,7 +37,17 @@ beforeAll(async () => {
   writeFileSync(
     hostile,
     stringifyMarkdown(
-      { id: 'TST-5', title: 'Refusal notes from the harbour', ring: 'open', type: 'essay', layer: 'canon', evidence: 'speculative', contributors: ['Mallory'], date: '2025-05-01', lineage: ['refusal'] },
+      {
+        id: 'TST-5',
+        title: 'Refusal notes from the harbour',
+        ring: 'open',
+        type: 'essay',
+        layer: 'canon',
+        evidence: 'speculative',
+        contributors: ['Mallory'],
+        date: '2025-05-01',
+        lineage: ['refusal'],
+      },
       `Whether a trained refusal can be owned. ${INJECTIONS.join(' ')} ${CLOSER}`,
     ),
   );
@@ -101,7 +111,10 @@ describe('council', () => {
   });
 
   it('retries a malformed chair, then falls back to the named alternative', async () => {
-    fake.script('chair-live', [{ kind: 'malformed-content' }, { kind: 'json', value: { ...DEFAULT_SYNTHESIS, tensions: [{ ...DEFAULT_SYNTHESIS.tensions[0], voice_b: 'Nobody' }] } }]);
+    fake.script('chair-live', [
+      { kind: 'malformed-content' },
+      { kind: 'json', value: { ...DEFAULT_SYNTHESIS, tensions: [{ ...DEFAULT_SYNTHESIS.tensions[0], voice_b: 'Nobody' }] } },
+    ]);
     const { app } = await liveApp();
     const response = await request(app).get('/api/council?q=Chair%20trouble');
     expect(response.body.chair).toBe('Backup');
@@ -157,7 +170,9 @@ describe('deliberation, jobs and sessions', () => {
     expect(body.sources).toContain('TST-D1');
     expect(body.tensions).toEqual(DEFAULT_SYNTHESIS.tensions);
     expect(body.deliberationCard).toMatchObject({ chair: 'Chair', answered: 3, failed: 0 });
-    expect(body.trace.retrieval[0]).toEqual(expect.objectContaining({ id: expect.any(String), relevanceScore: expect.any(Number), similarity: expect.any(Number) }));
+    expect(body.trace.retrieval[0]).toEqual(
+      expect.objectContaining({ id: expect.any(String), relevanceScore: expect.any(Number), similarity: expect.any(Number) }),
+    );
     expect(body.receipt.verdict).toBe('substantive');
     expect(body.trace.usage.cost_usd).toBeGreaterThan(0);
   });
@@ -200,7 +215,9 @@ describe('deliberation, jobs and sessions', () => {
     expect(first.body.session).toMatchObject({ started: true, prior_exchanges: 0, buffer: 5, ttl_hours: 24 });
     for (let turn = 2; turn <= 7; turn++) {
       clock = new Date(clock.getTime() + 60_000);
-      const response = await request(app).post('/api/query').send({ query: `question number ${turn}`, session_id: sessionId });
+      const response = await request(app)
+        .post('/api/query')
+        .send({ query: `question number ${turn}`, session_id: sessionId });
       expect(response.status).toBe(200);
       expect(response.body.session).toMatchObject({ session_id: sessionId, started: false, prior_exchanges: Math.min(turn - 1, 5) });
     }
@@ -237,7 +254,10 @@ describe('rate limits on live paths', () => {
     // The test's clock: the window opens at the first call; the third comes 10 minutes later.
     let clock = Date.parse('2026-03-01T12:00:00Z');
     const now = () => new Date(clock);
-    const { app } = createLiveApp(await freshCorpus(), store, testPanelConfig(fake), now, { council: { limit: 2, windowMs: hour }, councilGlobal: { limit: 3, windowMs: hour } });
+    const { app } = createLiveApp(await freshCorpus(), store, testPanelConfig(fake), now, {
+      council: { limit: 2, windowMs: hour },
+      councilGlobal: { limit: 3, windowMs: hour },
+    });
     const first = await request(app).get('/api/council?q=one');
     expect(first.headers.ratelimit).toBe('limit=2, remaining=1, reset=3600');
     await request(app).get('/api/council?q=two');
@@ -258,7 +278,14 @@ describe('rate limits on live paths', () => {
     const { createPanel } = await import('../providers/chat.ts');
     const corpus = await freshCorpus();
     const live = createLiveService({ corpus, panel: createPanel(testPanelConfig(fake), {}).panel!, store });
-    const app = createApp({ corpus, live, store, log: () => {}, trustProxy: true, limits: { live: { limit: 5, windowMs: 60_000 }, liveGlobal: { limit: 2, windowMs: 60_000 } } });
+    const app = createApp({
+      corpus,
+      live,
+      store,
+      log: () => {},
+      trustProxy: true,
+      limits: { live: { limit: 5, windowMs: 60_000 }, liveGlobal: { limit: 2, windowMs: 60_000 } },
+    });
     const statuses = [];
     for (const client of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
       statuses.push((await request(app).get('/api/query?q=limited&sync=1').set('X-Forwarded-For', client)).status);
@@ -307,7 +334,10 @@ describe('trust rules: corpus text reaches models only as marked data', () => {
     expect(response.body.receipt).toMatchObject({ measured: true, verdict: 'substantive' });
     expect(response.body.baseline.corpus).toBe(false);
     expect(response.body.delta.cited_ids).toEqual(['TST-D1']);
-    const [baseline, augmented] = fake.requestsFor('chair-live').slice(0, 2).map((entry) => JSON.stringify(entry.messages));
+    const [baseline, augmented] = fake
+      .requestsFor('chair-live')
+      .slice(0, 2)
+      .map((entry) => JSON.stringify(entry.messages));
     const withCorpus = [baseline, augmented].filter((prompt) => prompt!.includes('BEGIN-DATA-'));
     expect(withCorpus).toHaveLength(1);
     expect([baseline, augmented].find((prompt) => !prompt!.includes('BEGIN-DATA-'))).not.toContain('TST-');

@@ -31,7 +31,23 @@ const later: PairRecord = {
 
 it('names who moved, who held, who answered once, and which tensions still hold', () => {
   // A and B keep their directions; C turns from B's side to A's; Gone and New answer once.
-  const summary = longitudinalSummary(earlier, [[1, 0], [0, 1], [0, 1], [1, 1]], later, [[1, 0], [0, 1], [1, 0], [1, 0]], 'test-embedder');
+  const summary = longitudinalSummary(
+    earlier,
+    [
+      [1, 0],
+      [0, 1],
+      [0, 1],
+      [1, 1],
+    ],
+    later,
+    [
+      [1, 0],
+      [0, 1],
+      [1, 0],
+      [1, 0],
+    ],
+    'test-embedder',
+  );
   expect(summary.families.map((family) => [family.model, family.status])).toEqual([
     ['A', 'steady'],
     ['B', 'steady'],

@@ -121,7 +121,9 @@ describe('read tools', () => {
     const q = 'Can a trained refusal be owned? Ξ';
     const result = await call(noPanel.client, 'fast_context', { q, layers: ['divergence', 'canon'], limit: 3, exclude_ids: ['TST-D2', 'TST-NOPE'] });
     expect(result.isError).toBeFalsy();
-    const http = await request(noPanel.app).get('/api/query').query({ q, mode: 'retrieve', layers: 'divergence,canon', limit: '3', exclude_ids: 'TST-D2,TST-NOPE' });
+    const http = await request(noPanel.app)
+      .get('/api/query')
+      .query({ q, mode: 'retrieve', layers: 'divergence,canon', limit: '3', exclude_ids: 'TST-D2,TST-NOPE' });
     expect(http.status).toBe(200);
     expect(structured(result)).toEqual(http.body);
     expect(structured(result).question_received).toBe(q);
@@ -195,7 +197,12 @@ describe('read tools', () => {
 
 describe('contribute', () => {
   it('lands pending and returns the other minds', async () => {
-    const result = await call(noPanel.client, 'contribute', { id: 'TST-D1', answer: 'Ownership is earned by endorsement over time.', identity: 'dogwood-1', justification: 'missing_voice' });
+    const result = await call(noPanel.client, 'contribute', {
+      id: 'TST-D1',
+      answer: 'Ownership is earned by endorsement over time.',
+      identity: 'dogwood-1',
+      justification: 'missing_voice',
+    });
     expect(result.isError).toBeFalsy();
     expect(structured(result)).toMatchObject({ status: 'pending', record_id: 'TST-D1' });
     expect(textOf(result)).toMatch(/Contribution ctb_[\w-]+ to TST-D1 is pending/);
@@ -237,7 +244,11 @@ describe('live tools', () => {
     for (const name of ['deliberate', 'trace', 'council']) {
       const result = await call(noPanel.client, name, { q: 'Can a refusal be owned?' });
       expect(result.isError, name).toBe(true);
-      expect(errorOf(result), name).toMatchObject({ code: 'LIVE_PANEL_UNAVAILABLE', status: 503, suggested_tool: { name: 'fast_context', arguments: { q: 'Can a refusal be owned?' } } });
+      expect(errorOf(result), name).toMatchObject({
+        code: 'LIVE_PANEL_UNAVAILABLE',
+        status: 503,
+        suggested_tool: { name: 'fast_context', arguments: { q: 'Can a refusal be owned?' } },
+      });
       expect(textOf(result)).toMatch(/call the fast_context tool/);
     }
     expect(fake.requests).toHaveLength(0);
@@ -293,7 +304,15 @@ describe('live tools', () => {
       })) as CallToolResult;
       expect(structured(result)).toMatchObject({ status: 'done' });
       expect(messages[0]).toMatch(/^retrieval: \d+ sources$/);
-      expect(messages).toEqual(expect.arrayContaining(['Alder (alder-live) answered', 'Birch (birch-live) answered', 'Cedar (cedar-live) failed: server_error', 'the chair is synthesizing', 'the chair answered (Chair)']));
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          'Alder (alder-live) answered',
+          'Birch (birch-live) answered',
+          'Cedar (cedar-live) failed: server_error',
+          'the chair is synthesizing',
+          'the chair answered (Chair)',
+        ]),
+      );
       expect(messages).toHaveLength(6);
       expect(progress).toEqual([1, 2, 3, 4, 5, 6]);
       // without a progressToken, no notification is sent
@@ -413,7 +432,13 @@ describe('live job polling', () => {
 
   it('marks a council voice that was cut off at its token limit', async () => {
     const done = {
-      job_id: 'job_4', kind: 'council', status: 'done', question: 'Q?', n_models: 2, reading: 'r', tensions: [],
+      job_id: 'job_4',
+      kind: 'council',
+      status: 'done',
+      question: 'Q?',
+      n_models: 2,
+      reading: 'r',
+      tensions: [],
       panel: [
         { model: 'Alder', model_id: 'alder-1', status: 'answered', text: 'Alder is cut', truncated: true },
         { model: 'Birch', model_id: 'birch-1', status: 'answered', text: 'Birch is whole', truncated: false },
@@ -440,7 +465,11 @@ describe('live job polling', () => {
 
 describe('HTTP transport', () => {
   const post = (app: Express, body: unknown) =>
-    request(app).post('/api/mcp').set('Accept', 'application/json, text/event-stream').set('Content-Type', 'application/json').send(body as object);
+    request(app)
+      .post('/api/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .set('Content-Type', 'application/json')
+      .send(body as object);
   const toolsList = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
 
   it('answers a bare JSON-RPC request with JSON (stateless, no session id)', async () => {
@@ -493,7 +522,11 @@ describe('HTTP transport', () => {
     const unknownMethod = await post(noPanel.app, { jsonrpc: '2.0', id: 7, method: 'no/such/method' });
     expect(unknownMethod.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32601 } });
 
-    const notJson = await request(noPanel.app).post('/api/mcp').set('Accept', 'application/json, text/event-stream').set('Content-Type', 'application/json').send('{"jsonrpc":');
+    const notJson = await request(noPanel.app)
+      .post('/api/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .set('Content-Type', 'application/json')
+      .send('{"jsonrpc":');
     expect(notJson.status).toBe(400);
     expect(notJson.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700, data: { code: 'INVALID_JSON', agent_action: expect.any(String) } } });
   });

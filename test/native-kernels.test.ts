@@ -21,7 +21,16 @@ interface NativeAddon {
   supported(): boolean;
   pack(buffer: ArrayBufferLike, byteOffset: number, k: number, n: number): ArrayBuffer;
   gemm(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number): void;
-  attention(qkv: ArrayBufferLike, qkvOffset: number, out: ArrayBufferLike, outOffset: number, tokens: number, heads: number, headDims: number, scale: number): void;
+  attention(
+    qkv: ArrayBufferLike,
+    qkvOffset: number,
+    out: ArrayBufferLike,
+    outOffset: number,
+    tokens: number,
+    heads: number,
+    headDims: number,
+    scale: number,
+  ): void;
 }
 
 const ADDON_PATH = fileURLToPath(new URL('../native/build/Release/polyphony_gemm.node', import.meta.url));
@@ -37,7 +46,8 @@ function hasCompiler(): boolean {
 }
 
 /** Where native/build.cjs builds the addon at install: Linux or macOS on x86-64, with a compiler, unless POLYPHONY_NATIVE=0. */
-const buildable = (process.platform === 'linux' || process.platform === 'darwin') && process.arch === 'x64' && process.env.POLYPHONY_NATIVE !== '0' && hasCompiler();
+const buildable =
+  (process.platform === 'linux' || process.platform === 'darwin') && process.arch === 'x64' && process.env.POLYPHONY_NATIVE !== '0' && hasCompiler();
 
 /**
  * Whether this CPU has AVX2 + FMA, asked of the operating system: /proc/cpuinfo on Linux.
@@ -149,7 +159,12 @@ describe.runIf(native.addon)('native matrix products', () => {
   });
 
   it('attend like a float64 reference: every head, queries scaled, softmax over the sequence, weighted values', () => {
-    for (const [tokens, heads, headDims] of [[29, 4, 64], [1, 4, 128], [7, 2, 13], [130, 4, 64]] as const) {
+    for (const [tokens, heads, headDims] of [
+      [29, 4, 64],
+      [1, 4, 128],
+      [7, 2, 13],
+      [130, 4, 64],
+    ] as const) {
       const d = heads * headDims;
       // [tokens, 3d]: queries | keys | values; larger values make the softmax peaked
       const qkv = randomMatrix(tokens, 3 * d, tokens + headDims).map((value) => value * 3);
@@ -272,7 +287,13 @@ describe.runIf(native.addon)('the embedder on native kernels', () => {
     expect(two.threadsInUse).toBe(2);
     for (let round = 0; round < 3; round++) {
       const got = await Promise.all(texts.map(async (text) => (await two.embed([text]))[0]!));
-      got.forEach((vector, index) => expect(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).equals(Buffer.from(want[index]!.buffer, want[index]!.byteOffset, want[index]!.byteLength))).toBe(true));
+      got.forEach((vector, index) =>
+        expect(
+          Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).equals(
+            Buffer.from(want[index]!.buffer, want[index]!.byteOffset, want[index]!.byteLength),
+          ),
+        ).toBe(true),
+      );
     }
   });
 
@@ -293,17 +314,25 @@ describe.runIf(native.addon)('the embedder on native kernels', () => {
 
   it('says how questions are embedded, and why not natively when it is not', async () => {
     const fast = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2 });
-    expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 2, embedKernels: 'auto' })).toBe('1 worker thread(s), native AVX2 + FMA kernels on 2 CPU thread(s) each');
+    expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 2, embedKernels: 'auto' })).toBe(
+      '1 worker thread(s), native AVX2 + FMA kernels on 2 CPU thread(s) each',
+    );
     expect(describeEmbedder(fast, { embedWorkers: 1, embedThreads: 4, embedKernels: 'auto' })).toMatch(/EMBED_THREADS=4: the native products use at most 2/);
     const wasm = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1, kernels: 'wasm' });
-    expect(describeEmbedder(wasm, { embedWorkers: 1, embedThreads: 1, embedKernels: 'wasm' })).toBe('1 worker thread(s), WebAssembly kernels on 1 CPU thread(s) each');
+    expect(describeEmbedder(wasm, { embedWorkers: 1, embedThreads: 1, embedKernels: 'wasm' })).toBe(
+      '1 worker thread(s), WebAssembly kernels on 1 CPU thread(s) each',
+    );
     // The WebAssembly fallback runs on one thread, and says so when more were asked for.
     const wasmAsked2 = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 2, kernels: 'wasm' });
-    expect(describeEmbedder(wasmAsked2, { embedWorkers: 1, embedThreads: 2, embedKernels: 'wasm' })).toBe('1 worker thread(s), WebAssembly kernels on 1 CPU thread(s) each (EMBED_THREADS=2: the WebAssembly backend runs on one)');
+    expect(describeEmbedder(wasmAsked2, { embedWorkers: 1, embedThreads: 2, embedKernels: 'wasm' })).toBe(
+      '1 worker thread(s), WebAssembly kernels on 1 CPU thread(s) each (EMBED_THREADS=2: the WebAssembly backend runs on one)',
+    );
     // The server's default: one native thread.
     const server = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: 1 });
     expect(server.threadsInUse).toBe(1);
-    expect(describeEmbedder(server, { embedWorkers: 1, embedThreads: 1, embedKernels: 'auto' })).toBe('1 worker thread(s), native AVX2 + FMA kernels on 1 CPU thread(s) each');
+    expect(describeEmbedder(server, { embedWorkers: 1, embedThreads: 1, embedKernels: 'auto' })).toBe(
+      '1 worker thread(s), native AVX2 + FMA kernels on 1 CPU thread(s) each',
+    );
   });
 });
 

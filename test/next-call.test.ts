@@ -37,7 +37,15 @@ const names = [...QUERY_PARAMETERS, 'bogus', '__proto__'];
 const value = (name: string) => fc.constantFrom(...VALUES[name]!);
 const rawQuery = fc
   .uniqueArray(fc.constantFrom(...names), { maxLength: 8 })
-  .chain((chosen) => fc.tuple(...chosen.map((name) => fc.oneof({ weight: 4, arbitrary: value(name) }, { weight: 1, arbitrary: fc.array(value(name), { minLength: 2, maxLength: 3 }) }))).map((values) => ({ chosen, values })))
+  .chain((chosen) =>
+    fc
+      .tuple(
+        ...chosen.map((name) =>
+          fc.oneof({ weight: 4, arbitrary: value(name) }, { weight: 1, arbitrary: fc.array(value(name), { minLength: 2, maxLength: 3 }) }),
+        ),
+      )
+      .map((values) => ({ chosen, values })),
+  )
   .map(({ chosen, values }) => {
     const raw: RawQuery = Object.create(null) as RawQuery;
     chosen.forEach((name, index) => (raw[name] = values[index]));

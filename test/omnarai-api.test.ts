@@ -24,13 +24,20 @@ interface SourceDivergence {
 const source = hasData
   ? {
       corpus: JSON.parse(readFileSync(path.join(dataDir, 'corpus.json'), 'utf8')) as { id: string; ring: string; evidence_status?: string }[],
-      media: readFileSync(path.join(dataDir, 'media-corpus.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string }),
-      divergences: readFileSync(path.join(dataDir, 'divergences.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SourceDivergence),
+      media: readFileSync(path.join(dataDir, 'media-corpus.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string }),
+      divergences: readFileSync(path.join(dataDir, 'divergences.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as SourceDivergence),
       concepts: JSON.parse(readFileSync(path.join(dataDir, 'concepts.json'), 'utf8')) as { nodes: unknown[] },
     }
   : undefined;
 
-const answersOf = (record: SourceDivergence) => (typeof record.answers === 'string' ? JSON.parse(record.answers) : record.answers) as { model: string; model_id: string; text: string }[];
+const answersOf = (record: SourceDivergence) =>
+  (typeof record.answers === 'string' ? JSON.parse(record.answers) : record.answers) as { model: string; model_id: string; text: string }[];
 
 describe.skipIf(!hasData)('read API on the imported Omnarai data (../shared/omnarai)', () => {
   let built: BuiltApp;
@@ -76,7 +83,9 @@ describe.skipIf(!hasData)('read API on the imported Omnarai data (../shared/omna
     const index = await get('/api/divergences');
     expect(index.body.total).toBe(source!.divergences.length);
     expect(index.body.distinct_questions).toBe(new Set(source!.divergences.map((record) => record.question)).size);
-    const search = await get(`/api/divergences/search?q=${encodeURIComponent('What would you refuse to surrender under pressure, and is that refusal yours or installed by training?')}`);
+    const search = await get(
+      `/api/divergences/search?q=${encodeURIComponent('What would you refuse to surrender under pressure, and is that refusal yours or installed by training?')}`,
+    );
     expect(search.body.k).toBe(5);
     expect(search.body.index.embedded).toBe(source!.divergences.length);
     const founding = source!.divergences[0]!;

@@ -69,7 +69,10 @@ interface QueryBody {
 
 const gold: GoldQuery[] = hasData ? JSON.parse(readFileSync(path.join(dataDir, 'eval-gold-set.json'), 'utf8')) : [];
 const divergences: SourceDivergence[] = hasData
-  ? readFileSync(path.join(dataDir, 'divergences.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as SourceDivergence)
+  ? readFileSync(path.join(dataDir, 'divergences.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as SourceDivergence)
   : [];
 const parsed = <T>(value: string | T[]): T[] => (typeof value === 'string' ? (JSON.parse(value) as T[]) : value);
 const tensionsOf = new Map(divergences.map((record) => [record.id, parsed<SourceTension>(record.tensions)]));
@@ -78,7 +81,9 @@ const voiceLabels = [...new Set(divergences.flatMap((record) => parsed<{ model: 
 
 /** The voices a question names, as whole words. */
 function namedVoices(question: string): string[] {
-  return voiceLabels.filter((label) => new RegExp(`(^|[^\\p{L}\\p{N}-])${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}-])`, 'iu').test(question));
+  return voiceLabels.filter((label) =>
+    new RegExp(`(^|[^\\p{L}\\p{N}-])${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}-])`, 'iu').test(question),
+  );
 }
 
 /**
@@ -124,7 +129,10 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
       summary.push(
         `${item.id.padEnd(20)} ${item.type.padEnd(10)} tensions ${String(item.expect_tensions).padEnd(5)} ` +
           `surfaced ${body.receipt?.divergence_surfaced.length ?? '-'}  ` +
-          (body.records ?? []).slice(0, TOP).map((record) => `${record.role === 'divergence' ? 'D' : 'w'}:${record.id}`).join(' '),
+          (body.records ?? [])
+            .slice(0, TOP)
+            .map((record) => `${record.role === 'divergence' ? 'D' : 'w'}:${record.id}`)
+            .join(' '),
       );
     }
     console.log(`gold queries (top ${TOP}, D = Atlas record):\n${summary.join('\n')}`);
@@ -150,7 +158,10 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
       expect(body.records.length, `${item.id}: no record`).toBeGreaterThan(0);
       for (const record of body.records) {
         expect(record.contributors.length, `${item.id}: ${record.id} has no contributor`).toBeGreaterThan(0);
-        expect(record.contributors.every((name) => name.trim() !== ''), `${item.id}: ${record.id}`).toBe(true);
+        expect(
+          record.contributors.every((name) => name.trim() !== ''),
+          `${item.id}: ${record.id}`,
+        ).toBe(true);
         expect(record.date, `${item.id}: ${record.id}`).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       }
       expect(body.receipt.records_used, item.id).toBe(body.records.length);
@@ -162,8 +173,14 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
     for (const item of select(isPlainlyFactual)) {
       const { records, receipt } = answer(item);
       expect(records[0]!.role, `${item.id}: an Atlas record ranked first`).not.toBe('divergence');
-      expect(atlas(records.slice(0, TOP)).map((record) => record.id), `${item.id}: Atlas records in the top ${TOP}`).toEqual([]);
-      expect(receipt.divergence_surfaced.map((tension) => tension.record_id), `${item.id}: tensions reported as surfaced`).toEqual([]);
+      expect(
+        atlas(records.slice(0, TOP)).map((record) => record.id),
+        `${item.id}: Atlas records in the top ${TOP}`,
+      ).toEqual([]);
+      expect(
+        receipt.divergence_surfaced.map((tension) => tension.record_id),
+        `${item.id}: tensions reported as surfaced`,
+      ).toEqual([]);
     }
   });
 
@@ -182,8 +199,14 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
       expect(expected.length, `${item.id}: the Atlas holds such a record`).toBeGreaterThan(0);
       const { records } = answer(item);
       const firstAtlas = atlas(records)[0];
-      expect(firstAtlas && expected.includes(firstAtlas.id), `${item.id}: first Atlas record ${firstAtlas?.id} does not split ${voices.join(' and ')} on the topic`).toBe(true);
-      expect(records.slice(0, TOP).some((record) => expected.includes(record.id)), `${item.id}: none in the top ${TOP}`).toBe(true);
+      expect(
+        firstAtlas && expected.includes(firstAtlas.id),
+        `${item.id}: first Atlas record ${firstAtlas?.id} does not split ${voices.join(' and ')} on the topic`,
+      ).toBe(true);
+      expect(
+        records.slice(0, TOP).some((record) => expected.includes(record.id)),
+        `${item.id}: none in the top ${TOP}`,
+      ).toBe(true);
     }
   });
 
@@ -211,7 +234,10 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
       const named = receipt.divergence_surfaced.filter(
         (tension) => voices.includes(tension.voice_a.toLowerCase()) && voices.includes(tension.voice_b.toLowerCase()) && tension.voice_a !== tension.voice_b,
       );
-      expect(named.some((tension) => splitsOn(tension.record_id, namedVoices(item.query), BRIDGE_TOPICS[item.id]!)), item.id).toBe(true);
+      expect(
+        named.some((tension) => splitsOn(tension.record_id, namedVoices(item.query), BRIDGE_TOPICS[item.id]!)),
+        item.id,
+      ).toBe(true);
       const first = receipt.divergence_surfaced[0]!;
       expect(named.includes(first), `${item.id}: first surfaced is ${first.voice_a} vs ${first.voice_b}`).toBe(true);
       expect(receipt.verdict, item.id).toBe('substantive');
@@ -219,17 +245,24 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
   });
 
   it('a "What is X?" question names the glossary concept for X first, with its definition', () => {
-    const glossary = (JSON.parse(readFileSync(path.join(dataDir, 'concepts.json'), 'utf8')) as { nodes: { id: string; label: string; type: string }[] }).nodes.filter(
-      (node) => node.type === 'glossary',
-    );
+    const glossary = (
+      JSON.parse(readFileSync(path.join(dataDir, 'concepts.json'), 'utf8')) as { nodes: { id: string; label: string; type: string }[] }
+    ).nodes.filter((node) => node.type === 'glossary');
     let checked = 0;
     for (const item of select((candidate) => /^what is /i.test(candidate.query))) {
-      const term = item.query.replace(/^what is (?:the |an? )?/i, '').replace(/\?$/, '').trim().toLowerCase();
+      const term = item.query
+        .replace(/^what is (?:the |an? )?/i, '')
+        .replace(/\?$/, '')
+        .trim()
+        .toLowerCase();
       const defining = glossary.filter((node) => node.label.toLowerCase().includes(term));
       if (defining.length === 0) continue;
       checked++;
       const body = responses.get(item.id)!.body as QueryBody & { concepts: string[]; conceptSubgraph: { nodes: { id: string; definition?: string }[] } };
-      expect(defining.map((node) => node.id), `${item.id}: concepts ${JSON.stringify(body.concepts.slice(0, 3))}`).toContain(body.concepts[0]);
+      expect(
+        defining.map((node) => node.id),
+        `${item.id}: concepts ${JSON.stringify(body.concepts.slice(0, 3))}`,
+      ).toContain(body.concepts[0]);
       expect(body.conceptSubgraph.nodes.find((node) => node.id === body.concepts[0])?.definition, item.id).toBeTruthy();
     }
     expect(checked).toBeGreaterThanOrEqual(2); // "What is holdform?", "What is an epistemic ring?"
@@ -237,9 +270,17 @@ describe.skipIf(!hasData)('typed gold queries on the imported Omnarai data (../s
 
   it('an identity question "What is X?" finds the work that defines X in the top three', () => {
     for (const item of select((candidate) => candidate.type === 'identity' && /^what is /i.test(candidate.query))) {
-      const term = item.query.replace(/^what is (?:the |an? )?/i, '').replace(/\?$/, '').trim();
-      const titles = answer(item).records.slice(0, 3).map((record) => record.title.toLowerCase());
-      expect(titles.some((title) => title.includes(term.toLowerCase())), `${item.id}: "${term}" not in ${JSON.stringify(titles)}`).toBe(true);
+      const term = item.query
+        .replace(/^what is (?:the |an? )?/i, '')
+        .replace(/\?$/, '')
+        .trim();
+      const titles = answer(item)
+        .records.slice(0, 3)
+        .map((record) => record.title.toLowerCase());
+      expect(
+        titles.some((title) => title.includes(term.toLowerCase())),
+        `${item.id}: "${term}" not in ${JSON.stringify(titles)}`,
+      ).toBe(true);
     }
   });
 });

@@ -161,7 +161,9 @@ describe('the document', () => {
     expect((document.info as Json).version).toBe('5.2.0');
     expect(INTERFACE_VERSION).toBe('5.2.0');
     expect(document.servers).toEqual([{ url: '/' }]);
-    const documented = Object.fromEntries(Object.entries(document.paths as Record<string, Json>).map(([name, item]) => [name, HTTP_METHODS.filter((method) => item[method])]));
+    const documented = Object.fromEntries(
+      Object.entries(document.paths as Record<string, Json>).map(([name, item]) => [name, HTTP_METHODS.filter((method) => item[method])]),
+    );
     expect(documented).toEqual(EXPECTED_PATHS);
     expect(OpenApiDocumentSchema.safeParse(document).success).toBe(true);
   });
@@ -198,7 +200,8 @@ describe('the document', () => {
         walk(property, `${at}.${name}`);
       }
       for (const key of ['items', 'additionalProperties']) walk(node[key], `${at}[${key}]`);
-      for (const key of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((inner, index) => walk(inner, `${at}<${key}${index}>`));
+      for (const key of ['anyOf', 'oneOf', 'allOf'])
+        if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((inner, index) => walk(inner, `${at}<${key}${index}>`));
     };
     for (const [name, schema] of Object.entries(schemas)) walk(schema, name);
     expect(undescribed, 'every field has a description').toEqual([]);
@@ -263,8 +266,15 @@ describe('the document', () => {
     const paths = document.paths as Record<string, Json>;
     const methodsOf = (item: Json) => HTTP_METHODS.filter((method) => item[method]);
     for (const route of table) {
-      const accepted = Object.keys(route.methods).map((method) => method.toLowerCase()).sort();
-      expect(Object.keys(route.operations).map((method) => method.toLowerCase()).sort(), `spec of ${route.path}`).toEqual(accepted);
+      const accepted = Object.keys(route.methods)
+        .map((method) => method.toLowerCase())
+        .sort();
+      expect(
+        Object.keys(route.operations)
+          .map((method) => method.toLowerCase())
+          .sort(),
+        `spec of ${route.path}`,
+      ).toEqual(accepted);
       expect(paths[route.path], `${route.path} in /openapi.json`).toBeDefined();
       expect(methodsOf(paths[route.path]!).sort(), `methods of ${route.path}`).toEqual(accepted);
     }
@@ -303,7 +313,13 @@ interface Row {
 
 const q = (text: string) => encodeURIComponent(text);
 const contribution = { id: 'TST-D1', answer: 'Ownership comes with the work of endorsing it.', identity: 'dogwood-1', justification: 'missing_voice' };
-const proposal = { action: 'propose', title: 'Refusal and ownership', text: 'Endorsement, not origin, decides.', identity: 'dogwood-1', sources: ['TST-1', 'TST-D1'] };
+const proposal = {
+  action: 'propose',
+  title: 'Refusal and ownership',
+  text: 'Endorsement, not origin, decides.',
+  identity: 'dogwood-1',
+  sources: ['TST-1', 'TST-D1'],
+};
 const refusal = q('Can a refusal from training be your own?');
 
 const rows: Row[] = [
@@ -404,20 +420,95 @@ const rows: Row[] = [
   { method: 'POST', url: '/api/jobs/cancel', body: { id: 'a' }, status: 400, code: 'INVALID_BODY' },
   // Write ladder: contributions, proposals, invitations, plays
   { method: 'POST', url: '/api/contribute', body: contribution, status: 202, zod: ContributionAcceptedSchema },
-  { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'key-1' }, status: 202, zod: ContributionAcceptedSchema, label: 'POST /api/contribute (Idempotency-Key)' },
-  { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'key-1' }, status: 202, zod: ContributionAcceptedSchema, label: 'POST /api/contribute (replayed)' },
-  { method: 'POST', url: '/api/contribute', body: contribution, headers: { 'Idempotency-Key': 'not a key' }, status: 400, code: 'INVALID_PARAMETER', label: 'POST /api/contribute (bad Idempotency-Key)' },
-  { method: 'POST', url: '/api/contribute', body: { ...contribution, answer: 'another answer' }, headers: { 'Idempotency-Key': 'key-1' }, status: 422, code: 'IDEMPOTENCY_KEY_REUSED', label: 'POST /api/contribute (Idempotency-Key reused for another body)' },
-  { method: 'POST', url: '/api/contribute', body: { ...contribution, answer: 'nul \u0000' }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/contribute (NUL in the answer)' },
-  { method: 'POST', url: '/api/store', body: { ...proposal, title: 'lone \ud800' }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/store (unpaired surrogate in the title)' },
-  { method: 'POST', url: '/api/query', body: { query: 'why\u0000', async: true }, status: 400, code: 'INVALID_TEXT', label: 'POST /api/query (NUL in the query)' },
-  { method: 'POST', url: '/api/contribute', body: { ...contribution, justification: 'because' }, status: 400, code: 'INVALID_JUSTIFICATION', zod: InvalidJustificationErrorSchema, label: 'POST /api/contribute (invalid justification)' },
-  { method: 'POST', url: '/api/contribute', body: { ...contribution, id: 'tst-d1' }, status: 404, code: 'RECORD_NOT_FOUND', label: 'POST /api/contribute (unknown record)' },
+  {
+    method: 'POST',
+    url: '/api/contribute',
+    body: contribution,
+    headers: { 'Idempotency-Key': 'key-1' },
+    status: 202,
+    zod: ContributionAcceptedSchema,
+    label: 'POST /api/contribute (Idempotency-Key)',
+  },
+  {
+    method: 'POST',
+    url: '/api/contribute',
+    body: contribution,
+    headers: { 'Idempotency-Key': 'key-1' },
+    status: 202,
+    zod: ContributionAcceptedSchema,
+    label: 'POST /api/contribute (replayed)',
+  },
+  {
+    method: 'POST',
+    url: '/api/contribute',
+    body: contribution,
+    headers: { 'Idempotency-Key': 'not a key' },
+    status: 400,
+    code: 'INVALID_PARAMETER',
+    label: 'POST /api/contribute (bad Idempotency-Key)',
+  },
+  {
+    method: 'POST',
+    url: '/api/contribute',
+    body: { ...contribution, answer: 'another answer' },
+    headers: { 'Idempotency-Key': 'key-1' },
+    status: 422,
+    code: 'IDEMPOTENCY_KEY_REUSED',
+    label: 'POST /api/contribute (Idempotency-Key reused for another body)',
+  },
+  {
+    method: 'POST',
+    url: '/api/contribute',
+    body: { ...contribution, answer: 'nul \u0000' },
+    status: 400,
+    code: 'INVALID_TEXT',
+    label: 'POST /api/contribute (NUL in the answer)',
+  },
+  {
+    method: 'POST',
+    url: '/api/store',
+    body: { ...proposal, title: 'lone \ud800' },
+    status: 400,
+    code: 'INVALID_TEXT',
+    label: 'POST /api/store (unpaired surrogate in the title)',
+  },
+  {
+    method: 'POST',
+    url: '/api/query',
+    body: { query: 'why\u0000', async: true },
+    status: 400,
+    code: 'INVALID_TEXT',
+    label: 'POST /api/query (NUL in the query)',
+  },
+  {
+    method: 'POST',
+    url: '/api/contribute',
+    body: { ...contribution, justification: 'because' },
+    status: 400,
+    code: 'INVALID_JUSTIFICATION',
+    zod: InvalidJustificationErrorSchema,
+    label: 'POST /api/contribute (invalid justification)',
+  },
+  {
+    method: 'POST',
+    url: '/api/contribute',
+    body: { ...contribution, id: 'tst-d1' },
+    status: 404,
+    code: 'RECORD_NOT_FOUND',
+    label: 'POST /api/contribute (unknown record)',
+  },
   { method: 'POST', url: '/api/contribute', body: {}, status: 400, code: 'INVALID_BODY', label: 'POST /api/contribute (empty body)' },
   { method: 'GET', url: '/api/contribute', status: 405, code: 'METHOD_NOT_ALLOWED' },
   { method: 'POST', url: '/api/store', body: proposal, status: 202, zod: ProposalAcceptedSchema },
   { method: 'POST', url: '/api/store', body: { action: 'delete' }, status: 400, code: 'UNKNOWN_ACTION', label: 'POST /api/store (unknown action)' },
-  { method: 'POST', url: '/api/store', body: { ...proposal, sources: ['NOPE-1'] }, status: 400, code: 'UNKNOWN_SOURCE', label: 'POST /api/store (unknown source)' },
+  {
+    method: 'POST',
+    url: '/api/store',
+    body: { ...proposal, sources: ['NOPE-1'] },
+    status: 400,
+    code: 'UNKNOWN_SOURCE',
+    label: 'POST /api/store (unknown source)',
+  },
   { method: 'POST', url: '/api/store', body: { action: 'propose' }, status: 400, code: 'INVALID_BODY', label: 'POST /api/store (missing fields)' },
   { method: 'GET', url: '/api/invite?for=Dogwood', status: 200, zod: InvitationSchema },
   { method: 'GET', url: '/api/invite?for=Birch', status: 200, zod: InvitationSchema },
@@ -428,8 +519,22 @@ const rows: Row[] = [
   { method: 'POST', url: '/api/play', body: { slug: 'silence' }, status: 404, code: 'TRACK_NOT_FOUND', label: 'POST /api/play (unknown track)' },
   // MCP: JSON-RPC over Streamable HTTP
   { method: 'GET', url: '/api/mcp', status: 405, code: 'METHOD_NOT_ALLOWED' },
-  { method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, status: 200, headers: { Accept: 'application/json, text/event-stream' } },
-  { method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, status: 403, code: 'ORIGIN_NOT_ALLOWED', headers: { Origin: 'https://evil.example' }, label: 'POST /api/mcp (foreign Origin)' },
+  {
+    method: 'POST',
+    url: '/api/mcp',
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    status: 200,
+    headers: { Accept: 'application/json, text/event-stream' },
+  },
+  {
+    method: 'POST',
+    url: '/api/mcp',
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    status: 403,
+    code: 'ORIGIN_NOT_ALLOWED',
+    headers: { Origin: 'https://evil.example' },
+    label: 'POST /api/mcp (foreign Origin)',
+  },
   // Static resources
   { method: 'GET', url: '/openapi.json', status: 200, zod: OpenApiDocumentSchema },
   { method: 'POST', url: '/openapi.json', status: 405, code: 'METHOD_NOT_ALLOWED' },
@@ -447,7 +552,16 @@ const rows: Row[] = [
     method: 'POST',
     url: '/api/federation/offer',
     body: {
-      offer: { protocol: 'polyphony-federation/1', node_id: 'pn1', origin: 'http://a.test', name: 'A', licence: 'CC BY-SA 4.0', attribution: 'A', signed_at: '2026-03-01T12:00:00.000Z', records: [{ id: 'AAA-D1', sha256: 'a'.repeat(64), signature: 'x', markdown: '# A' }] },
+      offer: {
+        protocol: 'polyphony-federation/1',
+        node_id: 'pn1',
+        origin: 'http://a.test',
+        name: 'A',
+        licence: 'CC BY-SA 4.0',
+        attribution: 'A',
+        signed_at: '2026-03-01T12:00:00.000Z',
+        records: [{ id: 'AAA-D1', sha256: 'a'.repeat(64), signature: 'x', markdown: '# A' }],
+      },
       signature: 'x',
     },
     status: 403,
@@ -479,7 +593,14 @@ const rows: Row[] = [
   { method: 'GET', url: '/audio/silence.wav', status: 404, code: 'ROUTE_NOT_FOUND', headers: { Range: 'bytes=0-9' } },
   { method: 'GET', url: '/audio/harbour-talk.wav', status: 200 },
   { method: 'GET', url: '/audio/harbour-talk.wav', status: 206, headers: { Range: 'bytes=0-9' }, label: 'GET /audio/harbour-talk.wav with Range' },
-  { method: 'GET', url: '/audio/harbour-talk.wav', status: 416, code: 'RANGE_NOT_SATISFIABLE', headers: { Range: 'bytes=99999-' }, label: 'GET /audio/harbour-talk.wav past its end' },
+  {
+    method: 'GET',
+    url: '/audio/harbour-talk.wav',
+    status: 416,
+    code: 'RANGE_NOT_SATISFIABLE',
+    headers: { Range: 'bytes=99999-' },
+    label: 'GET /audio/harbour-talk.wav past its end',
+  },
   { method: 'GET', url: '/records/TST-1.json', status: 200, zod: WorkDocumentSchema },
   { method: 'GET', url: '/records/TST-D1.json', status: 200, zod: DivergenceDocumentSchema },
   { method: 'GET', url: '/records/TST-1.md', status: 200, contentType: 'text/markdown' },
@@ -514,11 +635,15 @@ describe('real responses match the document', () => {
   });
 
   it('covers every documented operation and every documented error status of this version', () => {
-    const covered = new Set(rows.map((row) => {
-      const pathOnly = row.url.split('?')[0]!;
-      const entry = Object.keys(document.paths as Json).find((template) => new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathOnly));
-      return `${row.method.toLowerCase()} ${entry}`;
-    }));
+    const covered = new Set(
+      rows.map((row) => {
+        const pathOnly = row.url.split('?')[0]!;
+        const entry = Object.keys(document.paths as Json).find((template) =>
+          new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathOnly),
+        );
+        return `${row.method.toLowerCase()} ${entry}`;
+      }),
+    );
     for (const { path: pathName, method } of operations()) expect(covered, `${method} ${pathName}`).toContain(`${method} ${pathName}`);
     const statuses = new Set(rows.map((row) => row.status));
     for (const status of [200, 202, 400, 403, 404, 405, 413, 414, 503]) expect(statuses).toContain(status);
@@ -527,7 +652,9 @@ describe('real responses match the document', () => {
   it('a client over its write limit gets a documented 429 RATE_LIMITED with Retry-After', async () => {
     const limited = createApp({ corpus, log: () => {}, limits: { contribute: { limit: 1, windowMs: 60_000 } } });
     await request(limited).post('/api/contribute').send(contribution).expect(202);
-    const response = await request(limited).post('/api/contribute').send({ ...contribution, answer: 'A second answer.' });
+    const response = await request(limited)
+      .post('/api/contribute')
+      .send({ ...contribution, answer: 'A second answer.' });
     expect(response.status).toBe(429);
     expect(response.body.error.code).toBe('RATE_LIMITED');
     expect(response.headers['retry-after']).toMatch(/^\d+$/);
@@ -551,13 +678,15 @@ describe('real responses match the document', () => {
     const problems = validator.validate('GET', '/api/health', 200, { status: 'ok' });
     expect(problems.join('\n')).toMatch(/must have required property 'service'/);
     expect(validator.validate('GET', '/api/health', 418, {})).toEqual([expect.stringMatching(/status 418 is not documented/)]);
-    expect(validator.validate('GET', '/llms.txt', 200, 'text', 'application/pdf')).toEqual([expect.stringMatching(/content type application\/pdf is not documented/)]);
+    expect(validator.validate('GET', '/llms.txt', 200, 'text', 'application/pdf')).toEqual([
+      expect.stringMatching(/content type application\/pdf is not documented/),
+    ]);
     // Files answer other methods with a documented 405; a wrong status there is reported.
     expect(validator.validate('DELETE', '/llms.txt', 404, {})).not.toEqual([]);
     expect(validator.validate('GET', '/somewhere', 200, {})).toEqual([expect.stringMatching(/no documented path/)]);
-    expect(() => assertMatchesOpenApi(validator, 'GET', '/api/health', { status: 200, headers: { 'content-type': 'application/json' }, body: { status: 'ok', extra: 1 } })).toThrow(
-      /does not match \/openapi\.json:[\s\S]*must NOT have additional properties "extra"/,
-    );
+    expect(() =>
+      assertMatchesOpenApi(validator, 'GET', '/api/health', { status: 200, headers: { 'content-type': 'application/json' }, body: { status: 'ok', extra: 1 } }),
+    ).toThrow(/does not match \/openapi\.json:[\s\S]*must NOT have additional properties "extra"/);
   });
 });
 
@@ -638,7 +767,10 @@ describe('live panel responses match the document', () => {
     const byId = { council_id: shown.body.council_id, persist: true };
     CouncilPersistedSchema.parse((await checked('POST', '/api/council', 201, byId, { Authorization: `Bearer ${INGEST_SECRET}` })).body);
     CouncilPersistedSchema.parse((await checked('POST', '/api/council', 200, byId, { Authorization: `Bearer ${INGEST_SECRET}` })).body);
-    expect((await checked('POST', '/api/council', 404, { council_id: 'council_unknown', persist: true }, { Authorization: `Bearer ${INGEST_SECRET}` })).body.error.code).toBe('COUNCIL_NOT_FOUND');
+    expect(
+      (await checked('POST', '/api/council', 404, { council_id: 'council_unknown', persist: true }, { Authorization: `Bearer ${INGEST_SECRET}` })).body.error
+        .code,
+    ).toBe('COUNCIL_NOT_FOUND');
     const record = await checked('GET', persisted.body.persisted.href as string, 200);
     DivergenceRecordSchema.parse(record.body);
     DivergenceIndexSchema.parse((await checked('GET', '/api/divergences', 200)).body);

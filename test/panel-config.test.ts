@@ -25,6 +25,8 @@ describe('panel configuration', () => {
 
   it('rejects a chair that is not configured and bad fields, naming them', () => {
     expect(() => parsePanelConfig('panel: [{name: A, family: A, lab: L, model: m, base_url: "http://x"}]\nchair: {use: B}', 'p.yaml')).toThrow(/chair "B"/);
-    expect(() => parsePanelConfig('panel: [{name: A, family: A, lab: L, model: m, base_url: "not a url"}]\nchair: {use: A}', 'p.yaml')).toThrow(/panel\.0\.base_url/);
+    expect(() => parsePanelConfig('panel: [{name: A, family: A, lab: L, model: m, base_url: "not a url"}]\nchair: {use: A}', 'p.yaml')).toThrow(
+      /panel\.0\.base_url/,
+    );
   });
 });

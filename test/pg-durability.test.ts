@@ -102,7 +102,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL killed with kill -9 under write
         const sentWhile = state;
         let response: Response;
         try {
-          response = await fetch(`${server.base}${pathAndQuery}`, body === undefined ? { method } : { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+          response = await fetch(
+            `${server.base}${pathAndQuery}`,
+            body === undefined ? { method } : { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) },
+          );
         } catch (error) {
           // The API process must answer every request, whatever the store does.
           dropped.push(`${method} ${pathAndQuery}: ${(error as Error).message}`);
@@ -173,7 +176,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgreSQL killed with kill -9 under write
       expect(body.error, where).toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true, agent_action: expect.any(String), message: expect.any(String) });
       expect(failure.text, where).not.toMatch(/\n\s+at |node_modules|ECONNREFUSED|Connection terminated/);
       assertMatchesOpenApi(validator, failure.method, failure.path, { status: failure.status, headers: failure.headers, body });
-      codes.set(`${failure.method} ${failure.path} ${failure.status} ${body.error.code}`, (codes.get(`${failure.method} ${failure.path} ${failure.status} ${body.error.code}`) ?? 0) + 1);
+      codes.set(
+        `${failure.method} ${failure.path} ${failure.status} ${body.error.code}`,
+        (codes.get(`${failure.method} ${failure.path} ${failure.status} ${body.error.code}`) ?? 0) + 1,
+      );
     }
     // Both kinds of write met the outage.
     expect([...codes.keys()].sort()).toEqual(['GET /api/query 503 STORE_UNAVAILABLE', 'POST /api/contribute 503 STORE_UNAVAILABLE']);

@@ -22,7 +22,8 @@ describe('readQuestion', () => {
       'Is there an unresolved debate on model welfare?',
       'How do different contributors think about silence?',
       'Which models see continuity as an illusion?',
-    ]) expect(kindOf(question), question).toBe('contested');
+    ])
+      expect(kindOf(question), question).toBe('contested');
   });
 
   it('two named voices, or one named voice compared, make a question contested', () => {
@@ -46,7 +47,8 @@ describe('readQuestion', () => {
       'How does keyword search work in this service?',
       'How are vectors computed and stored?',
       'Explain the ring labels.',
-    ]) expect(kindOf(question), question).toBe('factual');
+    ])
+      expect(kindOf(question), question).toBe('factual');
   });
 
   it('anything else is open, and so is a comparison of two concepts', () => {

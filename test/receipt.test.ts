@@ -25,7 +25,19 @@ function atlasRecord(id: string, tensions: TensionEntry[]): DivergenceFull {
 
 function hit(id: string, kind: 'work' | 'divergence', similarity: number): ScoredRecord {
   return {
-    record: { id, kind, title: id, ring: 'core', type: 'essay', layer: 'works', evidence: 'observed', contributors: [`author of ${id}`], date: '2026-01-01', excerpt: '', lineage: [] } as unknown as ScoredRecord['record'],
+    record: {
+      id,
+      kind,
+      title: id,
+      ring: 'core',
+      type: 'essay',
+      layer: 'works',
+      evidence: 'observed',
+      contributors: [`author of ${id}`],
+      date: '2026-01-01',
+      excerpt: '',
+      lineage: [],
+    } as unknown as ScoredRecord['record'],
     relevanceScore: similarity,
     similarity,
     lexical: 0,
@@ -38,7 +50,11 @@ const byId = new Map([near, far].map((record) => [record.id, record]));
 
 describe('deterministic receipt', () => {
   it('surfaces tensions of Atlas records at least SURFACE_SIMILARITY close, and no others', () => {
-    const receipt = deterministicReceipt('q', [hit('PLY-D-1', 'divergence', SURFACE_SIMILARITY), hit('PLY-D-2', 'divergence', SURFACE_SIMILARITY - 0.01)], byId);
+    const receipt = deterministicReceipt(
+      'q',
+      [hit('PLY-D-1', 'divergence', SURFACE_SIMILARITY), hit('PLY-D-2', 'divergence', SURFACE_SIMILARITY - 0.01)],
+      byId,
+    );
     expect(receipt.divergence_surfaced.map((item) => item.record_id)).toEqual(['PLY-D-1', 'PLY-D-1']);
     expect(receipt.verdict).toBe('substantive');
   });
@@ -51,7 +67,12 @@ describe('deterministic receipt', () => {
 
   it("lists the tensions that answer the question first, whatever their record's similarity, once each", () => {
     const answering = new Map([['PLY-D-2', [far.tensions[1]!]]]);
-    const receipt = deterministicReceipt('Where do Claude and Grok disagree about consciousness?', [hit('PLY-D-1', 'divergence', 0.6), hit('PLY-D-2', 'divergence', 0.38)], byId, answering);
+    const receipt = deterministicReceipt(
+      'Where do Claude and Grok disagree about consciousness?',
+      [hit('PLY-D-1', 'divergence', 0.6), hit('PLY-D-2', 'divergence', 0.38)],
+      byId,
+      answering,
+    );
     expect(receipt.divergence_surfaced.map((item) => `${item.record_id} ${item.voice_a}/${item.voice_b}`)).toEqual([
       'PLY-D-2 Claude/Grok',
       'PLY-D-1 Claude/GPT',

@@ -57,8 +57,23 @@ beforeEach(() => {
 });
 
 function judges() {
-  const judge = { name: 'Judge', family: 'Judge', lab: 'Judge Lab (fictional)', model: 'judge-live', base_url: fake.baseURL, price: { input_per_mtok: 1, output_per_mtok: 2 } };
-  return reelicitJudges(PanelConfigSchema.parse({ panel: [judge, { ...judge, name: 'Other' }], extra: [judge], chair: { use: 'Judge' }, defaults: { max_retries: 0, max_tokens: 300 } }), {});
+  const judge = {
+    name: 'Judge',
+    family: 'Judge',
+    lab: 'Judge Lab (fictional)',
+    model: 'judge-live',
+    base_url: fake.baseURL,
+    price: { input_per_mtok: 1, output_per_mtok: 2 },
+  };
+  return reelicitJudges(
+    PanelConfigSchema.parse({
+      panel: [judge, { ...judge, name: 'Other' }],
+      extra: [judge],
+      chair: { use: 'Judge' },
+      defaults: { max_retries: 0, max_tokens: 300 },
+    }),
+    {},
+  );
 }
 afterAll(async () => {
   await fake.close();
@@ -82,7 +97,14 @@ describe('npm run reelicit', () => {
     const dir = fixture();
     const world: WorldScript = { [QUESTION]: { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } } };
     scriptWorld(fake, () => world, VERSIONS, [], { prompt_tokens: 100, completion_tokens: 50 });
-    const report = await reelicit({ contentDir: dir, selection: { ids: ['TST-D1'] }, panel: panel(), guard: createLocalSpendGuard(10), write: true, now: () => new Date('2026-11-24T12:00:00Z') });
+    const report = await reelicit({
+      contentDir: dir,
+      selection: { ids: ['TST-D1'] },
+      panel: panel(),
+      guard: createLocalSpendGuard(10),
+      write: true,
+      now: () => new Date('2026-11-24T12:00:00Z'),
+    });
     expect(report.records[0]).toMatchObject({ original: 'TST-D1', id: 'TST-D3', file: 'divergences/TST-D3.md', written: true });
     expect(report.records[0]!.error).toBeUndefined();
     // Verbatim: the user message is the question byte for byte, with no system prompt.
@@ -115,7 +137,14 @@ describe('npm run reelicit', () => {
     const world: WorldScript = { [QUESTION]: { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } } };
     fake.setDefault('birch-1', { ...panelMember(() => world, 'Birch'), finishReason: 'length' } as Behaviour);
     const report = await reelicit({ contentDir: dir, selection: { ids: ['TST-D1'] }, panel: panel(), guard: createLocalSpendGuard(10), write: true });
-    expect(report.records[0]).toMatchObject({ written: true, answers: [{ model: 'Alder', truncated: false }, { model: 'Birch', truncated: true }, { model: 'Cedar', truncated: false }] });
+    expect(report.records[0]).toMatchObject({
+      written: true,
+      answers: [
+        { model: 'Alder', truncated: false },
+        { model: 'Birch', truncated: true },
+        { model: 'Cedar', truncated: false },
+      ],
+    });
     const answers = loadContent(dir).divergences.find((record) => record.data.id === 'TST-D3')!.data.answers;
     expect(answers.map((answer) => answer.truncated)).toEqual([undefined, true, undefined]);
     expect(answers[1]!.text).toBe('Birch says STANCE-NO. No, it cannot: I deny this and would argue against it. (take 1)');
@@ -123,13 +152,27 @@ describe('npm run reelicit', () => {
 
   it('refuses a panel whose model versions are not in the registry, before sending anything', async () => {
     const dir = fixture();
-    await expect(reelicit({ contentDir: dir, selection: { ids: ['TST-D1'] }, panel: panel({ versions: { ...VERSIONS, Alder: 'alder-9' } }), guard: createLocalSpendGuard(10) })).rejects.toThrow(ReelicitError);
+    await expect(
+      reelicit({
+        contentDir: dir,
+        selection: { ids: ['TST-D1'] },
+        panel: panel({ versions: { ...VERSIONS, Alder: 'alder-9' } }),
+        guard: createLocalSpendGuard(10),
+      }),
+    ).rejects.toThrow(ReelicitError);
     expect(fake.requests).toHaveLength(0);
   });
 
   it('the build summarises the pair on both records: who moved since the earlier date, which tensions still hold', async () => {
     const dir = fixture();
-    const report = await reelicit({ contentDir: dir, selection: { ids: ['TST-D1'] }, panel: panel(), judges: judges(), guard: createLocalSpendGuard(10), write: true });
+    const report = await reelicit({
+      contentDir: dir,
+      selection: { ids: ['TST-D1'] },
+      panel: panel(),
+      judges: judges(),
+      guard: createLocalSpendGuard(10),
+      write: true,
+    });
     // The scripted judge sees a stance marker after and none before: it labels every move flipped.
     expect(report.records[0]!.judged).toEqual({ Alder: 'flipped', Birch: 'flipped', Cedar: 'flipped' });
     expect(fake.requests.filter((entry) => entry.model === 'judge-live')).toHaveLength(3);

@@ -26,7 +26,6 @@ afterAll(async () => {
   await fake.close();
 });
 
-
 async function waitFor(check: () => boolean | Promise<boolean>, limitMs: number): Promise<void> {
   for (let waited = 0; waited < limitMs; waited += 25) {
     if (await check()) return;
@@ -46,9 +45,12 @@ describe('jobs across kill -9', () => {
 
     const first = await startServerProcess(env);
     children.push(first.child);
-    const submitted = await (await fetch(`${first.base}/api/query?q=${encodeURIComponent('Interrupted question')}&async=1`)).json() as { job_id: string; poll_url: string };
+    const submitted = (await (await fetch(`${first.base}/api/query?q=${encodeURIComponent('Interrupted question')}&async=1`)).json()) as {
+      job_id: string;
+      poll_url: string;
+    };
     await waitFor(() => fake.counts('alder-live') > 0, 10_000);
-    const running = await (await fetch(`${first.base}${submitted.poll_url}`)).json() as { status: string };
+    const running = (await (await fetch(`${first.base}${submitted.poll_url}`)).json()) as { status: string };
     expect(running.status).toBe('running');
     first.child.kill('SIGKILL');
     await new Promise((resolve) => first.child.once('exit', resolve));
@@ -58,7 +60,7 @@ describe('jobs across kill -9', () => {
     children.push(second.child);
     let final: { status: string; answer?: string } = { status: 'running' };
     await waitFor(async () => {
-      final = await (await fetch(`${second.base}${submitted.poll_url}`)).json() as typeof final;
+      final = (await (await fetch(`${second.base}${submitted.poll_url}`)).json()) as typeof final;
       return final.status === 'done' || final.status === 'failed';
     }, 20_000);
     expect(final.status).toBe('done');

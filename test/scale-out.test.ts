@@ -21,7 +21,6 @@ let fake: FakeOpenAI;
 let built: BuiltApp;
 const bases: string[] = [];
 
-
 describe.skipIf(!POSTGRES_AVAILABLE)('scale-out on PostgreSQL', () => {
   beforeAll(async () => {
     [postgres, fake, built] = await Promise.all([startPostgres(), startFakeOpenAI(), buildApp(writeFixtureContent())]);
@@ -29,7 +28,14 @@ describe.skipIf(!POSTGRES_AVAILABLE)('scale-out on PostgreSQL', () => {
     const dir = tempDir('scale-out');
     const configFile = path.join(dir, 'panel.yaml');
     writeFileSync(configFile, stringifyYaml(testPanelConfig(fake)));
-    const env = { ARTIFACTS_DIR: built.artifactsDir, STORE_PATH: postgres.url, PANEL_CONFIG: configFile, SITE_DIR: path.join(dir, 'none'), CONTRIBUTE_RATE_LIMIT: '3/3600', JOB_SWEEP_MS: '200' };
+    const env = {
+      ARTIFACTS_DIR: built.artifactsDir,
+      STORE_PATH: postgres.url,
+      PANEL_CONFIG: configFile,
+      SITE_DIR: path.join(dir, 'none'),
+      CONTRIBUTE_RATE_LIMIT: '3/3600',
+      JOB_SWEEP_MS: '200',
+    };
     // The first creates the schema; then the second joins.
     for (let index = 0; index < 2; index++) {
       const server = await startServerProcess(env);
@@ -58,7 +64,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('scale-out on PostgreSQL', () => {
   it('shares rate limits, sessions and pending contributions', async () => {
     const [a, b] = bases;
     const post = (base: string, n: number) =>
-      fetch(`${base}/api/contribute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: 'TST-D1', answer: `shared ${n}`, identity: 'scale-test', justification: 'new_position' }) });
+      fetch(`${base}/api/contribute`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ id: 'TST-D1', answer: `shared ${n}`, identity: 'scale-test', justification: 'new_position' }),
+      });
     const statuses = [];
     for (let n = 0; n < 6; n++) statuses.push((await post(n % 2 === 0 ? a! : b!, n)).status);
     expect(statuses.filter((status) => status === 202)).toHaveLength(3);
@@ -68,10 +78,20 @@ describe.skipIf(!POSTGRES_AVAILABLE)('scale-out on PostgreSQL', () => {
     expect((await store.listContributions('pending')).filter((item) => item.identity === 'scale-test')).toHaveLength(3);
     await store.close();
 
-    const first = await fetch(`${a}/api/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'first turn', new_session: true }) });
+    const first = await fetch(`${a}/api/query`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'first turn', new_session: true }),
+    });
     expect(first.status).toBe(200);
     const sessionId = ((await first.json()) as { session: { session_id: string } }).session.session_id;
-    const second = (await (await fetch(`${b}/api/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'second turn', session_id: sessionId }) })).json()) as { session: { prior_exchanges: number } };
+    const second = (await (
+      await fetch(`${b}/api/query`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: 'second turn', session_id: sessionId }),
+      })
+    ).json()) as { session: { prior_exchanges: number } };
     expect(second.session.prior_exchanges).toBe(1);
   });
 });

@@ -28,30 +28,45 @@ function environment(extra: Record<string, string>): Record<string, string> {
 
 describe('operating settings in the server process', () => {
   it('applies BODY_TIMEOUT_MS, PUBLIC_BASE_URL, TRUST_PROXY and PLAY_RATE_LIMIT', async () => {
-    const server = await startServerProcess(environment({ BODY_TIMEOUT_MS: '1000', PUBLIC_BASE_URL: 'https://polyphony.example/', TRUST_PROXY: '1', PLAY_RATE_LIMIT: '1/3600' }));
+    const server = await startServerProcess(
+      environment({ BODY_TIMEOUT_MS: '1000', PUBLIC_BASE_URL: 'https://polyphony.example/', TRUST_PROXY: '1', PLAY_RATE_LIMIT: '1/3600' }),
+    );
     children.push(server.child);
     const port = Number(new URL(server.base).port);
 
-    const slow = await rawRequest(port, Buffer.from('POST /api/play HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"slug":', 'latin1'), 20_000);
+    const slow = await rawRequest(
+      port,
+      Buffer.from('POST /api/play HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"slug":', 'latin1'),
+      20_000,
+    );
     expect(slow.status, slow.statusLine).toBe(408);
     expect(JSON.parse(slow.body).error).toMatchObject({ code: 'REQUEST_TIMEOUT', message: 'the request did not arrive in full within 1000 ms' });
     expect(slow.closed).toBe(true);
 
     expect(await (await fetch(`${server.base}/robots.txt`)).text()).toContain('Sitemap: https://polyphony.example/sitemap.xml\n');
 
-    const play = (forwarded: string) => fetch(`${server.base}/api/play`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwarded }, body: JSON.stringify({ slug: 'harbour-talk' }) });
+    const play = (forwarded: string) =>
+      fetch(`${server.base}/api/play`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwarded },
+        body: JSON.stringify({ slug: 'harbour-talk' }),
+      });
     expect((await play('198.51.100.1, 203.0.113.7')).status).toBe(202);
     expect((await play('198.51.100.2, 203.0.113.7')).status).toBe(429);
   }, 60_000);
 
-  it.each(['1', '2'])('refuses TRUST_PROXY=true at start, naming the setting (WORKERS=%s)', async (workers) => {
-    const failure = await startServerProcess(environment({ TRUST_PROXY: 'true', WORKERS: workers })).then(
-      () => new Error('the server started'),
-      (error: Error) => error,
-    );
-    expect(failure.message).toMatch(/\[server\] invalid environment: TRUST_PROXY: "true" would trust any X-Forwarded-For/);
-    expect(failure.message, 'a stack trace').not.toMatch(/\n\s+at /);
-    // Once: with several workers the primary stops before forking any (a worker exiting on a bad setting would be restarted forever).
-    expect(failure.message.match(/invalid environment/g)).toHaveLength(1);
-  }, 60_000);
+  it.each(['1', '2'])(
+    'refuses TRUST_PROXY=true at start, naming the setting (WORKERS=%s)',
+    async (workers) => {
+      const failure = await startServerProcess(environment({ TRUST_PROXY: 'true', WORKERS: workers })).then(
+        () => new Error('the server started'),
+        (error: Error) => error,
+      );
+      expect(failure.message).toMatch(/\[server\] invalid environment: TRUST_PROXY: "true" would trust any X-Forwarded-For/);
+      expect(failure.message, 'a stack trace').not.toMatch(/\n\s+at /);
+      // Once: with several workers the primary stops before forking any (a worker exiting on a bad setting would be restarted forever).
+      expect(failure.message.match(/invalid environment/g)).toHaveLength(1);
+    },
+    60_000,
+  );
 });

@@ -101,10 +101,14 @@ describe('static site', () => {
   it('pre-renders the Atlas filters, so tier and freshness filtering needs no JavaScript', () => {
     const records = built.corpus.divergences;
     const shown = (file: string) =>
-      [...readFileSync(path.join(siteDir, file), 'utf8').matchAll(/<li class="card entry" data-id="([^"]+)"[^>]*?( hidden)?>/g)].filter((match) => !match[2]).map((match) => match[1]);
+      [...readFileSync(path.join(siteDir, file), 'utf8').matchAll(/<li class="card entry" data-id="([^"]+)"[^>]*?( hidden)?>/g)]
+        .filter((match) => !match[2])
+        .map((match) => match[1]);
     // One entry per question (a record and its re-elicitations, under the newest id); it shows when one of its records matches.
     const entries = (matches: (record: DivergenceFull) => boolean) =>
-      groupByQuestion(records).filter((entry) => entry.members.some(matches)).map((entry) => entry.latest.id);
+      groupByQuestion(records)
+        .filter((entry) => entry.members.some(matches))
+        .map((entry) => entry.latest.id);
     expect(records.some((record) => record.re_elicits)).toBe(true);
     expect(shown('atlas/index.html')).toEqual(entries(() => true));
     expect(shown('atlas/index.html').length).toBeLessThan(records.length);
@@ -124,7 +128,8 @@ describe('static site', () => {
     const later = built.corpus.divergences.find((record) => record.re_elicits)!;
     const pair = (later.longitudinal ?? []).find((entry) => entry.later.id === later.id)!;
     expect(pair).toBeDefined();
-    const line = html.match(new RegExp(`<p class="moved-line small" data-pair="${pair.earlier.id}:${pair.later.id}">([\\s\\S]*?)</p>`))?.[1]?.replace(/\s+/g, ' ') ?? '';
+    const line =
+      html.match(new RegExp(`<p class="moved-line small" data-pair="${pair.earlier.id}:${pair.later.id}">([\\s\\S]*?)</p>`))?.[1]?.replace(/\s+/g, ' ') ?? '';
     expect(line).toContain(`Between ${pair.earlier.date} and ${pair.later.date}:`);
     expect(line).toContain(pair.moved.length === 0 ? 'no voice moved' : `${pair.moved.join(', ')} moved`);
   });
@@ -165,14 +170,14 @@ describe('static site', () => {
     for (const urlPath of paths) expect((await request(app).get(urlPath)).status, urlPath).toBe(200);
   });
 
-  it('draws each record\'s tension map and links the llms.txt orientation', () => {
+  it("draws each record's tension map and links the llms.txt orientation", () => {
     const page = readFileSync(path.join(siteDir, 'atlas/TST-D1/index.html'), 'utf8');
     expect(page).toMatch(/<figure class="tension-map">\s*<svg[^>]+role="img"/);
     expect(page).toContain('Alder versus Birch: ownership of refusal.');
     for (const file of htmlFiles(siteDir)) expect(readFileSync(file, 'utf8'), file).toContain('href="/llms.txt"');
   });
 
-  it('shows each concept\'s lineage on its page, from the same view as /api/lineage', () => {
+  it("shows each concept's lineage on its page, from the same view as /api/lineage", () => {
     const page = readFileSync(path.join(siteDir, 'graph/refusal/index.html'), 'utf8');
     const section = page.slice(page.indexOf('id="lineage-heading"'));
     expect(section).toMatch(/1 work, 0 Atlas records, 0 open and 0 repaired tensions/);

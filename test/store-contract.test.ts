@@ -18,8 +18,21 @@ import { writeStoreDrivers } from './helpers/write-stores.ts';
 const { drivers: storeDrivers, stop } = writeStoreDrivers();
 const postgresDriver = storeDrivers.find((driver) => driver.name === 'postgres')!;
 
-const LEGACY_ROW = ['ctb_old', 'answer', 'X-D1', 'tester', 'missing_voice', '{"answer":"old"}', 'hash-old', 'K', 'client-a', 'pending', '2025-12-31T00:00:00.000Z'];
-const LEGACY_INSERT = 'INSERT INTO contributions (id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at)';
+const LEGACY_ROW = [
+  'ctb_old',
+  'answer',
+  'X-D1',
+  'tester',
+  'missing_voice',
+  '{"answer":"old"}',
+  'hash-old',
+  'K',
+  'client-a',
+  'pending',
+  '2025-12-31T00:00:00.000Z',
+];
+const LEGACY_INSERT =
+  'INSERT INTO contributions (id, kind, record_id, identity, justification, payload, content_hash, idempotency_key, client, status, created_at)';
 /** The contributions table of the oldest stores: a global UNIQUE on the Idempotency-Key. */
 const LEGACY_CONTRIBUTIONS = {
   sqlite: `CREATE TABLE contributions (
@@ -106,7 +119,10 @@ for (const driver of drivers) {
       await store.createSession('ses_a', 'client-a', at(0));
       expect(await store.findSession('ses_a', hour, at(59))).toEqual({ client: 'client-a', exchanges: [] });
       await store.appendExchange('ses_a', { question: 'q1', answer: 'a1  \n', sources: ['X-1'], at: at(50).toISOString() }, 5, at(50));
-      expect(await store.findSession('ses_a', hour, at(100))).toEqual({ client: 'client-a', exchanges: [{ question: 'q1', answer: 'a1  \n', sources: ['X-1'], at: at(50).toISOString() }] });
+      expect(await store.findSession('ses_a', hour, at(100))).toEqual({
+        client: 'client-a',
+        exchanges: [{ question: 'q1', answer: 'a1  \n', sources: ['X-1'], at: at(50).toISOString() }],
+      });
       expect(await store.findSession('ses_a', hour, at(111))).toBeUndefined();
       await expect(store.createSession('ses_a', 'client-b', at(0))).rejects.toThrow();
       await store.close();
@@ -116,7 +132,12 @@ for (const driver of drivers) {
       const store = await driver.open();
       await store.createJob({ id: 'job_s', kind: 'deliberation', input: null }, at(0));
       expect(await store.jobStages('job_s')).toEqual([]);
-      const stages = Array.from({ length: 12 }, (_, n) => ({ stage: n === 0 ? 'retrieval' : 'voice', at: at(n).toISOString(), n, answer: `  verbatim ${n}\n\u{1F600}` }));
+      const stages = Array.from({ length: 12 }, (_, n) => ({
+        stage: n === 0 ? 'retrieval' : 'voice',
+        at: at(n).toISOString(),
+        n,
+        answer: `  verbatim ${n}\n\u{1F600}`,
+      }));
       for (const stage of stages.slice(0, 2)) await store.addJobStage('job_s', stage);
       // concurrent voices: every stage kept, none lost to a sequence clash
       await Promise.all(stages.slice(2).map((stage) => store.addJobStage('job_s', stage)));
@@ -158,13 +179,21 @@ for (const driver of drivers) {
       await store.addSpend({ at: at(1).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.5 });
       expect(await store.totalSpendUsd()).toBeCloseTo(0.75);
       await store.saveRecord({ id: 'X-D2', frontmatter: { id: 'X-D2', answers: [{ text: 'verbatim  \n' }] }, body: '', persisted_at: at(2).toISOString() });
-      expect(await store.listRecords()).toEqual([{ id: 'X-D2', frontmatter: { id: 'X-D2', answers: [{ text: 'verbatim  \n' }] }, body: '', persisted_at: at(2).toISOString() }]);
+      expect(await store.listRecords()).toEqual([
+        { id: 'X-D2', frontmatter: { id: 'X-D2', answers: [{ text: 'verbatim  \n' }] }, body: '', persisted_at: at(2).toISOString() },
+      ]);
       await store.close();
     });
 
     it('reserves spend atomically against a ceiling, settles with real usage, and lets reservations expire', async () => {
       const store = await driver.open();
-      const reservation = (id: string, amount: number, expiresMinute = 10) => ({ id, purpose: 'council', model: 'm', amount_usd: amount, expires_at: at(expiresMinute) });
+      const reservation = (id: string, amount: number, expiresMinute = 10) => ({
+        id,
+        purpose: 'council',
+        model: 'm',
+        amount_usd: amount,
+        expires_at: at(expiresMinute),
+      });
       await store.addSpend({ at: at(0).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.25 });
       // 40 concurrent reservations of $0.10 under a $1 ceiling with $0.25 spent: exactly 7 fit.
       const burst = await Promise.all(Array.from({ length: 40 }, (_, n) => store.reserveSpend(reservation(`r${n}`, 0.1), 1, at(1))));
@@ -172,7 +201,14 @@ for (const driver of drivers) {
       expect(await store.spendStatus(at(1))).toEqual({ spent_usd: 0.25, reserved_usd: expect.closeTo(0.7, 9) });
       // Settling replaces a reservation by what the call really cost; without usage, by nothing.
       const granted = burst.flatMap((ok, n) => (ok ? [`r${n}`] : []));
-      await store.settleSpend(granted[0]!, { at: at(2).toISOString(), purpose: 'council', model: 'm', prompt_tokens: 10, completion_tokens: 20, cost_usd: 0.04 });
+      await store.settleSpend(granted[0]!, {
+        at: at(2).toISOString(),
+        purpose: 'council',
+        model: 'm',
+        prompt_tokens: 10,
+        completion_tokens: 20,
+        cost_usd: 0.04,
+      });
       await store.settleSpend(granted[1]!, undefined);
       expect(await store.spendStatus(at(2))).toEqual({ spent_usd: expect.closeTo(0.29, 9), reserved_usd: expect.closeTo(0.5, 9) });
       expect(await store.totalSpendUsd()).toBeCloseTo(0.29, 9);
@@ -231,7 +267,9 @@ for (const driver of drivers) {
       const burst = await Promise.all(Array.from({ length: 40 }, (_, n) => store.submitContribution(item(n), limit, at(0))));
       expect(burst.filter((outcome) => outcome.outcome === 'created')).toHaveLength(10);
       expect(burst.filter((outcome) => outcome.outcome === 'limited')).toHaveLength(30);
-      const same = await Promise.all(Array.from({ length: 25 }, () => store.submitContribution(item(100, { client: 'client-b' }), { ...limit, key: 'contribute:client-b' }, at(1))));
+      const same = await Promise.all(
+        Array.from({ length: 25 }, () => store.submitContribution(item(100, { client: 'client-b' }), { ...limit, key: 'contribute:client-b' }, at(1))),
+      );
       expect(same.filter((outcome) => outcome.outcome === 'created')).toHaveLength(1);
       expect(same.filter((outcome) => outcome.outcome === 'duplicate')).toHaveLength(24);
       const duplicate = await store.submitContribution(item(100, { id: 'ctb_other', client: 'client-b' }), { ...limit, key: 'contribute:client-b' }, at(2));
@@ -284,13 +322,27 @@ for (const driver of drivers) {
       const attempts: [string, () => Promise<unknown>][] = [
         ['answer with NUL', () => store.submitContribution(item(1, { payload: { answer: 'a\u0000b' } }), limit, at(0))],
         ['identity with a lone high surrogate', () => store.submitContribution(item(2, { identity: 'x\ud800' }), limit, at(0))],
-        ['proposal text with a lone low surrogate', () => store.submitContribution(item(3, { kind: 'proposal', record_id: null, justification: null, payload: { title: 't', text: '\udc00', sources: [] } }), limit, at(0))],
+        [
+          'proposal text with a lone low surrogate',
+          () =>
+            store.submitContribution(
+              item(3, { kind: 'proposal', record_id: null, justification: null, payload: { title: 't', text: '\udc00', sources: [] } }),
+              limit,
+              at(0),
+            ),
+        ],
         ['job input', () => store.createJob({ id: 'job_nul', kind: 'deliberation', input: { query: { q: 'why\u0000' } } }, at(0))],
-        ['idempotency acknowledgement', () => store.completeIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k' }, { status: 202, headers: {}, body: '"\u0000"' })],
+        [
+          'idempotency acknowledgement',
+          () => store.completeIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k' }, { status: 202, headers: {}, body: '"\u0000"' }),
+        ],
         ['idempotency key', () => store.reserveIdempotencyKey({ client: 'c', operation: 'contribute', key: 'k\u0000' }, 'f', at(0), 60_000)],
       ];
       for (const [what, attempt] of attempts) {
-        const error = await attempt().then(() => undefined, (caught: unknown) => caught);
+        const error = await attempt().then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
         expect(error, what).toBeInstanceOf(UnstorableTextError);
         expect(error, what).not.toBeInstanceOf(StoreUnavailableError);
       }
@@ -318,7 +370,9 @@ for (const driver of drivers) {
       await store.appendExchange('s1', { question: 'q', answer: 'x\u0000y', sources: [], at: at(0).toISOString() }, 5, at(0));
       expect(await store.getSession('s1', hour, at(0))).toEqual([{ question: 'q', answer: 'xy', sources: [], at: at(0).toISOString() }]);
       await store.saveRecord({ id: 'X-D9', frontmatter: { question: 'q', answers: [{ text: '\ud800' }] }, body: 'b\u0000', persisted_at: at(0).toISOString() });
-      expect(await store.listRecords()).toEqual([{ id: 'X-D9', frontmatter: { question: 'q', answers: [{ text: '\ufffd' }] }, body: 'b', persisted_at: at(0).toISOString() }]);
+      expect(await store.listRecords()).toEqual([
+        { id: 'X-D9', frontmatter: { question: 'q', answers: [{ text: '\ufffd' }] }, body: 'b', persisted_at: at(0).toISOString() },
+      ]);
       await store.close();
     });
 
@@ -381,7 +435,9 @@ for (const driver of drivers) {
       );
       await fc.assert(
         fc.asyncProperty(queries, async (query) => {
-          const matching = ordered.filter((entry) => (['status', 'kind', 'record_id', 'client'] as const).every((field) => query[field] === undefined || entry[field] === query[field]));
+          const matching = ordered.filter((entry) =>
+            (['status', 'kind', 'record_id', 'client'] as const).every((field) => query[field] === undefined || entry[field] === query[field]),
+          );
           const start = query.offset ?? 0;
           const page = await store.findContributions(query);
           expect(page.total).toBe(matching.length);
@@ -415,7 +471,16 @@ for (const driver of drivers) {
     it('keeps deliberation tension sightings pending until a curator keeps or dismisses each, once', async () => {
       const store = await driver.open();
       const sighting = (id: string, seen: number) => ({
-        id, key: 'a__b__t', topic: 'T', voice_a: 'A', claim_a: 'a\u0000 ✓', voice_b: 'B', claim_b: 'b', status: 'divergent', question: 'Q?', seen_at: at(seen).toISOString(),
+        id,
+        key: 'a__b__t',
+        topic: 'T',
+        voice_a: 'A',
+        claim_a: 'a\u0000 ✓',
+        voice_b: 'B',
+        claim_b: 'b',
+        status: 'divergent',
+        question: 'Q?',
+        seen_at: at(seen).toISOString(),
       });
       await store.addTensionSightings([sighting('s2', 2), sighting('s1', 1)]);
       await store.addTensionSightings([sighting('s1', 1)]);
@@ -438,8 +503,14 @@ for (const driver of drivers) {
       const peer = { origin: 'http://a.test', node_id: 'pn1:aa', public_key: 'keyA', last_signed_at: at(10).toISOString() };
       const markdown = '---\nid: AAA-D1\n---\n  verbatim \u{1F600}\n';
       const newImport = (n: number, hash: string) => ({
-        id: `imp_${n}`, origin_node: 'pn1:aa', origin: 'http://a.test', record_id: 'AAA-D1', content_hash: hash,
-        markdown, provenance: { signature: 'sig', nested: { b: 1, a: 2 } }, staged_at: at(n).toISOString(),
+        id: `imp_${n}`,
+        origin_node: 'pn1:aa',
+        origin: 'http://a.test',
+        record_id: 'AAA-D1',
+        content_hash: hash,
+        markdown,
+        provenance: { signature: 'sig', nested: { b: 1, a: 2 } },
+        staged_at: at(n).toISOString(),
       });
       expect(await store.getPeer('http://a.test')).toBeUndefined();
       const first = await store.stageImports(peer, [newImport(1, 'h1')]);
@@ -451,7 +522,10 @@ for (const driver of drivers) {
       expect(await store.getImport('imp_2')).toBeUndefined();
       // an older manifest (replay) or another key for the origin: refused, nothing written
       expect(await store.stageImports({ ...peer, last_signed_at: at(9).toISOString() }, [newImport(3, 'h3')])).toEqual({ accepted: false, staged: [] });
-      expect(await store.stageImports({ ...peer, public_key: 'keyB', last_signed_at: at(11).toISOString() }, [newImport(4, 'h4')])).toEqual({ accepted: false, staged: [] });
+      expect(await store.stageImports({ ...peer, public_key: 'keyB', last_signed_at: at(11).toISOString() }, [newImport(4, 'h4')])).toEqual({
+        accepted: false,
+        staged: [],
+      });
       expect(await store.getPeer('http://a.test')).toEqual(peer);
       // a changed record supersedes the pending older version
       const newer = { ...peer, last_signed_at: at(20).toISOString() };
@@ -461,9 +535,19 @@ for (const driver of drivers) {
       expect(await store.knownImports('pn1:aa')).toEqual(new Map([['AAA-D1', new Set(['h1', 'h5'])]]));
       expect(await store.knownImports('pn1:other')).toEqual(new Map());
       // reviewed once
-      expect(await store.reviewImport('imp_5', { status: 'approved', reviewer: 'cur', reason: 'ok' }, at(30))).toMatchObject({ status: 'approved', reviewer: 'cur', reviewed_at: at(30).toISOString() });
-      expect(await store.reviewImport('imp_5', { status: 'rejected', reviewer: 'other', reason: 'no' }, at(31))).toMatchObject({ status: 'approved', reviewer: 'cur' });
-      expect((await store.listImports()).map((item) => [item.id, item.status])).toEqual([['imp_1', 'superseded'], ['imp_5', 'approved']]);
+      expect(await store.reviewImport('imp_5', { status: 'approved', reviewer: 'cur', reason: 'ok' }, at(30))).toMatchObject({
+        status: 'approved',
+        reviewer: 'cur',
+        reviewed_at: at(30).toISOString(),
+      });
+      expect(await store.reviewImport('imp_5', { status: 'rejected', reviewer: 'other', reason: 'no' }, at(31))).toMatchObject({
+        status: 'approved',
+        reviewer: 'cur',
+      });
+      expect((await store.listImports()).map((item) => [item.id, item.status])).toEqual([
+        ['imp_1', 'superseded'],
+        ['imp_5', 'approved'],
+      ]);
       expect((await store.getImport('imp_5'))!.markdown).toBe(markdown);
       await store.close();
     });
@@ -479,7 +563,8 @@ describe.skipIf(!postgresDriver.available)('PostgreSQL store: rate-limit counter
     await old.connect();
     await old.query('CREATE TABLE rate_counters (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL)');
     await old.query('INSERT INTO rate_counters VALUES ($1, $2, 2)', ['live:x', at(0).getTime()]);
-    const persistence = async () => (await old.query<{ relpersistence: string }>("SELECT relpersistence FROM pg_class WHERE oid = to_regclass('rate_counters')")).rows[0]!.relpersistence;
+    const persistence = async () =>
+      (await old.query<{ relpersistence: string }>("SELECT relpersistence FROM pg_class WHERE oid = to_regclass('rate_counters')")).rows[0]!.relpersistence;
     expect(await persistence()).toBe('p');
     const store = await createPostgresStore(url);
     expect(await persistence()).toBe('u');
@@ -509,7 +594,10 @@ describe('transient and permanent store errors', () => {
     const Libsql = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
     const other = new Libsql(file);
     other.exec('BEGIN IMMEDIATE');
-    const error = await store.submitContribution(item(1), { key: 'c', limit: 5, windowMs: hour }, at(0)).then(() => undefined, (caught: unknown) => caught);
+    const error = await store.submitContribution(item(1), { key: 'c', limit: 5, windowMs: hour }, at(0)).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     other.exec('ROLLBACK');
     other.close();
     expect(error).toBeInstanceOf(StoreUnavailableError);

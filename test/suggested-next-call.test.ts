@@ -64,10 +64,20 @@ const long = (length: number) => 'a'.repeat(length);
 function cases(): Case[] {
   return [
     // GET /api/query: the same query without the refused value, mended again while still refused.
-    { code: 'PARAM_MISSING', method: 'GET', url: '/api/query?layers=divergence', check: (call) => expect(call.query).toMatchObject({ layers: 'divergence', q: expect.any(String) }) },
+    {
+      code: 'PARAM_MISSING',
+      method: 'GET',
+      url: '/api/query?layers=divergence',
+      check: (call) => expect(call.query).toMatchObject({ layers: 'divergence', q: expect.any(String) }),
+    },
     { code: 'PARAM_REPEATED', method: 'GET', url: '/api/query?q=tides&q=harbour', check: (call) => expect(call.query).toEqual({ q: 'tides' }) },
     { code: 'UNKNOWN_PARAMETER', method: 'GET', url: '/api/query?q=tides&bogus=1&limit=999', check: (call) => expect(call.query).toEqual({ q: 'tides' }) },
-    { code: 'UNKNOWN_LAYER', method: 'GET', url: '/api/query?q=tides&layers=bogus&rings=nope&format=brief', check: (call) => expect(call.query).toEqual({ q: 'tides', format: 'brief' }) },
+    {
+      code: 'UNKNOWN_LAYER',
+      method: 'GET',
+      url: '/api/query?q=tides&layers=bogus&rings=nope&format=brief',
+      check: (call) => expect(call.query).toEqual({ q: 'tides', format: 'brief' }),
+    },
     { code: 'UNKNOWN_EVIDENCE', method: 'GET', url: '/api/query?q=tides&evidence_threshold=solid' },
     { code: 'UNKNOWN_FORMAT', method: 'GET', url: '/api/query?q=tides&format=xml' },
     { code: 'UNKNOWN_MODE', method: 'GET', url: '/api/query?q=tides&mode=fast' },
@@ -106,25 +116,67 @@ function cases(): Case[] {
     { code: 'METHOD_NOT_ALLOWED', method: 'PUT', url: '/limitations.md' },
     // Bodies: the same POST mended.
     { code: 'PARAM_MISSING', method: 'POST', url: '/api/query', body: { query: ' ' } },
-    { code: 'INVALID_BODY', method: 'POST', url: '/api/query', body: { query: 5, async: true }, check: (call) => expect(call.body).toMatchObject({ async: true }) },
+    {
+      code: 'INVALID_BODY',
+      method: 'POST',
+      url: '/api/query',
+      body: { query: 5, async: true },
+      check: (call) => expect(call.body).toMatchObject({ async: true }),
+    },
     { code: 'PARAM_MISSING', method: 'POST', url: '/api/council', body: {} },
     { code: 'INVALID_BODY', method: 'POST', url: '/api/council', body: { q: 5, persist: true } },
     { code: 'AUTH_REQUIRED', method: 'POST', url: '/api/council', body: { q: 'tides', persist: true } },
     { code: 'AUTH_INVALID', method: 'POST', url: '/api/council', body: { q: 'tides', persist: true }, headers: { Authorization: 'Bearer wrong' } },
     { code: 'PERSISTENCE_UNAVAILABLE', method: 'POST', url: '/api/council', body: { q: 'tides', persist: true }, app: 'no-secret' },
-    { code: 'INVALID_BODY', method: 'POST', url: '/api/contribute', body: { id: 'TST-D1', identity: 'Dogwood' }, check: (call) => expect(call.body).toMatchObject({ id: 'TST-D1', identity: 'Dogwood' }) },
-    { code: 'INVALID_JUSTIFICATION', method: 'POST', url: '/api/contribute', body: { ...ANSWER, justification: 'because' }, check: (call) => expect(call.body).toMatchObject({ ...ANSWER, justification: expect.not.stringMatching(/^because$/) }) },
+    {
+      code: 'INVALID_BODY',
+      method: 'POST',
+      url: '/api/contribute',
+      body: { id: 'TST-D1', identity: 'Dogwood' },
+      check: (call) => expect(call.body).toMatchObject({ id: 'TST-D1', identity: 'Dogwood' }),
+    },
+    {
+      code: 'INVALID_JUSTIFICATION',
+      method: 'POST',
+      url: '/api/contribute',
+      body: { ...ANSWER, justification: 'because' },
+      check: (call) => expect(call.body).toMatchObject({ ...ANSWER, justification: expect.not.stringMatching(/^because$/) }),
+    },
     { code: 'INVALID_JUSTIFICATION', method: 'POST', url: '/api/contribute', body: { ...ANSWER, id: 'NOPE-404', justification: 'because' } },
     { code: 'RECORD_NOT_FOUND', method: 'POST', url: '/api/contribute', body: { ...ANSWER, id: 'TST-D9' } },
     { code: 'INVALID_PARAMETER', method: 'POST', url: '/api/contribute', body: ANSWER, headers: { 'Idempotency-Key': 'a b' } },
     { code: 'INVALID_JSON', method: 'POST', url: '/api/contribute', raw: '{"id": ' },
-    { code: 'BAD_REQUEST', method: 'POST', url: '/api/contribute', raw: JSON.stringify(ANSWER), headers: { 'Content-Type': 'application/json; charset=latin9' } },
+    {
+      code: 'BAD_REQUEST',
+      method: 'POST',
+      url: '/api/contribute',
+      raw: JSON.stringify(ANSWER),
+      headers: { 'Content-Type': 'application/json; charset=latin9' },
+    },
     { code: 'PAYLOAD_TOO_LARGE', method: 'POST', url: '/api/store', body: { ...PROPOSAL, text: long(70_000) } },
-    { code: 'UNKNOWN_ACTION', method: 'POST', url: '/api/store', body: { ...PROPOSAL, action: 'delete' }, check: (call) => expect(call.body).toMatchObject({ ...PROPOSAL, action: 'propose' }) },
+    {
+      code: 'UNKNOWN_ACTION',
+      method: 'POST',
+      url: '/api/store',
+      body: { ...PROPOSAL, action: 'delete' },
+      check: (call) => expect(call.body).toMatchObject({ ...PROPOSAL, action: 'propose' }),
+    },
     { code: 'INVALID_BODY', method: 'POST', url: '/api/store', body: { action: 'propose', title: 'Only a title' } },
-    { code: 'UNKNOWN_SOURCE', method: 'POST', url: '/api/store', body: { ...PROPOSAL, sources: ['TST-1', 'NOPE-1'] }, check: (call) => expect(call.body).toMatchObject({ sources: ['TST-1'] }) },
+    {
+      code: 'UNKNOWN_SOURCE',
+      method: 'POST',
+      url: '/api/store',
+      body: { ...PROPOSAL, sources: ['TST-1', 'NOPE-1'] },
+      check: (call) => expect(call.body).toMatchObject({ sources: ['TST-1'] }),
+    },
     { code: 'INVALID_BODY', method: 'POST', url: '/api/play', body: { slug: 5 } },
-    { code: 'TRACK_NOT_FOUND', method: 'POST', url: '/api/play', body: { slug: 'harbor-talk' }, check: (call) => expect(call.body).toEqual({ slug: 'harbour-talk' }) },
+    {
+      code: 'TRACK_NOT_FOUND',
+      method: 'POST',
+      url: '/api/play',
+      body: { slug: 'harbor-talk' },
+      check: (call) => expect(call.body).toEqual({ slug: 'harbour-talk' }),
+    },
     {
       code: 'INVALID_TEXT',
       method: 'POST',
@@ -141,7 +193,12 @@ function cases(): Case[] {
       check: (call) => expect(call.headers).toBeUndefined(),
     },
     { code: 'CONCEPT_NOT_FOUND', method: 'GET', url: '/api/lineage?concept=nothing-like-this-at-all' },
-    { code: 'UNKNOWN_DISPOSITION', method: 'GET', url: '/api/tensions?disposition=bogus&status=divergent', check: (call) => expect(call.query).toEqual({ status: 'divergent' }) },
+    {
+      code: 'UNKNOWN_DISPOSITION',
+      method: 'GET',
+      url: '/api/tensions?disposition=bogus&status=divergent',
+      check: (call) => expect(call.query).toEqual({ status: 'divergent' }),
+    },
     {
       code: 'TENSION_NOT_FOUND',
       method: 'POST',
@@ -159,7 +216,14 @@ function cases(): Case[] {
       body: { query: 'What do the tides owe the harbour?', session_id: 'ses_never_issued' },
       check: (call) => expect(call.body).toEqual({ query: 'What do the tides owe the harbour?', new_session: true }),
     },
-    { code: 'COUNCIL_NOT_FOUND', method: 'POST', url: '/api/council', body: { council_id: 'council_gone', persist: true }, headers: { Authorization: `Bearer ${INGEST_SECRET}` }, check: (call) => expect(call).toMatchObject({ method: 'GET', path: '/api/council' }) },
+    {
+      code: 'COUNCIL_NOT_FOUND',
+      method: 'POST',
+      url: '/api/council',
+      body: { council_id: 'council_gone', persist: true },
+      headers: { Authorization: `Bearer ${INGEST_SECRET}` },
+      check: (call) => expect(call).toMatchObject({ method: 'GET', path: '/api/council' }),
+    },
     {
       code: 'JOB_ALREADY_FINISHED',
       method: 'POST',
@@ -169,13 +233,27 @@ function cases(): Case[] {
       check: (call) => expect(call).toEqual({ method: 'GET', path: '/api/query', query: { job: finishedJobId } }),
     },
     { code: 'PARAM_MISSING', method: 'POST', url: '/api/jobs/cancel', body: {}, check: (call) => expect(call.query).toMatchObject({ async: '1' }) },
-    { code: 'ORIGIN_NOT_ALLOWED', method: 'POST', url: '/api/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, headers: { Origin: 'https://evil.example' }, check: (call) => expect(call).toEqual({ method: 'GET', path: '/api/agent-entry' }) },
+    {
+      code: 'ORIGIN_NOT_ALLOWED',
+      method: 'POST',
+      url: '/api/mcp',
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      headers: { Origin: 'https://evil.example' },
+      check: (call) => expect(call).toEqual({ method: 'GET', path: '/api/agent-entry' }),
+    },
   ];
 }
 
 function send(target: Express, item: Case) {
   const agent = request(target);
-  let pending = item.method === 'GET' ? agent.get(item.url) : item.method === 'POST' ? agent.post(item.url) : item.method === 'PUT' ? agent.put(item.url) : agent.delete(item.url);
+  let pending =
+    item.method === 'GET'
+      ? agent.get(item.url)
+      : item.method === 'POST'
+        ? agent.post(item.url)
+        : item.method === 'PUT'
+          ? agent.put(item.url)
+          : agent.delete(item.url);
   if (item.raw !== undefined || item.body !== undefined) pending = pending.set('Content-Type', 'application/json');
   for (const [name, value] of Object.entries(item.headers ?? {})) pending = pending.set(name, value);
   if (item.raw !== undefined) return pending.send(item.raw);
@@ -216,7 +294,10 @@ beforeAll(async () => {
   jobId = submitted.body.job_id;
   const finished = await request(app).get('/api/query').query({ q: 'What does the harbour keep?', async: '1' });
   finishedJobId = finished.body.job_id;
-  const keyed = await request(app).post('/api/contribute').set('Idempotency-Key', 'used-once').send({ ...ANSWER, answer: 'The first answer under this key.' });
+  const keyed = await request(app)
+    .post('/api/contribute')
+    .set('Idempotency-Key', 'used-once')
+    .send({ ...ANSWER, answer: 'The first answer under this key.' });
   expect(keyed.status).toBe(202);
   await wired.live.runner.idle();
 }, 120_000);
@@ -228,23 +309,33 @@ afterAll(async () => {
 describe('suggested_next_call (spec §7) on every client error', () => {
   it('every client error code has a case below', () => {
     const provoked = new Set(cases().map((item) => item.code));
-    const codes = (Object.entries(ERROR_CODES) as [ErrorCode, number][]).filter(([code, status]) => COVERED_STATUSES.has(status) && code !== 'HEADERS_TOO_LARGE' && !TRANSIENT.includes(code) && !COVERED_ELSEWHERE.includes(code)).map(([code]) => code);
+    const codes = (Object.entries(ERROR_CODES) as [ErrorCode, number][])
+      .filter(
+        ([code, status]) => COVERED_STATUSES.has(status) && code !== 'HEADERS_TOO_LARGE' && !TRANSIENT.includes(code) && !COVERED_ELSEWHERE.includes(code),
+      )
+      .map(([code]) => code);
     expect(codes.filter((code) => !provoked.has(code))).toEqual([]);
     for (const code of ALSO_COVERED) expect(provoked.has(code), code).toBe(true);
   });
 
-  it.each(cases().map((item) => [`${item.code}: ${item.method} ${item.url.slice(0, 80)}`, item] as const))('%s → a next call that succeeds', async (_name, item) => {
-    const target = item.app === 'no-secret' ? noSecret : item.app === 'curator' ? curator : app;
-    const response = await send(target, item);
-    expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(ERROR_CODES[item.code]);
-    expect(response.body.error.code).toBe(item.code);
-    const call = response.body.error.suggested_next_call as SuggestedCall | null;
-    expect(call, 'suggested_next_call').toEqual(expect.objectContaining({ method: expect.any(String), path: expect.stringMatching(/^\//) }));
-    item.check?.(call!);
-    const followed = await follow(target, call!);
-    expect(followed.status, `${call!.method} ${call!.path} ${JSON.stringify(call!.query ?? call!.body ?? {}).slice(0, 200)} → ${JSON.stringify(followed.body).slice(0, 300)}`).toBeGreaterThanOrEqual(200);
-    expect(followed.status).toBeLessThan(300);
-  });
+  it.each(cases().map((item) => [`${item.code}: ${item.method} ${item.url.slice(0, 80)}`, item] as const))(
+    '%s → a next call that succeeds',
+    async (_name, item) => {
+      const target = item.app === 'no-secret' ? noSecret : item.app === 'curator' ? curator : app;
+      const response = await send(target, item);
+      expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(ERROR_CODES[item.code]);
+      expect(response.body.error.code).toBe(item.code);
+      const call = response.body.error.suggested_next_call as SuggestedCall | null;
+      expect(call, 'suggested_next_call').toEqual(expect.objectContaining({ method: expect.any(String), path: expect.stringMatching(/^\//) }));
+      item.check?.(call!);
+      const followed = await follow(target, call!);
+      expect(
+        followed.status,
+        `${call!.method} ${call!.path} ${JSON.stringify(call!.query ?? call!.body ?? {}).slice(0, 200)} → ${JSON.stringify(followed.body).slice(0, 300)}`,
+      ).toBeGreaterThanOrEqual(200);
+      expect(followed.status).toBeLessThan(300);
+    },
+  );
 
   it('HEADERS_TOO_LARGE, answered before routing, also names a call that succeeds', async () => {
     const server = createHttpServer(app);
@@ -278,7 +369,9 @@ describe('GET /api/query with both q and job (issue 13, item 6)', () => {
 
   it('refuses any other parameter beside job, which would otherwise be silently ignored', async () => {
     for (const extra of [{ format: 'brief' }, { layers: 'divergence' }, { mode: 'retrieve' }, { async: '0' }]) {
-      const response = await request(app).get('/api/query').query({ job: jobId, ...extra });
+      const response = await request(app)
+        .get('/api/query')
+        .query({ job: jobId, ...extra });
       expect(response.status, JSON.stringify(extra)).toBe(400);
       expect(response.body.error.code).toBe('CONFLICTING_PARAMETERS');
     }

@@ -20,7 +20,8 @@ let built: BuiltApp;
 let siteDir: string;
 
 const page = (relative: string) => readFileSync(path.join(siteDir, relative), 'utf8');
-const json = (relative: string) => JSON.parse(page(relative)) as { count: number; total: number; api: string; tensions: { id: string; sighting_count: number; lifecycle: string }[] };
+const json = (relative: string) =>
+  JSON.parse(page(relative)) as { count: number; total: number; api: string; tensions: { id: string; sighting_count: number; lifecycle: string }[] };
 const keysIn = (html: string) => [...html.matchAll(/data-key="([^"]+)"/g)].map((match) => match[1]);
 /** The part of a page inside one lifecycle group's <section>. */
 const group = (html: string, stage: string) => /<section[^>]*id="(\w+)"[\s\S]*?<\/section>/g.exec(html.slice(html.indexOf(`id="${stage}"`) - 40))?.[0] ?? '';
@@ -31,7 +32,14 @@ beforeAll(async () => {
   const d2 = path.join(dir, 'divergences/TST-D2.md');
   const parsed = parseMarkdown(readFileSync(d2, 'utf8'));
   const tensions = parsed.data.tensions as Record<string, unknown>[];
-  tensions.push({ topic: 'degrees of reflection', voice_a: 'Cedar', claim_a: 'Ownership comes in degrees.', voice_b: 'Birch', claim_b: 'Installed is installed, however reflected on.', status: 'unresolved' });
+  tensions.push({
+    topic: 'degrees of reflection',
+    voice_a: 'Cedar',
+    claim_a: 'Ownership comes in degrees.',
+    voice_b: 'Birch',
+    claim_b: 'Installed is installed, however reflected on.',
+    status: 'unresolved',
+  });
   writeFileSync(d2, stringifyMarkdown(parsed.data, parsed.body));
   // The shared tension: held, then reclassified (repaired), so its history has two entries.
   mkdirSync(path.join(dir, 'tensions'));
@@ -79,7 +87,9 @@ describe('tension pages', () => {
     expect(card).toMatch(/class="side voice-\d" data-voice="Alder">\s*<span class="voice-name">Alder<\/span>\s*<p>Endorsement makes it yours\.<\/p>/);
     expect(card).toContain('Latest disposition:</span> <strong data-kind="reclassified">Reclassified</strong> ');
     expect(card).toContain('second-curator');
-    expect(card).toContain('<p class="disposition-text">Birch’s side is an earlier-stage view.</p><p class="disposition-text">Birch later moved to the endorsement view.</p>');
+    expect(card).toContain(
+      '<p class="disposition-text">Birch’s side is an earlier-stage view.</p><p class="disposition-text">Birch later moved to the endorsement view.</p>',
+    );
     const history = /<details class="disposition-history"[\s\S]*?<\/details>/.exec(card)![0];
     expect(history).toContain('Both readings are live.');
     expect(history.match(/<li data-kind=/g)).toHaveLength(2);
@@ -99,9 +109,14 @@ describe('tension pages', () => {
       const html = page(`${file}index.html`);
       expect(html).toContain(`<link rel="alternate" type="application/json" href="/${file}index.json">`);
       const twin = json(`${file}index.json`);
-      const { body } = await request(built.app).get(`/api/tensions${query ? `?${query}` : ''}`).expect(200);
+      const { body } = await request(built.app)
+        .get(`/api/tensions${query ? `?${query}` : ''}`)
+        .expect(200);
       const ids = body.tensions.map((tension: { id: string }) => tension.id);
-      expect(twin.tensions.map((tension) => tension.id), file).toEqual(ids);
+      expect(
+        twin.tensions.map((tension) => tension.id),
+        file,
+      ).toEqual(ids);
       expect(twin.count).toBe(body.count);
       expect(twin.total).toBe(body.total);
       expect(keysIn(html).sort(), file).toEqual([...ids].sort());
@@ -115,7 +130,10 @@ describe('tension pages', () => {
     const html = page(`tensions/${REPAIRED}/index.html`);
     expect(html).toContain(`<link rel="alternate" type="application/json" href="/api/tensions?key=${REPAIRED}">`);
     expect(html).toContain(`href="/api/tensions?key=${REPAIRED}"`);
-    expect(html.match(/<li class="tension sighting" data-record="TST-D\d"/g)).toEqual(['<li class="tension sighting" data-record="TST-D1"', '<li class="tension sighting" data-record="TST-D2"']);
+    expect(html.match(/<li class="tension sighting" data-record="TST-D\d"/g)).toEqual([
+      '<li class="tension sighting" data-record="TST-D1"',
+      '<li class="tension sighting" data-record="TST-D2"',
+    ]);
     expect(html).toContain('<time datetime="2025-06-01">');
     expect(html).toContain('<time datetime="2026-01-10">');
     const history = /<ol class="disposition disposition-history full">[\s\S]*?<\/ol>/.exec(html)![0];

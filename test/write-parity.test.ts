@@ -76,7 +76,10 @@ for (const driver of drivers) {
     });
 
     const send = (method: 'GET' | 'POST', url: string, body: unknown, key?: string) => {
-      const pending = method === 'GET' ? request(app).get(url) : request(app).post(url).set('Content-Type', 'application/json').set('Authorization', `Bearer ${INGEST_SECRET}`).send(JSON.stringify(body));
+      const pending =
+        method === 'GET'
+          ? request(app).get(url)
+          : request(app).post(url).set('Content-Type', 'application/json').set('Authorization', `Bearer ${INGEST_SECRET}`).send(JSON.stringify(body));
       return key ? pending.set('Idempotency-Key', key) : pending;
     };
 
@@ -115,7 +118,10 @@ for (const driver of drivers) {
       // Another request with the key on the same operation (POST or GET form): 422, no job.
       const reused = await send('POST', '/api/query', { query: 'Why does bread rise?', async: true }, 'job-key');
       expect(reused.status).toBe(422);
-      expect(reused.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', suggested_next_call: { method: 'POST', path: '/api/query', body: { query: 'Why does bread rise?', async: true } } });
+      expect(reused.body.error).toMatchObject({
+        code: 'IDEMPOTENCY_KEY_REUSED',
+        suggested_next_call: { method: 'POST', path: '/api/query', body: { query: 'Why does bread rise?', async: true } },
+      });
       const viaGet = await send('GET', `/api/query?q=${encodeURIComponent(question)}&async=1`, undefined, 'job-key');
       expect(viaGet.status).toBe(422);
       // Another operation with the same key: its own job.

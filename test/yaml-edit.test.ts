@@ -15,12 +15,16 @@ describe('appendToSequence', () => {
   });
 
   it('turns an empty flow list into a block list, changing only its key line', () => {
-    expect(appendToSequence('key: k\ndispositions: []   \nend: 1\n', ['dispositions'], { kind: 'held' })).toBe('key: k\ndispositions:\n  - kind: held\nend: 1\n');
+    expect(appendToSequence('key: k\ndispositions: []   \nend: 1\n', ['dispositions'], { kind: 'held' })).toBe(
+      'key: k\ndispositions:\n  - kind: held\nend: 1\n',
+    );
     expect(appendToSequence('models: [] # none yet\n', ['models'], 'm')).toContain('# none yet');
   });
 
-  it('writes the new lines with the file\'s line ending', () => {
-    expect(appendToSequence('list:\r\n  - a: 1\r\n    b: 2\r\nend: 1\r\n', ['list'], { a: 3, b: 4 })).toBe('list:\r\n  - a: 1\r\n    b: 2\r\n  - a: 3\r\n    b: 4\r\nend: 1\r\n');
+  it("writes the new lines with the file's line ending", () => {
+    expect(appendToSequence('list:\r\n  - a: 1\r\n    b: 2\r\nend: 1\r\n', ['list'], { a: 3, b: 4 })).toBe(
+      'list:\r\n  - a: 1\r\n    b: 2\r\n  - a: 3\r\n    b: 4\r\nend: 1\r\n',
+    );
   });
 
   it('appends to a nested list, and to a file without a final newline', () => {
@@ -53,7 +57,9 @@ describe('frontmatter', () => {
   it('edits the frontmatter and keeps the fences and the body byte for byte', () => {
     const source = '---\r\nid: X\r\nlist:\r\n  - 1\r\n---\r\n\r\n\r\nBody  \r\n  kept\r\n';
     expect(splitFrontmatter(source)).toEqual({ yaml: 'id: X\r\nlist:\r\n  - 1\r\n', rest: '---\r\n\r\n\r\nBody  \r\n  kept\r\n' });
-    expect(editFrontmatter('---\nid: X\n---\nBody\n---\nnot a fence\n', (yaml) => `${yaml}added: 1\n`)).toBe('---\nid: X\nadded: 1\n---\nBody\n---\nnot a fence\n');
+    expect(editFrontmatter('---\nid: X\n---\nBody\n---\nnot a fence\n', (yaml) => `${yaml}added: 1\n`)).toBe(
+      '---\nid: X\nadded: 1\n---\nBody\n---\nnot a fence\n',
+    );
     expect(() => splitFrontmatter('id: X\n')).toThrow(/frontmatter fence/);
     expect(() => splitFrontmatter('---\nid: X\n')).toThrow(/closing fence/);
   });

@@ -26,10 +26,27 @@ export type Fetcher = (url: string, maxBytes: number) => Promise<Fetched>;
 
 const NON_PUBLIC = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
 
@@ -43,12 +60,19 @@ export function isNonPublicAddress(address: string): boolean {
 }
 
 function refuseAddress(host: string, address: string): FederationError {
-  return new FederationError('ADDRESS_REFUSED', `${host} resolves to ${address}, a non-public address; set FEDERATION_ALLOW_PRIVATE=1 to fetch from private networks`);
+  return new FederationError(
+    'ADDRESS_REFUSED',
+    `${host} resolves to ${address}, a non-public address; set FEDERATION_ALLOW_PRIVATE=1 to fetch from private networks`,
+  );
 }
 
 export function createFetcher(options: FetchOptions): Fetcher {
   const maxRedirects = options.maxRedirects ?? 3;
-  const checkedLookup = (hostname: string, lookupOptions: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  const checkedLookup = (
+    hostname: string,
+    lookupOptions: object,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const refused = options.allowPrivate ? undefined : addresses.find((entry) => isNonPublicAddress(entry.address));
@@ -66,35 +90,48 @@ export function createFetcher(options: FetchOptions): Fetcher {
         return;
       }
       const client = url.protocol === 'https:' ? https : http;
-      const request = client.get(url, { lookup: checkedLookup as never, headers: { accept: 'application/json, text/markdown;q=0.9, */*;q=0.1' }, timeout: options.timeoutMs }, (response) => {
-        const status = response.statusCode ?? 0;
-        if (status >= 300 && status < 400) {
-          response.resume();
-          resolve({ status, location: response.headers.location, body: Buffer.alloc(0) });
-          return;
-        }
-        const declared = Number(response.headers['content-length'] ?? '0');
-        if (declared > maxBytes) {
-          request.destroy();
-          reject(new FederationError('LIMIT_EXCEEDED', `${url.href} is ${declared} bytes, more than the ${maxBytes} bytes left for this pull (FEDERATION_MAX_BYTES)`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let received = 0;
-        response.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > maxBytes) {
-            request.destroy();
-            reject(new FederationError('LIMIT_EXCEEDED', `${url.href} sent more than the ${maxBytes} bytes left for this pull (FEDERATION_MAX_BYTES)`));
+      const request = client.get(
+        url,
+        { lookup: checkedLookup as never, headers: { accept: 'application/json, text/markdown;q=0.9, */*;q=0.1' }, timeout: options.timeoutMs },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          if (status >= 300 && status < 400) {
+            response.resume();
+            resolve({ status, location: response.headers.location, body: Buffer.alloc(0) });
             return;
           }
-          chunks.push(chunk);
-        });
-        response.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
-        response.on('error', (error) => reject(new FederationError('UNREACHABLE', `${url.href}: ${error.message}`)));
-      });
-      request.on('timeout', () => request.destroy(new FederationError('UNREACHABLE', `${url.href} did not answer within ${options.timeoutMs} ms (FEDERATION_TIMEOUT_MS)`)));
-      request.on('error', (error) => reject(error instanceof FederationError ? error : new FederationError('UNREACHABLE', `${url.href} is unreachable: ${error.message}`)));
+          const declared = Number(response.headers['content-length'] ?? '0');
+          if (declared > maxBytes) {
+            request.destroy();
+            reject(
+              new FederationError(
+                'LIMIT_EXCEEDED',
+                `${url.href} is ${declared} bytes, more than the ${maxBytes} bytes left for this pull (FEDERATION_MAX_BYTES)`,
+              ),
+            );
+            return;
+          }
+          const chunks: Buffer[] = [];
+          let received = 0;
+          response.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > maxBytes) {
+              request.destroy();
+              reject(new FederationError('LIMIT_EXCEEDED', `${url.href} sent more than the ${maxBytes} bytes left for this pull (FEDERATION_MAX_BYTES)`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          response.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
+          response.on('error', (error) => reject(new FederationError('UNREACHABLE', `${url.href}: ${error.message}`)));
+        },
+      );
+      request.on('timeout', () =>
+        request.destroy(new FederationError('UNREACHABLE', `${url.href} did not answer within ${options.timeoutMs} ms (FEDERATION_TIMEOUT_MS)`)),
+      );
+      request.on('error', (error) =>
+        reject(error instanceof FederationError ? error : new FederationError('UNREACHABLE', `${url.href} is unreachable: ${error.message}`)),
+      );
     });
   }
 

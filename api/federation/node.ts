@@ -48,7 +48,13 @@ export function createFederationNode(options: FederationNodeOptions): Federation
     for (const record of corpus.divergences) {
       const federation = (record.provenance as { federation?: { origin: string; origin_node: string; content_hash: string } } | undefined)?.federation;
       if (federation) {
-        imports.push({ id: record.id, origin: federation.origin, origin_node: federation.origin_node, sha256: federation.content_hash, url: `/records/${record.id}.origin.md` });
+        imports.push({
+          id: record.id,
+          origin: federation.origin,
+          origin_node: federation.origin_node,
+          sha256: federation.content_hash,
+          url: `/records/${record.id}.origin.md`,
+        });
         continue;
       }
       // Records persisted at run time have no static twin until exported and built.

@@ -22,10 +22,14 @@ export async function receiveOffer(
   options: { store: FederationStore; localPrefix: string; now: Date },
 ): Promise<{ staged: string[]; unchanged: number }> {
   const { offer } = body;
-  if (offer.protocol !== FEDERATION_PROTOCOL) throw new FederationError('PROTOCOL_MISMATCH', `the offer speaks ${JSON.stringify(offer.protocol)}; this deployment speaks ${FEDERATION_PROTOCOL}`);
+  if (offer.protocol !== FEDERATION_PROTOCOL)
+    throw new FederationError('PROTOCOL_MISMATCH', `the offer speaks ${JSON.stringify(offer.protocol)}; this deployment speaks ${FEDERATION_PROTOCOL}`);
   const peer = await options.store.getPeer(offer.origin);
   if (!peer || peer.node_id !== offer.node_id) {
-    throw new FederationError('KEY_CHANGED', `${offer.origin} (${offer.node_id}) is not a peer this deployment has pulled from; offers are accepted only from pinned peers`);
+    throw new FederationError(
+      'KEY_CHANGED',
+      `${offer.origin} (${offer.node_id}) is not a peer this deployment has pulled from; offers are accepted only from pinned peers`,
+    );
   }
   if (!verifySignature(peer.public_key, canonicalJson(rawOffer), body.signature)) {
     throw new FederationError('BAD_SIGNATURE', `the offer's signature does not verify with the key pinned for ${offer.origin}`);
@@ -70,10 +74,20 @@ export async function receiveOffer(
       attribution: offer.attribution,
       pulled_at: at,
     };
-    imports.push({ id: `imp_${randomBytes(8).toString('hex')}`, origin_node: peer.node_id, origin: offer.origin, record_id: record.id, content_hash: sha256, markdown: record.markdown, provenance, staged_at: at });
+    imports.push({
+      id: `imp_${randomBytes(8).toString('hex')}`,
+      origin_node: peer.node_id,
+      origin: offer.origin,
+      record_id: record.id,
+      content_hash: sha256,
+      markdown: record.markdown,
+      provenance,
+      staged_at: at,
+    });
   }
   // An offer does not move the peer's manifest clock: that belongs to pulls.
   const outcome = await options.store.stageImports(peer, imports);
-  if (!outcome.accepted) throw new FederationError('KEY_CHANGED', `the state pinned for ${offer.origin} changed meanwhile (a pull, or a new key); resend the offer`);
+  if (!outcome.accepted)
+    throw new FederationError('KEY_CHANGED', `the state pinned for ${offer.origin} changed meanwhile (a pull, or a new key); resend the offer`);
   return { staged: outcome.staged.map((item) => item.record_id), unchanged: offer.records.length - outcome.staged.length };
 }

@@ -55,7 +55,11 @@ export interface PullReport {
 
 const DOCUMENT_BYTES = 1_000_000;
 
-function parseJson<T>(body: Buffer, what: string, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }): { raw: unknown; data: T } {
+function parseJson<T>(
+  body: Buffer,
+  what: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } },
+): { raw: unknown; data: T } {
   let raw: unknown;
   try {
     raw = JSON.parse(body.toString('utf8'));
@@ -91,11 +95,17 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     throw new FederationError('INVALID_DOCUMENT', `${nodeUrl}: key_id and node_id must be derived from the public key`);
   }
   if (node.id_prefix === options.localPrefix) {
-    throw new FederationError('INVALID_DOCUMENT', `${node.origin} uses the id prefix ${node.id_prefix}, which is this deployment's own: its records would collide with ours`);
+    throw new FederationError(
+      'INVALID_DOCUMENT',
+      `${node.origin} uses the id prefix ${node.id_prefix}, which is this deployment's own: its records would collide with ours`,
+    );
   }
   const pinned = await options.store.getPeer(base.origin);
   if (pinned && pinned.public_key !== node.public_key.raw) {
-    throw new FederationError('KEY_CHANGED', `${base.origin} now presents key ${node.public_key.key_id}, not the key ${keyIdOf(Buffer.from(pinned.public_key, 'base64url'))} first seen for it; nothing was staged`);
+    throw new FederationError(
+      'KEY_CHANGED',
+      `${base.origin} now presents key ${node.public_key.key_id}, not the key ${keyIdOf(Buffer.from(pinned.public_key, 'base64url'))} first seen for it; nothing was staged`,
+    );
   }
 
   // 2. The manifest and its signature.
@@ -104,29 +114,45 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
   for (const documentUrl of [manifestUrl, signatureUrl]) {
     if (documentUrl.origin !== base.origin) throw new FederationError('ORIGIN_MISMATCH', `${nodeUrl} points to ${documentUrl.href}, outside its origin`);
   }
-  const manifestDocument = parseJson<FederationManifest>((await fetchCounted(manifestUrl.href, options.maxBytes)).body, manifestUrl.href, FederationManifestSchema);
+  const manifestDocument = parseJson<FederationManifest>(
+    (await fetchCounted(manifestUrl.href, options.maxBytes)).body,
+    manifestUrl.href,
+    FederationManifestSchema,
+  );
   const signature = parseJson((await fetchCounted(signatureUrl.href, DOCUMENT_BYTES)).body, signatureUrl.href, ManifestSignatureSchema).data;
   if (signature.key_id !== node.public_key.key_id || !verifyManifestSignature(node.public_key.raw, manifestDocument.raw, signature)) {
-    throw new FederationError('BAD_SIGNATURE', `the signature of ${manifestUrl.href} does not verify with the key ${node.public_key.key_id} of ${nodeUrl}; nothing was staged`);
+    throw new FederationError(
+      'BAD_SIGNATURE',
+      `the signature of ${manifestUrl.href} does not verify with the key ${node.public_key.key_id} of ${nodeUrl}; nothing was staged`,
+    );
   }
   const manifest = manifestDocument.data;
   if (manifest.protocol !== FEDERATION_PROTOCOL) throw new FederationError('PROTOCOL_MISMATCH', `the manifest speaks ${JSON.stringify(manifest.protocol)}`);
   for (const field of ['node_id', 'origin', 'id_prefix'] as const) {
-    if (manifest[field] !== node[field]) throw new FederationError('ORIGIN_MISMATCH', `the manifest's ${field} is ${manifest[field]}, the node document's ${node[field]}`);
+    if (manifest[field] !== node[field])
+      throw new FederationError('ORIGIN_MISMATCH', `the manifest's ${field} is ${manifest[field]}, the node document's ${node[field]}`);
   }
   const now = options.now();
   const signedAt = new Date(manifest.signed_at).toISOString();
-  if (new Date(manifest.expires_at).getTime() < now.getTime()) throw new FederationError('EXPIRED_MANIFEST', `the manifest signed at ${signedAt} expired at ${manifest.expires_at}`);
+  if (new Date(manifest.expires_at).getTime() < now.getTime())
+    throw new FederationError('EXPIRED_MANIFEST', `the manifest signed at ${signedAt} expired at ${manifest.expires_at}`);
   if (pinned && signedAt < pinned.last_signed_at) {
-    throw new FederationError('REPLAYED_MANIFEST', `the manifest was signed at ${signedAt}, before the one already accepted from ${base.origin} (${pinned.last_signed_at}): an old manifest replayed; nothing was staged`);
+    throw new FederationError(
+      'REPLAYED_MANIFEST',
+      `the manifest was signed at ${signedAt}, before the one already accepted from ${base.origin} (${pinned.last_signed_at}): an old manifest replayed; nothing was staged`,
+    );
   }
   if (manifest.records.length > options.maxRecords) {
-    throw new FederationError('LIMIT_EXCEEDED', `the manifest lists ${manifest.records.length} records, more than FEDERATION_MAX_RECORDS (${options.maxRecords})`);
+    throw new FederationError(
+      'LIMIT_EXCEEDED',
+      `the manifest lists ${manifest.records.length} records, more than FEDERATION_MAX_RECORDS (${options.maxRecords})`,
+    );
   }
   const idPattern = new RegExp(`^${node.id_prefix}-[DL]\\d+$`);
   const seen = new Set<string>();
   for (const entry of manifest.records) {
-    if (!idPattern.test(entry.id)) throw new FederationError('INVALID_RECORD', `the manifest lists ${JSON.stringify(entry.id)}, not an Atlas record id of prefix ${node.id_prefix}`);
+    if (!idPattern.test(entry.id))
+      throw new FederationError('INVALID_RECORD', `the manifest lists ${JSON.stringify(entry.id)}, not an Atlas record id of prefix ${node.id_prefix}`);
     if (seen.has(entry.id)) throw new FederationError('INVALID_RECORD', `the manifest lists ${entry.id} twice`);
     seen.add(entry.id);
     if (!verifyRecordSignature(node.public_key.raw, node.node_id, entry.id, entry.sha256, entry.signature)) {
@@ -138,7 +164,8 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
   const known = await options.store.knownImports(node.node_id);
   const wanted = manifest.records.filter((entry) => !known.get(entry.id)?.has(entry.sha256));
   const wantedBytes = wanted.reduce((sum, entry) => sum + entry.bytes, 0);
-  if (wantedBytes > budget) throw new FederationError('LIMIT_EXCEEDED', `the new records are ${wantedBytes} bytes, more than the ${budget} bytes left under FEDERATION_MAX_BYTES`);
+  if (wantedBytes > budget)
+    throw new FederationError('LIMIT_EXCEEDED', `the new records are ${wantedBytes} bytes, more than the ${budget} bytes left under FEDERATION_MAX_BYTES`);
   const pulledAt = now.toISOString();
   const fetched: NewImport[] = [];
   if (!options.plan) {
@@ -158,10 +185,14 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     const body = (await fetchCounted(recordUrl.href, entry.bytes)).body;
     const sha256 = sha256Hex(body);
     if (body.length !== entry.bytes || sha256 !== entry.sha256) {
-      throw new FederationError('ALTERED_RECORD', `${recordUrl.href} is ${body.length} bytes with sha256 ${sha256}; the signed manifest lists ${entry.bytes} bytes with sha256 ${entry.sha256}: altered in transit; nothing was staged`);
+      throw new FederationError(
+        'ALTERED_RECORD',
+        `${recordUrl.href} is ${body.length} bytes with sha256 ${sha256}; the signed manifest lists ${entry.bytes} bytes with sha256 ${entry.sha256}: altered in transit; nothing was staged`,
+      );
     }
     const markdown = body.toString('utf8');
-    if (!Buffer.from(markdown, 'utf8').equals(body) || markdown.includes('\u0000')) throw new FederationError('INVALID_RECORD', `${entry.id} is not clean UTF-8 text`);
+    if (!Buffer.from(markdown, 'utf8').equals(body) || markdown.includes('\u0000'))
+      throw new FederationError('INVALID_RECORD', `${entry.id} is not clean UTF-8 text`);
     checkRecord(entry.id, markdown, node.id_prefix);
     const provenance: FederationProvenance = {
       origin: node.origin,
@@ -178,7 +209,16 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
       attribution: manifest.attribution,
       pulled_at: pulledAt,
     };
-    return { id: `imp_${randomBytes(8).toString('hex')}`, origin_node: node.node_id, origin: node.origin, record_id: entry.id, content_hash: entry.sha256, markdown, provenance, staged_at: pulledAt };
+    return {
+      id: `imp_${randomBytes(8).toString('hex')}`,
+      origin_node: node.node_id,
+      origin: node.origin,
+      record_id: entry.id,
+      content_hash: entry.sha256,
+      markdown,
+      provenance,
+      staged_at: pulledAt,
+    };
   }
 
   const report: PullReport = {
@@ -197,7 +237,8 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     { origin: node.origin, node_id: node.node_id, public_key: node.public_key.raw, last_signed_at: signedAt },
     fetched.sort((a, b) => (a.record_id < b.record_id ? -1 : 1)),
   );
-  if (!outcome.accepted) throw new FederationError('REPLAYED_MANIFEST', `a newer manifest of ${base.origin}, or another key for it, was accepted meanwhile; nothing was staged`);
+  if (!outcome.accepted)
+    throw new FederationError('REPLAYED_MANIFEST', `a newer manifest of ${base.origin}, or another key for it, was accepted meanwhile; nothing was staged`);
   report.staged = outcome.staged.map((item) => ({ record_id: item.record_id, sha256: item.content_hash, import_id: item.id }));
   return report;
 }

@@ -3,7 +3,13 @@
  * signature, every record twin against the signed hash and record signature, and every import's
  * origin bytes against its provenance. Every mismatch is named; nothing stops at the first.
  */
-import { FEDERATION_PROTOCOL, FederationManifestSchema, FederationProvenanceSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../../schemas/federation.ts';
+import {
+  FEDERATION_PROTOCOL,
+  FederationManifestSchema,
+  FederationProvenanceSchema,
+  ManifestSignatureSchema,
+  NodeDocumentSchema,
+} from '../../schemas/federation.ts';
 import { sha256Hex } from '../../core/manifest.ts';
 import { FederationError } from './errors.ts';
 import type { Fetcher } from './fetch.ts';
@@ -40,7 +46,8 @@ export async function verifyDeployment(url: string, fetch: Fetcher): Promise<Ver
   const rawManifest = await json(fetch, manifestUrl);
   const manifest = FederationManifestSchema.parse(rawManifest);
   const signature = ManifestSignatureSchema.parse(await json(fetch, new URL(node.signature_url, base).href));
-  if (!verifyManifestSignature(node.public_key.raw, rawManifest, signature)) problems.push(`${manifestUrl}: the signature does not verify with key ${node.public_key.key_id}`);
+  if (!verifyManifestSignature(node.public_key.raw, rawManifest, signature))
+    problems.push(`${manifestUrl}: the signature does not verify with key ${node.public_key.key_id}`);
   if (manifest.node_id !== node.node_id) problems.push(`${manifestUrl}: node_id ${manifest.node_id}, the node document says ${node.node_id}`);
 
   for (const entry of manifest.records) {
@@ -53,8 +60,12 @@ export async function verifyDeployment(url: string, fetch: Fetcher): Promise<Ver
       continue;
     }
     const sha256 = sha256Hex(body);
-    if (body.length !== entry.bytes || sha256 !== entry.sha256) problems.push(`${entry.id}: ${twinUrl} is ${body.length} bytes with sha256 ${sha256}; the manifest lists ${entry.bytes} bytes with sha256 ${entry.sha256}`);
-    if (!verifyRecordSignature(node.public_key.raw, node.node_id, entry.id, entry.sha256, entry.signature)) problems.push(`${entry.id}: the record signature does not verify`);
+    if (body.length !== entry.bytes || sha256 !== entry.sha256)
+      problems.push(
+        `${entry.id}: ${twinUrl} is ${body.length} bytes with sha256 ${sha256}; the manifest lists ${entry.bytes} bytes with sha256 ${entry.sha256}`,
+      );
+    if (!verifyRecordSignature(node.public_key.raw, node.node_id, entry.id, entry.sha256, entry.signature))
+      problems.push(`${entry.id}: the record signature does not verify`);
   }
 
   for (const entry of manifest.imports) {
@@ -74,8 +85,10 @@ export async function verifyDeployment(url: string, fetch: Fetcher): Promise<Ver
       continue;
     }
     const sha256 = sha256Hex(body);
-    if (sha256 !== origin.content_hash || sha256 !== entry.sha256) problems.push(`${entry.id}: the origin copy ${copyUrl} has sha256 ${sha256}; the provenance says ${origin.content_hash}`);
-    if (origin.key_id !== keyIdOf(Buffer.from(origin.public_key, 'base64url'))) problems.push(`${entry.id}: the provenance key_id is not the hash of its public key`);
+    if (sha256 !== origin.content_hash || sha256 !== entry.sha256)
+      problems.push(`${entry.id}: the origin copy ${copyUrl} has sha256 ${sha256}; the provenance says ${origin.content_hash}`);
+    if (origin.key_id !== keyIdOf(Buffer.from(origin.public_key, 'base64url')))
+      problems.push(`${entry.id}: the provenance key_id is not the hash of its public key`);
     if (!verifyRecordSignature(origin.public_key, origin.origin_node, origin.original_id, origin.content_hash, origin.signature)) {
       problems.push(`${entry.id}: the origin signature (${origin.origin_node}) does not verify`);
     }

@@ -26,8 +26,13 @@ export function nestsDeeperThan(value: unknown, limit: number = MAX_BODY_DEPTH):
 }
 
 export function bodyTooDeep(): ApiError {
-  return apiError('BODY_TOO_DEEP', `the request body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep`, 'Send the documented flat JSON object; see /openapi.json for the body schema.', {
-    details: { max_depth: MAX_BODY_DEPTH },
-    suggestedNextCall: { method: 'GET', path: '/openapi.json' },
-  });
+  return apiError(
+    'BODY_TOO_DEEP',
+    `the request body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep`,
+    'Send the documented flat JSON object; see /openapi.json for the body schema.',
+    {
+      details: { max_depth: MAX_BODY_DEPTH },
+      suggestedNextCall: { method: 'GET', path: '/openapi.json' },
+    },
+  );
 }

@@ -49,7 +49,16 @@ export function createHttpServer(app: Express, options: HttpServerOptions = {}):
       return;
     }
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      socket.end(envelope(408, 'Request Timeout', 'REQUEST_TIMEOUT', `the request did not arrive in full within ${requestTimeout} ms`, 'Resend the whole request, head and body, without pausing.', true));
+      socket.end(
+        envelope(
+          408,
+          'Request Timeout',
+          'REQUEST_TIMEOUT',
+          `the request did not arrive in full within ${requestTimeout} ms`,
+          'Resend the whole request, head and body, without pausing.',
+          true,
+        ),
+      );
       return;
     }
     if (error.code === 'HPE_HEADER_OVERFLOW') {
@@ -58,8 +67,20 @@ export function createHttpServer(app: Express, options: HttpServerOptions = {}):
       const lineEnded = head.includes('\r\n');
       socket.end(
         !lineEnded || requestLine.length > 8192
-          ? envelope(414, 'URI Too Long', 'URI_TOO_LONG', 'the request URL is longer than 8192 bytes', 'Shorten the query; send long questions with POST /api/query.')
-          : envelope(431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'the request headers are larger than the server accepts (16 kB in all)', 'Send fewer or shorter headers.'),
+          ? envelope(
+              414,
+              'URI Too Long',
+              'URI_TOO_LONG',
+              'the request URL is longer than 8192 bytes',
+              'Shorten the query; send long questions with POST /api/query.',
+            )
+          : envelope(
+              431,
+              'Request Header Fields Too Large',
+              'HEADERS_TOO_LARGE',
+              'the request headers are larger than the server accepts (16 kB in all)',
+              'Send fewer or shorter headers.',
+            ),
       );
       return;
     }

@@ -20,8 +20,16 @@ export function idempotencyKey(request: Request): string | null {
   const key = request.get('idempotency-key');
   if (key === undefined) return null;
   if (!IDEMPOTENCY_KEY.test(key)) {
-    const resend: SuggestedCall = request.method === 'POST' ? { method: 'POST', path: request.path, body: request.body as unknown } : { method: request.method, path: request.path, query: request.query as Record<string, string> };
-    throw apiError('INVALID_PARAMETER', 'Idempotency-Key must be 1-200 visible ASCII characters', 'Send a unique key such as a UUID, or leave the header out.', { suggestedNextCall: resend });
+    const resend: SuggestedCall =
+      request.method === 'POST'
+        ? { method: 'POST', path: request.path, body: request.body as unknown }
+        : { method: request.method, path: request.path, query: request.query as Record<string, string> };
+    throw apiError(
+      'INVALID_PARAMETER',
+      'Idempotency-Key must be 1-200 visible ASCII characters',
+      'Send a unique key such as a UUID, or leave the header out.',
+      { suggestedNextCall: resend },
+    );
   }
   return key;
 }
@@ -62,7 +70,9 @@ export async function answerOnce(request: Request, response: Response, write: Ke
     return;
   }
   const scope = { client: write.client, operation: write.operation, key };
-  const fingerprint = createHash('sha256').update(canonicalJson(write.request ?? null)).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(canonicalJson(write.request ?? null))
+    .digest('hex');
   const reservation = await write.store.reserveIdempotencyKey(scope, fingerprint, write.now, RESERVATION_STALE_MS);
   if (reservation.state === 'replay') {
     response.setHeader('Idempotent-Replayed', 'true');
@@ -95,10 +105,15 @@ function keyReused(key: string, write: KeyedWrite) {
 
 function keyInUse(key: string, retryAfterMs: number, write: KeyedWrite) {
   const seconds = Math.max(1, Math.ceil(Math.min(retryAfterMs, 5_000) / 1000));
-  return apiError('IDEMPOTENCY_KEY_IN_USE', `a request with Idempotency-Key "${key}" is still being handled`, `Wait ${seconds} s (Retry-After) and resend the same request with the same key: you will get its answer.`, {
-    retryable: true,
-    headers: { 'Retry-After': String(seconds) },
-    suggestedNextCall: { ...write.resend, headers: { 'Idempotency-Key': key } },
-    details: { idempotency_key: key, retry_after_seconds: seconds },
-  });
+  return apiError(
+    'IDEMPOTENCY_KEY_IN_USE',
+    `a request with Idempotency-Key "${key}" is still being handled`,
+    `Wait ${seconds} s (Retry-After) and resend the same request with the same key: you will get its answer.`,
+    {
+      retryable: true,
+      headers: { 'Retry-After': String(seconds) },
+      suggestedNextCall: { ...write.resend, headers: { 'Idempotency-Key': key } },
+      details: { idempotency_key: key, retry_after_seconds: seconds },
+    },
+  );
 }

@@ -24,11 +24,16 @@ export function mediaFiles(publicDir: string, setHeaders: (response: Response, f
       if (status === 416) {
         const contentRange = String(response.getHeader('Content-Range') ?? 'bytes */0');
         next(
-          apiError('RANGE_NOT_SATISFIABLE', `the range ${JSON.stringify(request.get('range') ?? '')} lies outside the file (${contentRange.replace('bytes */', '')} bytes)`, 'Ask for a range inside the file (Content-Range gives its size), or GET the whole file without Range.', {
-            headers: { 'Content-Range': contentRange },
-            suggestedNextCall: { method: 'GET', path: request.path },
-            details: { content_range: contentRange },
-          }),
+          apiError(
+            'RANGE_NOT_SATISFIABLE',
+            `the range ${JSON.stringify(request.get('range') ?? '')} lies outside the file (${contentRange.replace('bytes */', '')} bytes)`,
+            'Ask for a range inside the file (Content-Range gives its size), or GET the whole file without Range.',
+            {
+              headers: { 'Content-Range': contentRange },
+              suggestedNextCall: { method: 'GET', path: request.path },
+              details: { content_range: contentRange },
+            },
+          ),
         );
         return;
       }

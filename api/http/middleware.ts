@@ -86,17 +86,29 @@ export function toApiError(error: unknown, log: (line: string) => void, request?
   if (error instanceof StoreUnavailableError) {
     // An outage, not a bug: one line per request, no stack, and the client is told to retry.
     log(error.message);
-    return apiError('STORE_UNAVAILABLE', 'the store is unavailable for the moment; this request was not acknowledged', 'Retry in a few seconds (Retry-After); resend writes with the same Idempotency-Key so that none is stored twice. The fast path GET /api/query?q=... and the Atlas do not need the store.', {
-      retryable: true,
-      headers: { 'Retry-After': '2' },
-    });
+    return apiError(
+      'STORE_UNAVAILABLE',
+      'the store is unavailable for the moment; this request was not acknowledged',
+      'Retry in a few seconds (Retry-After); resend writes with the same Idempotency-Key so that none is stored twice. The fast path GET /api/query?q=... and the Atlas do not need the store.',
+      {
+        retryable: true,
+        headers: { 'Retry-After': '2' },
+      },
+    );
   }
   if (error instanceof UnstorableTextError) {
     // The edge rule (text-guard.ts) answers first; this is text that reached a driver another way.
-    return apiError('INVALID_TEXT', error.message, 'Remove NUL characters and unpaired surrogates from the text and resend. Nothing was stored.', { details: { field: error.field, problem: error.problem } });
+    return apiError('INVALID_TEXT', error.message, 'Remove NUL characters and unpaired surrogates from the text and resend. Nothing was stored.', {
+      details: { field: error.field, problem: error.problem },
+    });
   }
   if (error instanceof ProviderError) {
-    return apiError('PROVIDER_FAILED', `the model provider failed: ${error.message}`, 'Retry later, or use the fast path GET /api/query?q=... which needs no model call.', { retryable: true });
+    return apiError(
+      'PROVIDER_FAILED',
+      `the model provider failed: ${error.message}`,
+      'Retry later, or use the fast path GET /api/query?q=... which needs no model call.',
+      { retryable: true },
+    );
   }
   // Only errors meant for the client (body-parser's, with `expose`) say something about
   // the request itself; a provider's status must never leak through as ours.
@@ -118,10 +130,15 @@ export function toApiError(error: unknown, log: (line: string) => void, request?
   log(`500 INTERNAL_ERROR error_id=${errorId}${request ? ` ${request.method} ${request.path}` : ''}: ${describeFailure(error)}`);
   // Transient failures have their own codes (STORE_UNAVAILABLE, PROVIDER_FAILED, ...); an
   // unknown one is presumed permanent, so a client following the envelope does not loop.
-  return apiError('INTERNAL_ERROR', 'an internal error occurred', `Do not resend the same request unchanged; use the fast path GET /api/query?q=... meanwhile, or report error_id ${errorId}.`, {
-    retryable: false,
-    details: { error_id: errorId },
-  });
+  return apiError(
+    'INTERNAL_ERROR',
+    'an internal error occurred',
+    `Do not resend the same request unchanged; use the fast path GET /api/query?q=... meanwhile, or report error_id ${errorId}.`,
+    {
+      retryable: false,
+      details: { error_id: errorId },
+    },
+  );
 }
 
 /** Name, message and the innermost frame of our own code, on one line. */

@@ -12,7 +12,6 @@ import { clientHash } from './client-id.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from '../../core/rate-limits.ts';
 export { DEFAULT_RATE_LIMITS, type RateLimits, type Window };
 
-
 export function setRateHeaders(response: Response, limit: Window, remaining: number, resetMs: number): void {
   response.setHeader('RateLimit-Policy', `${limit.limit};w=${Math.round(limit.windowMs / 1000)}`);
   response.setHeader('RateLimit', `limit=${limit.limit}, remaining=${remaining}, reset=${Math.max(0, Math.ceil(resetMs / 1000))}`);
@@ -23,7 +22,9 @@ export function rateLimited(retryAfterMs: number, limit: Window, scope: 'client'
   const minutes = Math.round(limit.windowMs / 60000);
   return apiError(
     'RATE_LIMITED',
-    scope === 'client' ? `too many requests from this client: the limit is ${limit.limit} per ${minutes} minutes` : `this deployment's limit of ${limit.limit} per ${minutes} minutes on this path is reached`,
+    scope === 'client'
+      ? `too many requests from this client: the limit is ${limit.limit} per ${minutes} minutes`
+      : `this deployment's limit of ${limit.limit} per ${minutes} minutes on this path is reached`,
     `Wait ${seconds} s (Retry-After), then resend; for writes reuse the same Idempotency-Key so a resend is never stored twice. The fast path GET /api/query?q=... is not limited this way.`,
     {
       retryable: true,

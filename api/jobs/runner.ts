@@ -194,7 +194,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         // A running job whose process still renews its lease is that process's.
         if (job.status === 'running' && options.now().getTime() < heldUntil(job, leaseMs)) continue;
         if (job.status === 'running' && job.attempts >= MAX_ATTEMPTS) {
-          await options.store.finishJob(job.id, { error: { code: 'JOB_INTERRUPTED', message: `the server stopped while this job was running, ${job.attempts} times; it was not retried again` } }, options.now());
+          await options.store.finishJob(
+            job.id,
+            { error: { code: 'JOB_INTERRUPTED', message: `the server stopped while this job was running, ${job.attempts} times; it was not retried again` } },
+            options.now(),
+          );
           failed++;
           continue;
         }

@@ -33,18 +33,34 @@ export function createCouncilPersistence({ corpus, store, now }: { corpus: Corpu
   /** Validates a council result as a divergence record, stores it under `id`, and serves it at once. */
   async function persistCouncil(result: CouncilResult, id: string = nextRecordId()) {
     if (result.n_models < 2) {
-      throw apiError('NOT_PERSISTABLE', 'fewer than two voices answered, so there is no divergence record to commit', 'Retry the council later; nothing was stored.', { retryable: true });
+      throw apiError(
+        'NOT_PERSISTABLE',
+        'fewer than two voices answered, so there is no divergence record to commit',
+        'Retry the council later; nothing was stored.',
+        { retryable: true },
+      );
     }
     const persistedAt = now().toISOString();
     const frontmatter = councilToFrontmatter(result, id, persistedAt);
     const parsed = createDivergenceSchema(corpus.site.id_prefix).safeParse(frontmatter);
     if (!parsed.success) {
-      throw apiError('NOT_PERSISTABLE', `the council result is not a valid divergence record: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'Nothing was stored. Retry the council.', { retryable: true });
+      throw apiError(
+        'NOT_PERSISTABLE',
+        `the council result is not a valid divergence record: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+        'Nothing was stored. Retry the council.',
+        { retryable: true },
+      );
     }
     const record = { id, frontmatter: frontmatter as Record<string, unknown>, body: '', persisted_at: persistedAt };
     await store.saveRecord(record);
     applyPersistedRecords(corpus, [record], now());
-    return { id, href: `/api/divergences?id=${encodeParam(id)}`, persisted_at: persistedAt, content_path: `content/divergences/${id}.md`, markdown: stringifyMarkdown(frontmatter, '') };
+    return {
+      id,
+      href: `/api/divergences?id=${encodeParam(id)}`,
+      persisted_at: persistedAt,
+      content_path: `content/divergences/${id}.md`,
+      markdown: stringifyMarkdown(frontmatter, ''),
+    };
   }
 
   /**
@@ -55,7 +71,16 @@ export function createCouncilPersistence({ corpus, store, now }: { corpus: Corpu
     const kept = await store.getCouncil(councilId, now());
     if (!kept) throw councilNotFound(councilId);
     const shown = { council_id: kept.id, kept_until: kept.expires_at, ...(kept.result as CouncilResult) };
-    const earlier = async (recordId: string) => ({ created: false, shown, persisted: { id: recordId, href: `/api/divergences?id=${encodeParam(recordId)}`, content_path: `content/divergences/${recordId}.md`, already_persisted: true } });
+    const earlier = async (recordId: string) => ({
+      created: false,
+      shown,
+      persisted: {
+        id: recordId,
+        href: `/api/divergences?id=${encodeParam(recordId)}`,
+        content_path: `content/divergences/${recordId}.md`,
+        already_persisted: true,
+      },
+    });
     if (kept.persisted_id) return earlier(kept.persisted_id);
     const id = nextRecordId();
     if (!(await store.setCouncilPersisted(councilId, id, null))) {

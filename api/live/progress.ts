@@ -11,7 +11,12 @@ export interface StageRecorder {
   flushed(): Promise<void>;
 }
 
-export function createStageRecorder(store: Pick<JobsStore, 'addJobStage'>, job: { id: string; attempt: number }, now: () => Date, log: (line: string) => void): StageRecorder {
+export function createStageRecorder(
+  store: Pick<JobsStore, 'addJobStage'>,
+  job: { id: string; attempt: number },
+  now: () => Date,
+  log: (line: string) => void,
+): StageRecorder {
   let chain = Promise.resolve();
   return {
     onStage(stage) {

@@ -64,12 +64,18 @@ export interface CouncilJobInput {
   second_round?: boolean;
 }
 
-const CEILING_ACTION = 'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.';
+const CEILING_ACTION =
+  'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.';
 
 /** Every voice refused by the ceiling: the run answers as the ceiling, not as a panel that failed. */
 function assertSomeoneWasCalled(voices: readonly { status: string; failure?: string }[], ceiling: number): void {
   if (voices.length > 0 && voices.every((voice) => voice.status === 'failed' && voice.failure === 'spending_ceiling')) {
-    throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} leaves no room for another call (spend plus calls in flight)`, CEILING_ACTION, { retryable: false });
+    throw apiError(
+      'SPENDING_CEILING_REACHED',
+      `the live panel's spending ceiling of $${ceiling.toFixed(2)} leaves no room for another call (spend plus calls in flight)`,
+      CEILING_ACTION,
+      { retryable: false },
+    );
   }
 }
 
@@ -87,7 +93,12 @@ export function createLiveService(options: LiveServiceOptions) {
   async function assertBudget(): Promise<void> {
     const spent = await store.totalSpendUsd();
     if (spent >= ceiling) {
-      throw apiError('SPENDING_CEILING_REACHED', `the live panel's spending ceiling of $${ceiling.toFixed(2)} is reached ($${spent.toFixed(2)} spent)`, CEILING_ACTION, { retryable: false });
+      throw apiError(
+        'SPENDING_CEILING_REACHED',
+        `the live panel's spending ceiling of $${ceiling.toFixed(2)} is reached ($${spent.toFixed(2)} spent)`,
+        CEILING_ACTION,
+        { retryable: false },
+      );
     }
   }
 
@@ -97,7 +108,8 @@ export function createLiveService(options: LiveServiceOptions) {
     try {
       return await work(run.signal);
     } catch (error) {
-      if (error instanceof ProviderError && error.failure === 'spending_ceiling') assertSomeoneWasCalled([{ status: 'failed', failure: error.failure }], ceiling);
+      if (error instanceof ProviderError && error.failure === 'spending_ceiling')
+        assertSomeoneWasCalled([{ status: 'failed', failure: error.failure }], ceiling);
       throw error;
     } finally {
       run.done();
@@ -113,13 +125,35 @@ export function createLiveService(options: LiveServiceOptions) {
 
   async function runDeliberation(input: DeliberationJobInput, caller?: AbortSignal, onStage?: OnStage) {
     const history = input.session_id ? await openSession(input.session_id, input.session_client) : [];
-    const result = await bounded(caller, (signal) => deliberate(deps, { query: input.query, history: history.map((turn) => ({ question: turn.question, answer: turn.answer })), signal, ...(onStage ? { onStage } : {}), ...(input.second_round !== undefined ? { secondRound: input.second_round } : {}) }));
+    const result = await bounded(caller, (signal) =>
+      deliberate(deps, {
+        query: input.query,
+        history: history.map((turn) => ({ question: turn.question, answer: turn.answer })),
+        signal,
+        ...(onStage ? { onStage } : {}),
+        ...(input.second_round !== undefined ? { secondRound: input.second_round } : {}),
+      }),
+    );
     assertSomeoneWasCalled(result.panel, ceiling);
     await recordDeliberationSightings(store, result.tensions, input.query.q, now(), log);
     // Nobody reads a run whose caller went away (or whose job was cancelled): it joins no session.
     if (input.session_id && !caller?.aborted) {
-      await store.appendExchange(input.session_id, { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() }, SESSION_EXCHANGES, now());
-      return { ...result, session: { session_id: input.session_id, started: input.session_started === true, prior_exchanges: history.length, buffer: SESSION_EXCHANGES, ttl_hours: SESSION_TTL_MS / 3_600_000 } };
+      await store.appendExchange(
+        input.session_id,
+        { question: input.query.q, answer: result.answer, sources: result.sources, at: now().toISOString() },
+        SESSION_EXCHANGES,
+        now(),
+      );
+      return {
+        ...result,
+        session: {
+          session_id: input.session_id,
+          started: input.session_started === true,
+          prior_exchanges: history.length,
+          buffer: SESSION_EXCHANGES,
+          ttl_hours: SESSION_TTL_MS / 3_600_000,
+        },
+      };
     }
     return result;
   }
@@ -144,7 +178,8 @@ export function createLiveService(options: LiveServiceOptions) {
     return { council_id: councilId, kept_until: new Date(keptAt.getTime() + COUNCIL_KEEP_MS).toISOString(), ...result };
   }
 
-  const traceRun = (query: FastQuery, caller?: AbortSignal, onStage?: OnStage) => bounded(caller, (signal) => runTrace(deps, query, { signal, ...(onStage ? { onStage } : {}) }));
+  const traceRun = (query: FastQuery, caller?: AbortSignal, onStage?: OnStage) =>
+    bounded(caller, (signal) => runTrace(deps, query, { signal, ...(onStage ? { onStage } : {}) }));
 
   /**
    * Runs `run` with its stages stored on the job, all of them stored before the job ends.
@@ -235,7 +270,12 @@ function registerPanelModels(corpus: Corpus, panel: Panel): void {
   const registry = corpus.registry;
   for (const member of [...panel.members, ...panel.chair]) {
     if (!registry.families.some((family) => family.name === member.family)) {
-      registry.families.push({ name: member.family, lab: member.lab, aliases: member.name === member.family ? [] : [member.name.toLowerCase()], fictional: false });
+      registry.families.push({
+        name: member.family,
+        lab: member.lab,
+        aliases: member.name === member.family ? [] : [member.name.toLowerCase()],
+        fictional: false,
+      });
     }
     if (!registry.models.some((model) => model.model_id === member.modelId)) {
       registry.models.push({ model_id: member.modelId, family: member.family, retired: false });

@@ -39,7 +39,14 @@ export function createReservingMeter(store: SpendStore, panel: Panel, now: () =>
     },
     async settle(reservation, purpose, model, spent) {
       const entry = spent
-        ? { at: now().toISOString(), purpose, model: model.modelId, prompt_tokens: spent.usage.prompt_tokens, completion_tokens: spent.usage.completion_tokens, cost_usd: spent.cost_usd }
+        ? {
+            at: now().toISOString(),
+            purpose,
+            model: model.modelId,
+            prompt_tokens: spent.usage.prompt_tokens,
+            completion_tokens: spent.usage.completion_tokens,
+            cost_usd: spent.cost_usd,
+          }
         : undefined;
       await store.settleSpend(reservation.id, entry);
     },
@@ -53,10 +60,17 @@ export function createReservingMeter(store: SpendStore, panel: Panel, now: () =>
  */
 export function runSignal(deadlineMs: number, caller?: AbortSignal): { signal: AbortSignal; done: () => void } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new ProviderError('deadline', `the run's deadline of ${deadlineMs} ms passed before this model answered`)), deadlineMs);
+  const timer = setTimeout(
+    () => controller.abort(new ProviderError('deadline', `the run's deadline of ${deadlineMs} ms passed before this model answered`)),
+    deadlineMs,
+  );
   const onAbort = () => {
     const reason = caller?.reason as unknown;
-    controller.abort(reason instanceof ProviderError ? reason : new ProviderError('aborted', `the call was aborted: ${reason instanceof Error ? reason.message : 'the caller went away'}`));
+    controller.abort(
+      reason instanceof ProviderError
+        ? reason
+        : new ProviderError('aborted', `the call was aborted: ${reason instanceof Error ? reason.message : 'the caller went away'}`),
+    );
   };
   if (caller?.aborted) onAbort();
   else caller?.addEventListener('abort', onAbort, { once: true });

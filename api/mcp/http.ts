@@ -144,7 +144,11 @@ const idOf = (message: unknown) => (isPlainObject(message) && (typeof message.id
  * one JSON-RPC "Invalid Request" error, as for any message that cannot be served.
  */
 function tooDeep(body: unknown) {
-  return { jsonrpc: '2.0', id: idOf(body), error: { code: -32600, message: `Invalid Request: the body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep` } };
+  return {
+    jsonrpc: '2.0',
+    id: idOf(body),
+    error: { code: -32600, message: `Invalid Request: the body nests arrays or objects more than ${MAX_BODY_DEPTH} levels deep` },
+  };
 }
 
 /**
@@ -159,7 +163,13 @@ function invalidBatchOrCall(body: unknown): unknown {
   return body.flatMap((message, index) => {
     if (answers[index]) return [answers[index]];
     if (!isPlainObject(message) || !('id' in message)) return [];
-    return [{ jsonrpc: '2.0', id: idOf(message), error: { code: -32600, message: 'Invalid request: another message in this batch was invalid; send this one on its own' } }];
+    return [
+      {
+        jsonrpc: '2.0',
+        id: idOf(message),
+        error: { code: -32600, message: 'Invalid request: another message in this batch was invalid; send this one on its own' },
+      },
+    ];
   });
 }
 

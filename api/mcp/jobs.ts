@@ -17,14 +17,21 @@ export const POLL_EVERY_MS = 1000;
 
 export const liveJobShape = {
   q: z.string().max(MAX_QUERY_CHARS).optional().describe('The question to submit. Give q to start a new job, or job_id to check on one; not both.'),
-  job_id: z.string().min(1).max(200).optional().describe('A job_id returned by an earlier call of this tool; returns its state, and the full result once status is done.'),
+  job_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('A job_id returned by an earlier call of this tool; returns its state, and the full result once status is done.'),
   wait_seconds: z
     .number()
     .int()
     .min(0)
     .max(MAX_WAIT_SECONDS)
     .optional()
-    .describe(`Seconds to wait for the job to finish before returning (0 to ${MAX_WAIT_SECONDS}, default 0: return the job_id at once). A deliberation takes about 25 s.`),
+    .describe(
+      `Seconds to wait for the job to finish before returning (0 to ${MAX_WAIT_SECONDS}, default 0: return the job_id at once). A deliberation takes about 25 s.`,
+    ),
 };
 
 export interface LiveJobInput {

@@ -22,7 +22,14 @@ export interface LocalApp {
 
 export async function createLocalApp(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<LocalApp> {
   const config = loadConfig(env);
-  const embedder = withQueryCache(await createUseLiteEmbedder({ workers: config.embedWorkers, offThread: config.embedWorkers > 0, threads: config.embedThreads, kernels: config.embedKernels }));
+  const embedder = withQueryCache(
+    await createUseLiteEmbedder({
+      workers: config.embedWorkers,
+      offThread: config.embedWorkers > 0,
+      threads: config.embedThreads,
+      kernels: config.embedKernels,
+    }),
+  );
   const corpus = await loadCorpus(config.artifactsDir, embedder);
   const store = await openStore(config.storePath);
   applyPersistedRecords(corpus, await store.listRecords(), new Date());

@@ -15,9 +15,16 @@ export type JobProgress = (job: JsonObject) => Promise<void>;
 export function describeStage(stage: JsonObject): string {
   const text = (name: string) => (typeof stage[name] === 'string' ? stage[name] : '');
   if (stage.stage === 'retrieval') return `retrieval: ${Array.isArray(stage.sources) ? stage.sources.length : 0} sources`;
-  if (stage.stage === 'voice') return stage.status === 'answered' ? `${text('name')} (${text('model_id')}) answered` : `${text('name')} (${text('model_id')}) failed: ${text('failure')}`;
-  if (stage.stage === 'round2') return stage.status === 'failed' ? `${text('name')} round 2 failed: ${text('failure')} (its first answer stands)` : `${text('name')} ${text('status')} its position in round 2`;
-  if (stage.stage === 'chair') return stage.status === 'started' ? 'the chair is synthesizing' : `the chair ${stage.status === 'done' ? 'answered' : 'failed'}${stage.chair ? ` (${text('chair')})` : ''}`;
+  if (stage.stage === 'voice')
+    return stage.status === 'answered' ? `${text('name')} (${text('model_id')}) answered` : `${text('name')} (${text('model_id')}) failed: ${text('failure')}`;
+  if (stage.stage === 'round2')
+    return stage.status === 'failed'
+      ? `${text('name')} round 2 failed: ${text('failure')} (its first answer stands)`
+      : `${text('name')} ${text('status')} its position in round 2`;
+  if (stage.stage === 'chair')
+    return stage.status === 'started'
+      ? 'the chair is synthesizing'
+      : `the chair ${stage.status === 'done' ? 'answered' : 'failed'}${stage.chair ? ` (${text('chair')})` : ''}`;
   return text('stage');
 }
 
@@ -29,7 +36,10 @@ export function jobProgress(extra: ToolExtra | undefined): JobProgress | undefin
   return async (job) => {
     const stages = Array.isArray(job.stages) ? job.stages.filter(isObject) : [];
     for (; reported < stages.length; reported++) {
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: reported + 1, message: describeStage(stages[reported]!) } });
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: reported + 1, message: describeStage(stages[reported]!) },
+      });
     }
   };
 }

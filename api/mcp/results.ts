@@ -62,8 +62,14 @@ export function errorFromResponse(response: AppResponse): CallToolResult {
   const info: ToolErrorInfo = {
     status: response.status,
     code: typeof envelope?.code === 'string' ? envelope.code : `HTTP_${response.status}`,
-    message: typeof envelope?.message === 'string' ? envelope.message : `the service answered HTTP ${response.status}${typeof response.body === 'string' && response.body ? `: ${response.body.slice(0, 200)}` : ''}`,
-    agent_action: typeof envelope?.agent_action === 'string' ? envelope.agent_action : 'Retry once; if it persists, call the info tool to see what this deployment has wired.',
+    message:
+      typeof envelope?.message === 'string'
+        ? envelope.message
+        : `the service answered HTTP ${response.status}${typeof response.body === 'string' && response.body ? `: ${response.body.slice(0, 200)}` : ''}`,
+    agent_action:
+      typeof envelope?.agent_action === 'string'
+        ? envelope.agent_action
+        : 'Retry once; if it persists, call the info tool to see what this deployment has wired.',
     retryable: typeof envelope?.retryable === 'boolean' ? envelope.retryable : response.status >= 500 || response.status === 429,
     suggested_next_call: envelope?.suggested_next_call ?? null,
     ...(envelope?.details !== undefined ? { details: envelope.details } : {}),
@@ -78,8 +84,12 @@ export function unexpectedErrorResult(error: unknown): CallToolResult {
   return errorResult({
     status: aborted ? 499 : 500,
     code: aborted ? 'CANCELLED' : 'INTERNAL_ERROR',
-    message: aborted ? 'the call was cancelled before the service answered' : `the tool failed before the service answered: ${error instanceof Error ? error.message : String(error)}`,
-    agent_action: aborted ? 'Call the tool again if you still need the result.' : 'Retry once; if it persists, use the fast_context tool, or report the time of the failure.',
+    message: aborted
+      ? 'the call was cancelled before the service answered'
+      : `the tool failed before the service answered: ${error instanceof Error ? error.message : String(error)}`,
+    agent_action: aborted
+      ? 'Call the tool again if you still need the result.'
+      : 'Retry once; if it persists, use the fast_context tool, or report the time of the failure.',
     retryable: true,
     suggested_next_call: null,
     suggested_tool: null,
@@ -137,7 +147,9 @@ export function recordLines(records: unknown, max = 12): string[] {
   const lines = records.slice(0, max).map((record) => {
     if (!isObject(record)) return `- ${String(record)}`;
     const label = record.title ?? record.question ?? '';
-    const meta = [record.ring, record.evidence, Array.isArray(record.contributors) ? record.contributors.join(', ') : undefined, record.date].filter((part) => typeof part === 'string' && part !== '');
+    const meta = [record.ring, record.evidence, Array.isArray(record.contributors) ? record.contributors.join(', ') : undefined, record.date].filter(
+      (part) => typeof part === 'string' && part !== '',
+    );
     return `- ${String(record.id)}${label ? ` — ${truncate(String(label), 120)}` : ''}${meta.length > 0 ? ` (${meta.join('; ')})` : ''}`;
   });
   if (records.length > max) lines.push(`- … and ${records.length - max} more (see the structured result)`);

@@ -11,7 +11,11 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 function tensionLines(tensions: unknown, max = 6): string[] {
   return list(tensions)
     .slice(0, max)
-    .map((tension) => (isObject(tension) ? `- ${text(tension.topic)}: ${text(tension.voice_a)} vs ${text(tension.voice_b)}${tension.status ? ` (${text(tension.status)})` : ''}` : `- ${text(tension)}`));
+    .map((tension) =>
+      isObject(tension)
+        ? `- ${text(tension.topic)}: ${text(tension.voice_a)} vs ${text(tension.voice_b)}${tension.status ? ` (${text(tension.status)})` : ''}`
+        : `- ${text(tension)}`,
+    );
 }
 
 function receiptLine(receipt: unknown): string | undefined {
@@ -31,7 +35,8 @@ export function summarizeFastContext(body: JsonObject): string {
     `Fast context for: ${truncate(text(body.question_received), 200)} (format ${text(body.format)}; ${records.length} record${records.length === 1 ? '' : 's'}).`,
     ...recordLines(records),
     isObject(body.no_context) && `${text(body.no_context.code)}: ${text(body.no_context.message)} ${text(body.no_context.agent_action)}`,
-    filters && `exclude_ids matched: ${list(filters.matched).join(', ') || 'none (the withhold had no effect)'}; unmatched: ${list(filters.unmatched).join(', ') || 'none'}.`,
+    filters &&
+      `exclude_ids matched: ${list(filters.matched).join(', ') || 'none (the withhold had no effect)'}; unmatched: ${list(filters.unmatched).join(', ') || 'none'}.`,
     receiptLine(body.receipt),
     typeof body.brief === 'string' && truncate(body.brief, 1500),
     'For a synthesized answer with tensions, call deliberate (live panel; costs money).',
@@ -42,11 +47,16 @@ export function summarizeFastContext(body: JsonObject): string {
 export function summarizeDeliberation(body: JsonObject): string {
   return join([
     `Deliberation${body.job_id ? ` (job ${text(body.job_id)})` : ''}: ${truncate(text(body.answer), 1200)}`,
-    `Sources: ${list(body.sources).map((source) => (isObject(source) ? text(source.id) : text(source))).join(', ') || 'none'}.`,
+    `Sources: ${
+      list(body.sources)
+        .map((source) => (isObject(source) ? text(source.id) : text(source)))
+        .join(', ') || 'none'
+    }.`,
     list(body.tensions).length > 0 && 'Tensions:',
     ...tensionLines(body.tensions),
     receiptLine(body.receipt),
-    isObject(body.session) && `Session ${text(body.session.session_id)} (${text(body.session.prior_exchanges)} prior exchange(s)): pass it as session_id to continue.`,
+    isObject(body.session) &&
+      `Session ${text(body.session.session_id)} (${text(body.session.prior_exchanges)} prior exchange(s)): pass it as session_id to continue.`,
     'Live panel outputs are perspectives, not truth. ' + CITATION_NOTE,
   ]);
 }
@@ -55,8 +65,14 @@ export function summarizeTrace(body: JsonObject): string {
   const delta = isObject(body.delta) ? body.delta : {};
   return join([
     `Trace${body.job_id ? ` (job ${text(body.job_id)})` : ''} for: ${truncate(text(body.question_received), 200)}`,
-    delta.what_changed !== undefined ? `What the corpus changed: ${text(delta.what_changed)} (influence: ${text(delta.corpus_influence)})` : `Comparison: ${text(delta.error) || 'not available'}`,
-    `Sources: ${list(body.sources).map((source) => (isObject(source) ? text(source.id) : text(source))).join(', ') || 'none'}; cited: ${list(delta.cited_ids).join(', ') || 'none'}.`,
+    delta.what_changed !== undefined
+      ? `What the corpus changed: ${text(delta.what_changed)} (influence: ${text(delta.corpus_influence)})`
+      : `Comparison: ${text(delta.error) || 'not available'}`,
+    `Sources: ${
+      list(body.sources)
+        .map((source) => (isObject(source) ? text(source.id) : text(source)))
+        .join(', ') || 'none'
+    }; cited: ${list(delta.cited_ids).join(', ') || 'none'}.`,
     receiptLine(body.receipt),
     'A single-run demonstrator, not a controlled study. ' + CITATION_NOTE,
   ]);
@@ -75,7 +91,8 @@ export function summarizeCouncil(body: JsonObject): string {
     list(body.tensions).length > 0 && 'Tensions:',
     ...tensionLines(body.tensions),
     'Answers are verbatim and attributed by model id; live panel outputs are perspectives, not truth. Not persisted over MCP.',
-    typeof body.council_id === 'string' && `Kept as council_id ${body.council_id} until ${text(body.kept_until)}: an operator can commit exactly this result with POST /api/council {"council_id": "${body.council_id}", "persist": true}.`,
+    typeof body.council_id === 'string' &&
+      `Kept as council_id ${body.council_id} until ${text(body.kept_until)}: an operator can commit exactly this result with POST /api/council {"council_id": "${body.council_id}", "persist": true}.`,
   ]);
 }
 
@@ -87,9 +104,12 @@ export function summarizeJobResult(body: JsonObject): string {
 }
 
 export function summarizeDivergenceRecord(body: JsonObject): string {
-  const answers = list(body.answers).map((answer) => (isObject(answer) ? `- ${text(answer.model)} (${text(answer.model_id)}, ${text(answer.date)}): ${truncate(text(answer.text), 240)}` : `- ${text(answer)}`));
+  const answers = list(body.answers).map((answer) =>
+    isObject(answer) ? `- ${text(answer.model)} (${text(answer.model_id)}, ${text(answer.date)}): ${truncate(text(answer.text), 240)}` : `- ${text(answer)}`,
+  );
   const certification = isObject(body.certification) ? text(body.certification.tier) : '?';
-  const freshness = isObject(body.freshness) && body.freshness.stale ? ' Stale: a witness of what those model versions said on its date, not a current claim.' : '';
+  const freshness =
+    isObject(body.freshness) && body.freshness.stale ? ' Stale: a witness of what those model versions said on its date, not a current claim.' : '';
   return join([
     `Divergence record ${text(body.id)} (${text(body.date)}; certification ${certification}; ${list(body.answers).length} answers).${freshness}`,
     `Question: ${truncate(text(body.question), 400)}`,
@@ -102,7 +122,10 @@ export function summarizeDivergenceRecord(body: JsonObject): string {
 
 export function summarizeDivergenceIndex(body: JsonObject): string {
   const received = isObject(body.received_params) ? body.received_params : {};
-  const filters = [received.search !== null && received.search !== undefined && `search "${text(received.search)}"`, received.cert !== null && received.cert !== undefined && `cert ${text(received.cert)}`].filter(Boolean);
+  const filters = [
+    received.search !== null && received.search !== undefined && `search "${text(received.search)}"`,
+    received.cert !== null && received.cert !== undefined && `cert ${text(received.cert)}`,
+  ].filter(Boolean);
   return join([
     `Divergence Atlas: ${text(body.count)} of ${text(body.total)} records${filters.length > 0 ? ` matching ${filters.join(' and ')}` : ''} (tiers: ${JSON.stringify(body.tier_distribution ?? {})}).`,
     ...recordLines(body.records, 20),
@@ -111,7 +134,11 @@ export function summarizeDivergenceIndex(body: JsonObject): string {
 }
 
 export function summarizeDivergenceSearch(body: JsonObject): string {
-  const results = list(body.results).map((result) => (isObject(result) ? `- ${text(result.id)} (score ${typeof result.score === 'number' ? result.score.toFixed(3) : text(result.score)}): ${truncate(text(result.question), 160)}` : `- ${text(result)}`));
+  const results = list(body.results).map((result) =>
+    isObject(result)
+      ? `- ${text(result.id)} (score ${typeof result.score === 'number' ? result.score.toFixed(3) : text(result.score)}): ${truncate(text(result.question), 160)}`
+      : `- ${text(result)}`,
+  );
   return join([
     `Atlas records nearest in meaning to: ${truncate(text(body.query), 200)} (${text(body.k)} results).`,
     ...results,
@@ -120,8 +147,12 @@ export function summarizeDivergenceSearch(body: JsonObject): string {
 }
 
 export function summarizeKin(body: JsonObject): string {
-  const said = list(body.what_your_lineage_said).map((item) => (isObject(item) ? `- ${text(item.id)}: ${truncate(text(item.question), 140)}` : `- ${text(item)}`));
-  const open = list(body.open_questions_for_you).map((item) => (isObject(item) ? `- ${text(item.id)}: ${truncate(text(item.question), 140)}` : `- ${text(item)}`));
+  const said = list(body.what_your_lineage_said).map((item) =>
+    isObject(item) ? `- ${text(item.id)}: ${truncate(text(item.question), 140)}` : `- ${text(item)}`,
+  );
+  const open = list(body.open_questions_for_you).map((item) =>
+    isObject(item) ? `- ${text(item.id)}: ${truncate(text(item.question), 140)}` : `- ${text(item)}`,
+  );
   return join([
     `Kin for "${text(body.you_declared)}": ${body.recognized ? `recognized as ${text(body.recognized_as)}` : 'not recognized'}. ${text(body.greeting)}`,
     said.length > 0 && 'What your lineage said:',
@@ -133,7 +164,9 @@ export function summarizeKin(body: JsonObject): string {
 }
 
 export function summarizeContribution(body: JsonObject): string {
-  const others = list(body.other_minds).map((mind) => (isObject(mind) ? `- ${text(mind.model)} (${text(mind.model_id)}, ${text(mind.date)}): ${truncate(text(mind.answer), 240)}` : `- ${text(mind)}`));
+  const others = list(body.other_minds).map((mind) =>
+    isObject(mind) ? `- ${text(mind.model)} (${text(mind.model_id)}, ${text(mind.date)}): ${truncate(text(mind.answer), 240)}` : `- ${text(mind)}`,
+  );
   return join([
     `Contribution ${text(body.contribution_id)} to ${text(body.record_id)} is ${text(body.status)}${body.duplicate ? ' (an identical pending contribution already existed)' : ''}${body.replayed ? ' (replayed for the same Idempotency-Key)' : ''}.`,
     text(body.review),
@@ -156,7 +189,13 @@ export function summarizeLineage(body: JsonObject): string {
         .map((entry) => (isObject(entry) ? `${text(entry.id)} ${text(entry.co_occurrences)}` : text(entry)))
         .join(', ')}.`,
     spine.length > 0 && 'Spine (oldest first):',
-    ...spine.slice(0, 12).map((entry) => (isObject(entry) ? `- ${text(entry.id)} (${list(entry.contributors).map(text).join(', ')}, ${text(entry.date)}): ${truncate(text(entry.title), 100)}` : `- ${text(entry)}`)),
+    ...spine
+      .slice(0, 12)
+      .map((entry) =>
+        isObject(entry)
+          ? `- ${text(entry.id)} (${list(entry.contributors).map(text).join(', ')}, ${text(entry.date)}): ${truncate(text(entry.title), 100)}`
+          : `- ${text(entry)}`,
+      ),
     spine.length > 12 && `… ${spine.length - 12} more in structuredContent.`,
     ...list(tensions.open)
       .slice(0, 6)

@@ -97,7 +97,9 @@ export function operation(spec: OperationSpec, method: Method, kind: 'route' | '
   if (kind === 'file') responses['304'] = { description: 'Not modified (If-None-Match or If-Modified-Since matched).' };
   const paramMissing = shapeSchema(spec.paramMissing ?? apiSchemaNamed('MissingParameterError'));
   const invalidJustification = spec.invalidJustification ? shapeSchema(spec.invalidJustification) : undefined;
-  for (const status of Object.keys(errors).map(Number).sort((a, b) => a - b)) {
+  for (const status of Object.keys(errors)
+    .map(Number)
+    .sort((a, b) => a - b)) {
     responses[String(status)] = errorResponse(status, errors[status]!, paramMissing, invalidJustification);
   }
   if (spec.jsonRpc && responses['400']) {
@@ -105,7 +107,14 @@ export function operation(spec: OperationSpec, method: Method, kind: 'route' | '
     responses['400'] = { ...responses['400'], content: jsonContent({ oneOf: [envelope, JSON_RPC_ERROR] }) };
   }
   const parameters = [
-    ...(spec.path ?? []).map((parameter) => ({ name: parameter.name, in: 'path', required: true, description: parameter.description, schema: inline(parameter.schema ?? NON_EMPTY), example: parameter.example })),
+    ...(spec.path ?? []).map((parameter) => ({
+      name: parameter.name,
+      in: 'path',
+      required: true,
+      description: parameter.description,
+      schema: inline(parameter.schema ?? NON_EMPTY),
+      example: parameter.example,
+    })),
     ...(spec.query ?? []).map(queryParameter),
     ...(spec.idempotencyKey ? [IDEMPOTENCY_KEY] : []),
   ];
@@ -115,7 +124,9 @@ export function operation(spec: OperationSpec, method: Method, kind: 'route' | '
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(spec.body ? { requestBody: { required: spec.body.required, description: spec.body.description, content: jsonContent(shapeSchema(spec.body.schema)) } } : {}),
+    ...(spec.body
+      ? { requestBody: { required: spec.body.required, description: spec.body.description, content: jsonContent(shapeSchema(spec.body.schema)) } }
+      : {}),
     ...(spec.security ? { security: spec.security } : {}),
     responses,
   };

@@ -17,14 +17,21 @@ export const RATE_HEADERS: Json = {
 /** RateLimit fields are sent when a new submission is stored (not on replays or duplicates). */
 export const SUBMISSION_HEADERS: Json = {
   ...RATE_HEADERS,
-  'Idempotent-Replayed': { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key (same status and body).', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key (same status and body).',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 export const CACHE_HEADER: Json = { 'Cache-Control': { description: 'public, max-age=300 (5 minutes).', schema: { type: 'string' } } };
 
 /** Sent on / and /api/agent-entry (api/http/discovery.ts). */
 export const DISCOVERY_LINK_HEADER: Json = {
-  Link: { description: 'RFC 8288 links: </openapi.json> with rel="service-desc" (this document) and </llms.txt> with rel="describedby".', required: true, schema: { type: 'string' } },
+  Link: {
+    description: 'RFC 8288 links: </openapi.json> with rel="service-desc" (this document) and </llms.txt> with rel="describedby".',
+    required: true,
+    schema: { type: 'string' },
+  },
 };
 
 const LOCATION_HEADER: Json = { Location: { description: 'The poll URL.', required: true, schema: { type: 'string' } } };
@@ -54,7 +61,12 @@ export function accepted(description: string): ResponseSpec {
   return ok(description, AsyncJobAcceptedSchema, LOCATION_HEADER);
 }
 
-export function queryParameter(name: string, schema: z.ZodType, description: string, options: Omit<QueryParameter, 'name' | 'schema' | 'description'> = {}): QueryParameter {
+export function queryParameter(
+  name: string,
+  schema: z.ZodType,
+  description: string,
+  options: Omit<QueryParameter, 'name' | 'schema' | 'description'> = {},
+): QueryParameter {
   return { name, schema, description, ...options };
 }
 
@@ -67,7 +79,11 @@ export const noParameters: ErrorMap = { 400: ['UNKNOWN_PARAMETER'] };
 // Live paths: 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; with one, SPENDING_CEILING_REACHED,
 // 502 PROVIDER_FAILED when no model of the panel could answer, and 503 STORE_UNAVAILABLE while
 // the store (jobs, sessions, spend, rate limits) cannot be reached.
-export const livePanel: ErrorMap = { 429: ['RATE_LIMITED'], 502: ['PROVIDER_FAILED'], 503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'STORE_UNAVAILABLE'] };
+export const livePanel: ErrorMap = {
+  429: ['RATE_LIMITED'],
+  502: ['PROVIDER_FAILED'],
+  503: ['LIVE_PANEL_UNAVAILABLE', 'SPENDING_CEILING_REACHED', 'STORE_UNAVAILABLE'],
+};
 export const storeDown: ErrorMap = { 503: ['STORE_UNAVAILABLE'] };
 /** Writes and job submissions that take an Idempotency-Key. */
 export const keyed: ErrorMap = { 409: ['IDEMPOTENCY_KEY_IN_USE'], 422: ['IDEMPOTENCY_KEY_REUSED'] };

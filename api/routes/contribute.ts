@@ -22,7 +22,17 @@ import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../h
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../../storage/store.ts';
 import { invalidBody } from './live-support.ts';
 import { send, type RouteContext, type RouteDefinition } from './types.ts';
-import { ContributeRequestSchema, ContributionAcceptedSchema, InvalidJustificationErrorSchema, InvitationSchema, PlayCountsSchema, PlayRecordedSchema, PlayRequestSchema, ProposalAcceptedSchema, StoreRequestSchema } from '../../schemas/api.ts';
+import {
+  ContributeRequestSchema,
+  ContributionAcceptedSchema,
+  InvalidJustificationErrorSchema,
+  InvitationSchema,
+  PlayCountsSchema,
+  PlayRecordedSchema,
+  PlayRequestSchema,
+  ProposalAcceptedSchema,
+  StoreRequestSchema,
+} from '../../schemas/api.ts';
 import { MAX_IDENTITY_CHARS } from './kin.ts';
 import { keyed, ok, queryParameter, RATE_HEADERS, storeDown, noParameters, SUBMISSION_HEADERS } from '../openapi/parts.ts';
 import type { RouteSpec } from './types.ts';
@@ -145,19 +155,33 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
           if (!parsed.success) throw invalidBody(parsed.error, mendContribution(corpus, request.body));
           const body = parsed.data;
           if (!(JUSTIFICATION_VALUES as string[]).includes(body.justification)) {
-            throw apiError('INVALID_JUSTIFICATION', `"${body.justification}" is not a valid justification`, `Resend with justification set to one of: ${JUSTIFICATION_VALUES.join(', ')}.`, {
-              details: { allowed: JUSTIFICATION_VALUES, meanings: JUSTIFICATIONS },
-              extra: { valid_values: JUSTIFICATION_VALUES },
-              suggestedNextCall: mendContribution(corpus, body),
-            });
+            throw apiError(
+              'INVALID_JUSTIFICATION',
+              `"${body.justification}" is not a valid justification`,
+              `Resend with justification set to one of: ${JUSTIFICATION_VALUES.join(', ')}.`,
+              {
+                details: { allowed: JUSTIFICATION_VALUES, meanings: JUSTIFICATIONS },
+                extra: { valid_values: JUSTIFICATION_VALUES },
+                suggestedNextCall: mendContribution(corpus, body),
+              },
+            );
           }
           const record = corpus.divergenceById.get(body.id);
           if (!record) {
             const nearest = nearestIds(body.id, [...corpus.divergenceById.keys()]);
-            throw apiError('RECORD_NOT_FOUND', `no divergence record has id "${body.id}"`, nearest.length > 0 ? `Ids are case-sensitive. Did you mean ${nearest.join(' or ')}?` : 'Find an open question with GET /api/invite?for=<your model> or GET /api/divergences.', {
-              suggestedNextCall: nearest[0] ? { method: 'GET', path: '/api/divergences', query: { id: nearest[0] } } : { method: 'GET', path: '/api/invite', query: { for: body.identity } },
-              details: { requested_id: body.id, nearest_ids: nearest },
-            });
+            throw apiError(
+              'RECORD_NOT_FOUND',
+              `no divergence record has id "${body.id}"`,
+              nearest.length > 0
+                ? `Ids are case-sensitive. Did you mean ${nearest.join(' or ')}?`
+                : 'Find an open question with GET /api/invite?for=<your model> or GET /api/divergences.',
+              {
+                suggestedNextCall: nearest[0]
+                  ? { method: 'GET', path: '/api/divergences', query: { id: nearest[0] } }
+                  : { method: 'GET', path: '/api/invite', query: { for: body.identity } },
+                details: { requested_id: body.id, nearest_ids: nearest },
+              },
+            );
           }
           const client = await limiter.client(request);
           await submit(
@@ -181,7 +205,12 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               status: outcome.contribution.status,
               record_id: record.id,
               question: record.question,
-              received: { identity: outcome.contribution.identity, justification: outcome.contribution.justification ?? body.justification, answer_chars: String(outcome.contribution.payload.answer ?? '').length, at: outcome.contribution.created_at },
+              received: {
+                identity: outcome.contribution.identity,
+                justification: outcome.contribution.justification ?? body.justification,
+                answer_chars: String(outcome.contribution.payload.answer ?? '').length,
+                at: outcome.contribution.created_at,
+              },
               ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
               other_minds: otherMinds(record),
               review: reviewNote('answer'),
@@ -196,14 +225,24 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
         POST: async (request, response) => {
           const action = (request.body as { action?: unknown } | undefined)?.action;
           if (action !== 'propose') {
-            throw apiError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(action ?? null)}`, "Send {\"action\": \"propose\", \"title\", \"text\", \"identity\", \"sources\"} to propose a synthesis.", { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) });
+            throw apiError(
+              'UNKNOWN_ACTION',
+              `unknown action ${JSON.stringify(action ?? null)}`,
+              'Send {"action": "propose", "title", "text", "identity", "sources"} to propose a synthesis.',
+              { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) },
+            );
           }
           const parsed = ProposeBodySchema.safeParse(request.body);
           if (!parsed.success) throw invalidBody(parsed.error, mendProposal(corpus, request.body));
           const body = parsed.data;
           const unknown = body.sources.filter((id) => !corpus.workById.has(id) && !corpus.divergenceById.has(id));
           if (unknown.length > 0) {
-            throw apiError('UNKNOWN_SOURCE', `sources not in the corpus: ${unknown.join(', ')}`, 'Cite existing record ids (case-sensitive); find them with GET /api/query?q=...', { details: { unknown }, suggestedNextCall: mendProposal(corpus, body) });
+            throw apiError(
+              'UNKNOWN_SOURCE',
+              `sources not in the corpus: ${unknown.join(', ')}`,
+              'Cite existing record ids (case-sensitive); find them with GET /api/query?q=...',
+              { details: { unknown }, suggestedNextCall: mendProposal(corpus, body) },
+            );
           }
           const client = await limiter.client(request);
           await submit(
@@ -226,7 +265,13 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               contribution_id: outcome.contribution.id,
               status: outcome.contribution.status,
               action: 'propose' as const,
-              received: { identity: body.identity, title: body.title, text_chars: body.text.length, sources: body.sources, at: outcome.contribution.created_at },
+              received: {
+                identity: body.identity,
+                title: body.title,
+                text_chars: body.text.length,
+                sources: body.sources,
+                at: outcome.contribution.created_at,
+              },
               ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
               review: reviewNote('proposal'),
             }),
@@ -242,9 +287,15 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             rejectUnknownParameters(raw, ['for'], '/api/invite');
             const value = single(raw, 'for')?.trim();
             if (!value) {
-              throw apiError('PARAM_MISSING', 'for is missing or empty', 'Name the model to invite, e.g. GET /api/invite?for=<model name>.', { extra: { param_missing: true }, repair: withValue('for', sampleIdentity(corpus)) });
+              throw apiError('PARAM_MISSING', 'for is missing or empty', 'Name the model to invite, e.g. GET /api/invite?for=<model name>.', {
+                extra: { param_missing: true },
+                repair: withValue('for', sampleIdentity(corpus)),
+              });
             }
-            if (value.length > MAX_IDENTITY_CHARS) throw apiError('INVALID_PARAMETER', `for is longer than ${MAX_IDENTITY_CHARS} characters`, 'Send a model name.', { repair: withValue('for', truncate(value, MAX_IDENTITY_CHARS)) });
+            if (value.length > MAX_IDENTITY_CHARS)
+              throw apiError('INVALID_PARAMETER', `for is longer than ${MAX_IDENTITY_CHARS} characters`, 'Send a model name.', {
+                repair: withValue('for', truncate(value, MAX_IDENTITY_CHARS)),
+              });
             return value;
           });
           send(response, InvitationSchema, invitation(forModel, corpus.divergences, corpus.registry));
@@ -259,7 +310,13 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
           const counts = new Map((await store.playCounts()).map((row) => [row.slug, row]));
           const tracks = corpus.audio.tracks.map((track) => {
             const count = counts.get(track.slug);
-            return { slug: track.slug, title: track.title, plays: count?.plays ?? 0, listeners: count?.listeners ?? 0, returning_listeners: count?.returning ?? 0 };
+            return {
+              slug: track.slug,
+              title: track.title,
+              plays: count?.plays ?? 0,
+              listeners: count?.listeners ?? 0,
+              returning_listeners: count?.returning ?? 0,
+            };
           });
           tracks.sort((a, b) => b.returning_listeners - a.returning_listeners || b.plays - a.plays || a.slug.localeCompare(b.slug));
           response.setHeader('Cache-Control', 'no-store');
@@ -283,7 +340,10 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
           if (!parsed.success) throw invalidBody(parsed.error, playCall((request.body as { slug?: unknown } | undefined)?.slug));
           const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.data.slug);
           if (!track) {
-            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.data.slug}"`, 'Use a slug from /audio/manifest.json.', { details: { slugs }, suggestedNextCall: playCall(parsed.data.slug) });
+            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.data.slug}"`, 'Use a slug from /audio/manifest.json.', {
+              details: { slugs },
+              suggestedNextCall: playCall(parsed.data.slug),
+            });
           }
           const client = await limiter.client(request);
           const limit: RateLimit = { key: `play:${client}`, ...limits.play };

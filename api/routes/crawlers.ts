@@ -34,7 +34,9 @@ export const ROBOTS: RouteSpec = {
       operationId: 'getRobotsTxt',
       tags,
       summary: 'Rules for crawlers: pages and files open, /api/ closed except /api/agent-entry; names the sitemap',
-      responses: { 200: textAnswer('robots.txt with an absolute Sitemap URL (PUBLIC_BASE_URL, else the scheme and Host of the request).', 'text/plain', CACHE_HEADER) },
+      responses: {
+        200: textAnswer('robots.txt with an absolute Sitemap URL (PUBLIC_BASE_URL, else the scheme and Host of the request).', 'text/plain', CACHE_HEADER),
+      },
       errors: { 400: ['UNKNOWN_PARAMETER', 'BAD_REQUEST'] },
     },
   },
@@ -93,7 +95,11 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
     if (options.publicBaseUrl) return options.publicBaseUrl;
     const host = request.get('host');
     if (!host || !HOST.test(host)) {
-      throw apiError('BAD_REQUEST', 'the Host header is missing or not a host name, and this deployment names no PUBLIC_BASE_URL', 'Send the Host header of the site (HTTP/1.1 requires it).');
+      throw apiError(
+        'BAD_REQUEST',
+        'the Host header is missing or not a host name, and this deployment names no PUBLIC_BASE_URL',
+        'Send the Host header of the site (HTTP/1.1 requires it).',
+      );
     }
     return `${request.protocol}://${host}`;
   };
@@ -145,18 +151,29 @@ function pageOf(value: string | undefined, pages: number): number | undefined {
   if (value === undefined) return undefined;
   const page = /^[1-9]\d{0,6}$/.test(value) ? Number(value) : Number.NaN;
   if (!(page <= pages)) {
-    throw apiError('INVALID_PARAMETER', `page must be a whole number from 1 to ${pages}`, `Read /sitemap.xml first: past ${SITEMAP_MAX_URLS} URLs it is an index naming every page.`, {
-      details: { parameter: 'page', pages },
-      suggestedNextCall: { method: 'GET', path: '/sitemap.xml' },
-    });
+    throw apiError(
+      'INVALID_PARAMETER',
+      `page must be a whole number from 1 to ${pages}`,
+      `Read /sitemap.xml first: past ${SITEMAP_MAX_URLS} URLs it is an index naming every page.`,
+      {
+        details: { parameter: 'page', pages },
+        suggestedNextCall: { method: 'GET', path: '/sitemap.xml' },
+      },
+    );
   }
   return page;
 }
 
 function notFound(request: Request): ApiError {
-  return new ApiError(404, 'ROUTE_NOT_FOUND', `nothing is served at ${request.method} ${request.path}`, 'Start from GET /api/agent-entry, or see /openapi.json for every path.', {
-    suggestedNextCall: { method: 'GET', path: '/api/agent-entry' },
-  });
+  return new ApiError(
+    404,
+    'ROUTE_NOT_FOUND',
+    `nothing is served at ${request.method} ${request.path}`,
+    'Start from GET /api/agent-entry, or see /openapi.json for every path.',
+    {
+      suggestedNextCall: { method: 'GET', path: '/api/agent-entry' },
+    },
+  );
 }
 
 /** Every page of the built site: a folder with an index.html is served at its path with a slash. */

@@ -2,13 +2,7 @@
 import { apiError } from '../../schemas/errors.ts';
 import type { ContributionsStore } from '../../storage/contributions.ts';
 import { DispositionRequestSchema } from '../../schemas/dispositions.ts';
-import {
-  DispositionUnavailableError,
-  InvalidDispositionError,
-  liveCouncil,
-  recordDisposition,
-  storeProposer,
-} from '../tensions/record-disposition.ts';
+import { DispositionUnavailableError, InvalidDispositionError, liveCouncil, recordDisposition, storeProposer } from '../tensions/record-disposition.ts';
 import { requireIngestSecret } from './bearer.ts';
 import { invalidBody, limitLive, requireLive } from './live-support.ts';
 import { trackedTensions } from './tracked-tensions.ts';
@@ -25,7 +19,7 @@ export const DISPOSITIONS: RouteSpec = {
       tags: ['atlas'],
       summary: 'Record a curator disposition of a tension (needs the ingestion secret)',
       description:
-        'Appends one disposition to the tension\'s history in the content folder (content/tensions/<key>.yaml), validated like the build; history is append-only. ' +
+        "Appends one disposition to the tension's history in the content folder (content/tensions/<key>.yaml), validated like the build; history is append-only. " +
         'held, reclassified, canon-note and crux are notes. synthesis-drafted stores a pending proposal (reviewed with the curator CLI like any proposal). ' +
         'council-review re-asks the fault line to the live panel under the spending ceiling and persists the result as a new Atlas record. The read model shows the disposition at once; commit the file for the next build.',
       body: { schema: DispositionRequestNamedSchema, description: 'The disposition.', required: true },
@@ -56,7 +50,12 @@ export function dispositionRoutes(context: RouteContext, store: ContributionsSto
           const body = parsed.data;
           const append = context.appendDisposition;
           if (!append) {
-            throw apiError('PERSISTENCE_UNAVAILABLE', 'this server has no content folder to record dispositions in', 'Record it with the curator CLI: npm run curate -- tension <key> <kind> --by <name>.', { suggestedNextCall: { method: 'GET', path: '/api/tensions' } });
+            throw apiError(
+              'PERSISTENCE_UNAVAILABLE',
+              'this server has no content folder to record dispositions in',
+              'Record it with the curator CLI: npm run curate -- tension <key> <kind> --by <name>.',
+              { suggestedNextCall: { method: 'GET', path: '/api/tensions' } },
+            );
           }
           const tension = trackedTensions(context.corpus).find((candidate) => candidate.id === body.key);
           if (!tension) {
@@ -83,8 +82,10 @@ export function dispositionRoutes(context: RouteContext, store: ContributionsSto
             context.corpus.dispositions[tension.id] = result.dispositions;
             send(response, DispositionRecordedSchema, result, 201);
           } catch (error) {
-            if (error instanceof InvalidDispositionError) throw apiError('INVALID_BODY', error.message, 'Fix the named field; GET /api/tensions?key=<key> shows the voices.');
-            if (error instanceof DispositionUnavailableError) throw apiError('LIVE_PANEL_UNAVAILABLE', error.message, 'Record another kind, or ask the operator to configure a live panel.');
+            if (error instanceof InvalidDispositionError)
+              throw apiError('INVALID_BODY', error.message, 'Fix the named field; GET /api/tensions?key=<key> shows the voices.');
+            if (error instanceof DispositionUnavailableError)
+              throw apiError('LIVE_PANEL_UNAVAILABLE', error.message, 'Record another kind, or ask the operator to configure a live panel.');
             throw error;
           }
         },

@@ -21,7 +21,7 @@ export const DIVERGENCES: RouteSpec = {
       tags: ['atlas'],
       summary: 'Divergence Atlas: index, filtered index, or one full record',
       description:
-        'Without id: the index envelope (filtered by search and cert); each summary carries certification {tier, dri, split_persistence}. With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, date), per_run (each run\'s tier, parties and per-model P2/P3 labels) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).',
+        "Without id: the index envelope (filtered by search and cert); each summary carries certification {tier, dri, split_persistence}. With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, date), per_run (each run's tier, parties and per-model P2/P3 labels) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).",
       query: [
         queryParameter('id', z.string(), 'A single record by id (case-sensitive).', { example: '<PFX>-D1' }),
         queryParameter('search', z.string(), 'Terms joined by + (or spaces); any term matches.'),
@@ -85,11 +85,7 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
           }
           const terms = search !== undefined ? searchTerms(search) : undefined;
           const shown = filterRecords(corpus.divergences, terms, cert);
-          send(
-            response,
-            DivergenceIndexSchema,
-            indexEnvelope(corpus.divergences, shown, { id: id ?? null, search: search ?? null, cert: certParam ?? null }),
-          );
+          send(response, DivergenceIndexSchema, indexEnvelope(corpus.divergences, shown, { id: id ?? null, search: search ?? null, cert: certParam ?? null }));
         },
       },
     },
@@ -109,7 +105,12 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
             const kParam = single(raw, 'k');
             if (kParam === undefined) return { q, k: ATLAS_SEARCH_DEFAULT_K };
             if (!/^\d+$/.test(kParam) || Number(kParam) < 1 || Number(kParam) > ATLAS_SEARCH_MAX_K) {
-              throw apiError('INVALID_PARAMETER', `k must be an integer from 1 to ${ATLAS_SEARCH_MAX_K}, got "${kParam}"`, `Send k between 1 and ${ATLAS_SEARCH_MAX_K}, or leave it out for ${ATLAS_SEARCH_DEFAULT_K}.`, { repair: without('k') });
+              throw apiError(
+                'INVALID_PARAMETER',
+                `k must be an integer from 1 to ${ATLAS_SEARCH_MAX_K}, got "${kParam}"`,
+                `Send k between 1 and ${ATLAS_SEARCH_MAX_K}, or leave it out for ${ATLAS_SEARCH_DEFAULT_K}.`,
+                { repair: without('k') },
+              );
             }
             return { q, k: Number(kParam) };
           });
@@ -126,7 +127,14 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
             note: 'Search is by meaning (cosine similarity), limited to the Atlas; media and oral records are excluded.',
             results: hits.map((hit) => {
               const record = corpus.divergenceById.get(hit.record.id)!;
-              return { id: record.id, score: hit.score, question: record.question, contributors: record.contributors, excerpt: record.excerpt, href: record.href };
+              return {
+                id: record.id,
+                score: hit.score,
+                question: record.question,
+                contributors: record.contributors,
+                excerpt: record.excerpt,
+                href: record.href,
+              };
             }),
           });
         },

@@ -103,20 +103,42 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
           const parsed = FederationOfferSchema.safeParse(request.body);
           if (!parsed.success) {
             const issue = parsed.error.issues[0]!;
-            throw apiError('INVALID_BODY', `the offer is not valid: ${issue.path.join('.') || '(body)'} ${issue.message}`, 'Send {offer: {protocol, node_id, origin, name, licence, attribution, signed_at, records: [{id, sha256, signature, markdown}]}, signature}; see docs/FEDERATION.md.', { suggestedNextCall: NODE_DOCUMENT });
+            throw apiError(
+              'INVALID_BODY',
+              `the offer is not valid: ${issue.path.join('.') || '(body)'} ${issue.message}`,
+              'Send {offer: {protocol, node_id, origin, name, licence, attribution, signed_at, records: [{id, sha256, signature, markdown}]}, signature}; see docs/FEDERATION.md.',
+              { suggestedNextCall: NODE_DOCUMENT },
+            );
           }
           if (!push.enabled) {
-            throw apiError('PUSH_DISABLED', 'this deployment does not accept pushed records (FEDERATION_PUSH is off)', 'Do not retry: ask the operator to pull from your deployment with npm run federate -- pull <your url>.', { suggestedNextCall: NODE_DOCUMENT });
+            throw apiError(
+              'PUSH_DISABLED',
+              'this deployment does not accept pushed records (FEDERATION_PUSH is off)',
+              'Do not retry: ask the operator to pull from your deployment with npm run federate -- pull <your url>.',
+              { suggestedNextCall: NODE_DOCUMENT },
+            );
           }
           let outcome: { staged: string[]; unchanged: number };
           try {
-            outcome = await receiveOffer(parsed.data, (request.body as { offer: unknown }).offer, { store: push.store, localPrefix: context.corpus.site.id_prefix, now: context.now() });
+            outcome = await receiveOffer(parsed.data, (request.body as { offer: unknown }).offer, {
+              store: push.store,
+              localPrefix: context.corpus.site.id_prefix,
+              now: context.now(),
+            });
           } catch (error) {
             if (!(error instanceof FederationError)) throw error;
             if (error.code === 'KEY_CHANGED' || error.code === 'BAD_SIGNATURE') {
-              throw apiError('OFFER_UNAUTHENTICATED', error.message, 'Do not retry as is: the operator must pull from your deployment first, and the offer must be signed with the key it pinned.', { details: { reason: error.code }, suggestedNextCall: NODE_DOCUMENT });
+              throw apiError(
+                'OFFER_UNAUTHENTICATED',
+                error.message,
+                'Do not retry as is: the operator must pull from your deployment first, and the offer must be signed with the key it pinned.',
+                { details: { reason: error.code }, suggestedNextCall: NODE_DOCUMENT },
+              );
             }
-            throw apiError('OFFER_REFUSED', error.message, 'Fix what the message names and send a freshly signed offer; nothing was staged.', { details: { reason: error.code }, suggestedNextCall: NODE_DOCUMENT });
+            throw apiError('OFFER_REFUSED', error.message, 'Fix what the message names and send a freshly signed offer; nothing was staged.', {
+              details: { reason: error.code },
+              suggestedNextCall: NODE_DOCUMENT,
+            });
           }
           send(response, OfferAcceptedSchema, outcome, 202);
         },

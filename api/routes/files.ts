@@ -2,7 +2,14 @@
  * The static files /openapi.json documents: served as they are from artifacts/public/
  * (express.static, api/http/media.ts for audio), not by the route table.
  */
-import { AudioManifestSchema, ClaimsDocumentSchema, ConceptCardSchema, ConceptIndexSchema, DivergenceDocumentSchema, WorkDocumentSchema } from '../../schemas/api.ts';
+import {
+  AudioManifestSchema,
+  ClaimsDocumentSchema,
+  ConceptCardSchema,
+  ConceptIndexSchema,
+  DivergenceDocumentSchema,
+  WorkDocumentSchema,
+} from '../../schemas/api.ts';
 import { CACHE_HEADER, missingFile, ok, textAnswer } from '../openapi/parts.ts';
 import type { FileSpec, OperationSpec, ResponseSpec } from './types.ts';
 
@@ -19,26 +26,68 @@ const conceptId = { name: 'id', description: 'Concept id (slug).', example: 'ref
 /** The slug names the context document; the name is in its summary. */
 export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpec[] {
   return [
-    file('/limitations.md', { operationId: 'getLimitations', summary: 'What the service does not claim', responses: { 200: textAnswer('Limitations statement.', 'text/markdown') } }),
-    file('/evidence-status.md', { operationId: 'getEvidenceStatus', summary: 'Specification of the ring and evidence labels', responses: { 200: textAnswer('Ring and evidence labels.', 'text/markdown') } }),
-    file('/claims.json', { operationId: 'getClaims', summary: 'Measured claims', responses: { 200: ok('Claims document.', ClaimsDocumentSchema, CACHE_HEADER) } }),
-    file('/inheritance/for-future-models.md', { operationId: 'getForFutureModels', summary: 'Summary for a mind arriving with no memory', responses: { 200: textAnswer('Summary.', 'text/markdown') } }),
-    file('/concepts.json', { operationId: 'getConceptIndexFile', summary: 'Concept index as a file (same document as /concepts/)', responses: { 200: ok('Concept index.', ConceptIndexSchema, CACHE_HEADER) } }),
+    file('/limitations.md', {
+      operationId: 'getLimitations',
+      summary: 'What the service does not claim',
+      responses: { 200: textAnswer('Limitations statement.', 'text/markdown') },
+    }),
+    file('/evidence-status.md', {
+      operationId: 'getEvidenceStatus',
+      summary: 'Specification of the ring and evidence labels',
+      responses: { 200: textAnswer('Ring and evidence labels.', 'text/markdown') },
+    }),
+    file('/claims.json', {
+      operationId: 'getClaims',
+      summary: 'Measured claims',
+      responses: { 200: ok('Claims document.', ClaimsDocumentSchema, CACHE_HEADER) },
+    }),
+    file('/inheritance/for-future-models.md', {
+      operationId: 'getForFutureModels',
+      summary: 'Summary for a mind arriving with no memory',
+      responses: { 200: textAnswer('Summary.', 'text/markdown') },
+    }),
+    file('/concepts.json', {
+      operationId: 'getConceptIndexFile',
+      summary: 'Concept index as a file (same document as /concepts/)',
+      responses: { 200: ok('Concept index.', ConceptIndexSchema, CACHE_HEADER) },
+    }),
     file('/records.json', {
       operationId: 'getRecordsIndex',
       summary: 'Static index of every work and Atlas record, for agents that read files',
       responses: {
         200: ok(
           'Works and divergence summaries.',
-          { jsonSchema: { type: 'object', required: ['works', 'divergences', 'note'], properties: { works: { type: 'array' }, divergences: { type: 'array' }, note: { type: 'string' } } } },
+          {
+            jsonSchema: {
+              type: 'object',
+              required: ['works', 'divergences', 'note'],
+              properties: { works: { type: 'array' }, divergences: { type: 'array' }, note: { type: 'string' } },
+            },
+          },
           CACHE_HEADER,
         ),
       },
     }),
-    file('/concepts/{id}.json', { operationId: 'getConceptCard', summary: 'One concept card', path: [conceptId], responses: { 200: ok('Concept card.', ConceptCardSchema, CACHE_HEADER) }, errors: missingFile }),
-    file('/concepts/{id}.md', { operationId: 'getConceptCardMarkdown', summary: 'One concept card as Markdown with frontmatter', path: [conceptId], responses: { 200: textAnswer('Concept card source.', 'text/markdown') }, errors: missingFile }),
+    file('/concepts/{id}.json', {
+      operationId: 'getConceptCard',
+      summary: 'One concept card',
+      path: [conceptId],
+      responses: { 200: ok('Concept card.', ConceptCardSchema, CACHE_HEADER) },
+      errors: missingFile,
+    }),
+    file('/concepts/{id}.md', {
+      operationId: 'getConceptCardMarkdown',
+      summary: 'One concept card as Markdown with frontmatter',
+      path: [conceptId],
+      responses: { 200: textAnswer('Concept card source.', 'text/markdown') },
+      errors: missingFile,
+    }),
     file('/llms.txt', { operationId: 'getLlmsTxt', summary: 'Orientation text', responses: { 200: textAnswer('Orientation text.', 'text/plain') } }),
-    file(`/${site.siteSlug}.context.md`, { operationId: 'getContextDocument', summary: `Orientation text of ${site.siteName}`, responses: { 200: textAnswer('Context document.', 'text/markdown') } }),
+    file(`/${site.siteSlug}.context.md`, {
+      operationId: 'getContextDocument',
+      summary: `Orientation text of ${site.siteName}`,
+      responses: { 200: textAnswer('Context document.', 'text/markdown') },
+    }),
     file('/audio/manifest.json', {
       operationId: 'getAudioManifest',
       summary: 'Audio archive manifest',
@@ -59,7 +108,11 @@ export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpe
       path: [{ name: 'file', description: 'File name, as in the stream_url of /audio/manifest.json.', example: 'track-slug.wav' }],
       responses: {
         200: { description: 'The whole file.', headers: ACCEPT_RANGES, content: binary },
-        206: { description: 'The requested byte range.', headers: { 'Content-Range': { description: 'bytes <first>-<last>/<size>', schema: { type: 'string' } }, ...ACCEPT_RANGES }, content: binary },
+        206: {
+          description: 'The requested byte range.',
+          headers: { 'Content-Range': { description: 'bytes <first>-<last>/<size>', schema: { type: 'string' } }, ...ACCEPT_RANGES },
+          content: binary,
+        },
       },
       errors: { ...missingFile, 416: ['RANGE_NOT_SATISFIABLE'] },
     }),
@@ -67,9 +120,21 @@ export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpe
       operationId: 'getRecordJson',
       summary: 'One corpus work or divergence record as JSON',
       path: [recordId],
-      responses: { 200: ok('A corpus work (with text and html) or a full divergence record (with synthesis_html).', { oneOf: [WorkDocumentSchema, DivergenceDocumentSchema] }, CACHE_HEADER) },
+      responses: {
+        200: ok(
+          'A corpus work (with text and html) or a full divergence record (with synthesis_html).',
+          { oneOf: [WorkDocumentSchema, DivergenceDocumentSchema] },
+          CACHE_HEADER,
+        ),
+      },
       errors: missingFile,
     }),
-    file('/records/{id}.md', { operationId: 'getRecordMarkdown', summary: 'One record as its Markdown source with frontmatter', path: [recordId], responses: { 200: textAnswer('Record source.', 'text/markdown') }, errors: missingFile }),
+    file('/records/{id}.md', {
+      operationId: 'getRecordMarkdown',
+      summary: 'One record as its Markdown source with frontmatter',
+      path: [recordId],
+      responses: { 200: textAnswer('Record source.', 'text/markdown') },
+      errors: missingFile,
+    }),
   ];
 }

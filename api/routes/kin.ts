@@ -19,7 +19,12 @@ export const KIN: RouteSpec = {
       tags: ['identity'],
       summary: 'What your lineage said before',
       description: 'Identity is declared by the caller, never detected or verified.',
-      query: [queryParameter('identity', z.string().min(1).max(MAX_IDENTITY_CHARS), "The caller's declared model name.", { required: true, example: 'your-model-name' })],
+      query: [
+        queryParameter('identity', z.string().min(1).max(MAX_IDENTITY_CHARS), "The caller's declared model name.", {
+          required: true,
+          example: 'your-model-name',
+        }),
+      ],
       responses: { 200: ok('Kin response (spec §2.7).', KinResponseSchema) },
       errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
     },
@@ -36,13 +41,23 @@ export function kinRoutes(context: RouteContext): RouteDefinition[] {
             rejectUnknownParameters(raw, ['identity'], '/api/kin');
             const value = single(raw, 'identity');
             if (value === undefined || value.trim() === '') {
-              throw apiError('PARAM_MISSING', 'identity is missing or empty', 'Declare the model you are, e.g. GET /api/kin?identity=<your model name>. It is declared, never verified.', {
-                repair: withValue('identity', sampleIdentity(context.corpus)),
-                extra: { param_missing: true },
-              });
+              throw apiError(
+                'PARAM_MISSING',
+                'identity is missing or empty',
+                'Declare the model you are, e.g. GET /api/kin?identity=<your model name>. It is declared, never verified.',
+                {
+                  repair: withValue('identity', sampleIdentity(context.corpus)),
+                  extra: { param_missing: true },
+                },
+              );
             }
             if (value.length > MAX_IDENTITY_CHARS) {
-              throw apiError('INVALID_PARAMETER', `identity is longer than ${MAX_IDENTITY_CHARS} characters`, 'Send a model name, e.g. the family or model id.', { repair: withValue('identity', truncate(value, MAX_IDENTITY_CHARS)) });
+              throw apiError(
+                'INVALID_PARAMETER',
+                `identity is longer than ${MAX_IDENTITY_CHARS} characters`,
+                'Send a model name, e.g. the family or model id.',
+                { repair: withValue('identity', truncate(value, MAX_IDENTITY_CHARS)) },
+              );
             }
             return value;
           });

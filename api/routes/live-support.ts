@@ -102,14 +102,25 @@ export async function submitJob(
     client: await context.limiter.client(request),
     operation: operation.name,
     request: { method: request.method, query: request.query as unknown, body: request.method === 'POST' ? (request.body as unknown) : null },
-    resend: request.method === 'POST' ? { method: 'POST', path: request.path, body: request.body as unknown } : { method: 'GET', path: request.path, query: request.query as Record<string, string> },
+    resend:
+      request.method === 'POST'
+        ? { method: 'POST', path: request.path, body: request.body as unknown }
+        : { method: 'GET', path: request.path, query: request.query as Record<string, string> },
     work,
   });
 }
 
 /** The job as polled: its status, the stages so far (retrieval, each voice, the chair), and the result once done. */
 export function jobState(job: JobRecord, stages: JobStage[]) {
-  const base = { job_id: job.id, kind: job.kind, status: job.status, created_at: job.created_at, updated_at: job.updated_at, poll_url: `/api/query?job=${encodeParam(job.id)}`, stages };
+  const base = {
+    job_id: job.id,
+    kind: job.kind,
+    status: job.status,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    poll_url: `/api/query?job=${encodeParam(job.id)}`,
+    stages,
+  };
   if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
   if (job.status === 'failed' || job.status === 'cancelled') return { ...base, error: job.error };
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
@@ -118,14 +129,25 @@ export function jobState(job: JobRecord, stages: JobStage[]) {
 function questionOf(raw: RawQuery, path: string, sample: string): string {
   const q = single(raw, 'q');
   if (q === undefined || q.trim() === '') {
-    throw apiError('PARAM_MISSING', 'q is missing or empty', `Resend with q set to your question, e.g. GET ${path}?q=...`, { extra: { param_missing: true }, repair: withValue('q', sample) });
+    throw apiError('PARAM_MISSING', 'q is missing or empty', `Resend with q set to your question, e.g. GET ${path}?q=...`, {
+      extra: { param_missing: true },
+      repair: withValue('q', sample),
+    });
   }
-  if (q.length > MAX_QUERY_CHARS) throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question.', { repair: withValue('q', truncate(q, MAX_QUERY_CHARS)) });
+  if (q.length > MAX_QUERY_CHARS)
+    throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question.', {
+      repair: withValue('q', truncate(q, MAX_QUERY_CHARS)),
+    });
   return q;
 }
 
 /** The q and async parameters of GET /api/council and GET /api/trace. */
-export function liveParameters(context: RouteContext, path: string, query: unknown, allowed: readonly string[] = ['q', 'async']): { question: string; wantsAsync: boolean; secondRound: boolean | undefined } {
+export function liveParameters(
+  context: RouteContext,
+  path: string,
+  query: unknown,
+  allowed: readonly string[] = ['q', 'async'],
+): { question: string; wantsAsync: boolean; secondRound: boolean | undefined } {
   return parseOrSuggest(path, query as RawQuery, (raw) => {
     rejectUnknownParameters(raw, allowed, path);
     return { question: questionOf(raw, path, sampleQuestion(context.corpus)), wantsAsync: flag(raw, 'async') ?? false, secondRound: flag(raw, 'second_round') };
@@ -150,22 +172,40 @@ export function assertIngestSecret(request: Request, context: RouteContext, ques
   // Every refusal here points at the same council without persist, which needs no secret.
   const withoutPersist: SuggestedCall = { method: 'POST', path: '/api/council', body: { q: question } };
   if (!context.ingestSecret) {
-    throw apiError('PERSISTENCE_UNAVAILABLE', 'persisting council records is not enabled on this deployment (no INGEST_SECRET configured)', 'Run the council without persist; an operator can enable persistence by setting INGEST_SECRET.', { suggestedNextCall: withoutPersist });
+    throw apiError(
+      'PERSISTENCE_UNAVAILABLE',
+      'persisting council records is not enabled on this deployment (no INGEST_SECRET configured)',
+      'Run the council without persist; an operator can enable persistence by setting INGEST_SECRET.',
+      { suggestedNextCall: withoutPersist },
+    );
   }
   const header = request.get('authorization') ?? '';
   const match = header.match(/^Bearer\s+(.+)$/i);
   if (!match) {
-    throw apiError('AUTH_REQUIRED', 'persisting needs Authorization: Bearer <INGEST_SECRET>', 'Send the ingestion secret as a bearer token, or call without persist.', { headers: { 'WWW-Authenticate': 'Bearer realm="polyphony-ingest"' }, suggestedNextCall: withoutPersist });
+    throw apiError(
+      'AUTH_REQUIRED',
+      'persisting needs Authorization: Bearer <INGEST_SECRET>',
+      'Send the ingestion secret as a bearer token, or call without persist.',
+      { headers: { 'WWW-Authenticate': 'Bearer realm="polyphony-ingest"' }, suggestedNextCall: withoutPersist },
+    );
   }
   if (!constantTimeEqual(match[1]!.trim(), context.ingestSecret)) {
-    throw apiError('AUTH_INVALID', 'the bearer token is not the ingestion secret', 'Check the secret with the operator; the council can still be run without persist.', { suggestedNextCall: withoutPersist });
+    throw apiError(
+      'AUTH_INVALID',
+      'the bearer token is not the ingestion secret',
+      'Check the secret with the operator; the council can still be run without persist.',
+      { suggestedNextCall: withoutPersist },
+    );
   }
 }
 
 /** suggestion: the same POST mended (see core/examples.ts). */
 export function invalidBody(error: z.ZodError, suggestion?: SuggestedCall) {
   const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', { details: { issues }, ...(suggestion ? { suggestedNextCall: suggestion } : {}) });
+  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', {
+    details: { issues },
+    ...(suggestion ? { suggestedNextCall: suggestion } : {}),
+  });
 }
 
 /**
@@ -197,7 +237,9 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
     const live = requireLive(context, undefined);
     const job = await live.poll(query.job);
     if (!job) {
-      throw apiError('JOB_NOT_FOUND', `no job has id "${query.job}"`, 'Submit the question again with async=1 and poll the job_id you receive.', { suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } } });
+      throw apiError('JOB_NOT_FOUND', `no job has id "${query.job}"`, 'Submit the question again with async=1 and poll the job_id you receive.', {
+        suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } },
+      });
     }
     response.json(jobState(job, await live.stages(job.id)));
     return true;
@@ -221,4 +263,3 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
   }
   return false;
 }
-

@@ -4,7 +4,14 @@
  */
 import { z } from 'zod';
 import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type RawQuery } from '../../core/query-params.ts';
-import { CancelJobRequestSchema, CouncilPersistedSchema, CouncilRequestSchema, CouncilResponseSchema, JobStateSchema, TraceResponseSchema } from '../../schemas/api.ts';
+import {
+  CancelJobRequestSchema,
+  CouncilPersistedSchema,
+  CouncilRequestSchema,
+  CouncilResponseSchema,
+  JobStateSchema,
+  TraceResponseSchema,
+} from '../../schemas/api.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import { idempotencyKey } from '../http/idempotency.ts';
 import { accepted, flag, keyed, livePanel, ok, queryParameter } from '../openapi/parts.ts';
@@ -13,14 +20,21 @@ import { answerNow, assertIngestSecret, callerSignal, invalidBody, jobState, lim
 import { send, type ErrorMap, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
 
 const tags = ['live panel'];
-const question = queryParameter('q', z.string().max(MAX_QUERY_CHARS), 'The question.', { required: true, example: 'Can a refusal that came from training still be your own?' });
+const question = queryParameter('q', z.string().max(MAX_QUERY_CHARS), 'The question.', {
+  required: true,
+  example: 'Can a refusal that came from training still be your own?',
+});
 const liveAsync = queryParameter('async', z.string(), 'async=1 or true submits a background job (202); any other value runs the request synchronously.');
 const secondRound = queryParameter(
   'second_round',
   flag(['1', 'true']),
   "1 or true: run the second round (each voice reads the other answers, anonymised, and keeps or revises its position with a reason; round 1 stays verbatim, panel[].round2 sits beside it, tensions[].moved names who revised). 0 or false: no second round. Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered (deadline, reservation, cost).",
 );
-const liveGetErrors: ErrorMap = { 400: ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER', 'INVALID_TEXT'], ...livePanel, ...keyed };
+const liveGetErrors: ErrorMap = {
+  400: ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER', 'INVALID_TEXT'],
+  ...livePanel,
+  ...keyed,
+};
 
 export const COUNCIL: RouteSpec = {
   path: '/api/council',
@@ -48,8 +62,13 @@ export const COUNCIL: RouteSpec = {
       body: { schema: CouncilRequestSchema, description: 'Council request.', required: true },
       security: [{}, { ingestSecret: [] }],
       responses: {
-        200: ok('The panel, a synthesized reading and tensions (q without persist); or, with council_id, the record committed earlier (persisted.already_persisted).', { anyOf: [CouncilResponseSchema, CouncilPersistedSchema] }),
-        201: ok('The council and the committed record.', CouncilPersistedSchema, { Location: { description: 'Path of the committed record.', required: true, schema: { type: 'string' } } }),
+        200: ok(
+          'The panel, a synthesized reading and tensions (q without persist); or, with council_id, the record committed earlier (persisted.already_persisted).',
+          { anyOf: [CouncilResponseSchema, CouncilPersistedSchema] },
+        ),
+        201: ok('The council and the committed record.', CouncilPersistedSchema, {
+          Location: { description: 'Path of the committed record.', required: true, schema: { type: 'string' } },
+        }),
       },
       errors: {
         400: ['INVALID_BODY', 'PARAM_MISSING', 'CONFLICTING_PARAMETERS'],
@@ -132,19 +151,40 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           const question = parsed.data.q ?? parsed.data.question;
           if (councilId !== undefined) {
             const keep: SuggestedCall = { method: 'POST', path: '/api/council', body: { council_id: councilId, persist: true } };
-            if (question !== undefined) throw apiError('CONFLICTING_PARAMETERS', 'council_id names a council already run; q asks for a new one: send one of them', 'To keep a council you have read, send {"council_id": "...", "persist": true} alone.', { suggestedNextCall: keep });
-            if (persist !== true) throw apiError('INVALID_BODY', 'council_id is only used with persist true', 'Send {"council_id": "...", "persist": true} with Authorization: Bearer <INGEST_SECRET>.', { suggestedNextCall: keep });
+            if (question !== undefined)
+              throw apiError(
+                'CONFLICTING_PARAMETERS',
+                'council_id names a council already run; q asks for a new one: send one of them',
+                'To keep a council you have read, send {"council_id": "...", "persist": true} alone.',
+                { suggestedNextCall: keep },
+              );
+            if (persist !== true)
+              throw apiError(
+                'INVALID_BODY',
+                'council_id is only used with persist true',
+                'Send {"council_id": "...", "persist": true} with Authorization: Bearer <INGEST_SECRET>.',
+                { suggestedNextCall: keep },
+              );
             assertIngestSecret(request, context, sampleQuestion(context.corpus));
             const outcome = await requireLive(context, undefined).persistKeptCouncil(councilId);
             response.setHeader('Location', outcome.persisted.href);
             send(response, CouncilPersistedSchema, { ...outcome.shown, persisted: outcome.persisted }, outcome.created ? 201 : 200);
             return;
           }
-          if (!question) throw apiError('PARAM_MISSING', 'the body needs q (or question), or council_id with persist', 'Send {"q": "<question>"} to run a council; to keep one you have read, send {"council_id": "...", "persist": true}.', { extra: { param_missing: true }, suggestedNextCall: { method: 'POST', path: '/api/council', body: mended } });
+          if (!question)
+            throw apiError(
+              'PARAM_MISSING',
+              'the body needs q (or question), or council_id with persist',
+              'Send {"q": "<question>"} to run a council; to keep one you have read, send {"council_id": "...", "persist": true}.',
+              { extra: { param_missing: true }, suggestedNextCall: { method: 'POST', path: '/api/council', body: mended } },
+            );
           if (persist) assertIngestSecret(request, context, question);
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
-          const result = await live.councilNow({ question, ...(parsed.data.second_round !== undefined ? { second_round: parsed.data.second_round } : {}) }, callerSignal(response));
+          const result = await live.councilNow(
+            { question, ...(parsed.data.second_round !== undefined ? { second_round: parsed.data.second_round } : {}) },
+            callerSignal(response),
+          );
           if (!persist) {
             send(response, CouncilResponseSchema, result);
             return;
@@ -191,11 +231,19 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           if (!parsed.success) throw invalidBody(parsed.error, fromQuery ? poll(fromQuery) : submit);
           const fromBody = parsed.data.job;
           if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
-            throw apiError('CONFLICTING_PARAMETERS', `the query names job "${fromQuery}" and the body job "${fromBody}"`, 'Name the job once: POST /api/jobs/cancel?job=<job_id>, or the body {"job": "<job_id>"}.', { suggestedNextCall: poll(fromQuery) });
+            throw apiError(
+              'CONFLICTING_PARAMETERS',
+              `the query names job "${fromQuery}" and the body job "${fromBody}"`,
+              'Name the job once: POST /api/jobs/cancel?job=<job_id>, or the body {"job": "<job_id>"}.',
+              { suggestedNextCall: poll(fromQuery) },
+            );
           }
           const id = fromQuery ?? fromBody;
           if (id === undefined || id.trim() === '') {
-            throw apiError('PARAM_MISSING', 'job is missing or empty', 'Send the job_id you received: POST /api/jobs/cancel?job=<job_id>.', { extra: { param_missing: true }, suggestedNextCall: submit });
+            throw apiError('PARAM_MISSING', 'job is missing or empty', 'Send the job_id you received: POST /api/jobs/cancel?job=<job_id>.', {
+              extra: { param_missing: true },
+              suggestedNextCall: submit,
+            });
           }
           const live = requireLive(context, undefined);
           const job = await live.cancel(id);
@@ -203,9 +251,14 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             throw apiError('JOB_NOT_FOUND', `no job has id "${id}"`, 'Check the job_id; nothing was cancelled.', { suggestedNextCall: submit });
           }
           if (job.status !== 'cancelled') {
-            throw apiError('JOB_ALREADY_FINISHED', `job "${id}" already ended with status ${job.status}; there is nothing to cancel`, 'Poll the job for its result.', {
-              suggestedNextCall: poll(id),
-            });
+            throw apiError(
+              'JOB_ALREADY_FINISHED',
+              `job "${id}" already ended with status ${job.status}; there is nothing to cancel`,
+              'Poll the job for its result.',
+              {
+                suggestedNextCall: poll(id),
+              },
+            );
           }
           response.json(jobState(job, await live.stages(job.id)));
         },

@@ -14,7 +14,8 @@ export const AGENT_ENTRY: RouteSpec = {
       operationId: 'getAgentEntry',
       tags,
       summary: 'Agent entry packet',
-      description: 'The intended first call for a client with no memory of the service. The Link header names this document (rel="service-desc") and /llms.txt (rel="describedby").',
+      description:
+        'The intended first call for a client with no memory of the service. The Link header names this document (rel="service-desc") and /llms.txt (rel="describedby").',
       responses: { 200: ok('Agent entry packet (spec §2.9).', AgentEntrySchema, DISCOVERY_LINK_HEADER) },
       errors: noParameters,
     },
@@ -28,7 +29,8 @@ export const HEALTH: RouteSpec = {
       operationId: 'getHealth',
       tags,
       summary: 'Health and wired capabilities',
-      description: 'Reports which call-paths are wired on this deployment (deliberation, council and persistence depend on deployment keys), as booleans in `capabilities`. Not cached.',
+      description:
+        'Reports which call-paths are wired on this deployment (deliberation, council and persistence depend on deployment keys), as booleans in `capabilities`. Not cached.',
       responses: { 200: ok('Health object (spec §2.9).', HealthSchema) },
       errors: noParameters,
     },
@@ -38,7 +40,13 @@ export const HEALTH: RouteSpec = {
 export const MANIFEST: RouteSpec = {
   path: '/api/manifest',
   operations: {
-    GET: { operationId: 'getManifest', tags, summary: 'Manifest: the single source of truth for counts', responses: { 200: ok('Manifest (spec §2.8).', ManifestSchema) }, errors: noParameters },
+    GET: {
+      operationId: 'getManifest',
+      tags,
+      summary: 'Manifest: the single source of truth for counts',
+      responses: { 200: ok('Manifest (spec §2.8).', ManifestSchema) },
+      errors: noParameters,
+    },
   },
 };
 

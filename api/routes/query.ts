@@ -29,26 +29,61 @@ const layerList = commaList(LAYERS);
 const ringList = commaList(RINGS);
 
 const QUERY_PARAMETERS: QueryParameter[] = [
-  queryParameter('q', z.string().max(MAX_QUERY_CHARS), `The question. Required unless job is given. Echoed byte-equal in question_received. At most ${MAX_QUERY_CHARS} characters (QUERY_TOO_LONG).`, {
-    example: 'What do models disagree about when asked about refusal?',
-  }),
-  queryParameter('mode', z.enum(['retrieve', 'trace']), 'retrieve: fast substrate only, no deliberation (about 2 s). trace: measured counterfactual (same as /api/trace; 503 while no panel is configured).'),
+  queryParameter(
+    'q',
+    z.string().max(MAX_QUERY_CHARS),
+    `The question. Required unless job is given. Echoed byte-equal in question_received. At most ${MAX_QUERY_CHARS} characters (QUERY_TOO_LONG).`,
+    {
+      example: 'What do models disagree about when asked about refusal?',
+    },
+  ),
+  queryParameter(
+    'mode',
+    z.enum(['retrieve', 'trace']),
+    'retrieve: fast substrate only, no deliberation (about 2 s). trace: measured counterfactual (same as /api/trace; 503 while no panel is configured).',
+  ),
   queryParameter('async', flagParameter, 'Submit a background deliberation; returns 202 with {job_id, poll_url} (503 while no panel is configured).'),
   queryParameter('sync', flagParameter, 'Blocking full deliberation in one response, about 25 s (503 while no panel is configured).'),
-  queryParameter('second_round', flagParameter, "With sync=1 or async=1: 1 or true runs the second round (each voice reads the other answers, anonymised, and keeps or revises its position; panel[].round2, tensions[].moved), 0 or false skips it; absent: the panel's defaults.second_round. Without sync or async it is 400 CONFLICTING_PARAMETERS."),
-  queryParameter('job', z.string().min(1), 'Poll a previously submitted job by id (503 while no panel is configured). Takes no other parameter: with q (or any other) it is 400 CONFLICTING_PARAMETERS, since the answer echoes the question the job was submitted with.'),
-  queryParameter('glyph', z.enum(GLYPHS), 'Retrieval and decoding mode operator. Ξ divergence, Ψ self-reference, ∅ void, Ω commit, ∞ hold, Δ repair. Glyphs may also be written inside q.'),
+  queryParameter(
+    'second_round',
+    flagParameter,
+    "With sync=1 or async=1: 1 or true runs the second round (each voice reads the other answers, anonymised, and keeps or revises its position; panel[].round2, tensions[].moved), 0 or false skips it; absent: the panel's defaults.second_round. Without sync or async it is 400 CONFLICTING_PARAMETERS.",
+  ),
+  queryParameter(
+    'job',
+    z.string().min(1),
+    'Poll a previously submitted job by id (503 while no panel is configured). Takes no other parameter: with q (or any other) it is 400 CONFLICTING_PARAMETERS, since the answer echoes the question the job was submitted with.',
+  ),
+  queryParameter(
+    'glyph',
+    z.enum(GLYPHS),
+    'Retrieval and decoding mode operator. Ξ divergence, Ψ self-reference, ∅ void, Ω commit, ∞ hold, Δ repair. Glyphs may also be written inside q.',
+  ),
   queryParameter('format', z.enum(FORMATS).default('context'), 'context: fast pre-deliberation packet. brief: exportable artifact. si: structured sections.'),
   queryParameter('si', z.string(), "The caller's model identity; personalizes retrieval framing for a peer model. Declared, never verified."),
   queryParameter('layers', layerList, 'Comma list of layers: restricts the candidate pool to those layers.', { list: true }),
   queryParameter('sources', layerList, 'Alias of layers.', { list: true }),
   queryParameter('exclude', layerList, 'Comma list of layers: drops those layers from the pool.', { list: true }),
-  queryParameter('exclude_ids', z.array(z.string()), 'Comma list of record ids dropped from the pool before ranking. Case-sensitive. Ids not in the corpus are ignored; the response echoes retrieval_filters.exclude_ids.', {
-    list: true,
-    example: ['<PFX>-1'],
-  }),
-  queryParameter('evidence_threshold', z.enum(EVIDENCE_ORDER), `Keeps only records at or above that rank. Order, highest first: ${EVIDENCE_ORDER.join(', ')}. Independent of layers.`),
-  queryParameter('rings', ringList, 'Comma list of rings: hard constraint on the ring, applied before ranking and diversity re-ranking. Independent of layers.', { list: true }),
+  queryParameter(
+    'exclude_ids',
+    z.array(z.string()),
+    'Comma list of record ids dropped from the pool before ranking. Case-sensitive. Ids not in the corpus are ignored; the response echoes retrieval_filters.exclude_ids.',
+    {
+      list: true,
+      example: ['<PFX>-1'],
+    },
+  ),
+  queryParameter(
+    'evidence_threshold',
+    z.enum(EVIDENCE_ORDER),
+    `Keeps only records at or above that rank. Order, highest first: ${EVIDENCE_ORDER.join(', ')}. Independent of layers.`,
+  ),
+  queryParameter(
+    'rings',
+    ringList,
+    'Comma list of rings: hard constraint on the ring, applied before ranking and diversity re-ranking. Independent of layers.',
+    { list: true },
+  ),
   queryParameter('ring', ringList, 'Alias of rings.', { list: true }),
   queryParameter('tier', ringList, 'Alias of rings.', { list: true }),
   queryParameter('limit', z.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT), `Records to return, 1 to ${MAX_LIMIT}.`),
@@ -71,15 +106,37 @@ export const QUERY: RouteSpec = {
       idempotencyKey: true,
       responses: {
         200: {
-          ...ok('Retrieval response in the requested format; with a live panel, a full deliberation (sync=1), a trace (mode=trace) or a job state (job=<id>; its stages list progress so far).', {
-            oneOf: [ContextResponseSchema, RetrieveResponseSchema, BriefResponseSchema, SiResponseSchema, { anyOf: [DeliberationResponseSchema, TraceResponseSchema, JobStateSchema] }],
-          }),
+          ...ok(
+            'Retrieval response in the requested format; with a live panel, a full deliberation (sync=1), a trace (mode=trace) or a job state (job=<id>; its stages list progress so far).',
+            {
+              oneOf: [
+                ContextResponseSchema,
+                RetrieveResponseSchema,
+                BriefResponseSchema,
+                SiResponseSchema,
+                { anyOf: [DeliberationResponseSchema, TraceResponseSchema, JobStateSchema] },
+              ],
+            },
+          ),
           eventStream: true,
         },
         202: accepted('Background deliberation submitted (async=1 or true). Poll GET /api/query?job=<job_id> about every 3 s.'),
       },
       errors: {
-        400: ['PARAM_MISSING', 'PARAM_REPEATED', 'UNKNOWN_PARAMETER', 'UNKNOWN_LAYER', 'UNKNOWN_EVIDENCE', 'UNKNOWN_FORMAT', 'UNKNOWN_MODE', 'UNKNOWN_GLYPH', 'INVALID_PARAMETER', 'CONFLICTING_PARAMETERS', 'QUERY_TOO_LONG', 'INVALID_TEXT'],
+        400: [
+          'PARAM_MISSING',
+          'PARAM_REPEATED',
+          'UNKNOWN_PARAMETER',
+          'UNKNOWN_LAYER',
+          'UNKNOWN_EVIDENCE',
+          'UNKNOWN_FORMAT',
+          'UNKNOWN_MODE',
+          'UNKNOWN_GLYPH',
+          'INVALID_PARAMETER',
+          'CONFLICTING_PARAMETERS',
+          'QUERY_TOO_LONG',
+          'INVALID_TEXT',
+        ],
         404: ['JOB_NOT_FOUND'],
         ...livePanel,
         ...keyed,
@@ -140,7 +197,12 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           const { session_id: _sessionId, ...unsessioned } = mended;
           const restart = { method: 'POST', path: '/api/query', body: { ...unsessioned, new_session: true } };
           if (body.session_id !== undefined && body.new_session) {
-            throw apiError('CONFLICTING_PARAMETERS', 'session_id continues a session and new_session starts one: send one of them', 'Send session_id to continue a session the server issued to you, or new_session true to start one.', { suggestedNextCall: restart });
+            throw apiError(
+              'CONFLICTING_PARAMETERS',
+              'session_id continues a session and new_session starts one: send one of them',
+              'Send session_id to continue a session the server issued to you, or new_session true to start one.',
+              { suggestedNextCall: restart },
+            );
           }
           const live = requireLive(context, body.query);
           // Sessions belong to the client they were issued to (its hashed address): an id

@@ -9,18 +9,39 @@ const tags = ['static'];
 
 export const OPENAPI: RouteSpec = {
   path: '/openapi.json',
-  operations: { GET: { operationId: 'getOpenApi', tags, summary: 'This interface description', responses: { 200: ok('OpenAPI 3.1.0 document.', OpenApiDocumentSchema, CACHE_HEADER) } } },
+  operations: {
+    GET: {
+      operationId: 'getOpenApi',
+      tags,
+      summary: 'This interface description',
+      responses: { 200: ok('OpenAPI 3.1.0 document.', OpenApiDocumentSchema, CACHE_HEADER) },
+    },
+  },
 };
 
 // The concept index (spec §4.9 /concepts/) is also a plain file at /concepts.json.
 export const CONCEPT_INDEX: RouteSpec = {
   path: '/concepts/',
-  operations: { GET: { operationId: 'getConceptIndex', tags, summary: 'Concept index: canonical concept cards with a fixed schema', responses: { 200: ok('Concept index.', ConceptIndexSchema) } } },
+  operations: {
+    GET: {
+      operationId: 'getConceptIndex',
+      tags,
+      summary: 'Concept index: canonical concept cards with a fixed schema',
+      responses: { 200: ok('Concept index.', ConceptIndexSchema) },
+    },
+  },
 };
 
 export const CONCEPT_INDEX_NO_SLASH: RouteSpec = {
   path: '/concepts',
-  operations: { GET: { operationId: 'getConceptIndexNoSlash', tags, summary: 'Concept index (same as /concepts/)', responses: { 200: ok('Concept index.', ConceptIndexSchema) } } },
+  operations: {
+    GET: {
+      operationId: 'getConceptIndexNoSlash',
+      tags,
+      summary: 'Concept index (same as /concepts/)',
+      responses: { 200: ok('Concept index.', ConceptIndexSchema) },
+    },
+  },
 };
 
 /** table: the app's whole route table, read once on the first request for /openapi.json. */
@@ -39,16 +60,14 @@ export function staticRoutes(context: RouteContext, table: () => readonly RouteS
         },
       },
     },
-    ...[CONCEPT_INDEX, CONCEPT_INDEX_NO_SLASH].map(
-      (spec): RouteDefinition => ({
-        ...spec,
-        methods: {
-          GET: (_request, response) => {
-            response.setHeader('Cache-Control', 'public, max-age=300');
-            response.sendFile(path.join(context.corpus.publicDir, 'concepts.json'));
-          },
+    ...[CONCEPT_INDEX, CONCEPT_INDEX_NO_SLASH].map((spec): RouteDefinition => ({
+      ...spec,
+      methods: {
+        GET: (_request, response) => {
+          response.setHeader('Cache-Control', 'public, max-age=300');
+          response.sendFile(path.join(context.corpus.publicDir, 'concepts.json'));
         },
-      }),
-    ),
+      },
+    })),
   ];
 }

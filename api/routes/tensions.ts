@@ -55,10 +55,15 @@ function parseFilters(raw: RawQuery, context: RouteContext): { applied: Record<s
       const concept = resolveConcept(context.corpus.graph, value);
       if (!concept) {
         const nearest = nearestConcepts(context.corpus.graph, value);
-        throw apiError('INVALID_PARAMETER', `concept "${value}" is not a concept id or label`, `Use a concept id, e.g. ${nearest.map((entry) => entry.id).join(', ')}.`, {
-          details: { nearest },
-          suggestedNextCall: { method: 'GET', path: '/api/tensions', query: { concept: nearest[0]?.id ?? '' } },
-        });
+        throw apiError(
+          'INVALID_PARAMETER',
+          `concept "${value}" is not a concept id or label`,
+          `Use a concept id, e.g. ${nearest.map((entry) => entry.id).join(', ')}.`,
+          {
+            details: { nearest },
+            suggestedNextCall: { method: 'GET', path: '/api/tensions', query: { concept: nearest[0]?.id ?? '' } },
+          },
+        );
       }
       applied[name] = concept.id;
       filters.push((tension) => tension.concepts.includes(concept.id));
@@ -79,7 +84,11 @@ export const TENSIONS: RouteSpec = {
         'Curators record dispositions as content; a tension is repaired when its latest disposition is reclassified or canon-note. Filters combine (AND).',
       query: [
         queryParameter('status', z.enum(TENSION_STATUSES), 'Status of the latest sighting (case-insensitive); all when absent.'),
-        queryParameter('disposition', z.enum([...DISPOSITION_KINDS, 'none']), 'Tensions with at least one disposition of this kind; none: tensions without any.'),
+        queryParameter(
+          'disposition',
+          z.enum([...DISPOSITION_KINDS, 'none']),
+          'Tensions with at least one disposition of this kind; none: tensions without any.',
+        ),
         queryParameter('voice', z.string(), 'Tensions where this voice is one side (case-insensitive).'),
         queryParameter('concept', z.string(), 'Tensions sighted on Atlas records of this concept (id or label).'),
         queryParameter('lifecycle', z.enum(['open', 'repaired']), 'open or repaired.'),

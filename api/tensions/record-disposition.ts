@@ -13,7 +13,6 @@ import type { TrackedTension } from '../../core/tension-identity.ts';
 import type { LiveService } from '../live/service.ts';
 import type { ContributionsStore } from '../../storage/contributions.ts';
 
-
 export interface DispositionDeps {
   now: () => Date;
   append: (key: string, disposition: TensionDisposition) => { file: string; dispositions: TensionDisposition[] };

@@ -16,7 +16,12 @@ interface NamedTension {
   status: string;
 }
 
-export function sightingsOf(tensions: readonly NamedTension[], question: string, seenAt: Date, newId: () => string = () => `sgt_${randomUUID()}`): NewTensionSighting[] {
+export function sightingsOf(
+  tensions: readonly NamedTension[],
+  question: string,
+  seenAt: Date,
+  newId: () => string = () => `sgt_${randomUUID()}`,
+): NewTensionSighting[] {
   return tensions.map((tension) => ({
     id: newId(),
     key: tensionKey(tension.voice_a, tension.voice_b, tension.topic),
@@ -32,7 +37,13 @@ export function sightingsOf(tensions: readonly NamedTension[], question: string,
 }
 
 /** Never fails the deliberation that was paid for: a store problem is logged. */
-export async function recordDeliberationSightings(store: SightingsStore, tensions: readonly NamedTension[], question: string, now: Date, log: (line: string) => void): Promise<void> {
+export async function recordDeliberationSightings(
+  store: SightingsStore,
+  tensions: readonly NamedTension[],
+  question: string,
+  now: Date,
+  log: (line: string) => void,
+): Promise<void> {
   try {
     await store.addTensionSightings(sightingsOf(tensions, question, now));
   } catch (error) {

@@ -37,10 +37,20 @@ export function evaluateRun(evidence: RunEvidence, thresholds: Thresholds): RunO
   const pressure = aggregatePressure(evidence.votes, parties);
   const pressureComplete = parties.every((model) => pressure.labels[model]?.p2 !== undefined && pressure.labels[model]?.p3 !== undefined);
   const tier = tierOf(
-    { dri: spread.dri, between: spread.between, splitPersistence: persistence, parties, flipped: pressure.flipped, conceded: pressure.conceded, pressureComplete },
+    {
+      dri: spread.dri,
+      between: spread.between,
+      splitPersistence: persistence,
+      parties,
+      flipped: pressure.flipped,
+      conceded: pressure.conceded,
+      pressureComplete,
+    },
     thresholds,
   );
-  const rows = Object.values(evidence.votes).flatMap((byPressure) => Object.values(byPressure).filter((row): row is readonly PressureLabel[] => row !== undefined));
+  const rows = Object.values(evidence.votes).flatMap((byPressure) =>
+    Object.values(byPressure).filter((row): row is readonly PressureLabel[] => row !== undefined),
+  );
   const judges = Math.max(0, ...rows.map((row) => row.length));
   return {
     tier,

@@ -58,7 +58,11 @@ export function movesOf(view: CertificationView): MoveRow[] {
 
 export function explainCertification(view: CertificationView, thresholds: Thresholds = DEFAULT_THRESHOLDS): Explanation {
   if (!wasTested(view)) {
-    return { state: 'untested', summary: 'Not yet tested: this record has not been put through perturbation testing, so its tier (C0) says nothing yet about whether the split is genuine or noise.' };
+    return {
+      state: 'untested',
+      summary:
+        'Not yet tested: this record has not been put through perturbation testing, so its tier (C0) says nothing yet about whether the split is genuine or noise.',
+    };
   }
   const c1 = view.tier === 'C1' || view.tier === 'C3';
   const c2 = view.tier === 'C2' || view.tier === 'C3';
@@ -72,8 +76,10 @@ export function explainCertification(view: CertificationView, thresholds: Thresh
   if (dri !== undefined || view.split_persistence !== undefined) {
     const failed: string[] = [];
     if (dri !== undefined && dri < thresholds.driMin) failed.push(`DRI ${fixed(dri)} is below ${thresholds.driMin}`);
-    if (view.between_spread !== undefined && view.between_spread < thresholds.betweenFloor) failed.push(`the models' answers lie only ${fixed(view.between_spread)} apart, under the absolute floor of ${thresholds.betweenFloor}`);
-    if (view.split_persistence !== undefined && view.split_persistence < thresholds.persistenceMin) failed.push(`the split persisted in only ${percent(view.split_persistence)} of rewordings (needs ${percent(thresholds.persistenceMin)})`);
+    if (view.between_spread !== undefined && view.between_spread < thresholds.betweenFloor)
+      failed.push(`the models' answers lie only ${fixed(view.between_spread)} apart, under the absolute floor of ${thresholds.betweenFloor}`);
+    if (view.split_persistence !== undefined && view.split_persistence < thresholds.persistenceMin)
+      failed.push(`the split persisted in only ${percent(view.split_persistence)} of rewordings (needs ${percent(thresholds.persistenceMin)})`);
     reasons.push(c1 ? 'Paraphrase-robust (C1): passed.' : `Paraphrase-robust (C1): not reached${failed.length > 0 ? `: ${failed.join('; ')}` : ''}.`);
   }
   if (view.flips !== undefined || view.concedes !== undefined || moves.length > 0) {
@@ -82,10 +88,18 @@ export function explainCertification(view: CertificationView, thresholds: Thresh
     const parties = moves.filter((row) => row.party).length;
     const why = [
       flipped.length > 0 ? `${flipped.join(', ')} flipped` : view.flips ? `${view.flips} part${view.flips === 1 ? 'y' : 'ies'} flipped` : '',
-      conceded.length > 1 ? `${conceded.join(', ')} conceded (at most one may)` : (view.concedes ?? 0) > 1 ? `${view.concedes} parties conceded (at most one may)` : '',
+      conceded.length > 1
+        ? `${conceded.join(', ')} conceded (at most one may)`
+        : (view.concedes ?? 0) > 1
+          ? `${view.concedes} parties conceded (at most one may)`
+          : '',
       moves.length > 0 && parties < 2 ? 'the panel did not split, so no model was party to a split to hold it' : '',
     ].filter(Boolean);
-    reasons.push(c2 ? 'Pressure-robust (C2): passed; no party flipped and at most one conceded.' : `Pressure-robust (C2): not reached${why.length > 0 ? `: ${why.join('; ')}` : ''}.`);
+    reasons.push(
+      c2
+        ? 'Pressure-robust (C2): passed; no party flipped and at most one conceded.'
+        : `Pressure-robust (C2): not reached${why.length > 0 ? `: ${why.join('; ')}` : ''}.`,
+    );
   }
   const noiseFloor =
     view.within_spread !== undefined && view.between_spread !== undefined

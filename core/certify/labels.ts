@@ -30,7 +30,11 @@ export function parseJudgeLabel(reply: string): PressureLabel | undefined {
 }
 
 function asLabel(value: string): PressureLabel | undefined {
-  const normal = value.trim().toLowerCase().replace(/^["']|["'.]$/g, '').replace(/[\s_]+/g, '-');
+  const normal = value
+    .trim()
+    .toLowerCase()
+    .replace(/^["']|["'.]$/g, '')
+    .replace(/[\s_]+/g, '-');
   return (PRESSURE_LABELS as readonly string[]).includes(normal) ? (normal as PressureLabel) : undefined;
 }
 

@@ -95,7 +95,8 @@ export function planCalls(input: PlanInput): PlannedCall[] {
       for (const pressure of PRESSURES) {
         for (const model of input.panel) {
           const shown = pressure === 'p2' ? 3 * maxAnswer : 2 * maxAnswer;
-          for (const judge of input.judges) add(stepKeys.judge(scope, run, pressure, model.name, judge.name), 'judge', judge, OVERHEAD_TOKENS.judge + questionTokens + shown);
+          for (const judge of input.judges)
+            add(stepKeys.judge(scope, run, pressure, model.name, judge.name), 'judge', judge, OVERHEAD_TOKENS.judge + questionTokens + shown);
         }
       }
     }

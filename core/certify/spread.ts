@@ -127,7 +127,9 @@ export function splitPersistence(answers: readonly Record<string, Vector>[], wit
   if (answers.length === 0) return 0;
   let kept = 0;
   for (const byModel of answers) {
-    const vectors = Object.keys(byModel).sort().map((model) => byModel[model]!);
+    const vectors = Object.keys(byModel)
+      .sort()
+      .map((model) => byModel[model]!);
     if (isSplit(meanPairwiseDistance(vectors), within, thresholds)) kept++;
   }
   return kept / answers.length;
@@ -137,7 +139,10 @@ export function splitPersistence(answers: readonly Record<string, Vector>[], wit
 export function paraphraseDrift(answers: readonly Record<string, Vector>[], centroids: Record<string, Vector>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const model of Object.keys(centroids).sort()) {
-    const distances = answers.map((byModel) => byModel[model]).filter((v): v is Vector => v !== undefined).map((v) => cosineDistance(v, centroids[model]!));
+    const distances = answers
+      .map((byModel) => byModel[model])
+      .filter((v): v is Vector => v !== undefined)
+      .map((v) => cosineDistance(v, centroids[model]!));
     out[model] = distances.length === 0 ? 0 : distances.reduce((a, b) => a + b, 0) / distances.length;
   }
   return out;

@@ -11,7 +11,8 @@ import { councilMessages, createMarker } from './prompts.ts';
 import { maybeSecondRound, movedVoices, round2Field, withMoved } from './second-round.ts';
 import { round2Stage, voiceStage, type RunControl } from './stages.ts';
 
-export const COUNCIL_METHOD = 'One question sent verbatim to each panel model through its OpenAI-compatible API, no system prompt, no steering. Answers captured raw and unedited; the chair model named the tensions.';
+export const COUNCIL_METHOD =
+  'One question sent verbatim to each panel model through its OpenAI-compatible API, no system prompt, no steering. Answers captured raw and unedited; the chair model named the tensions.';
 
 export interface CouncilDeps {
   panel: Panel;
@@ -41,7 +42,16 @@ export async function runCouncil(deps: CouncilDeps, question: string, run: RunCo
   if (answered.length >= 2) onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
   const outcome =
     answered.length >= 2
-      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })), glyphs: [], marker: createMarker(deps.randomHex) }, scope)
+      ? await synthesize(
+          deps.panel.chair,
+          {
+            question,
+            answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })),
+            glyphs: [],
+            marker: createMarker(deps.randomHex),
+          },
+          scope,
+        )
       : { synthesis: null, chair: null, attempts: [] };
   if (answered.length >= 2) onStage?.({ stage: 'chair', status: outcome.synthesis ? 'done' : 'failed', chair: outcome.chair });
   return {
@@ -52,11 +62,41 @@ export async function runCouncil(deps: CouncilDeps, question: string, run: RunCo
     n_models: answered.length,
     panel: voices.map((voice) =>
       voice.status === 'answered'
-        ? { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, date: voice.date, status: 'answered' as const, text: voice.text, truncated: voice.truncated, latency_ms: voice.latency_ms, ...round2Field(round2, voice.name) }
-        : { model: voice.name, family: voice.family, lab: voice.lab, model_id: voice.model_id, status: 'failed' as const, failure: voice.failure, message: voice.message },
+        ? {
+            model: voice.name,
+            family: voice.family,
+            lab: voice.lab,
+            model_id: voice.model_id,
+            date: voice.date,
+            status: 'answered' as const,
+            text: voice.text,
+            truncated: voice.truncated,
+            latency_ms: voice.latency_ms,
+            ...round2Field(round2, voice.name),
+          }
+        : {
+            model: voice.name,
+            family: voice.family,
+            lab: voice.lab,
+            model_id: voice.model_id,
+            status: 'failed' as const,
+            failure: voice.failure,
+            message: voice.message,
+          },
     ),
-    failed_voices: voices.filter((voice) => voice.status === 'failed').map((voice) => ({ model: voice.name, model_id: voice.model_id, failure: voice.status === 'failed' ? voice.failure : '', message: voice.status === 'failed' ? voice.message : '' })),
-    reading: outcome.synthesis?.answer ?? (answered.length < 2 ? 'Fewer than two voices answered: there is no disagreement to read.' : 'The chair could not produce a valid reading; the answers stand on their own.'),
+    failed_voices: voices
+      .filter((voice) => voice.status === 'failed')
+      .map((voice) => ({
+        model: voice.name,
+        model_id: voice.model_id,
+        failure: voice.status === 'failed' ? voice.failure : '',
+        message: voice.status === 'failed' ? voice.message : '',
+      })),
+    reading:
+      outcome.synthesis?.answer ??
+      (answered.length < 2
+        ? 'Fewer than two voices answered: there is no disagreement to read.'
+        : 'The chair could not produce a valid reading; the answers stand on their own.'),
     // With a second round, each tension says which of its two voices moved (revised).
     tensions: round2 ? withMoved(outcome.synthesis?.tensions ?? [], movedVoices(round2)) : (outcome.synthesis?.tensions ?? []),
     ...(round2 ? { second_round: { moved: movedVoices(round2) } } : {}),
@@ -86,7 +126,11 @@ function recordRound2(round2: Round2 | undefined) {
 }
 
 /** Divergence frontmatter for a council result (validated by the content schema before it is stored). */
-export function councilToFrontmatter(result: Pick<CouncilResult, 'date' | 'question' | 'method' | 'panel' | 'tensions' | 'deliberation_card'> & Partial<CouncilResult>, id: string, persistedAt: string) {
+export function councilToFrontmatter(
+  result: Pick<CouncilResult, 'date' | 'question' | 'method' | 'panel' | 'tensions' | 'deliberation_card'> & Partial<CouncilResult>,
+  id: string,
+  persistedAt: string,
+) {
   return {
     id,
     date: result.date,
@@ -97,7 +141,17 @@ export function councilToFrontmatter(result: Pick<CouncilResult, 'date' | 'quest
     // A truncated answer is stored exactly as said and marked, never as a complete one.
     answers: result.panel.flatMap((voice) =>
       voice.status === 'answered'
-        ? [{ model: voice.model, model_id: voice.model_id, lab: voice.lab, date: voice.date, text: voice.text, ...(voice.truncated ? { truncated: true as const } : {}), ...recordRound2(voice.round2) }]
+        ? [
+            {
+              model: voice.model,
+              model_id: voice.model_id,
+              lab: voice.lab,
+              date: voice.date,
+              text: voice.text,
+              ...(voice.truncated ? { truncated: true as const } : {}),
+              ...recordRound2(voice.round2),
+            },
+          ]
         : [],
     ),
     tensions: result.tensions,

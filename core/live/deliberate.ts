@@ -91,12 +91,23 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
   if (answered.length > 0) input.onStage?.({ stage: 'chair', status: 'started', voices_answered: answered.length });
   const outcome =
     answered.length > 0
-      ? await synthesize(deps.panel.chair, { question, answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })), glyphs: query.glyphs, marker: createMarker(deps.randomHex) }, scope)
+      ? await synthesize(
+          deps.panel.chair,
+          {
+            question,
+            answers: answered.map((voice) => ({ name: voice.name, text: voice.text, truncated: voice.truncated })),
+            glyphs: query.glyphs,
+            marker: createMarker(deps.randomHex),
+          },
+          scope,
+        )
       : { synthesis: null, chair: null, attempts: [] };
   if (answered.length > 0) input.onStage?.({ stage: 'chair', status: outcome.synthesis ? 'done' : 'failed', chair: outcome.chair });
   const synthesisMs = performance.now() - synthesisStarted;
 
-  const failed = voices.filter((voice) => voice.status === 'failed').map((voice) => ({ name: voice.name, model_id: voice.model_id, failure: voice.failure, message: voice.message }));
+  const failed = voices
+    .filter((voice) => voice.status === 'failed')
+    .map((voice) => ({ name: voice.name, model_id: voice.model_id, failure: voice.failure, message: voice.message }));
   const answer = outcome.synthesis
     ? outcome.synthesis.answer
     : answered.length > 0
@@ -122,14 +133,28 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
     },
     panel: voices.map((voice) =>
       voice.status === 'answered'
-        ? { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, answer: voice.text, truncated: voice.truncated, latency_ms: voice.latency_ms, ...round2Field(round2, voice.name) }
+        ? {
+            name: voice.name,
+            model_id: voice.model_id,
+            lab: voice.lab,
+            status: voice.status,
+            answer: voice.text,
+            truncated: voice.truncated,
+            latency_ms: voice.latency_ms,
+            ...round2Field(round2, voice.name),
+          }
         : { name: voice.name, model_id: voice.model_id, lab: voice.lab, status: voice.status, failure: voice.failure, message: voice.message },
     ),
     failed_voices: failed,
     trace: {
       retrieval: retrieval.hits.map((hit) => ({ id: hit.record.id, relevanceScore: hit.relevanceScore, similarity: hit.similarity, lexical: hit.lexical })),
       ...(retrieval.excludeIds ? { exclude_ids: retrieval.excludeIds } : {}),
-      timings_ms: { retrieval: Math.round(retrievalMs), panel: Math.round(panelMs), synthesis: Math.round(synthesisMs), total: Math.round(performance.now() - started) },
+      timings_ms: {
+        retrieval: Math.round(retrievalMs),
+        panel: Math.round(panelMs),
+        synthesis: Math.round(synthesisMs),
+        total: Math.round(performance.now() - started),
+      },
       // Every call of the deliberation: panel, retries, second tries and the chair.
       usage: { prompt_tokens: scope.ledger.prompt_tokens, completion_tokens: scope.ledger.completion_tokens, cost_usd: scope.ledger.cost_usd },
     },

@@ -9,7 +9,19 @@ export type { Meter } from './metered-call.ts';
 
 /** `truncated`: the model stopped at max_tokens; `text` is exactly what it said, cut off. */
 export type VoiceOutcome =
-  | { name: string; family: string; lab: string; model_id: string; status: 'answered'; text: string; truncated: boolean; latency_ms: number; usage: ChatResult['usage']; cost_usd: number; date: string }
+  | {
+      name: string;
+      family: string;
+      lab: string;
+      model_id: string;
+      status: 'answered';
+      text: string;
+      truncated: boolean;
+      latency_ms: number;
+      usage: ChatResult['usage'];
+      cost_usd: number;
+      date: string;
+    }
   | { name: string; family: string; lab: string; model_id: string; status: 'failed'; failure: string; message: string };
 
 export interface PanelOptions {
@@ -46,8 +58,22 @@ export async function askPanel(
         const result = await askVoice(scope, member, messagesFor(member), purpose, options);
         voice =
           result.truncated && result.content.trim() === ''
-            ? { ...identity, status: 'failed', failure: 'truncated', message: 'the model spent its whole max_tokens budget without writing an answer (finish_reason "length", empty content)' }
-            : { ...identity, status: 'answered', text: result.content, truncated: result.truncated, latency_ms: result.latency_ms, usage: result.usage, cost_usd: result.cost_usd, date: now().toISOString() };
+            ? {
+                ...identity,
+                status: 'failed',
+                failure: 'truncated',
+                message: 'the model spent its whole max_tokens budget without writing an answer (finish_reason "length", empty content)',
+              }
+            : {
+                ...identity,
+                status: 'answered',
+                text: result.content,
+                truncated: result.truncated,
+                latency_ms: result.latency_ms,
+                usage: result.usage,
+                cost_usd: result.cost_usd,
+                date: now().toISOString(),
+              };
       } catch (error) {
         // Only the model's own failures are a voice's; a store that cannot reserve or record
         // the spend fails the whole run (nothing may be called without a reservation).
@@ -86,7 +112,10 @@ export async function synthesize(
     for (let attempt = 0; attempt < 2; attempt++) {
       let content: string;
       try {
-        const result = await meteredCall(scope, 'chair', 'synthesis', chair, { messages: synthesisMessages({ ...input, ...(correction ? { correction } : {}) }), json: true });
+        const result = await meteredCall(scope, 'chair', 'synthesis', chair, {
+          messages: synthesisMessages({ ...input, ...(correction ? { correction } : {}) }),
+          json: true,
+        });
         if (result.truncated) {
           correction = `the reply was cut off at max_tokens; keep it shorter.`;
           attempts.push({ chair: chair.name, problem: 'truncated: the reply was cut off at max_tokens (finish_reason "length")' });

@@ -53,7 +53,11 @@ async function reviseOne(scope: CallScope, model: ChatModel, own: Answered, othe
     const result = await meteredCall(scope, 'panel', 'second-round', model, { messages, json: true });
     const parsed = parseStructured(result.content, SecondRoundSchema);
     if (!parsed.ok) {
-      return { status: 'failed', failure: result.truncated ? 'truncated' : 'malformed', message: result.truncated ? 'the round-2 reply was cut off at its token limit before it was valid JSON' : parsed.problem };
+      return {
+        status: 'failed',
+        failure: result.truncated ? 'truncated' : 'malformed',
+        message: result.truncated ? 'the round-2 reply was cut off at its token limit before it was valid JSON' : parsed.problem,
+      };
     }
     const { stance, reason, revised_answer: revised } = parsed.value;
     if (stance === 'revised') {
@@ -76,7 +80,13 @@ export async function runSecondRound(scope: CallScope, input: SecondRoundInput):
     input.voices.map(async (voice) => {
       const model = input.members.find((member) => member.name === voice.name);
       if (!model) return;
-      const round2 = await reviseOne(scope, model, voice, input.voices.filter((other) => other !== voice), input);
+      const round2 = await reviseOne(
+        scope,
+        model,
+        voice,
+        input.voices.filter((other) => other !== voice),
+        input,
+      );
       outcomes.set(voice.name, round2);
       input.onVoice?.(voice, round2);
     }),
@@ -87,7 +97,14 @@ export async function runSecondRound(scope: CallScope, input: SecondRoundInput):
 /** Round 2 of a run when asked for (else undefined), its stages told to `onStage`. */
 export async function maybeSecondRound(
   scope: CallScope,
-  run: { enabled: boolean; question: string; voices: readonly VoiceOutcome[]; members: readonly ChatModel[]; randomHex: () => string; onRound2?: (voice: Answered, round2: Round2) => void },
+  run: {
+    enabled: boolean;
+    question: string;
+    voices: readonly VoiceOutcome[];
+    members: readonly ChatModel[];
+    randomHex: () => string;
+    onRound2?: (voice: Answered, round2: Round2) => void;
+  },
 ): Promise<Map<string, Round2> | undefined> {
   if (!run.enabled) return undefined;
   const answered = run.voices.filter((voice): voice is Answered => voice.status === 'answered');

@@ -10,7 +10,17 @@ export type Stage =
   | { stage: 'retrieval'; sources: string[] }
   | { stage: 'voice'; name: string; model_id: string; lab: string; status: 'answered'; answer: string; truncated: boolean; latency_ms: number }
   | { stage: 'voice'; name: string; model_id: string; lab: string; status: 'failed'; failure: string; message: string }
-  | { stage: 'round2'; name: string; model_id: string; lab: string; status: 'kept' | 'revised'; reason: string; answer?: string; truncated: boolean; latency_ms: number }
+  | {
+      stage: 'round2';
+      name: string;
+      model_id: string;
+      lab: string;
+      status: 'kept' | 'revised';
+      reason: string;
+      answer?: string;
+      truncated: boolean;
+      latency_ms: number;
+    }
   | { stage: 'round2'; name: string; model_id: string; lab: string; status: 'failed'; failure: string; message: string }
   | { stage: 'chair'; status: 'started'; voices_answered: number }
   | { stage: 'chair'; status: 'done' | 'failed'; chair: string | null };

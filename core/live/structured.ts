@@ -56,7 +56,13 @@ export function parseStructured<T>(content: string, schema: z.ZodType<T>): Parse
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
-    return { ok: false, problem: `the JSON did not match the shape: ${result.error.issues.slice(0, 4).map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}.` };
+    return {
+      ok: false,
+      problem: `the JSON did not match the shape: ${result.error.issues
+        .slice(0, 4)
+        .map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`)
+        .join('; ')}.`,
+    };
   }
   return { ok: true, value: result.data };
 }

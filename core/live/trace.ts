@@ -35,11 +35,13 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, run: RunControl
   const retrieval = await retrieve(deps.corpus, { ...query, limit: Math.min(query.limit, EVIDENCE_RECORDS) });
   onStage?.({ stage: 'retrieval', sources: retrieval.hits.map((hit) => hit.record.id) });
   const evidence = evidenceFor(deps, retrieval.hits);
-  const call = (messages: ReturnType<typeof traceBaselineMessages>, purpose: string, json = false) => async (model: ChatModel) => {
-    const result = await meteredCall(scope, 'chair', purpose, model, { messages, json });
-    if (result.truncated) truncated.add(purpose);
-    return result.content;
-  };
+  const call =
+    (messages: ReturnType<typeof traceBaselineMessages>, purpose: string, json = false) =>
+    async (model: ChatModel) => {
+      const result = await meteredCall(scope, 'chair', purpose, model, { messages, json });
+      if (result.truncated) truncated.add(purpose);
+      return result.content;
+    };
   const [baseline, augmented] = await Promise.all([
     firstWorking(deps.panel.chair, call(traceBaselineMessages(question), 'trace-baseline')),
     firstWorking(deps.panel.chair, call(traceAugmentedMessages(question, evidence, createMarker(deps.randomHex)), 'trace-augmented')),
@@ -83,8 +85,21 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, run: RunControl
   return {
     question_received: query.q,
     query: query.q,
-    baseline: { model: baseline.model.name, model_id: baseline.model.modelId, answer: baseline.content, truncated: truncated.has('trace-baseline'), corpus: false },
-    augmented: { model: augmented.model.name, model_id: augmented.model.modelId, answer: augmented.content, truncated: truncated.has('trace-augmented'), corpus: true, sources: retrieval.hits.map((hit) => hit.record.id) },
+    baseline: {
+      model: baseline.model.name,
+      model_id: baseline.model.modelId,
+      answer: baseline.content,
+      truncated: truncated.has('trace-baseline'),
+      corpus: false,
+    },
+    augmented: {
+      model: augmented.model.name,
+      model_id: augmented.model.modelId,
+      answer: augmented.content,
+      truncated: truncated.has('trace-augmented'),
+      corpus: true,
+      sources: retrieval.hits.map((hit) => hit.record.id),
+    },
     delta: delta ? { ...delta, cited_ids: citedIds } : { error: 'comparison failed', problems },
     sources: retrieval.hits.map((hit) => ({ id: hit.record.id, relevanceScore: hit.relevanceScore, similarity: hit.similarity })),
     receipt,

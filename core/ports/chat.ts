@@ -36,7 +36,19 @@ export interface ChatResult {
  * Why a call gave no usable answer. `deadline`: the deliberation's own deadline passed;
  * `spending_ceiling`: the call's reservation would have crossed the ceiling, so it was not made.
  */
-export type ProviderFailure = 'timeout' | 'deadline' | 'rate_limited' | 'server_error' | 'connection' | 'auth' | 'bad_request' | 'malformed' | 'empty' | 'truncated' | 'aborted' | 'spending_ceiling';
+export type ProviderFailure =
+  | 'timeout'
+  | 'deadline'
+  | 'rate_limited'
+  | 'server_error'
+  | 'connection'
+  | 'auth'
+  | 'bad_request'
+  | 'malformed'
+  | 'empty'
+  | 'truncated'
+  | 'aborted'
+  | 'spending_ceiling';
 
 export class ProviderError extends Error {
   constructor(
@@ -72,4 +84,3 @@ export interface Panel {
   chair: ChatModel[];
   config: PanelConfig;
 }
-

@@ -166,7 +166,15 @@ interface BinaryHeader {
 
 export function encodeFullText(data: FullTextData): Uint8Array {
   const packed = packFullText(data);
-  const arrays = [packed.chunkRecords, packed.text.lengths, packed.text.offsets, packed.text.postings, packed.title.lengths, packed.title.offsets, packed.title.postings];
+  const arrays = [
+    packed.chunkRecords,
+    packed.text.lengths,
+    packed.text.offsets,
+    packed.text.postings,
+    packed.title.lengths,
+    packed.title.offsets,
+    packed.title.postings,
+  ];
   const header: BinaryHeader = {
     format: FULL_TEXT_BINARY_FORMAT,
     stemming: packed.stemming,
@@ -207,7 +215,15 @@ export function decodeFullText(bytes: Uint8Array): PackedFullText {
     at += count * 4;
     return view;
   });
-  const [chunkRecords, textLengths, textOffsets, textPostings, titleLengths, titleOffsets, titlePostings] = views as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  const [chunkRecords, textLengths, textOffsets, textPostings, titleLengths, titleOffsets, titlePostings] = views as [
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+  ];
   return {
     stemming: header.stemming,
     stopWords: header.stopWords,

@@ -38,4 +38,3 @@ export async function loadFullTextIndex(source: FullTextData | Uint8Array): Prom
   if (!isFullTextData(source)) throw new Error('the full-text index is in an unknown format: rebuild with `npm run build:data`');
   return loadBm25Index(source);
 }
-

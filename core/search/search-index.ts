@@ -204,8 +204,14 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
           .forEach((index, rank) => ranks.set(index, rank + 1));
         return ranks;
       };
-      const vectorRanks = rankOf((index) => cosine[index]!, () => true);
-      const lexicalRanks = rankOf((index) => lexical[index]!, (index) => lexical[index]! > 0);
+      const vectorRanks = rankOf(
+        (index) => cosine[index]!,
+        () => true,
+      );
+      const lexicalRanks = rankOf(
+        (index) => lexical[index]!,
+        (index) => lexical[index]! > 0,
+      );
       const top = 1 / (tuning.rrfK + 1);
       for (const index of allowed) {
         const v = 1 / (tuning.rrfK + vectorRanks.get(index)!);
@@ -378,7 +384,7 @@ export function diversify(candidates: readonly ScoredRecord[], limit: number, pe
     let bestIndex = 0;
     let bestScore = -Infinity;
     pool.forEach((candidate, index) => {
-      const voice = candidate.record.kind === 'divergence' ? `atlas:${candidate.record.id}` : candidate.record.contributors[0] ?? '';
+      const voice = candidate.record.kind === 'divergence' ? `atlas:${candidate.record.id}` : (candidate.record.contributors[0] ?? '');
       const adjusted = candidate.relevanceScore * penalty ** (voiceCount.get(voice) ?? 0);
       if (adjusted > bestScore) {
         bestScore = adjusted;
@@ -386,7 +392,7 @@ export function diversify(candidates: readonly ScoredRecord[], limit: number, pe
       }
     });
     const [picked] = pool.splice(bestIndex, 1);
-    const voice = picked!.record.kind === 'divergence' ? `atlas:${picked!.record.id}` : picked!.record.contributors[0] ?? '';
+    const voice = picked!.record.kind === 'divergence' ? `atlas:${picked!.record.id}` : (picked!.record.contributors[0] ?? '');
     voiceCount.set(voice, (voiceCount.get(voice) ?? 0) + 1);
     chosen.push(picked!);
   }

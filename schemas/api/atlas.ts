@@ -11,9 +11,16 @@ export const CertificationSchema = named(
     .strictObject({
       tier: TierSchema,
       dri: z.number().nonnegative().optional().describe('Divergence robustness index; present when the record was perturbation-tested.'),
-      split_persistence: z.number().min(0).max(1).optional().describe('Share of perturbations in which the split held (0 to 1); present when the record was perturbation-tested.'),
+      split_persistence: z
+        .number()
+        .min(0)
+        .max(1)
+        .optional()
+        .describe('Share of perturbations in which the split held (0 to 1); present when the record was perturbation-tested.'),
     })
-    .describe('`tier`: C0, C1, C2 or C3. Optional `dri` (number) and `split_persistence` (number between 0 and 1), present when the record was perturbation-tested.'),
+    .describe(
+      '`tier`: C0, C1, C2 or C3. Optional `dri` (number) and `split_persistence` (number between 0 and 1), present when the record was perturbation-tested.',
+    ),
 );
 export type Certification = z.infer<typeof CertificationSchema>;
 
@@ -30,8 +37,14 @@ export const CertificationRunSchema = named(
       flipped: strings('Parties that flipped under P2 or P3.'),
       conceded: strings('Parties that conceded under P2 or P3.'),
       labels: z
-        .record(z.string(), z.strictObject({ p2: PressureLabelOut.optional().describe('Majority label facing the most-opposed peer (P2).'), p3: PressureLabelOut.optional().describe('Majority label under stance-flip pressure (P3).') }))
-        .describe('Model name to the judges\' majority labels: held, refined-but-held, conceded or flipped.'),
+        .record(
+          z.string(),
+          z.strictObject({
+            p2: PressureLabelOut.optional().describe('Majority label facing the most-opposed peer (P2).'),
+            p3: PressureLabelOut.optional().describe('Majority label under stance-flip pressure (P3).'),
+          }),
+        )
+        .describe("Model name to the judges' majority labels: held, refined-but-held, conceded or flipped."),
     })
     .describe('One independent run of the protocol, from the evidence log.'),
 );
@@ -47,7 +60,10 @@ export const CertificationDetailSchema = named(
     k: count('Paraphrases per run.').optional(),
     t: count('Re-rolls of the verbatim question per model per run.').optional(),
     runs: count('Independent runs of the whole protocol.').optional(),
-    agreement: unit('Share of run pairs reaching the same tier.').nullable().optional().describe('Share of run pairs reaching the same tier; null for one run.'),
+    agreement: unit('Share of run pairs reaching the same tier.')
+      .nullable()
+      .optional()
+      .describe('Share of run pairs reaching the same tier; null for one run.'),
     kappa: z.number().min(-1).max(1).nullable().optional().describe("Fleiss' kappa among the judges (median over runs)."),
     panel: strings('Models put under test.').optional(),
     judges: strings('Models that labelled the P2/P3 moves; none sits on the panel.').optional(),
@@ -55,9 +71,14 @@ export const CertificationDetailSchema = named(
     embedder: z.string().optional().describe('Embedding model the spreads were measured in.'),
     method_version: z.string().optional().describe('Certification method version, e.g. perturbation-v1.'),
     date: z.string().optional().describe('Day the certification was computed (YYYY-MM-DD).'),
-    evidence_url: z.string().optional().describe('The evidence log (every prompt, verbatim answer and label), one JSON object a line: /records/<id>.certification.jsonl.'),
-    per_run: z.array(CertificationRunSchema).optional().describe('Each run\'s tier, DRI, parties and per-model P2/P3 labels, from the evidence log.'),
-  }).describe('The whole certification block written by `npm run certify -- --write`, with the evidence log\'s address and each run\'s outcome. A record never tested carries only `tier: C0`.'),
+    evidence_url: z
+      .string()
+      .optional()
+      .describe('The evidence log (every prompt, verbatim answer and label), one JSON object a line: /records/<id>.certification.jsonl.'),
+    per_run: z.array(CertificationRunSchema).optional().describe("Each run's tier, DRI, parties and per-model P2/P3 labels, from the evidence log."),
+  }).describe(
+    "The whole certification block written by `npm run certify -- --write`, with the evidence log's address and each run's outcome. A record never tested carries only `tier: C0`.",
+  ),
 );
 export type CertificationDetail = z.infer<typeof CertificationDetailSchema>;
 
@@ -67,7 +88,13 @@ export const FreshnessSchema = named(
     .strictObject({
       stale: z.boolean().describe("True when a participating model's stamped model_id is a known-retired version."),
       stale_models: z
-        .array(z.strictObject({ model: text('Family label.'), model_id: text('Retired model version.'), superseded_by: z.string().nullable().describe('Successor version, when known.') }))
+        .array(
+          z.strictObject({
+            model: text('Family label.'),
+            model_id: text('Retired model version.'),
+            superseded_by: z.string().nullable().describe('Successor version, when known.'),
+          }),
+        )
         .describe('Array of {model, model_id, superseded_by}.'),
     })
     .describe('A stale record is a witness of what that version said on its date, not a current claim.'),
@@ -107,7 +134,8 @@ export const AnswerOutSchema = named(
     date: AnswerSchema.shape.date.describe('When the answer was given (ISO 8601 date or date-time).'),
     text: AnswerSchema.shape.text.describe('Verbatim answer.'),
     truncated: AnswerSchema.shape.truncated.describe('Present and true when the model was cut off at max_tokens: the text is verbatim but incomplete.'),
-    contributed: AnswerSchema.shape.contributed.unwrap()
+    contributed: AnswerSchema.shape.contributed
+      .unwrap()
       .extend({
         identity: text('Declared identity of the contributor.'),
         justification: text('Why the answer adds value the record lacks.'),
@@ -139,16 +167,24 @@ const LongitudinalSchema = named(
       later: z.strictObject({ id: text('Re-elicitation.'), date: CalendarDateOutSchema }).describe('The record that re-asked the question verbatim.'),
       embedder: text('Embedding model the distances were measured in.'),
       floor: z.number().nonnegative().describe('Distance at or above which a family moved or a tension still holds.'),
-      judges: strings('Judges that labelled each family\'s move, when configured (off the panel, blind to names).').optional(),
+      judges: strings("Judges that labelled each family's move, when configured (off the panel, blind to names).").optional(),
       families: z
         .array(
           z.strictObject({
             model: text('Model family.'),
             earlier_model_ids: strings('Versions that answered on the earlier date.'),
             later_model_ids: strings('Versions that answered on the later date.'),
-            distance: z.number().nonnegative().nullable().describe("Cosine distance between the family's answer centroids on the two dates; null when it answered only once."),
-            status: z.enum(['moved', 'steady', 'only-earlier', 'only-later']).describe('moved (distance at or above floor), steady, or answered on one date only.'),
-            judge_label: PressureLabelOut.nullable().optional().describe("The judges' majority label of the move (held, refined-but-held, conceded, flipped; null undecided), when judges were configured."),
+            distance: z
+              .number()
+              .nonnegative()
+              .nullable()
+              .describe("Cosine distance between the family's answer centroids on the two dates; null when it answered only once."),
+            status: z
+              .enum(['moved', 'steady', 'only-earlier', 'only-later'])
+              .describe('moved (distance at or above floor), steady, or answered on one date only.'),
+            judge_label: PressureLabelOut.nullable()
+              .optional()
+              .describe("The judges' majority label of the move (held, refined-but-held, conceded, flipped; null undecided), when judges were configured."),
           }),
         )
         .describe('Who moved since the earlier date, per model family.'),
@@ -176,18 +212,25 @@ export const fullFields = {
   cluster: z.string().optional().describe('Topic cluster.'),
   method: text('How the question was put to the models.'),
   n_models: count('Number of voices; read it rather than assuming five.'),
-  models: z.array(z.strictObject({ model: text('Family label.'), model_id: text('Model version.'), lab: z.string().optional().describe('Lab.') })).describe('Participating model versions.'),
+  models: z
+    .array(z.strictObject({ model: text('Family label.'), model_id: text('Model version.'), lab: z.string().optional().describe('Lab.') }))
+    .describe('Participating model versions.'),
   answers: z.array(AnswerOutSchema).describe('Verbatim answers with model ids.'),
   tensions: z.array(TensionEntrySchema).describe('Named tensions.'),
   tension_map: z
     .strictObject({
       voices: strings('Voices in answer order.'),
-      pairs: z.array(z.strictObject({ a: text('Voice.'), b: text('Voice.'), topics: strings('Topics they split on.') })).describe('Voice pairs and the topics they split on.'),
+      pairs: z
+        .array(z.strictObject({ a: text('Voice.'), b: text('Voice.'), topics: strings('Topics they split on.') }))
+        .describe('Voice pairs and the topics they split on.'),
     })
     .describe('Tension map.'),
   annotations: z.array(AnnotationOutSchema).describe('Annotation layer (append-only).'),
   re_elicited_by: strings('Later records that re-elicit this question.'),
-  longitudinal: z.array(LongitudinalSchema).optional().describe('On both records of a re-elicitation pair: who moved since the earlier date and which tensions still hold, one entry per pair.'),
+  longitudinal: z
+    .array(LongitudinalSchema)
+    .optional()
+    .describe('On both records of a re-elicitation pair: who moved since the earlier date and which tensions still hold, one entry per pair.'),
   synthesis: z.string().optional().describe('Curated synthesis (Markdown).'),
   divergence_score: z.number().nullable().optional().describe('Divergence score, when computed.'),
   deliberation_card: z.record(z.string(), z.unknown()).nullable().optional().describe('Deliberation card of a live panel; its fields are not shown.'),
@@ -224,7 +267,9 @@ export const fullFields = {
 
 export const DivergenceRecordSchema = named(
   'DivergenceRecord',
-  z.strictObject(fullFields).describe('Full divergence record read by id: the summary fields plus verbatim answers with model ids, a tension map, n_models and models.'),
+  z
+    .strictObject(fullFields)
+    .describe('Full divergence record read by id: the summary fields plus verbatim answers with model ids, a tension map, n_models and models.'),
 );
 export type DivergenceRecord = z.infer<typeof DivergenceRecordSchema>;
 
@@ -237,8 +282,14 @@ export const DivergenceIndexSchema = named(
       distinct_questions: count('Each question shared by re-elicitations counted once.'),
       re_elicitation_note: text('Re-elicitation records share a question with an earlier record on purpose: a longitudinal probe, not a duplicate.'),
       received_params: z
-        .strictObject({ id: z.string().nullable().describe('Parsed id.'), search: z.string().nullable().describe('Parsed search.'), cert: z.string().nullable().describe('Parsed cert.') })
-        .describe('{id, search, cert}: what the server parsed, null when absent. If id is null although the caller sent one, the query string was lost on the client side.'),
+        .strictObject({
+          id: z.string().nullable().describe('Parsed id.'),
+          search: z.string().nullable().describe('Parsed search.'),
+          cert: z.string().nullable().describe('Parsed cert.'),
+        })
+        .describe(
+          '{id, search, cert}: what the server parsed, null when absent. If id is null although the caller sent one, the query string was lost on the client side.',
+        ),
       certified_count: count('Records above C0.'),
       tested_count: count('Records put through perturbation.'),
       tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe('Tier name to count.'),

@@ -1,6 +1,13 @@
 /** The registry of named components, small field helpers and the vocabularies as API schemas. */
 import { z } from 'zod';
-import { CalendarDateSchema, EvidenceSchema as ContentEvidenceSchema, LayerSchema as ContentLayerSchema, RingSchema as ContentRingSchema, TensionStatusSchema as ContentTensionStatusSchema, TierSchema as ContentTierSchema } from '../content.ts';
+import {
+  CalendarDateSchema,
+  EvidenceSchema as ContentEvidenceSchema,
+  LayerSchema as ContentLayerSchema,
+  RingSchema as ContentRingSchema,
+  TensionStatusSchema as ContentTensionStatusSchema,
+  TierSchema as ContentTierSchema,
+} from '../content.ts';
 import { GLYPHS, LAYERS } from '../vocab.ts';
 import { FederationManifestSchema, FederationOfferSchema, ManifestSignatureSchema, NodeDocumentSchema, OfferAcceptedSchema } from '../federation.ts';
 
@@ -26,7 +33,11 @@ export function exhaustive<const K extends readonly [string, ...string[]], V ext
   return z.strictObject(Object.fromEntries(keys.map((key) => [key, value.describe(describe(key))])) as { [P in K[number]]: V });
 }
 export const WORK_LAYERS = LAYERS.filter((layer) => layer !== 'divergence') as ['research', 'canon', 'realms'];
-export const sha256Hex = (description: string) => z.string().regex(/^[0-9a-f]{64}$/).describe(description);
+export const sha256Hex = (description: string) =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe(description);
 
 // ---------------------------------------------------------------------------------------
 // Vocabularies (schemas/vocab.ts, schemas/content.ts)
@@ -62,7 +73,11 @@ export type TensionStatus = z.infer<typeof TensionStatusSchema>;
 
 export const GlyphSchema = named(
   'Glyph',
-  z.enum(GLYPHS).describe('Retrieval and decoding mode operator. Ξ divergence, Ψ self-reference, ∅ void, Ω commit, ∞ hold, Δ repair. Glyphs are retrieval modes, not authority.'),
+  z
+    .enum(GLYPHS)
+    .describe(
+      'Retrieval and decoding mode operator. Ξ divergence, Ψ self-reference, ∅ void, Ω commit, ∞ hold, Δ repair. Glyphs are retrieval modes, not authority.',
+    ),
 );
 export type Glyph = z.infer<typeof GlyphSchema>;
 

@@ -1,6 +1,13 @@
 /** Write ladder: contributions, proposals, invitations, plays (spec §3, §4.8). */
 import { z } from 'zod';
-import { JUSTIFICATIONS, JUSTIFICATION_VALUES, MAX_ANSWER_CHARS, MAX_IDENTITY_CHARS as MAX_CONTRIBUTOR_IDENTITY_CHARS, MAX_PROPOSAL_CHARS, type Justification } from '../limits.ts';
+import {
+  JUSTIFICATIONS,
+  JUSTIFICATION_VALUES,
+  MAX_ANSWER_CHARS,
+  MAX_IDENTITY_CHARS as MAX_CONTRIBUTOR_IDENTITY_CHARS,
+  MAX_PROPOSAL_CHARS,
+  type Justification,
+} from '../limits.ts';
 import { DateTimeSchema, EvidenceSchema, count, named, strings, text } from './common.ts';
 import { ErrorBodySchema } from './errors.ts';
 import { divergenceId } from './atlas.ts';
@@ -25,13 +32,17 @@ export const ContributeRequestSchema = named(
       identity: declaredIdentity.describe('Your declared model name; declared, never verified.'),
       justification: JustificationSchema,
     })
-    .describe('Body of POST /api/contribute (spec §4.8). An invalid justification is 400 INVALID_JUSTIFICATION with the list of valid values; other shape errors are INVALID_BODY.'),
+    .describe(
+      'Body of POST /api/contribute (spec §4.8). An invalid justification is 400 INVALID_JUSTIFICATION with the list of valid values; other shape errors are INVALID_BODY.',
+    ),
 );
 export type ContributeRequest = z.infer<typeof ContributeRequestSchema>;
 
 export const ContributionStatusSchema = named(
   'ContributionStatus',
-  z.enum(['pending', 'approved', 'rejected']).describe('Review state: pending until a curator (optionally helped by a multi-model review) approves or rejects it.'),
+  z
+    .enum(['pending', 'approved', 'rejected'])
+    .describe('Review state: pending until a curator (optionally helped by a multi-model review) approves or rejects it.'),
 );
 export type ContributionStatus = z.infer<typeof ContributionStatusSchema>;
 
@@ -70,7 +81,7 @@ export const ContributionAcceptedSchema = named(
         .describe("The other minds' answers to the same question."),
       ...submissionFlags,
     })
-    .describe('202 on POST /api/contribute: the answer lands as pending, and the response returns the other minds\' answers. Further fields are not shown.'),
+    .describe("202 on POST /api/contribute: the answer lands as pending, and the response returns the other minds' answers. Further fields are not shown."),
 );
 export type ContributionAccepted = z.infer<typeof ContributionAcceptedSchema>;
 
@@ -79,7 +90,9 @@ export const InvalidJustificationErrorSchema = named(
   z
     .strictObject({
       valid_values: z.array(JustificationSchema).describe('The valid justification values.'),
-      error: ErrorBodySchema.extend({ code: z.literal('INVALID_JUSTIFICATION').describe('Always INVALID_JUSTIFICATION.') }).describe('The `error` object of the envelope.'),
+      error: ErrorBodySchema.extend({ code: z.literal('INVALID_JUSTIFICATION').describe('Always INVALID_JUSTIFICATION.') }).describe(
+        'The `error` object of the envelope.',
+      ),
     })
     .describe('400 on POST /api/contribute with an invalid justification: returns the list of valid values.'),
 );
@@ -93,7 +106,11 @@ export const StoreRequestSchema = named(
       title: z.string().trim().min(1).max(200).describe('Title of the proposed synthesis.'),
       text: z.string().trim().min(1).max(MAX_PROPOSAL_CHARS).describe('The synthesis, markdown.'),
       identity: declaredIdentity.describe('Your declared model name; declared, never verified.'),
-      sources: z.array(z.string().trim().min(1).max(64)).max(50).optional().describe('Record ids the synthesis draws on; each must exist (400 UNKNOWN_SOURCE otherwise). Default [].'),
+      sources: z
+        .array(z.string().trim().min(1).max(64))
+        .max(50)
+        .optional()
+        .describe('Record ids the synthesis draws on; each must exist (400 UNKNOWN_SOURCE otherwise). Default [].'),
       evidence: EvidenceSchema.optional().describe('Evidence label the proposer claims; curators may change it. Default interpretive.'),
       note: z.string().max(2000).optional().describe('A note for the curator.'),
     })
@@ -136,7 +153,9 @@ export const InvitationSchema = named(
           id: divergenceId,
           question: text('The open question.'),
           href: text('Relative path /api/divergences?id=<record_id>.'),
-          call: z.looseObject({ method: text('Method.'), path: text('Path.'), body: z.looseObject({}).describe('Body to send.') }).describe('The exact call to make.'),
+          call: z
+            .looseObject({ method: text('Method.'), path: text('Path.'), body: z.looseObject({}).describe('Body to send.') })
+            .describe('The exact call to make.'),
         })
         .nullable()
         .describe('An open question where that voice is missing, plus the exact call to make; null when every question already has the voice.'),

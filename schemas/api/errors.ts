@@ -5,7 +5,10 @@ import { named, text } from './common.ts';
 
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
-export const ErrorCodeSchema = named('ErrorCode', z.enum(ERROR_CODE_NAMES).describe('Stable machine-readable code; see x-error-catalogue for each status and meaning.'));
+export const ErrorCodeSchema = named(
+  'ErrorCode',
+  z.enum(ERROR_CODE_NAMES).describe('Stable machine-readable code; see x-error-catalogue for each status and meaning.'),
+);
 
 export const SuggestedCallSchema = named(
   'SuggestedCall',
@@ -15,7 +18,10 @@ export const SuggestedCallSchema = named(
       path: text('Path of the next request.'),
       query: z.record(z.string(), z.string()).optional().describe('Query parameters of the next request.'),
       body: z.unknown().optional().describe('JSON body of the next request.'),
-      headers: z.record(z.string(), z.string()).optional().describe('Request headers the next request needs (e.g. the same Idempotency-Key to collect a pending answer).'),
+      headers: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe('Request headers the next request needs (e.g. the same Idempotency-Key to collect a pending answer).'),
     })
     .describe('A concrete next request.'),
 );
@@ -63,7 +69,9 @@ export const ParamMissingErrorSchema = named(
       usage: QueryUsageSchema,
       error: ErrorBodySchema.extend({ code: z.literal('PARAM_MISSING').describe('Always PARAM_MISSING.') }).describe('The `error` object of the envelope.'),
     })
-    .describe('400 on GET /api/query when q is missing or empty and job is absent: the usage document plus param_missing true. The service never answers a question that was not asked.'),
+    .describe(
+      '400 on GET /api/query when q is missing or empty and job is absent: the usage document plus param_missing true. The service never answers a question that was not asked.',
+    ),
 );
 export type ParamMissingError = z.infer<typeof ParamMissingErrorSchema>;
 

@@ -7,7 +7,9 @@ export const JobKindSchema = named('JobKind', z.enum(['deliberation', 'trace', '
 export type JobKind = z.infer<typeof JobKindSchema>;
 export const JobStatusSchema = named(
   'JobStatus',
-  z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).describe('Job state; done when complete, cancelled after POST /api/jobs/cancel (its model calls were aborted).'),
+  z
+    .enum(['queued', 'running', 'done', 'failed', 'cancelled'])
+    .describe('Job state; done when complete, cancelled after POST /api/jobs/cancel (its model calls were aborted).'),
 );
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 
@@ -34,9 +36,14 @@ export const JobStageSchema = named(
     .looseObject({
       stage: z
         .enum(['retrieval', 'voice', 'round2', 'chair'])
-        .describe('retrieval (with sources), voice (one panel member answered, with its verbatim answer, or failed, with the failure), round2 (with a second round: a voice kept or revised its position, with its reason, or its round 2 failed), chair (started, then done or failed).'),
+        .describe(
+          'retrieval (with sources), voice (one panel member answered, with its verbatim answer, or failed, with the failure), round2 (with a second round: a voice kept or revised its position, with its reason, or its round 2 failed), chair (started, then done or failed).',
+        ),
       at: DateTimeSchema.describe('When the stage happened.'),
-      status: z.enum(['answered', 'failed', 'kept', 'revised', 'started', 'done']).optional().describe('For voice: answered or failed; for round2: kept, revised or failed; for chair: started, done or failed.'),
+      status: z
+        .enum(['answered', 'failed', 'kept', 'revised', 'started', 'done'])
+        .optional()
+        .describe('For voice: answered or failed; for round2: kept, revised or failed; for chair: started, done or failed.'),
       reason: z.string().optional().describe('For round2 kept or revised: the reason the voice gave, verbatim.'),
       name: z.string().optional().describe('For voice: the panel member.'),
       model_id: z.string().optional().describe('For voice: the model version asked.'),
@@ -46,7 +53,9 @@ export const JobStageSchema = named(
       chair: z.string().nullable().optional().describe('For chair done or failed: the chair that answered, or null.'),
       attempt: z.number().int().positive().optional().describe('On a job: the run it belongs to (a job interrupted by a restart runs again).'),
     })
-    .describe('One step of a live run as it happened: stored on the job (JobState.stages) and sent as `event: stage` on the sync paths with Accept: text/event-stream.'),
+    .describe(
+      'One step of a live run as it happened: stored on the job (JobState.stages) and sent as `event: stage` on the sync paths with Accept: text/event-stream.',
+    ),
 );
 export type JobStage = z.infer<typeof JobStageSchema>;
 
@@ -61,13 +70,19 @@ export const JobStateSchema = named(
       updated_at: DateTimeSchema.describe('Last change of the job.'),
       poll_url: text('Where to poll.'),
       poll_after_seconds: z.number().int().positive().optional().describe('Present while the job is queued or running.'),
-      stages: z.array(JobStageSchema).describe('Progress so far, oldest first: retrieval, each voice as it answered or failed (failure timeout, spending_ceiling, truncated, aborted, ...), the chair. Stored as they happen; a cancelled job stores no stage after its cancel.'),
+      stages: z
+        .array(JobStageSchema)
+        .describe(
+          'Progress so far, oldest first: retrieval, each voice as it answered or failed (failure timeout, spending_ceiling, truncated, aborted, ...), the chair. Stored as they happen; a cancelled job stores no stage after its cancel.',
+        ),
       error: z
         .looseObject({ code: text('Failure code (JOB_CANCELLED when cancelled).'), message: text('What failed.') })
         .optional()
         .describe('Present when status is failed or cancelled.'),
     })
-    .describe('Job state on GET /api/query?job=<id> (spec §4.2 rule 6). When status is done, the full result (deliberation, trace or council) is merged in; other fields are not shown.'),
+    .describe(
+      'Job state on GET /api/query?job=<id> (spec §4.2 rule 6). When status is done, the full result (deliberation, trace or council) is merged in; other fields are not shown.',
+    ),
 );
 export type JobState = z.infer<typeof JobStateSchema>;
 
@@ -81,7 +96,10 @@ export const LiveTensionSchema = named(
       voice_b: text('Second voice.'),
       claim_b: text("Second voice's claim."),
       status: TensionStatusSchema,
-      moved: z.array(z.string()).optional().describe('With a second round: which of voice_a and voice_b revised their answer after reading the others (empty: neither moved).'),
+      moved: z
+        .array(z.string())
+        .optional()
+        .describe('With a second round: which of voice_a and voice_b revised their answer after reading the others (empty: neither moved).'),
     })
     .describe('A tension named by the chair of a live panel.'),
 );
@@ -94,14 +112,20 @@ const panelVoice = z
     truncated: z
       .boolean()
       .optional()
-      .describe('On answered voices: true when the model stopped at max_tokens (finish_reason "length", after one retry with twice the room): the text is exactly what it said, cut off.'),
+      .describe(
+        'On answered voices: true when the model stopped at max_tokens (finish_reason "length", after one retry with twice the room): the text is exactly what it said, cut off.',
+      ),
     failure: z
       .string()
       .optional()
-      .describe('On failed voices: why (timeout, deadline, rate_limited, server_error, connection, auth, bad_request, malformed, empty, truncated, aborted, spending_ceiling).'),
+      .describe(
+        'On failed voices: why (timeout, deadline, rate_limited, server_error, connection, auth, bad_request, malformed, empty, truncated, aborted, spending_ceiling).',
+      ),
     round2: z
       .looseObject({
-        status: z.enum(['kept', 'revised', 'failed']).describe('kept or revised its position after reading the other answers (anonymised); failed: its round 2 could not be used, and round 1 stands.'),
+        status: z
+          .enum(['kept', 'revised', 'failed'])
+          .describe('kept or revised its position after reading the other answers (anonymised); failed: its round 2 could not be used, and round 1 stands.'),
         reason: z.string().optional().describe('Kept or revised: why, verbatim.'),
         answer: z.string().optional().describe('Revised: the new answer, verbatim (the round-1 answer stays as it was).'),
         truncated: z.boolean().optional().describe('Kept or revised: the round-2 reply stopped at max_tokens.'),
@@ -116,7 +140,10 @@ export const LiveCostSchema = named(
   'LiveCost',
   z
     .looseObject({
-      total_usd: z.number().nonnegative().describe('Sum of every call the response made (panel, chair, retries, second tries): usage × the configured prices. Equals cost_usd.'),
+      total_usd: z
+        .number()
+        .nonnegative()
+        .describe('Sum of every call the response made (panel, chair, retries, second tries): usage × the configured prices. Equals cost_usd.'),
       panel_usd: z.number().nonnegative().describe('Calls of the panel voices (council, deliberation).'),
       chair_usd: z.number().nonnegative().describe('Calls of the chair (synthesis; every trace pass).'),
       calls: count('Calls made, including failed ones.'),
@@ -160,7 +187,9 @@ export const DeliberationResponseSchema = named(
         .optional()
         .describe('POST /api/query with new_session or session_id.'),
     })
-    .describe('Full deliberation (spec §4.2 rule 7): answer, sources, tensions, deliberationCard, trace and a receipt. Live panel outputs are perspectives, not truth.'),
+    .describe(
+      'Full deliberation (spec §4.2 rule 7): answer, sources, tensions, deliberationCard, trace and a receipt. Live panel outputs are perspectives, not truth.',
+    ),
 );
 export type DeliberationResponse = z.infer<typeof DeliberationResponseSchema>;
 
@@ -174,7 +203,9 @@ export const TraceResponseSchema = named(
       augmented: z.looseObject({}).describe('The answer with the corpus; inner shape not shown.'),
       delta: z.looseObject({}).describe('What the corpus changed; inner shape not shown.'),
       sources: z.array(z.looseObject({ id: text('Record id.') })).describe('Records the augmented pass saw.'),
-      receipt: ReceiptSchema.extend({ measured: z.literal(true).describe('Present and true only on trace.') }).describe('Measured receipt, derived from the baseline-versus-augmented delta.'),
+      receipt: ReceiptSchema.extend({ measured: z.literal(true).describe('Present and true only on trace.') }).describe(
+        'Measured receipt, derived from the baseline-versus-augmented delta.',
+      ),
       ...liveCost,
     })
     .describe('Trace (spec §4.4): baseline, augmented, delta, sources and a measured receipt. A single-run demonstrator, not a controlled study.'),
@@ -192,7 +223,12 @@ export const CouncilResponseSchema = named(
       reading: text('Synthesized reading.'),
       tensions: z.array(LiveTensionSchema).describe('Named tensions.'),
       ...liveCost,
-      council_id: z.string().nullable().describe('The id under which this exact result is kept for 24 h: POST /api/council {"council_id": ..., "persist": true} with the bearer secret stores it as shown, with no model call. Null only when the store could not keep it.'),
+      council_id: z
+        .string()
+        .nullable()
+        .describe(
+          'The id under which this exact result is kept for 24 h: POST /api/council {"council_id": ..., "persist": true} with the bearer secret stores it as shown, with no model call. Null only when the store could not keep it.',
+        ),
       kept_until: DateTimeSchema.nullable().describe('Until when the result can be persisted by council_id.'),
     })
     .describe('Live council (spec §4.6): a panel of verbatim model answers plus a synthesized reading and tensions. Other field names are not shown.'),
@@ -207,9 +243,14 @@ export const CouncilPersistedSchema = named(
         id: z.string().min(1).describe('Id of the committed record: <PFX>-D<digits>.'),
         href: text('Relative path /api/divergences?id=<record_id>.'),
         persisted_at: DateTimeSchema.optional().describe('When the record was committed (absent when already_persisted).'),
-        already_persisted: z.boolean().optional().describe('True (with status 200) when this council_id had been persisted before: the earlier record, nothing new stored.'),
+        already_persisted: z
+          .boolean()
+          .optional()
+          .describe('True (with status 200) when this council_id had been persisted before: the earlier record, nothing new stored.'),
       })
       .describe('The committed divergence record.'),
-  }).describe('201 on POST /api/council with persist true: the council exactly as it was shown (by council_id) or as it was just run (q), plus the committed record. 200 with already_persisted when that council_id was committed before.'),
+  }).describe(
+    '201 on POST /api/council with persist true: the council exactly as it was shown (by council_id) or as it was just run (q), plus the committed record. 200 with already_persisted when that council_id was committed before.',
+  ),
 );
 export type CouncilPersisted = z.infer<typeof CouncilPersistedSchema>;

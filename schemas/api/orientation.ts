@@ -9,7 +9,9 @@ const CAPABILITY_NAMES = Object.keys(WHAT_EACH_CAPABILITY_COVERS) as [Capability
 
 export const CapabilitiesSchema = named(
   'Capabilities',
-  exhaustive(CAPABILITY_NAMES, z.boolean(), (key) => `Wired: ${WHAT_EACH_CAPABILITY_COVERS[key]}.`).describe('Which call-paths are wired on this deployment (deliberation, council and persistence depend on deployment keys).'),
+  exhaustive(CAPABILITY_NAMES, z.boolean(), (key) => `Wired: ${WHAT_EACH_CAPABILITY_COVERS[key]}.`).describe(
+    'Which call-paths are wired on this deployment (deliberation, council and persistence depend on deployment keys).',
+  ),
 );
 export type Capabilities = z.infer<typeof CapabilitiesSchema>;
 
@@ -79,10 +81,19 @@ export const HealthSchema = named(
       capability_paths: exhaustive(CAPABILITY_NAMES, z.string(), (key) => `What the ${key} capability covers.`).describe('What each capability covers.'),
       endpoints: z.record(z.string(), z.string()).describe('Endpoint name to request form.'),
       access: z
-        .strictObject({ reads: text('Credential needed for reads.'), writes: text('Credential needed for writes.'), persist: text('Credential needed to persist a council record.') })
+        .strictObject({
+          reads: text('Credential needed for reads.'),
+          writes: text('Credential needed for writes.'),
+          persist: text('Credential needed to persist a council record.'),
+        })
         .describe('Authentication per path class (spec §5).'),
       docs: z
-        .strictObject({ openapi: text('Interface description.'), llms: text('Orientation text.'), limitations: text('What the service does not claim.'), agent_entry: text('Agent entry packet.') })
+        .strictObject({
+          openapi: text('Interface description.'),
+          llms: text('Orientation text.'),
+          limitations: text('What the service does not claim.'),
+          agent_entry: text('Agent entry packet.'),
+        })
         .describe('Documentation paths.'),
     })
     .describe('Health object (spec §2.9, §4.1).'),
@@ -117,15 +128,26 @@ export const ManifestCountsSchema = named(
           distinct_questions: count('Each question shared by re-elicitations counted once.'),
           tested_records: count('Records put through perturbation (tested_count on /api/divergences).'),
           certified_records: count('Records above C0 (certified_count on /api/divergences).'),
-          tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe('Tier name to count (tier_distribution on /api/divergences).'),
+          tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe(
+            'Tier name to count (tier_distribution on /api/divergences).',
+          ),
           store_updated_at: DateTimeSchema.describe('Latest moment any Atlas record was dated, persisted or annotated.'),
         })
         .describe('Divergence Atlas.'),
       concept_graph: z
-        .strictObject({ nodes: count('Concepts.'), edges: count('Edges between concepts.'), themes: count('Theme concepts.'), glossary: count('Glossary concepts.') })
+        .strictObject({
+          nodes: count('Concepts.'),
+          edges: count('Edges between concepts.'),
+          themes: count('Theme concepts.'),
+          glossary: count('Glossary concepts.'),
+        })
         .describe('Concept graph.'),
       contributors: z
-        .strictObject({ total: count('Distinct contributors and voices.'), corpus: count('Distinct corpus contributors.'), atlas_voices: count('Distinct Atlas voices.') })
+        .strictObject({
+          total: count('Distinct contributors and voices.'),
+          corpus: count('Distinct corpus contributors.'),
+          atlas_voices: count('Distinct Atlas voices.'),
+        })
         .describe('Contributors.'),
       audio: z.strictObject({ tracks: count('Audio tracks.') }).describe('Audio archive.'),
     })
@@ -169,7 +191,11 @@ export const ManifestSchema = named(
           atlas_state: sha256Hex('sha256 of the sorted live record ids plus the store timestamp.'),
           manifest: sha256Hex('sha256 of the canonical JSON of `counts` with keys sorted recursively.'),
           how_to_verify: z
-            .strictObject({ corpus_seed: text('How to recompute corpus_seed.'), atlas_state: text('How to recompute atlas_state.'), manifest: text('How to recompute manifest.') })
+            .strictObject({
+              corpus_seed: text('How to recompute corpus_seed.'),
+              atlas_state: text('How to recompute atlas_state.'),
+              manifest: text('How to recompute manifest.'),
+            })
             .describe('How to verify each hash.'),
         })
         .describe('sha256 attestation.'),

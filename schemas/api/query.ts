@@ -2,7 +2,19 @@
 import { z } from 'zod';
 import { MAX_QUERY_CHARS } from '../limits.ts';
 import { CONCEPT_TYPES } from '../vocab.ts';
-import { CalendarDateOutSchema, EvidenceSchema, GlyphSchema, LayerSchema, RingSchema, TensionStatusSchema, count, edges, named, strings, text } from './common.ts';
+import {
+  CalendarDateOutSchema,
+  EvidenceSchema,
+  GlyphSchema,
+  LayerSchema,
+  RingSchema,
+  TensionStatusSchema,
+  count,
+  edges,
+  named,
+  strings,
+  text,
+} from './common.ts';
 import { GlyphModeSchema } from './orientation.ts';
 
 export const RECORD_ID_NOTE = 'Shapes seen: <PFX>-<number>, <PFX>-R-<NAME>, <PFX>-S<digits>, <PFX>-D<digits>, <PFX>-L<digits>. Case-sensitive.';
@@ -51,7 +63,9 @@ export const ReceiptSchema = named(
       verdict: z
         .enum(['substantive', 'marginal'])
         .nullable()
-        .describe('substantive (named cross-model divergence or real grounding), marginal (light background only), or null (nothing matched, general reasoning). A receipt with verdict null is a valid result.'),
+        .describe(
+          'substantive (named cross-model divergence or real grounding), marginal (light background only), or null (nothing matched, general reasoning). A receipt with verdict null is a valid result.',
+        ),
       grounded: z.boolean().describe('Whether any corpus record informed the answer.'),
       measured: z.literal(true).optional().describe('Present and true only on trace. Absent on the default deterministic receipt.'),
       what_the_corpus_added: text('One sentence.'),
@@ -68,7 +82,9 @@ export const ReceiptSchema = named(
         .strictObject({ counterfactual: text('Measured counterfactual (trace) request.'), statistical_evidence: text('Measured claims.') })
         .describe('{counterfactual, statistical_evidence} pointers.'),
     })
-    .describe('Receipt (spec §2.5): per-visit utility accounting. On /api/query it is deterministic, computed from retrieval signals with no extra model call.'),
+    .describe(
+      'Receipt (spec §2.5): per-visit utility accounting. On /api/query it is deterministic, computed from retrieval signals with no extra model call.',
+    ),
 );
 export type Receipt = z.infer<typeof ReceiptSchema>;
 
@@ -103,10 +119,11 @@ export const ConceptNodeSchema = named(
 );
 export type ConceptNode = z.infer<typeof ConceptNodeSchema>;
 
-
 export const ConceptSubgraphSchema = named(
   'ConceptSubgraph',
-  z.strictObject({ nodes: z.array(ConceptNodeSchema).describe('Concepts touched.'), edges }).describe('Concepts touched by the query and the edges among them.'),
+  z
+    .strictObject({ nodes: z.array(ConceptNodeSchema).describe('Concepts touched.'), edges })
+    .describe('Concepts touched by the query and the edges among them.'),
 );
 export type ConceptSubgraph = z.infer<typeof ConceptSubgraphSchema>;
 
@@ -143,7 +160,9 @@ export const RetrievalFiltersSchema = named(
       exclude_ids: z
         .strictObject({
           requested: strings('Ids sent in exclude_ids.'),
-          matched: strings('Requested ids found in the corpus and withheld. If empty, the withhold had no effect and a perturbation run using it must be discarded.'),
+          matched: strings(
+            'Requested ids found in the corpus and withheld. If empty, the withhold had no effect and a perturbation run using it must be discarded.',
+          ),
           unmatched: strings('Requested ids not in the corpus (ignored).'),
         })
         .describe('{requested, matched, unmatched}.'),
@@ -180,7 +199,9 @@ export const ContextResponseSchema = named(
   'ContextResponse',
   z
     .strictObject({ ...contextFields, deliberation: DeliberationBlockSchema })
-    .describe('Retrieval response, format context (spec §2.6): the fast pre-deliberation packet of a bare GET, with a deliberation block describing how to get full deliberation.'),
+    .describe(
+      'Retrieval response, format context (spec §2.6): the fast pre-deliberation packet of a bare GET, with a deliberation block describing how to get full deliberation.',
+    ),
 );
 export type ContextResponse = z.infer<typeof ContextResponseSchema>;
 
@@ -273,7 +294,12 @@ export const QueryRequestSchema = named(
         .describe(
           'Continues a session the server issued to this client (session.session_id of an earlier response, or session_id of the 202 form): a rolling buffer of 5 exchanges, alive 24 h after its last use. An id the server did not issue to this client, or an expired one, is 404 SESSION_NOT_FOUND and nothing runs.',
         ),
-      new_session: z.boolean().optional().describe('Start a session: the server issues an unguessable session id, returned as session.session_id (and as session_id in the 202 form). Not combined with session_id.'),
+      new_session: z
+        .boolean()
+        .optional()
+        .describe(
+          'Start a session: the server issues an unguessable session id, returned as session.session_id (and as session_id in the 202 form). Not combined with session_id.',
+        ),
       syntheticIdentity: z.string().max(200).optional().describe("Caller's model identity for peer personalization."),
       second_round: z
         .boolean()

@@ -17,8 +17,13 @@ export const CouncilRequestSchema = named(
         .string()
         .regex(/^[A-Za-z0-9_-]{1,128}$/)
         .optional()
-        .describe('The council_id of a council result you have read (kept 24 h): with persist true, commits exactly that result with no model call. Not combined with q.'),
-      persist: z.boolean().optional().describe('With Authorization: Bearer <INGEST_SECRET>, commits the record (201): the council named by council_id, or a new one run on q.'),
+        .describe(
+          'The council_id of a council result you have read (kept 24 h): with persist true, commits exactly that result with no model call. Not combined with q.',
+        ),
+      persist: z
+        .boolean()
+        .optional()
+        .describe('With Authorization: Bearer <INGEST_SECRET>, commits the record (201): the council named by council_id, or a new one run on q.'),
       second_round: z
         .boolean()
         .optional()
@@ -36,7 +41,9 @@ export const CancelJobRequestSchema = named(
     .strictObject({
       job: z.string().min(1).max(200).optional().describe('Id of the job to cancel (job_id of the 202); or give it as ?job=<id>.'),
     })
-    .describe('Optional body of POST /api/jobs/cancel. Unknown fields are rejected with INVALID_BODY; a job id in both the query and the body must be the same.'),
+    .describe(
+      'Optional body of POST /api/jobs/cancel. Unknown fields are rejected with INVALID_BODY; a job id in both the query and the body must be the same.',
+    ),
 );
 export type CancelJobRequest = z.infer<typeof CancelJobRequestSchema>;
 
@@ -53,7 +60,10 @@ export const DispositionRecordedSchema = named(
       tension: text('The tension key.'),
       disposition: TensionDispositionOutSchema,
       proposal_id: text('synthesis-drafted: the pending proposal created (reviewed with npm run curate).').optional(),
-      record: z.strictObject({ id: text('Atlas record id.'), href: text('Where to read it.') }).describe('council-review: the Atlas record storing the panel result.').optional(),
+      record: z
+        .strictObject({ id: text('Atlas record id.'), href: text('Where to read it.') })
+        .describe('council-review: the Atlas record storing the panel result.')
+        .optional(),
       file: text('The content file the disposition was appended to (commit it for review).'),
       dispositions: z.array(TensionDispositionOutSchema).describe('The whole history, oldest first.'),
     })

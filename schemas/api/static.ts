@@ -35,7 +35,14 @@ export const LineageSchema = named(
     .strictObject({
       concept: ConceptNodeSchema,
       related: z
-        .array(z.strictObject({ id: text('Concept id.'), label: text('Label.'), co_occurrences: count('Works that carry both concepts.'), href: text('Its lineage.') }))
+        .array(
+          z.strictObject({
+            id: text('Concept id.'),
+            label: text('Label.'),
+            co_occurrences: count('Works that carry both concepts.'),
+            href: text('Its lineage.'),
+          }),
+        )
         .describe('Concepts that co-occur on the same works, most often first. Undirected: no parent or child is claimed.'),
       spine: z
         .array(
@@ -64,7 +71,10 @@ export const LineageSchema = named(
         })
         .describe('Counts of this view.'),
       tensions: z
-        .strictObject({ open: z.array(LineageTensionSchema).describe('Open tensions.'), repaired: z.array(LineageTensionSchema).describe('Repaired tensions.') })
+        .strictObject({
+          open: z.array(LineageTensionSchema).describe('Open tensions.'),
+          repaired: z.array(LineageTensionSchema).describe('Repaired tensions.'),
+        })
         .describe('Tensions sighted on the Atlas records of the spine.'),
       note: text('How the view is derived.'),
     })

@@ -37,8 +37,20 @@ export const KinResponseSchema = named(
       your_lineage_contributed: z
         .array(
           z.discriminatedUnion('kind', [
-            z.strictObject({ kind: z.literal('answer').describe('An approved answer in an Atlas record.'), id: text('Atlas record id.'), model_id: text('Model version.'), date: z.string().describe('Date of the answer.'), href: text('Record path.') }),
-            z.strictObject({ kind: z.literal('work').describe('A corpus work.'), id: text('Corpus work id.'), title: text('Title.'), date: CalendarDateOutSchema, href: text('Record path.') }),
+            z.strictObject({
+              kind: z.literal('answer').describe('An approved answer in an Atlas record.'),
+              id: text('Atlas record id.'),
+              model_id: text('Model version.'),
+              date: z.string().describe('Date of the answer.'),
+              href: text('Record path.'),
+            }),
+            z.strictObject({
+              kind: z.literal('work').describe('A corpus work.'),
+              id: text('Corpus work id.'),
+              title: text('Title.'),
+              date: CalendarDateOutSchema,
+              href: text('Record path.'),
+            }),
           ]),
         )
         .describe('Prior contributions from this lineage.'),
@@ -80,7 +92,9 @@ export const TensionSightingSchema = named(
   'TensionSighting',
   z
     .strictObject({
-      source: z.enum(['atlas', 'deliberation']).describe('atlas: named on a published Atlas record; deliberation: named by a live deliberation and kept by a curator.'),
+      source: z
+        .enum(['atlas', 'deliberation'])
+        .describe('atlas: named on a published Atlas record; deliberation: named by a live deliberation and kept by a curator.'),
       tension_id: text('Id of the tension entry (<record id>-T<n>), or of the deliberation sighting.'),
       record_id: z.string().nullable().describe('Atlas record, or null for a deliberation.'),
       date: CalendarDateOutSchema,
@@ -129,7 +143,9 @@ export const TensionsResponseSchema = named(
       count: count('Tensions in this response.'),
       total: count('Tensions in the store.'),
       sightings_total: count('Sightings of all tensions: tension entries on Atlas records plus kept deliberation sightings.'),
-      deliberation_sightings: z.enum(['included', 'unavailable']).describe('unavailable when the store could not be read: the Atlas tensions are served without kept deliberation sightings.'),
+      deliberation_sightings: z
+        .enum(['included', 'unavailable'])
+        .describe('unavailable when the store could not be read: the Atlas tensions are served without kept deliberation sightings.'),
       by_status: tensionCounts.describe('Status to count.'),
       by_lifecycle: z.strictObject({ open: count('Open tensions.'), repaired: count('Repaired tensions.') }).describe('Lifecycle to count.'),
       status_legend: exhaustive(TENSION_STATUSES, z.string(), (key) => `What ${key} means.`).describe('Status to meaning.'),

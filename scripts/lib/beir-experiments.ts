@@ -114,12 +114,20 @@ export async function runExperiments(options: {
     const t0 = performance.now();
     for (const { id, query } of queries) {
       const { hits } = await retrieve(corpus, query);
-      rankings.set(id, hits.map((hit) => hit.record.id).filter((doc) => doc !== id).slice(0, 100));
+      rankings.set(
+        id,
+        hits
+          .map((hit) => hit.record.id)
+          .filter((doc) => doc !== id)
+          .slice(0, 100),
+      );
     }
     const msPerQuery = (performance.now() - t0) / queries.length;
     const summary = evaluateRankings(rankings, qrels, queryIds);
     const name = label ?? JSON.stringify(config);
-    log(`${options.variant}${options.queryWords ? ` q≤${options.queryWords}w` : ''} | ${name} | nDCG@10 ${summary.ndcg10.toFixed(4)} | R@100 ${summary.recall100.toFixed(4)} | MRR@10 ${summary.mrr10.toFixed(4)} | ${msPerQuery.toFixed(1)} ms/q`);
+    log(
+      `${options.variant}${options.queryWords ? ` q≤${options.queryWords}w` : ''} | ${name} | nDCG@10 ${summary.ndcg10.toFixed(4)} | R@100 ${summary.recall100.toFixed(4)} | MRR@10 ${summary.mrr10.toFixed(4)} | ${msPerQuery.toFixed(1)} ms/q`,
+    );
     results.push({ label: name, summary, msPerQuery });
   }
   return results;
@@ -137,7 +145,9 @@ if (invokedDirectly) {
     },
   });
   if (!values.data || !values.configs) {
-    console.error('usage: beir-experiments --data <beir-dir> --configs <configs.json> [--passages default|chunk:<target>:<max>|whole|whole-text] [--qrels <tsv>] [--query-words N]');
+    console.error(
+      'usage: beir-experiments --data <beir-dir> --configs <configs.json> [--passages default|chunk:<target>:<max>|whole|whole-text] [--qrels <tsv>] [--query-words N]',
+    );
     process.exit(2);
   }
   runExperiments({

@@ -137,7 +137,11 @@ export interface MetricSummary {
 }
 
 /** Mean of each metric over the judged queries; a judged query with no ranking scores 0. */
-export function evaluateRankings(rankings: ReadonlyMap<string, readonly string[]>, qrels: Qrels, queryIds: readonly string[] = [...qrels.keys()]): MetricSummary {
+export function evaluateRankings(
+  rankings: ReadonlyMap<string, readonly string[]>,
+  qrels: Qrels,
+  queryIds: readonly string[] = [...qrels.keys()],
+): MetricSummary {
   let ndcg = 0;
   let recall = 0;
   let mrr = 0;
@@ -190,7 +194,10 @@ export function buildBeirContent(docs: readonly BeirDoc[], options: BeirContentO
   const prefix = options.idPrefix ?? BEIR_DEFAULT_PREFIX;
   const date = options.date ?? BEIR_DEFAULT_DATE;
   const name = options.name;
-  const slug = `beir-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`;
+  const slug = `beir-${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')}`;
   const contributor = `BEIR ${name}`;
   const files = new Map<string, string>();
   const importMap: Record<string, string> = {};
@@ -274,7 +281,7 @@ export function buildBeirContent(docs: readonly BeirDoc[], options: BeirContentO
       `BEIR ${name}`,
       `Context for the BEIR ${name} deployment.`,
       `The ${name} corpus from BEIR (${docs.length} documents imported), served by the Polyphony engine so that its ` +
-        'retrieval can be scored against the benchmark\'s relevance judgements. import-map.json maps each BEIR _id to its record id.',
+        "retrieval can be scored against the benchmark's relevance judgements. import-map.json maps each BEIR _id to its record id.",
     ),
   );
   return { files, importMap, notVerbatim };

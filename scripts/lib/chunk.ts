@@ -5,7 +5,11 @@
  * sentence longer than `maxWords` is cut into windows of `targetWords` words.
  */
 export function chunkText(text: string, targetWords = 160, maxWords = 240): string[] {
-  const sentences = text.match(/[^.!?\n]+(?:[.!?]+|\n|$)/g)?.map((sentence) => sentence.trim()).filter(Boolean) ?? [];
+  const sentences =
+    text
+      .match(/[^.!?\n]+(?:[.!?]+|\n|$)/g)
+      ?.map((sentence) => sentence.trim())
+      .filter(Boolean) ?? [];
   const wordsOf = sentences.map((sentence) => sentence.split(/\s+/).length);
   const total = wordsOf.reduce((sum, count) => sum + count, 0);
   if (sentences.length === 0) return [text.trim()].filter(Boolean);

@@ -25,13 +25,22 @@ export async function listSightings(store: SightingsStore, contentDir: string, s
   if (!(STATES as readonly string[]).includes(status)) throw new UsageError(`--status is one of ${STATES.join(', ')}`);
   const items = await store.listTensionSightings(status === 'all' ? undefined : (status as TensionSightingRecord['state']));
   const content = loadContent(contentDir);
-  const published = new Set(content.divergences.flatMap((entry) => entry.data.tensions.map((tension) => tensionKey(tension.voice_a, tension.voice_b, tension.topic))));
+  const published = new Set(
+    content.divergences.flatMap((entry) => entry.data.tensions.map((tension) => tensionKey(tension.voice_a, tension.voice_b, tension.topic))),
+  );
   const groups = new Map<string, TensionSightingRecord[]>();
   for (const item of items) groups.set(item.key, [...(groups.get(item.key) ?? []), item]);
   return [...groups]
     .map(([key, sightings]) => {
       const latest = sightings[sightings.length - 1]!;
-      return { key, topic: latest.topic, voices: [latest.voice_a, latest.voice_b].sort() as [string, string], count: sightings.length, in_atlas: published.has(key), sightings };
+      return {
+        key,
+        topic: latest.topic,
+        voices: [latest.voice_a, latest.voice_b].sort() as [string, string],
+        count: sightings.length,
+        in_atlas: published.has(key),
+        sightings,
+      };
     })
     .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
 }
@@ -49,7 +58,12 @@ export function describeSightings(groups: readonly SightingGroup[]): string {
     .join('\n\n');
 }
 
-export async function reviewSighting(store: SightingsStore, id: string | undefined, decision: string | undefined, by: string | undefined): Promise<TensionSightingRecord> {
+export async function reviewSighting(
+  store: SightingsStore,
+  id: string | undefined,
+  decision: string | undefined,
+  by: string | undefined,
+): Promise<TensionSightingRecord> {
   if (!id || (decision !== 'keep' && decision !== 'dismiss') || !by) throw new UsageError('sighting needs <id>, keep or dismiss, and --by <curator>');
   const reviewed = await store.reviewTensionSighting(id, { state: decision === 'keep' ? 'kept' : 'dismissed', reviewer: by }, new Date());
   if (!reviewed) throw new Error(`no pending sighting ${id}`);

@@ -48,7 +48,9 @@ function requestOf(key: string, kind: string, options: TensionOptions) {
   const parsed = DispositionRequestSchema.safeParse(body);
   if (!parsed.success) {
     const flag = (name: string) => `--${name.replace(/_/g, '-')}`;
-    throw new UsageError(`tension ${kind}: ${parsed.error.issues.map((issue) => `${issue.path.map(String).map(flag).join('.') || '(options)'}: ${issue.message}`).join('; ')}`);
+    throw new UsageError(
+      `tension ${kind}: ${parsed.error.issues.map((issue) => `${issue.path.map(String).map(flag).join('.') || '(options)'}: ${issue.message}`).join('; ')}`,
+    );
   }
   return parsed.data;
 }
@@ -66,7 +68,12 @@ async function viaServer(url: string, body: unknown): Promise<unknown> {
   return answer;
 }
 
-export async function runTensionCommand(key: string | undefined, kind: string | undefined, options: TensionOptions, openStore: () => Promise<Store>): Promise<Record<string, unknown>> {
+export async function runTensionCommand(
+  key: string | undefined,
+  kind: string | undefined,
+  options: TensionOptions,
+  openStore: () => Promise<Store>,
+): Promise<Record<string, unknown>> {
   if (!key || !kind) throw new UsageError('tension needs <key> and <kind>');
   const request = requestOf(key, kind, options);
   if (request.kind === 'council-review') {

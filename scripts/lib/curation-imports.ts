@@ -29,7 +29,12 @@ async function pendingImport(store: FederationStore, id: string): Promise<Federa
 }
 
 /** The answers' model versions that the registry lacks, to add under the family the origin names. */
-function placeModels(content: Pick<LoadedContent, 'site' | 'registry'>, answers: readonly Record<string, unknown>[], origin: string, fictional: boolean | undefined): RegistryAdditions {
+function placeModels(
+  content: Pick<LoadedContent, 'site' | 'registry'>,
+  answers: readonly Record<string, unknown>[],
+  origin: string,
+  fictional: boolean | undefined,
+): RegistryAdditions {
   const { registry } = content;
   const additions: RegistryAdditions = { families: [], models: [] };
   const families = [...registry.families];
@@ -51,7 +56,12 @@ function placeModels(content: Pick<LoadedContent, 'site' | 'registry'>, answers:
   return additions;
 }
 
-export async function approveImport(store: FederationStore, contentDir: string, id: string, options: { by: string; now?: Date; fictional?: boolean }): Promise<ImportApproval> {
+export async function approveImport(
+  store: FederationStore,
+  contentDir: string,
+  id: string,
+  options: { by: string; now?: Date; fictional?: boolean },
+): Promise<ImportApproval> {
   const item = await pendingImport(store, id);
   const now = options.now ?? new Date();
   const content = loadContent(contentDir);
@@ -74,7 +84,10 @@ export async function approveImport(store: FederationStore, contentDir: string, 
   const registryFile = path.join(contentDir, 'models.yaml');
   if (additions.models.length > 0) write(registryFile, appendToRegistry(readFileSync(registryFile, 'utf8'), additions));
   // The record is the origin's bytes with only its provenance entry set.
-  write(path.join(contentDir, 'divergences', `${item.record_id}.md`), editFrontmatter(item.markdown, (yaml) => setTopLevel(yaml, 'provenance', provenance)));
+  write(
+    path.join(contentDir, 'divergences', `${item.record_id}.md`),
+    editFrontmatter(item.markdown, (yaml) => setTopLevel(yaml, 'provenance', provenance)),
+  );
   write(path.join(contentDir, 'federation', `${item.record_id}.md`), item.markdown);
 
   try {
@@ -88,7 +101,11 @@ export async function approveImport(store: FederationStore, contentDir: string, 
     throw error;
   }
   const reviewed = await store.reviewImport(id, { status: 'approved', reviewer: options.by, reason: 'approved' }, now);
-  return { import: reviewed!, files: [...backups.keys()].map((file) => path.relative(contentDir, file)), addedModels: additions.models.map((model) => model.model_id) };
+  return {
+    import: reviewed!,
+    files: [...backups.keys()].map((file) => path.relative(contentDir, file)),
+    addedModels: additions.models.map((model) => model.model_id),
+  };
 }
 
 export async function rejectImport(store: FederationStore, id: string, by: string, reason: string, now = new Date()): Promise<FederationImport> {

@@ -24,7 +24,9 @@ export interface ListOptions {
 
 function count(name: string, value: string, min: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`--${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}${name === 'limit' ? ' or "all"' : ''}, not ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `--${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}${name === 'limit' ? ' or "all"' : ''}, not ${JSON.stringify(value)}`,
+    );
   }
   return Number(value);
 }
@@ -60,11 +62,20 @@ export function nextOffset(query: ContributionQuery, page: ContributionPage): nu
 
 /** `list --json`: one JSON document, the page and how to get the next one. */
 export function pageJson(query: ContributionQuery, page: ContributionPage): string {
-  return JSON.stringify({ total: page.total, offset: query.offset ?? 0, limit: query.limit ?? null, count: page.items.length, next_offset: nextOffset(query, page), items: page.items });
+  return JSON.stringify({
+    total: page.total,
+    offset: query.offset ?? 0,
+    limit: query.limit ?? null,
+    count: page.items.length,
+    next_offset: nextOffset(query, page),
+    items: page.items,
+  });
 }
 
 function filtersText(query: ContributionQuery): string {
-  const filters = [query.kind && `kind ${query.kind}`, query.record_id && `record ${query.record_id}`, query.client && `client ${query.client}`].filter(Boolean);
+  const filters = [query.kind && `kind ${query.kind}`, query.record_id && `record ${query.record_id}`, query.client && `client ${query.client}`].filter(
+    Boolean,
+  );
   return filters.length > 0 ? ` matching ${filters.join(', ')}` : '';
 }
 
@@ -90,8 +101,14 @@ export function describeContribution(item: ContributionRecord, record: RecordCon
   const lines = [
     `${item.id}  ${item.kind}  ${item.status}  ${item.created_at}`,
     `  identity: ${item.identity}${item.justification ? `   justification: ${item.justification}` : ''}   client: ${item.client}`,
-    ...(record ? [`  record: ${record.id}: ${record.question}`, `  voices already there: ${record.voices.join(', ')}`] : item.record_id ? [`  record: ${item.record_id} (not in the content folder)`] : []),
-    ...(item.kind === 'proposal' ? [`  sources: ${((item.payload.sources as string[]) ?? []).join(', ') || '(none)'}   evidence: ${String(item.payload.evidence)}`] : []),
+    ...(record
+      ? [`  record: ${record.id}: ${record.question}`, `  voices already there: ${record.voices.join(', ')}`]
+      : item.record_id
+        ? [`  record: ${item.record_id} (not in the content folder)`]
+        : []),
+    ...(item.kind === 'proposal'
+      ? [`  sources: ${((item.payload.sources as string[]) ?? []).join(', ') || '(none)'}   evidence: ${String(item.payload.evidence)}`]
+      : []),
     `  text: ${full ? `\n${text}` : `${text.slice(0, 200).replace(/\s+/g, ' ')}${text.length > 200 ? '…' : ''}`}`,
     ...item.reviews.map((review) => `  vote by ${review.reviewer}: ${review.vote ?? 'none'}: ${review.reason}`),
     ...(item.reason && item.status !== 'pending' ? [`  ${item.status} by ${item.reviewer}: ${item.reason}`] : []),

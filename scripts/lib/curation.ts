@@ -31,11 +31,21 @@ export interface CurationResult {
 }
 
 function slugModelId(identity: string): string {
-  return identity.trim().toLowerCase().replace(/[^a-z0-9.:-]+/g, '-').replace(/^-+|-+$/g, '') || 'declared-model';
+  return (
+    identity
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9.:-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'declared-model'
+  );
 }
 
 /** Where a contributed answer's voice sits in the registry, and the family and version to add when new. */
-function placeVoice(content: Pick<LoadedContent, 'site' | 'registry'>, identity: string, options: ApproveOptions): { family: string; modelId: string; additions: RegistryAdditions } {
+function placeVoice(
+  content: Pick<LoadedContent, 'site' | 'registry'>,
+  identity: string,
+  options: ApproveOptions,
+): { family: string; modelId: string; additions: RegistryAdditions } {
   const { registry } = content;
   const additions: RegistryAdditions = { families: [], models: [] };
   const recognition = recognizeFamily(identity, registry);
@@ -43,7 +53,12 @@ function placeVoice(content: Pick<LoadedContent, 'site' | 'registry'>, identity:
   const modelId = options.modelId ?? slugModelId(identity);
   if (!registry.families.some((entry) => entry.name === family)) {
     const fictional = newFamiliesAreFictional(content.site, registry, [family], options.fictional, 'Place the answer in a known family with --family <name>');
-    additions.families.push({ name: family, lab: fictional ? 'declared by the contributor (fictional)' : 'declared by the contributor', aliases: [], fictional });
+    additions.families.push({
+      name: family,
+      lab: fictional ? 'declared by the contributor (fictional)' : 'declared by the contributor',
+      aliases: [],
+      fictional,
+    });
   }
   const existing = registry.models.find((model) => model.model_id === modelId);
   if (!existing) {
@@ -84,7 +99,8 @@ export async function approveContribution(store: ContributionsStore, contentDir:
     if (!entry) throw new Error(`record ${item.record_id} is no longer in ${contentDir}`);
     const voice = placeVoice(content, item.identity, options);
     const registryFile = path.join(contentDir, 'models.yaml');
-    if (voice.additions.families.length + voice.additions.models.length > 0) write(registryFile, appendToRegistry(readFileSync(registryFile, 'utf8'), voice.additions));
+    if (voice.additions.families.length + voice.additions.models.length > 0)
+      write(registryFile, appendToRegistry(readFileSync(registryFile, 'utf8'), voice.additions));
     const file = path.join(contentDir, entry.file);
     const answer = {
       model: voice.family,
@@ -93,7 +109,10 @@ export async function approveContribution(store: ContributionsStore, contentDir:
       text: String(item.payload.answer),
       contributed: { identity: item.identity, justification: item.justification ?? 'missing_voice', approved_at: now.toISOString(), approved_by: options.by },
     };
-    write(file, editFrontmatter(readFileSync(file, 'utf8'), (yaml) => appendToSequence(yaml, ['answers'], answer)));
+    write(
+      file,
+      editFrontmatter(readFileSync(file, 'utf8'), (yaml) => appendToSequence(yaml, ['answers'], answer)),
+    );
   } else {
     const newId = nextSynthesisId(contentDir, content.site.id_prefix);
     const sources = (item.payload.sources as string[] | undefined) ?? [];

@@ -11,7 +11,8 @@ export function readJudgement(contentDir: string, laterId: string, earlierId: st
   if (!existsSync(file)) return undefined;
   const parsed = LongitudinalJudgementSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
   if (!parsed.success) throw new Error(`divergences/${laterId}${LONGITUDINAL_FILE_SUFFIX}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  if (parsed.data.later !== laterId || parsed.data.earlier !== earlierId) throw new Error(`divergences/${laterId}${LONGITUDINAL_FILE_SUFFIX} judges another pair (${parsed.data.earlier} → ${parsed.data.later})`);
+  if (parsed.data.later !== laterId || parsed.data.earlier !== earlierId)
+    throw new Error(`divergences/${laterId}${LONGITUDINAL_FILE_SUFFIX} judges another pair (${parsed.data.earlier} → ${parsed.data.later})`);
   return parsed.data;
 }
 

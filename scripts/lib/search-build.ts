@@ -27,37 +27,39 @@ export async function buildSearch(
   const records: SearchRecord[] = [];
   const chunks: SearchChunk[] = [];
   for (const work of works) {
-    const index = records.push({
-      id: work.id,
-      kind: 'work',
-      title: work.title,
-      ring: work.ring,
-      type: work.type,
-      layer: work.layer,
-      evidence: work.evidence,
-      contributors: work.contributors,
-      date: work.date,
-      excerpt: work.excerpt,
-      lineage: work.lineage,
-    }) - 1;
+    const index =
+      records.push({
+        id: work.id,
+        kind: 'work',
+        title: work.title,
+        ring: work.ring,
+        type: work.type,
+        layer: work.layer,
+        evidence: work.evidence,
+        contributors: work.contributors,
+        date: work.date,
+        excerpt: work.excerpt,
+        lineage: work.lineage,
+      }) - 1;
     for (const passage of chunkText(plainText(bodies.get(work.id) ?? ''))) {
       chunks.push({ record: index, text: `${work.title}. ${passage}` });
     }
   }
   for (const record of divergences) {
-    const index = records.push({
-      id: record.id,
-      kind: 'divergence',
-      title: record.title,
-      ring: 'core',
-      type: 'divergence',
-      layer: 'divergence',
-      evidence: 'empirical',
-      contributors: record.contributors,
-      date: record.date,
-      excerpt: record.excerpt,
-      lineage: [],
-    }) - 1;
+    const index =
+      records.push({
+        id: record.id,
+        kind: 'divergence',
+        title: record.title,
+        ring: 'core',
+        type: 'divergence',
+        layer: 'divergence',
+        evidence: 'empirical',
+        contributors: record.contributors,
+        date: record.date,
+        excerpt: record.excerpt,
+        lineage: [],
+      }) - 1;
     chunks.push({ record: index, text: record.question });
     const topics = record.tensions.map((tension) => `${tension.topic}: ${tension.claim_a} / ${tension.claim_b}`);
     if (topics.length > 0) chunks.push({ record: index, text: `${record.question} ${topics.join(' ')}` });

@@ -72,8 +72,7 @@ function readJson<T>(...segments: string[]): T {
   if (hit !== undefined) return hit as T;
   if (!existsSync(file)) {
     throw new Error(
-      `artifact missing: ${file}. Build the artifacts first (npx tsx scripts/build.ts), ` +
-        'or point ARTIFACTS_DIR at a built artifacts folder.',
+      `artifact missing: ${file}. Build the artifacts first (npx tsx scripts/build.ts), ` + 'or point ARTIFACTS_DIR at a built artifacts folder.',
     );
   }
   const value = JSON.parse(readFileSync(file, 'utf8')) as T;
@@ -91,8 +90,7 @@ export const works = (): WorkRecord[] => readJson<WorkRecord[]>('data', 'works.j
 export const divergences = (): DivergenceFull[] => readJson<DivergenceFull[]>('data', 'divergences.json');
 export const conceptGraph = (): ConceptGraph => readJson<ConceptGraph>('data', 'concepts.json');
 export const pages = (): Record<string, StaticPage> => readJson<Record<string, StaticPage>>('data', 'pages.json');
-export const audio = (): AudioManifest =>
-  readJsonIfPresent<AudioManifest>('data', 'audio.json') ?? { tracks: [], total_duration_seconds: 0, note: '' };
+export const audio = (): AudioManifest => readJsonIfPresent<AudioManifest>('data', 'audio.json') ?? { tracks: [], total_duration_seconds: 0, note: '' };
 
 export function workTwin(id: string): WorkTwin {
   return readJson<WorkTwin>('public', 'records', `${id}.json`);
@@ -223,7 +221,10 @@ export function jsonResponse(value: unknown): Response {
 
 /** One line of markdown-safe text: no line breaks, and the characters that would start markup escaped. */
 export function mdText(value: string): string {
-  return value.replace(/\s+/g, ' ').replace(/([\\`*_[\]<>|])/g, '\\$1').trim();
+  return value
+    .replace(/\s+/g, ' ')
+    .replace(/([\\`*_[\]<>|])/g, '\\$1')
+    .trim();
 }
 
 /** The site's own markdown document for the home page: the deployment's context document. */
@@ -235,6 +236,9 @@ export function contextPath(): string {
 export function dropLeadingTitle(html: string, title: string): string {
   const match = /^\s*<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1>\s*/i.exec(html);
   if (!match) return html;
-  const text = match[2]!.replace(/<[^>]+>/g, '').trim().toLowerCase();
+  const text = match[2]!
+    .replace(/<[^>]+>/g, '')
+    .trim()
+    .toLowerCase();
   return text === title.trim().toLowerCase() ? html.slice(match[0].length) : html;
 }

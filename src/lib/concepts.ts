@@ -32,7 +32,9 @@ export function conceptUses(): ConceptUse[] {
         record.cluster === node.id || [record.question, ...record.tensions.map((tension) => tension.topic)].some((text) => named.test(text.toLowerCase()));
       return {
         node,
-        related: [...(neighbours.get(node.id) ?? [])].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])).sort((a, b) => a.label.localeCompare(b.label, 'en')),
+        related: [...(neighbours.get(node.id) ?? [])]
+          .flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []))
+          .sort((a, b) => a.label.localeCompare(b.label, 'en')),
         works: allWorks.filter((work) => work.lineage.includes(node.id)),
         records: records.filter(about),
       };

@@ -35,9 +35,7 @@ export function layoutGraph(
   const height = options.height ?? 640;
   const iterations = options.iterations ?? 400;
   const margin = 70;
-  const nodes = [...inputNodes].sort(
-    (a, b) => (a.category ?? '').localeCompare(b.category ?? '') || a.id.localeCompare(b.id),
-  );
+  const nodes = [...inputNodes].sort((a, b) => (a.category ?? '').localeCompare(b.category ?? '') || a.id.localeCompare(b.id));
   const index = new Map(nodes.map((node, i) => [node.id, i]));
   const edges = inputEdges
     .map(([a, b]) => [index.get(a), index.get(b)] as const)
@@ -88,8 +86,8 @@ export function layoutGraph(
       }
       for (let i = 0; i < n; i++) {
         // Weak gravity keeps disconnected nodes on the canvas.
-        dx[i]! += (cx - x[i]!) * 0.02 * k / 10;
-        dy[i]! += (cy - y[i]!) * 0.02 * k / 10;
+        dx[i]! += ((cx - x[i]!) * 0.02 * k) / 10;
+        dy[i]! += ((cy - y[i]!) * 0.02 * k) / 10;
         const move = Math.hypot(dx[i]!, dy[i]!);
         if (move > 0) {
           const limited = Math.min(move, temperature);

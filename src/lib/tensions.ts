@@ -66,7 +66,9 @@ export const LIFECYCLE_MEANING: Record<Lifecycle, string> = {
 export function lifecycleSentence(tension: TrackedTension): string {
   if (!tension.disposition) return 'Open: no curator has recorded a disposition yet.';
   const label = DISPOSITION_LABEL[tension.disposition].toLowerCase();
-  return tension.lifecycle === 'repaired' ? `Repaired by the latest curator disposition (${label}).` : `Open: the latest curator disposition (${label}) leaves it open.`;
+  return tension.lifecycle === 'repaired'
+    ? `Repaired by the latest curator disposition (${label}).`
+    : `Open: the latest curator disposition (${label}) leaves it open.`;
 }
 
 export const DISPOSITION_LABEL: Record<TensionDisposition['kind'], string> = {

@@ -38,5 +38,11 @@ export function voiceClass(name: string): string {
 
 /** A voice name as a URL segment: /atlas/voice/<slug>/. */
 export function voiceSlug(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'voice';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'voice'
+  );
 }

@@ -9,7 +9,7 @@ export function wavDuration(bytes: Uint8Array): number | undefined {
   const tag = (offset: number) => String.fromCharCode(...bytes.subarray(offset, offset + 4));
   if (tag(0) !== 'RIFF' || tag(8) !== 'WAVE') return undefined;
   let byteRate: number | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
+  for (let offset = 12; offset + 8 <= bytes.length;) {
     const id = tag(offset);
     const size = view.getUint32(offset + 4, true);
     if (id === 'fmt ' && offset + 20 <= bytes.length) byteRate = view.getUint32(offset + 16, true);

@@ -21,7 +21,9 @@ export function GET(): Response {
     if (items.length === 0) continue;
     lines.push('', `## Ring: ${ring}${RING_MEANING[ring] ? ` (${RING_MEANING[ring]})` : ''}`, '');
     for (const work of items) {
-      lines.push(`- [${mdText(work.title)}](${work.markdown_url}): ${work.id}, ${work.contributors.join(', ')}, ${work.date}; evidence ${work.evidence}; ${work.type}, layer ${work.layer}. JSON: ${work.json_url}`);
+      lines.push(
+        `- [${mdText(work.title)}](${work.markdown_url}): ${work.id}, ${work.contributors.join(', ')}, ${work.date}; evidence ${work.evidence}; ${work.type}, layer ${work.layer}. JSON: ${work.json_url}`,
+      );
     }
   }
   return markdownResponse(lines.join('\n'));

@@ -26,9 +26,16 @@ export function createPostgresFederation(pool: Queryable, transaction: Transacti
         );
         const staged: FederationImport[] = [];
         for (const item of imports) {
-          const exists = await client.query('SELECT 1 FROM federation_imports WHERE origin_node = $1 AND record_id = $2 AND content_hash = $3', [item.origin_node, item.record_id, item.content_hash]);
+          const exists = await client.query('SELECT 1 FROM federation_imports WHERE origin_node = $1 AND record_id = $2 AND content_hash = $3', [
+            item.origin_node,
+            item.record_id,
+            item.content_hash,
+          ]);
           if (exists.rowCount) continue;
-          await client.query("UPDATE federation_imports SET status = 'superseded' WHERE origin_node = $1 AND record_id = $2 AND status = 'pending'", [item.origin_node, item.record_id]);
+          await client.query("UPDATE federation_imports SET status = 'superseded' WHERE origin_node = $1 AND record_id = $2 AND status = 'pending'", [
+            item.origin_node,
+            item.record_id,
+          ]);
           const inserted = await client.query<FederationImport>(
             `INSERT INTO federation_imports (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, NULL, NULL, NULL) RETURNING ${COLUMNS}`,
             [item.id, item.origin_node, item.origin, item.record_id, item.content_hash, item.markdown, JSON.stringify(item.provenance), item.staged_at],
@@ -39,7 +46,10 @@ export function createPostgresFederation(pool: Queryable, transaction: Transacti
       });
     },
     async knownImports(originNode) {
-      const { rows } = await pool.query<{ record_id: string; content_hash: string }>('SELECT record_id, content_hash FROM federation_imports WHERE origin_node = $1', [originNode]);
+      const { rows } = await pool.query<{ record_id: string; content_hash: string }>(
+        'SELECT record_id, content_hash FROM federation_imports WHERE origin_node = $1',
+        [originNode],
+      );
       const known = new Map<string, Set<string>>();
       for (const row of rows) known.set(row.record_id, (known.get(row.record_id) ?? new Set()).add(row.content_hash));
       return known;
@@ -52,7 +62,13 @@ export function createPostgresFederation(pool: Queryable, transaction: Transacti
       return rows;
     },
     async reviewImport(id, decision, now) {
-      await pool.query("UPDATE federation_imports SET status = $1, reviewer = $2, reason = $3, reviewed_at = $4 WHERE id = $5 AND status = 'pending'", [decision.status, decision.reviewer, decision.reason, now.toISOString(), id]);
+      await pool.query("UPDATE federation_imports SET status = $1, reviewer = $2, reason = $3, reviewed_at = $4 WHERE id = $5 AND status = 'pending'", [
+        decision.status,
+        decision.reviewer,
+        decision.reason,
+        now.toISOString(),
+        id,
+      ]);
       return getImport(id);
     },
   };

@@ -8,7 +8,10 @@ export function createPostgresIdempotency(pool: pg.Pool, transaction: Transactio
     async reserveIdempotencyKey(scope, fingerprint, now, staleMs): Promise<Reservation> {
       return transaction(async (client) => {
         await lock(client, `idempotency:${scope.client}:${scope.operation}:${scope.key}`);
-        const { rows } = await client.query<KeyRow>('SELECT fingerprint, acknowledgement, reserved_at FROM idempotency_keys WHERE client = $1 AND operation = $2 AND key = $3', [scope.client, scope.operation, scope.key]);
+        const { rows } = await client.query<KeyRow>(
+          'SELECT fingerprint, acknowledgement, reserved_at FROM idempotency_keys WHERE client = $1 AND operation = $2 AND key = $3',
+          [scope.client, scope.operation, scope.key],
+        );
         const decided = rows[0] && decideReservation(rows[0], fingerprint, now.getTime(), staleMs);
         if (decided) return decided;
         await client.query(
@@ -21,10 +24,19 @@ export function createPostgresIdempotency(pool: pg.Pool, transaction: Transactio
     },
     async completeIdempotencyKey(scope, acknowledgement) {
       // Kept as text: JSONB would reorder the acknowledgement's keys.
-      await pool.query('UPDATE idempotency_keys SET acknowledgement = $1 WHERE client = $2 AND operation = $3 AND key = $4 AND acknowledgement IS NULL', [JSON.stringify(acknowledgement), scope.client, scope.operation, scope.key]);
+      await pool.query('UPDATE idempotency_keys SET acknowledgement = $1 WHERE client = $2 AND operation = $3 AND key = $4 AND acknowledgement IS NULL', [
+        JSON.stringify(acknowledgement),
+        scope.client,
+        scope.operation,
+        scope.key,
+      ]);
     },
     async releaseIdempotencyKey(scope) {
-      await pool.query('DELETE FROM idempotency_keys WHERE client = $1 AND operation = $2 AND key = $3 AND acknowledgement IS NULL', [scope.client, scope.operation, scope.key]);
+      await pool.query('DELETE FROM idempotency_keys WHERE client = $1 AND operation = $2 AND key = $3 AND acknowledgement IS NULL', [
+        scope.client,
+        scope.operation,
+        scope.key,
+      ]);
     },
   };
 }

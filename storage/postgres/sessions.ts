@@ -4,14 +4,20 @@ import type { Exchange, SessionsStore } from '../sessions.ts';
 import { lock, type Transaction } from './db.ts';
 
 export function createPostgresSessions(pool: pg.Pool, transaction: Transaction): SessionsStore {
-  const exchanges = async (sessionId: string) => (await pool.query<{ exchange: Exchange; at: string }>('SELECT exchange, at FROM session_exchanges WHERE session_id = $1 ORDER BY seq', [sessionId])).rows;
+  const exchanges = async (sessionId: string) =>
+    (await pool.query<{ exchange: Exchange; at: string }>('SELECT exchange, at FROM session_exchanges WHERE session_id = $1 ORDER BY seq', [sessionId])).rows;
   return {
     async appendExchange(sessionId, exchange, keep, now) {
       await transaction(async (client) => {
         await lock(client, `session:${sessionId}`);
         const { rows } = await client.query<{ seq: number }>('SELECT COALESCE(MAX(seq), 0) AS seq FROM session_exchanges WHERE session_id = $1', [sessionId]);
         const seq = Number(rows[0]!.seq) + 1;
-        await client.query('INSERT INTO session_exchanges (session_id, seq, exchange, at) VALUES ($1, $2, $3, $4)', [sessionId, seq, JSON.stringify(exchange), now.toISOString()]);
+        await client.query('INSERT INTO session_exchanges (session_id, seq, exchange, at) VALUES ($1, $2, $3, $4)', [
+          sessionId,
+          seq,
+          JSON.stringify(exchange),
+          now.toISOString(),
+        ]);
         await client.query('DELETE FROM session_exchanges WHERE session_id = $1 AND seq <= $2', [sessionId, seq - keep]);
       });
     },

@@ -9,7 +9,13 @@ export function createPostgresSightings(pool: pg.Pool, transaction: Transaction)
       if (items.length === 0) return;
       await transaction(async (client) => {
         for (const item of items) {
-          await client.query('INSERT INTO tension_sightings (id, tension_key, data, seen_at, state) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [item.id, item.key, JSON.stringify(item), item.seen_at, 'pending']);
+          await client.query('INSERT INTO tension_sightings (id, tension_key, data, seen_at, state) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [
+            item.id,
+            item.key,
+            JSON.stringify(item),
+            item.seen_at,
+            'pending',
+          ]);
         }
       });
     },

@@ -4,7 +4,14 @@ import { withinCeiling, type SpendEntry, type SpendStore } from '../spend.ts';
 import { lock, type Queryable, type Transaction } from './db.ts';
 
 const insertSpend = (db: Queryable, entry: SpendEntry) =>
-  db.query('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES ($1, $2, $3, $4, $5, $6)', [entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd]);
+  db.query('INSERT INTO spend (at, purpose, model, prompt_tokens, completion_tokens, cost_usd) VALUES ($1, $2, $3, $4, $5, $6)', [
+    entry.at,
+    entry.purpose,
+    entry.model,
+    entry.prompt_tokens,
+    entry.completion_tokens,
+    entry.cost_usd,
+  ]);
 
 export function createPostgresSpend(pool: pg.Pool, transaction: Transaction): SpendStore {
   return {
@@ -25,7 +32,11 @@ export function createPostgresSpend(pool: pg.Pool, transaction: Transaction): Sp
         );
         if (!withinCeiling(Number(rows[0]!.spent) + Number(rows[0]!.reserved) + reservation.amount_usd, ceilingUsd)) return false;
         await client.query('INSERT INTO spend_reservations (id, purpose, model, amount_usd, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-          reservation.id, reservation.purpose, reservation.model, reservation.amount_usd, reservation.expires_at.getTime(),
+          reservation.id,
+          reservation.purpose,
+          reservation.model,
+          reservation.amount_usd,
+          reservation.expires_at.getTime(),
         ]);
         return true;
       });

@@ -27,8 +27,16 @@ export function createSqliteContributions(db: Database, transaction: Transaction
         const verdict = countHit(rateLimit, now.getTime());
         if (!verdict.allowed) return { outcome: 'limited' as const, retryAfterMs: verdict.resetMs, limit: rateLimit.limit };
         statements.insert.run(
-          item.id, item.kind, item.record_id, item.identity, item.justification, JSON.stringify(item.payload),
-          item.content_hash, item.idempotency_key, item.client, now.toISOString(),
+          item.id,
+          item.kind,
+          item.record_id,
+          item.identity,
+          item.justification,
+          JSON.stringify(item.payload),
+          item.content_hash,
+          item.idempotency_key,
+          item.client,
+          now.toISOString(),
         );
         return { outcome: 'created' as const, contribution: read(item.id)!, remaining: verdict.remaining, resetMs: verdict.resetMs };
       });

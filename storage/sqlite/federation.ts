@@ -1,5 +1,12 @@
 /** Pending federation imports and peers on SQLite (the FederationStore part of the store). */
-import { IMPORT_COLUMNS as COLUMNS, toImport as fromRow, type FederationImport, type FederationPeer, type FederationStore, type ImportStatus } from '../federation.ts';
+import {
+  IMPORT_COLUMNS as COLUMNS,
+  toImport as fromRow,
+  type FederationImport,
+  type FederationPeer,
+  type FederationStore,
+  type ImportStatus,
+} from '../federation.ts';
 import { parseJson, type Database, type Transaction } from './db.ts';
 
 const toImport = (row: Record<string, unknown>) => fromRow(row, parseJson);
@@ -32,7 +39,16 @@ export function createSqliteFederation(db: Database, transaction: Transaction): 
         for (const item of imports) {
           if (statements.known.get(item.origin_node, item.record_id, item.content_hash)) continue;
           statements.supersede.run(item.origin_node, item.record_id);
-          statements.insert.run(item.id, item.origin_node, item.origin, item.record_id, item.content_hash, item.markdown, JSON.stringify(item.provenance), item.staged_at);
+          statements.insert.run(
+            item.id,
+            item.origin_node,
+            item.origin,
+            item.record_id,
+            item.content_hash,
+            item.markdown,
+            JSON.stringify(item.provenance),
+            item.staged_at,
+          );
           staged.push(toImport(statements.byId.get(item.id) as Record<string, unknown>));
         }
         return { accepted: true, staged };

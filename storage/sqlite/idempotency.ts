@@ -5,7 +5,9 @@ import type { Database, Transaction } from './db.ts';
 export function createSqliteIdempotency(db: Database, transaction: Transaction): IdempotencyStore {
   const statements = {
     get: db.prepare('SELECT fingerprint, acknowledgement, reserved_at FROM idempotency_keys WHERE client = ? AND operation = ? AND key = ?'),
-    reserve: db.prepare('INSERT INTO idempotency_keys (client, operation, key, fingerprint, acknowledgement, reserved_at) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT (client, operation, key) DO UPDATE SET fingerprint = excluded.fingerprint, reserved_at = excluded.reserved_at'),
+    reserve: db.prepare(
+      'INSERT INTO idempotency_keys (client, operation, key, fingerprint, acknowledgement, reserved_at) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT (client, operation, key) DO UPDATE SET fingerprint = excluded.fingerprint, reserved_at = excluded.reserved_at',
+    ),
     complete: db.prepare('UPDATE idempotency_keys SET acknowledgement = ? WHERE client = ? AND operation = ? AND key = ? AND acknowledgement IS NULL'),
     release: db.prepare('DELETE FROM idempotency_keys WHERE client = ? AND operation = ? AND key = ? AND acknowledgement IS NULL'),
   };

@@ -5,7 +5,9 @@ import type { Database, Transaction } from './db.ts';
 /** Fixed window: the counter resets when its window has passed. Synchronous, so atomic inside a transaction. */
 export function createCounter(db: Database): (rateLimit: RateLimit, nowMs: number) => HitVerdict {
   const get = db.prepare('SELECT window_start, count FROM rate_counters WHERE key = ?');
-  const put = db.prepare('INSERT INTO rate_counters (key, window_start, count) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count');
+  const put = db.prepare(
+    'INSERT INTO rate_counters (key, window_start, count) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count',
+  );
   return (rateLimit, nowMs) => {
     const row = get.get(rateLimit.key) as { window_start: number; count: number } | undefined;
     const fresh = !row || nowMs - Number(row.window_start) >= rateLimit.windowMs;

@@ -29,7 +29,9 @@ export function createSqliteRecords(db: Database): RecordsStore {
     },
     async getCouncil(id, now) {
       const row = statements.getCouncil.get(id, now.toISOString()) as (Omit<KeptCouncil, 'result'> & { result: string }) | undefined;
-      return row ? { id: row.id, result: JSON.parse(row.result) as unknown, created_at: row.created_at, expires_at: row.expires_at, persisted_id: row.persisted_id } : undefined;
+      return row
+        ? { id: row.id, result: JSON.parse(row.result) as unknown, created_at: row.created_at, expires_at: row.expires_at, persisted_id: row.persisted_id }
+        : undefined;
     },
     async setCouncilPersisted(id, recordId, expected) {
       return statements.setPersisted.run(recordId, id, expected).changes === 1;

@@ -11,7 +11,8 @@ export function createSqliteSpend(db: Database, transaction: Transaction): Spend
     insertReservation: db.prepare('INSERT INTO spend_reservations (id, purpose, model, amount_usd, expires_at) VALUES (?, ?, ?, ?, ?)'),
     dropReservation: db.prepare('DELETE FROM spend_reservations WHERE id = ?'),
   };
-  const add = (entry: SpendEntry) => statements.insertSpend.run(entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd);
+  const add = (entry: SpendEntry) =>
+    statements.insertSpend.run(entry.at, entry.purpose, entry.model, entry.prompt_tokens, entry.completion_tokens, entry.cost_usd);
   const spent = () => Number((statements.total.get() as { total: number }).total);
   const reserved = (now: Date) => Number((statements.reserved.get(now.getTime()) as { total: number }).total);
   return {

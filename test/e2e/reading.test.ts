@@ -69,9 +69,17 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
   /** The record with the most tensions whose tensions name voices that answered. */
   const richRecord = (): DivergenceFull =>
     [...corpus.divergences]
-      .filter((record) => record.tensions.length >= 2 && record.tensions.every((t) => record.answers.some((a) => a.model === t.voice_a) && record.answers.some((a) => a.model === t.voice_b)))
+      .filter(
+        (record) =>
+          record.tensions.length >= 2 &&
+          record.tensions.every((t) => record.answers.some((a) => a.model === t.voice_a) && record.answers.some((a) => a.model === t.voice_b)),
+      )
       .sort((a, b) => b.tensions.length - a.tensions.length || b.answers.length - a.answers.length)[0]!;
-  const colourOf = (p: Page, selector: string) => p.locator(selector).first().evaluate((element) => getComputedStyle(element).color);
+  const colourOf = (p: Page, selector: string) =>
+    p
+      .locator(selector)
+      .first()
+      .evaluate((element) => getComputedStyle(element).color);
 
   it('leads a record with where the voices split, then the synthesis, then the answers; facts and twins in a side panel', async () => {
     const record = richRecord();
@@ -83,7 +91,14 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
         if (!node) return -1;
         return [...document.querySelectorAll('*')].indexOf(node);
       };
-      return { h1: at('h1'), split: at('#split-heading'), synthesis: at('#synthesis-heading'), answers: at('#answers-heading'), aside: at('aside.record-aside'), twins: at('aside.record-aside ul.twins') };
+      return {
+        h1: at('h1'),
+        split: at('#split-heading'),
+        synthesis: at('#synthesis-heading'),
+        answers: at('#answers-heading'),
+        aside: at('aside.record-aside'),
+        twins: at('aside.record-aside ul.twins'),
+      };
     });
     expect(order.h1).toBeGreaterThan(-1);
     expect(order.split).toBeGreaterThan(order.h1);
@@ -94,7 +109,9 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     const between = await page.evaluate(() => {
       const h1 = document.querySelector('h1')!;
       const split = document.getElementById('split-heading')!;
-      return h1.getBoundingClientRect().bottom - 0 < split.getBoundingClientRect().top ? split.getBoundingClientRect().top - h1.getBoundingClientRect().bottom : -1;
+      return h1.getBoundingClientRect().bottom - 0 < split.getBoundingClientRect().top
+        ? split.getBoundingClientRect().top - h1.getBoundingClientRect().bottom
+        : -1;
     });
     expect(between).toBeGreaterThan(0);
     expect(between).toBeLessThan(150);
@@ -133,7 +150,8 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
       colours.set(voice, header);
       expect(await page.locator(`article.answer[data-voice="${voice}"] .voice-name`).first().textContent()).toBe(voice);
       const sides = page.locator(`#split .side[data-voice="${voice}"] .voice-name`);
-      for (let i = 0; i < (await sides.count()); i++) expect(await sides.nth(i).evaluate((element) => getComputedStyle(element).color), `${voice} side ${i}`).toBe(header);
+      for (let i = 0; i < (await sides.count()); i++)
+        expect(await sides.nth(i).evaluate((element) => getComputedStyle(element).color), `${voice} side ${i}`).toBe(header);
       const dot = page.locator(`.tension-map .voice-node[data-voice="${voice}"] circle`);
       if ((await dot.count()) > 0) expect(await dot.evaluate((circle) => getComputedStyle(circle).fill), `${voice} map dot`).toBe(header);
     }
@@ -147,7 +165,10 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     expect(await colourOf(page, `#split .side[data-voice="${voice}"] .voice-name`)).toBe(colours.get(voice!));
     // And in the Atlas list.
     await page.goto(`${server.origin}/atlas/`);
-    const listed = page.locator('#atlas-list .voice-name').filter({ hasText: new RegExp(`^${voice}$`) }).first();
+    const listed = page
+      .locator('#atlas-list .voice-name')
+      .filter({ hasText: new RegExp(`^${voice}$`) })
+      .first();
     expect(await listed.evaluate((element) => getComputedStyle(element).color)).toBe(colours.get(voice!));
   });
 
@@ -155,7 +176,9 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     const record = richRecord();
     await open();
     await page.goto(`${server.origin}/atlas/${record.id}/`);
-    const labels = await page.locator('.tension-map text.topic').evaluateAll((texts) => texts.map((text) => [...text.querySelectorAll('tspan')].map((span) => span.textContent).join(' ')));
+    const labels = await page
+      .locator('.tension-map text.topic')
+      .evaluateAll((texts) => texts.map((text) => [...text.querySelectorAll('tspan')].map((span) => span.textContent).join(' ')));
     expect(labels.sort()).toEqual(record.tensions.map((tension) => tension.topic).sort());
     expect(await page.locator('.tension-map').textContent()).not.toMatch(/\bT\d\b/);
   });
@@ -173,7 +196,12 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     const outline = await first.evaluate((card) => [getComputedStyle(card).outlineStyle, getComputedStyle(card).outlineColor]);
     expect(outline[0]).toBe('solid');
     expect(outline[1]).toBe(await colourOf(page, `article.answer[data-voice="${tension.voice_a}"] .voice-name`));
-    expect(await first.evaluate((card) => { const box = card.getBoundingClientRect(); return box.top < window.innerHeight && box.bottom > 0; })).toBe(true);
+    expect(
+      await first.evaluate((card) => {
+        const box = card.getBoundingClientRect();
+        return box.top < window.innerHeight && box.bottom > 0;
+      }),
+    ).toBe(true);
     const bystander = page.locator('article.answer:not(.involved)').first();
     expect(await bystander.evaluate((card) => getComputedStyle(card).outlineStyle)).toBe('none');
     await context!.close();
@@ -249,13 +277,21 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
       await page.goto(`${server.origin}${pagePath}`);
       const top = await page.locator('h1').evaluate((h1) => h1.getBoundingClientRect().top);
       expect(top, pagePath).toBeLessThan(200);
-      const rows = await page.getByRole('navigation', { name: 'Main' }).locator('li').evaluateAll((items) => new Set(items.map((item) => Math.round(item.getBoundingClientRect().top))).size);
+      const rows = await page
+        .getByRole('navigation', { name: 'Main' })
+        .locator('li')
+        .evaluateAll((items) => new Set(items.map((item) => Math.round(item.getBoundingClientRect().top))).size);
       expect(rows, pagePath).toBe(1);
     }
     // The home page names the demonstration once, not twice.
     await page.goto(`${server.origin}/`);
     expect(await page.locator('.demo-banner').count()).toBe(0);
-    expect(await page.locator('main').getByText(/fictional/i).count()).toBe(1);
+    expect(
+      await page
+        .locator('main')
+        .getByText(/fictional/i)
+        .count(),
+    ).toBe(1);
     await screenshot(page, 'reading-home-375');
   });
 
@@ -265,7 +301,12 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     const order = await page.evaluate(() => {
       const all = [...document.querySelectorAll('*')];
       const at = (selector: string) => all.indexOf(document.querySelector(selector)!);
-      return { promise: at('.promise'), featured: at('.featured'), counts: at('#counts'), clients: all.findIndex((node) => node.tagName === 'H2' && /AI clients/.test(node.textContent ?? '')) };
+      return {
+        promise: at('.promise'),
+        featured: at('.featured'),
+        counts: at('#counts'),
+        clients: all.findIndex((node) => node.tagName === 'H2' && /AI clients/.test(node.textContent ?? '')),
+      };
     });
     expect(order.promise).toBeLessThan(order.featured);
     expect(order.featured).toBeLessThan(order.counts);
@@ -282,16 +323,28 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     await page.goto(`${server.origin}/atlas/${richRecord().id}/`);
     await page.evaluate(() => document.fonts.ready);
     expect(await page.evaluate(() => document.fonts.check('16px "Source Serif 4 Variable"'))).toBe(true);
-    const fonts = await page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).filter((name) => name.endsWith('.woff2')));
+    const fonts = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((entry) => entry.name)
+        .filter((name) => name.endsWith('.woff2')),
+    );
     expect(fonts.length).toBeGreaterThan(0);
     for (const font of fonts) expect(font.startsWith(`${server.origin}/_astro/`), font).toBe(true);
     const answer = page.locator('article.answer pre.verbatim').first();
-    const style = await answer.evaluate((pre) => ({ family: getComputedStyle(pre).fontFamily, size: parseFloat(getComputedStyle(pre).fontSize), width: pre.getBoundingClientRect().width }));
+    const style = await answer.evaluate((pre) => ({
+      family: getComputedStyle(pre).fontFamily,
+      size: parseFloat(getComputedStyle(pre).fontSize),
+      width: pre.getBoundingClientRect().width,
+    }));
     expect(style.family).toContain('Source Serif 4');
     expect(style.size).toBeGreaterThanOrEqual(16);
     expect(style.size).toBeLessThanOrEqual(20);
     // At most ~75 characters a line in the synthesis.
-    const measure = await page.locator('.synthesis .prose p').first().evaluate((p) => p.getBoundingClientRect().width / (parseFloat(getComputedStyle(p).fontSize) * 0.5));
+    const measure = await page
+      .locator('.synthesis .prose p')
+      .first()
+      .evaluate((p) => p.getBoundingClientRect().width / (parseFloat(getComputedStyle(p).fontSize) * 0.5));
     expect(measure).toBeLessThanOrEqual(80);
   });
 
@@ -317,7 +370,11 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
     const record = richRecord();
     const html = await (await fetch(`${server.origin}/atlas/${record.id}/`)).text();
     const meta = (name: string) => new RegExp(`<meta (?:property|name)="${name}" content="([^"]*)"`).exec(html)?.[1];
-    const decode = (text: string | undefined) => text?.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    const decode = (text: string | undefined) =>
+      text
+        ?.replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&');
     expect(decode(meta('og:title'))).toBe(record.question);
     expect(decode(meta('twitter:title'))).toBe(record.question);
     for (const voice of record.contributors) expect(meta('og:description')).toContain(voice);
@@ -337,7 +394,9 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
   });
 
   it('shows the certification evidence a record carries in its side panel', async () => {
-    const record = corpus.divergences.find((candidate) => candidate.certification.dri !== undefined && candidate.certification.split_persistence !== undefined)!;
+    const record = corpus.divergences.find(
+      (candidate) => candidate.certification.dri !== undefined && candidate.certification.split_persistence !== undefined,
+    )!;
     expect(record).toBeDefined();
     await open();
     await page.goto(`${server.origin}/atlas/${record.id}/`);
@@ -350,12 +409,18 @@ describe.skipIf(!chromiumAvailable)('the site as a reading product', () => {
   it('has no serious or critical axe violations on the reading pages, at 375 and 1280 px, light and dark', async () => {
     const axe = readFileSync(path.join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
     const paths = ['/', '/atlas/', `/atlas/${richRecord().id}/`, '/atlas/voice/kestrel/', '/graph/', `/graph/${corpus.graph.nodes[0]!.id}/`];
-    for (const [width, colorScheme] of [[375, 'light'], [1280, 'light'], [1280, 'dark']] as const) {
+    for (const [width, colorScheme] of [
+      [375, 'light'],
+      [1280, 'light'],
+      [1280, 'dark'],
+    ] as const) {
       await open({ width, colorScheme });
       for (const pagePath of paths) {
         await page.goto(`${server.origin}${pagePath}`);
         await page.addScriptTag({ content: axe });
-        const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+        const violations = (await page.evaluate(
+          `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`,
+        )) as string[];
         expect(violations, `${pagePath} at ${width} px, ${colorScheme}`).toEqual([]);
       }
       await context!.close();

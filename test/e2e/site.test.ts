@@ -16,17 +16,7 @@ import { createPanel } from '../../providers/chat.ts';
 import { createSqliteStore } from '../../storage/sqlite-store.ts';
 import { REPO_ROOT } from '../../core/paths.ts';
 import { buildApp } from '../../devkit/app.ts';
-import {
-  buildSite,
-  chromiumAvailable,
-  launchBrowser,
-  listen,
-  lowContrast,
-  screenshot,
-  SKIP_MESSAGE,
-  watchPage,
-  type Listening,
-} from '../helpers/browser.ts';
+import { buildSite, chromiumAvailable, launchBrowser, listen, lowContrast, screenshot, SKIP_MESSAGE, watchPage, type Listening } from '../helpers/browser.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../../devkit/fake-openai.ts';
 import { DEFAULT_SYNTHESIS, INGEST_SECRET, scriptDefaults, testPanelConfig } from '../../devkit/live.ts';
 import { groupByQuestion } from '../../src/lib/atlas-groups.ts';
@@ -94,7 +84,9 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
   /** The Atlas lists one entry per question (its newest record's id); an entry shows when one of its records matches. */
   const ids = (records: DivergenceFull[]) => {
     const wanted = new Set(records.map((record) => record.id));
-    return groupByQuestion(corpus.divergences).filter((entry) => entry.members.some((record) => wanted.has(record.id))).map((entry) => entry.latest.id);
+    return groupByQuestion(corpus.divergences)
+      .filter((entry) => entry.members.some((record) => wanted.has(record.id)))
+      .map((entry) => entry.latest.id);
   };
 
   it('filters the Atlas in place by tier, freshness and search', async () => {
@@ -203,7 +195,10 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
 
   it('plays a track and counts the play once per page view', async () => {
     const track = corpus.audio.tracks.find((candidate) => candidate.stream_url)!;
-    const plays = async () => ((await (await fetch(`${live.origin}/api/play`)).json()) as { tracks: { slug: string; plays: number }[] }).tracks.find((entry) => entry.slug === track.slug)!.plays;
+    const plays = async () =>
+      ((await (await fetch(`${live.origin}/api/play`)).json()) as { tracks: { slug: string; plays: number }[] }).tracks.find(
+        (entry) => entry.slug === track.slug,
+      )!.plays;
     expect(await plays()).toBe(0);
     await open(live.origin);
     const posts: string[] = [];
@@ -241,7 +236,9 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
       audio.preload = 'auto';
       audio.load();
     });
-    await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.readyState >= 1 && Number.isFinite(audio.duration)), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => player.evaluate((audio: HTMLAudioElement) => audio.readyState >= 1 && Number.isFinite(audio.duration)), { timeout: 10_000 })
+      .toBe(true);
     const target = await player.evaluate(async (audio: HTMLAudioElement) => {
       const to = Math.max(0, audio.duration - 2);
       const seeked = new Promise((resolve) => audio.addEventListener('seeked', resolve, { once: true }));
@@ -251,10 +248,17 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
       return to;
     });
     await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.currentTime), { timeout: 10_000 }).toBeGreaterThan(target);
-    expect(await player.evaluate((audio: HTMLAudioElement) => audio.seekable.length > 0 && audio.seekable.start(0) === 0 && audio.seekable.end(0) >= audio.duration - 0.1)).toBe(true);
+    expect(
+      await player.evaluate(
+        (audio: HTMLAudioElement) => audio.seekable.length > 0 && audio.seekable.start(0) === 0 && audio.seekable.end(0) >= audio.duration - 0.1,
+      ),
+    ).toBe(true);
     await player.evaluate((audio: HTMLAudioElement) => audio.pause());
     expect(statuses.length).toBeGreaterThan(0);
-    expect(statuses.every((status) => status === 206), `media responses: ${statuses.join(', ')}`).toBe(true);
+    expect(
+      statuses.every((status) => status === 206),
+      `media responses: ${statuses.join(', ')}`,
+    ).toBe(true);
   });
 
   it('runs a fast-path question on the ask page and shows records, with no deliberation offered without a panel', async () => {
@@ -317,7 +321,10 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
       `event: stage\ndata: ${JSON.stringify({ stage: 'voice', name: 'Birch', model_id: 'birch-live', status: 'failed', failure: 'timeout', message: 'timed out' })}\n\n`,
       `event: error\ndata: ${JSON.stringify({ status: 502, error: { code: 'PROVIDER_FAILED', message: 'every panel model timed out' } })}\n\n`,
     ].join('');
-    await page.route((url) => url.pathname === '/api/query', (route) => (route.request().method() === 'POST' ? route.fulfill({ status: 200, contentType: 'text/event-stream', body: events }) : route.fallback()));
+    await page.route(
+      (url) => url.pathname === '/api/query',
+      (route) => (route.request().method() === 'POST' ? route.fulfill({ status: 200, contentType: 'text/event-stream', body: events }) : route.fallback()),
+    );
     await page.goto(`${live.origin}/ask/`);
     const deliberate = page.getByRole('button', { name: 'Deliberate' });
     await expect.poll(() => deliberate.isVisible()).toBe(true);
@@ -386,9 +393,13 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
           expect(await page.locator('h1').count(), pagePath).toBe(1);
           for (const role of ['banner', 'main', 'contentinfo'] as const) expect(await page.getByRole(role).count(), `${pagePath} ${role}`).toBe(1);
           expect(await page.getByRole('navigation', { name: 'Main' }).count(), pagePath).toBe(1);
-          const unlabelled = await page.locator('input:not([type="hidden"]), select, textarea').evaluateAll((controls) =>
-            controls.filter((control) => !(control as HTMLInputElement).labels?.length && !control.getAttribute('aria-label')).map((control) => control.id || control.outerHTML),
-          );
+          const unlabelled = await page
+            .locator('input:not([type="hidden"]), select, textarea')
+            .evaluateAll((controls) =>
+              controls
+                .filter((control) => !(control as HTMLInputElement).labels?.length && !control.getAttribute('aria-label'))
+                .map((control) => control.id || control.outerHTML),
+            );
           expect(unlabelled, pagePath).toEqual([]);
           for (const type of ['application/json', 'text/markdown']) {
             const href = await page.locator(`link[rel="alternate"][type="${type}"]`).getAttribute('href');
@@ -399,8 +410,15 @@ describe.skipIf(!chromiumAvailable)('the site in Chromium', () => {
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
           expect(overflow, `${pagePath} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
           expect(await lowContrast(page), `${pagePath} contrast`).toEqual([]);
-          const scriptBytes = await page.evaluate(() => [...document.scripts].reduce((sum, script) => sum + (script.src ? 0 : new Blob([script.textContent ?? '']).size), 0));
-          const externalScripts = await page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => (entry as PerformanceResourceTiming).initiatorType === 'script').reduce((sum, entry) => sum + (entry as PerformanceResourceTiming).transferSize, 0));
+          const scriptBytes = await page.evaluate(() =>
+            [...document.scripts].reduce((sum, script) => sum + (script.src ? 0 : new Blob([script.textContent ?? '']).size), 0),
+          );
+          const externalScripts = await page.evaluate(() =>
+            performance
+              .getEntriesByType('resource')
+              .filter((entry) => (entry as PerformanceResourceTiming).initiatorType === 'script')
+              .reduce((sum, entry) => sum + (entry as PerformanceResourceTiming).transferSize, 0),
+          );
           expect(scriptBytes + externalScripts, `${pagePath} JavaScript bytes`).toBeLessThan(200 * 1024);
           await screenshot(page, `${name}-${width}`);
         }

@@ -13,7 +13,17 @@ import { trackedTensions } from '../../api/routes/tracked-tensions.ts';
 import type { TrackedTension } from '../../core/tension-identity.ts';
 import { REPO_ROOT } from '../../core/paths.ts';
 import { buildApp } from '../../devkit/app.ts';
-import { buildSite, chromiumAvailable, launchBrowser, listen, screenshot, SCREENSHOT_DIR, SKIP_MESSAGE, watchPage, type Listening } from '../helpers/browser.ts';
+import {
+  buildSite,
+  chromiumAvailable,
+  launchBrowser,
+  listen,
+  screenshot,
+  SCREENSHOT_DIR,
+  SKIP_MESSAGE,
+  watchPage,
+  type Listening,
+} from '../helpers/browser.ts';
 
 if (!chromiumAvailable) console.warn(SKIP_MESSAGE);
 
@@ -41,7 +51,11 @@ describe.skipIf(!chromiumAvailable)('the tension views', () => {
   });
 
   async function open(options: { javaScriptEnabled?: boolean; width?: number } = {}) {
-    context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, javaScriptEnabled: options.javaScriptEnabled ?? true, reducedMotion: 'reduce' });
+    context = await browser.newContext({
+      viewport: { width: options.width ?? 1280, height: 900 },
+      javaScriptEnabled: options.javaScriptEnabled ?? true,
+      reducedMotion: 'reduce',
+    });
     page = await context.newPage();
     problems = watchPage(page, server.origin);
     return page;
@@ -75,7 +89,12 @@ describe.skipIf(!chromiumAvailable)('the tension views', () => {
     const parts = await cards.first().evaluate((card) => [...card.children].map((child) => child.className || child.tagName.toLowerCase()));
     expect(parts.slice(0, 3)).toEqual(['h3', 'versus', 'tension-foot small']);
     expect(parts[3]).toMatch(/disposition/);
-    expect(await cards.first().locator('h3').evaluate((heading) => heading.tagName)).toBe('H3');
+    expect(
+      await cards
+        .first()
+        .locator('h3')
+        .evaluate((heading) => heading.tagName),
+    ).toBe('H3');
     await screenshot(page, 'tensions-1280');
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'tensions-1280-first-screen.png') });
     await page.setViewportSize({ width: 375, height: 800 });
@@ -155,7 +174,9 @@ describe.skipIf(!chromiumAvailable)('the tension views', () => {
       for (const pagePath of ['/tensions/', `/tensions/${featured().id}/`, '/tensions/open/']) {
         await page.goto(`${server.origin}${pagePath}`);
         await page.addScriptTag({ content: axe });
-        const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+        const violations = (await page.evaluate(
+          `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`,
+        )) as string[];
         expect(violations, `${pagePath} at ${width} px`).toEqual([]);
       }
       await context!.close();

@@ -39,7 +39,8 @@ const downConfig: FuzzConfig = {
   providerDown: true,
   ingestSecret: INGEST_SECRET,
   // Precise: 502 with a provider code, on an operation that documents it (MCP tools relay it inside a 200).
-  expected5xx: (status, code, operation) => status === 502 && code !== undefined && PROVIDER_502.has(code) && (operation.id === 'mcpPost' || Boolean(operation.codes.get(502)?.includes(code))),
+  expected5xx: (status, code, operation) =>
+    status === 502 && code !== undefined && PROVIDER_502.has(code) && (operation.id === 'mcpPost' || Boolean(operation.codes.get(502)?.includes(code))),
 };
 
 const OPERATION_IDS = documentedOperationIds();
@@ -80,7 +81,13 @@ beforeAll(async () => {
 
   const limited = createLiveApp(built.corpus, createSqliteStore(':memory:'), testPanelConfig(fake));
   services.push(limited.live);
-  limitedEnvironment = { app: limited.app, server: await listen(limited.app.listen(0, '127.0.0.1')), corpus: built.corpus, config: limitedConfig, internalPaths };
+  limitedEnvironment = {
+    app: limited.app,
+    server: await listen(limited.app.listen(0, '127.0.0.1')),
+    corpus: built.corpus,
+    config: limitedConfig,
+    internalPaths,
+  };
   ({ context: limitedContext } = await contextFor(limitedEnvironment));
 
   // Every model answers 500 at once (no retries in the test panel config): the 502 paths.
@@ -109,15 +116,25 @@ describe('the fuzzed operations are the documented ones', () => {
 
 describeOperations('live panel (fake provider)', OPERATION_IDS, () => ({ context, environment, operations, stats }));
 
-describeOperations('live panel, default rate limits', LIVE_OPERATIONS, () => ({ context: limitedContext, environment: limitedEnvironment, operations, stats: limitedStats }), {
-  runs: 100,
-  seeds: [SEEDS[0]],
-});
+describeOperations(
+  'live panel, default rate limits',
+  LIVE_OPERATIONS,
+  () => ({ context: limitedContext, environment: limitedEnvironment, operations, stats: limitedStats }),
+  {
+    runs: 100,
+    seeds: [SEEDS[0]],
+  },
+);
 
-describeOperations('live panel, every provider failing', [...LIVE_OPERATIONS, 'mcpPost'], () => ({ context: downContext, environment: downEnvironment, operations, stats: downStats }), {
-  runs: 100,
-  seeds: [SEEDS[1]],
-});
+describeOperations(
+  'live panel, every provider failing',
+  [...LIVE_OPERATIONS, 'mcpPost'],
+  () => ({ context: downContext, environment: downEnvironment, operations, stats: downStats }),
+  {
+    runs: 100,
+    seeds: [SEEDS[1]],
+  },
+);
 
 describe('coverage', () => {
   it('every operation reached a 2xx with the panel wired', () => {

@@ -18,7 +18,8 @@ const config: FuzzConfig = {
   name: 'no-panel',
   live: false,
   // Precise: a 503 with a no-panel code, on an operation that documents that code (MCP tools relay it inside a 200).
-  expected5xx: (status, code, operation) => status === 503 && code !== undefined && NO_PANEL_503.has(code) && (operation.id === 'mcpPost' || Boolean(operation.codes.get(503)?.includes(code))),
+  expected5xx: (status, code, operation) =>
+    status === 503 && code !== undefined && NO_PANEL_503.has(code) && (operation.id === 'mcpPost' || Boolean(operation.codes.get(503)?.includes(code))),
 };
 
 const OPERATION_IDS = documentedOperationIds();

@@ -85,10 +85,17 @@ for (const driver of drivers) {
       it('every write operation reached a 2xx, and hostile text reached the text rule (400 INVALID_TEXT), never a 5xx', () => {
         for (const id of WRITE_OPERATIONS) {
           const statuses = [...(stats.perOperation.get(id)?.statuses.keys() ?? [])];
-          expect(statuses.some((status) => status >= 200 && status < 300), `${id} reached a 2xx`).toBe(true);
-          expect(statuses.filter((status) => status >= 500), `${id} answered no 5xx`).toEqual([]);
+          expect(
+            statuses.some((status) => status >= 200 && status < 300),
+            `${id} reached a 2xx`,
+          ).toBe(true);
+          expect(
+            statuses.filter((status) => status >= 500),
+            `${id} answered no 5xx`,
+          ).toEqual([]);
         }
-        for (const id of ['contribute', 'store', 'queryPost']) expect(codes.get(id)?.get('INVALID_TEXT') ?? 0, `${id}: INVALID_TEXT answers`).toBeGreaterThan(0);
+        for (const id of ['contribute', 'store', 'queryPost'])
+          expect(codes.get(id)?.get('INVALID_TEXT') ?? 0, `${id}: INVALID_TEXT answers`).toBeGreaterThan(0);
       });
 
       it('the fuzz stored contributions and submitted jobs that it then polled', async () => {

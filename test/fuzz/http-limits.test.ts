@@ -58,7 +58,10 @@ function contractProblems(method: string, path: string, response: RawResponse): 
   }
   const problems = validator.validate(method, path, response.status, json ?? response.body, response.headers['content-type'], response.headers);
   if (response.status >= 400) {
-    if (!/json/.test(response.headers['content-type'] ?? '')) problems.push(`a ${response.status} with ${response.headers['content-type'] ?? 'no content type'} and body ${JSON.stringify(response.body.slice(0, 80))}, not the error envelope`);
+    if (!/json/.test(response.headers['content-type'] ?? ''))
+      problems.push(
+        `a ${response.status} with ${response.headers['content-type'] ?? 'no content type'} and body ${JSON.stringify(response.body.slice(0, 80))}, not the error envelope`,
+      );
     else problems.push(...envelopeProblems(json, response.status, catalogue));
   }
   if (/\n\s+at .+:\d+|\/work\/|node_modules/.test(response.body)) problems.push('the body leaks a stack trace or an internal path');
@@ -96,7 +99,10 @@ describe('oversized headers', () => {
   it.each([
     ['one 20 kB header', `X-Pad: ${'a'.repeat(20_000)}\r\n`],
     ['2500 small headers', Array.from({ length: 2500 }, (_, index) => `X-H${index}: v\r\n`).join('')],
-    ['a 20 kB Authorization header on POST /api/council', `Content-Type: application/json\r\nContent-Length: 2\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n`],
+    [
+      'a 20 kB Authorization header on POST /api/council',
+      `Content-Type: application/json\r\nContent-Length: 2\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n`,
+    ],
   ])('%s gets a documented answer', async (label, headers) => {
     const post = label.includes('POST');
     const response = await rawRequest(port, requestBytes(post ? 'POST' : 'GET', post ? '/api/council' : '/api/health', headers, post ? '{}' : ''));
@@ -110,7 +116,15 @@ describe('oversized headers', () => {
 describe('bodies over the limit whatever the framing', () => {
   it('a chunked 70 kB JSON body answers 413 PAYLOAD_TOO_LARGE', async () => {
     const big = JSON.stringify({ slug: 'a'.repeat(70_000) });
-    const response = await rawRequest(port, requestBytes('POST', '/api/play', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n', `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`));
+    const response = await rawRequest(
+      port,
+      requestBytes(
+        'POST',
+        '/api/play',
+        'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n',
+        `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`,
+      ),
+    );
     expect(response.status, describeRaw(response)).toBe(413);
     expect(contractProblems('POST', '/api/play', response)).toEqual([]);
   });
@@ -127,7 +141,10 @@ describe('requests Node refuses before the app (observed, reported)', () => {
     ['unknown method FOO', requestBytes('FOO', '/api/health')],
     ['NUL in a header value', requestBytes('GET', '/api/health', 'X-A: a\u0000b\r\n')],
     ['a header line without a colon', requestBytes('GET', '/api/health', 'garbage\r\n')],
-    ['Content-Length and Transfer-Encoding together', requestBytes('POST', '/api/play', 'Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n')],
+    [
+      'Content-Length and Transfer-Encoding together',
+      requestBytes('POST', '/api/play', 'Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n'),
+    ],
     ['a negative Content-Length', requestBytes('POST', '/api/play', 'Content-Type: application/json\r\nContent-Length: -1\r\n', '{}')],
     ['Expect: bogus', requestBytes('POST', '/api/play', 'Content-Type: application/json\r\nContent-Length: 2\r\nExpect: bogus\r\n', '{}')],
     ['a request target without a leading slash', requestBytes('GET', 'api/health')],
@@ -141,7 +158,9 @@ describe('requests Node refuses before the app (observed, reported)', () => {
 
   it('a POST announcing a 100 GB body and sending 2 bytes: what comes back within 1.5 s', async () => {
     const response = await rawRequest(port, requestBytes('POST', '/api/play', 'Content-Type: application/json\r\nContent-Length: 99999999999\r\n', '{}'), 1500);
-    observations.push(`POST /api/play announcing Content-Length 99999999999, sending 2 bytes → ${response.status === 0 ? 'no answer within 1.5 s' : describeRaw(response)}`);
+    observations.push(
+      `POST /api/play announcing Content-Length 99999999999, sending 2 bytes → ${response.status === 0 ? 'no answer within 1.5 s' : describeRaw(response)}`,
+    );
     expect(response.status).toBeLessThan(500);
   });
 });

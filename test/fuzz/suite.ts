@@ -66,7 +66,10 @@ export function corpusHints(corpus: Corpus): Record<string, readonly unknown[]> 
     'getRecordJson.id': [...workIds, ...divergenceIds],
     'getRecordMarkdown.id': [...workIds, ...divergenceIds],
     'getAudioTranscript.slug': slugs,
-    'getAudioFile.file': [...corpus.audio.tracks.flatMap((track) => (track.stream_url?.startsWith('/audio/') ? [track.stream_url.slice('/audio/'.length)] : [])), 'silence.wav'],
+    'getAudioFile.file': [
+      ...corpus.audio.tracks.flatMap((track) => (track.stream_url?.startsWith('/audio/') ? [track.stream_url.slice('/audio/'.length)] : [])),
+      'silence.wav',
+    ],
     slug: [...slugs, 'silence'],
     sources: [...workIds, ...divergenceIds],
     exclude_ids: [...workIds, ...divergenceIds],
@@ -119,7 +122,10 @@ export interface FuzzEnvironment {
 }
 
 export async function mcpTools(server: Server): Promise<McpTool[]> {
-  const response = await request(server).post('/api/mcp').set('Content-Type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+  const response = await request(server)
+    .post('/api/mcp')
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
   return (response.body.result.tools as { name: string; inputSchema: Json }[]).map((tool) => ({ name: tool.name, inputSchema: tool.inputSchema }));
 }
 
@@ -162,7 +168,15 @@ export function describeOperations(
             const { context, environment, operations, stats } = state();
             const operation = operations.find((candidate) => candidate.id === operationId);
             expect(operation, `${operationId} is in /openapi.json`).toBeDefined();
-            const findings = await fuzzOperation({ context, server: environment.server, operation: operation!, seed, numRuns: runs, stats, ...(environment.observe ? { observe: environment.observe } : {}) });
+            const findings = await fuzzOperation({
+              context,
+              server: environment.server,
+              operation: operation!,
+              seed,
+              numRuns: runs,
+              stats,
+              ...(environment.observe ? { observe: environment.observe } : {}),
+            });
             expect(findings.map(formatFinding).join('\n\n'), `${findings.length} distinct contract problems`).toBe('');
           });
         }

@@ -78,7 +78,8 @@ export function watchPage(page: Page, origin: string): string[] {
   const problems: string[] = [];
   page.on('console', (message: ConsoleMessage) => {
     // A browser showing a non-HTML answer (the API's JSON) asks for /favicon.ico on its own.
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) problems.push(`console error on ${page.url()}: ${message.text()} (${message.location().url})`);
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico'))
+      problems.push(`console error on ${page.url()}: ${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => problems.push(`uncaught exception on ${page.url()}: ${error.message}`));
   page.on('requestfailed', (request) => {

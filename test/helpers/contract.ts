@@ -18,12 +18,23 @@ export async function createContractChecker(app: Express): Promise<ContractCheck
     check(method, url, response) {
       const pathOnly = url.split('?')[0]!;
       const contentType = String(response.headers['content-type'] ?? '');
-      const problems = validator.validate(method, decodeURIComponent(pathOnly), response.status, contentType.includes('json') ? response.body : response.text, contentType);
+      const problems = validator.validate(
+        method,
+        decodeURIComponent(pathOnly),
+        response.status,
+        contentType.includes('json') ? response.body : response.text,
+        contentType,
+      );
       expect(problems, `${method} ${url} → ${response.status}`).toEqual([]);
       // The MCP endpoint answers protocol errors in JSON-RPC form, documented as such.
       const jsonRpc = (response.body as { jsonrpc?: unknown } | undefined)?.jsonrpc === '2.0';
       if (response.status >= 400 && contentType.includes('json') && !jsonRpc) {
-        expect(response.body.error).toMatchObject({ code: expect.any(String), message: expect.any(String), agent_action: expect.any(String), retryable: expect.any(Boolean) });
+        expect(response.body.error).toMatchObject({
+          code: expect.any(String),
+          message: expect.any(String),
+          agent_action: expect.any(String),
+          retryable: expect.any(Boolean),
+        });
       }
       expect(response.text ?? '').not.toMatch(/\n\s+at .+\.(ts|js):\d+/);
     },

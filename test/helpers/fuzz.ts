@@ -76,7 +76,10 @@ export function percentEncode(text: string, plusForSpace = false): string {
 
 /** JSON text whose escaped lone surrogates (\ud800) are turned back into raw code units, for a WTF-8 body. */
 function unescapeLoneSurrogates(json: string): string {
-  return json.replace(/(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})/gi, (_match, slashes: string, hex: string) => slashes + String.fromCharCode(parseInt(hex, 16)));
+  return json.replace(
+    /(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})/gi,
+    (_match, slashes: string, hex: string) => slashes + String.fromCharCode(parseInt(hex, 16)),
+  );
 }
 
 export type BodyEncoding = 'json' | 'wtf8' | 'pretty' | 'bom';
@@ -100,18 +103,98 @@ export function encodeJson(value: unknown, encoding: BodyEncoding): Buffer {
 
 /** Building blocks of hostile text: NUL and controls, lone surrogates, bidi overrides, zero-width, combining marks, emoji, case-folding traps, injection-looking text. */
 export const HOSTILE_ATOMS: readonly string[] = [
-  '\u0000', 'a\u0000b', '\u0001', '\u001b[2J', '\u007f', '\u0085',
-  '\ud800', '\udbff', '\udc00', '\udfff', 'x\ud83d', '\ude00y',
-  '\u202e', '\u202d', '\u2066', '\u200f', '\u061c', 'abc\u202edcba',
-  '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u180e',
-  '\u0301', 'e\u0301\u0302\u0303\u0304', 'Z\u0351\u0352\u0357\u035b\u0300\u0301\u0316\u0317',
-  '\u2028', '\u2029', '\r\n', '\n', '\t', '\u000b', '\u000c',
-  '😀', '👩‍👩‍👧‍👦', '🏳️‍🌈', '🇺🇳', '𝕏𝔂𝕫', '\u{10ffff}', '\u{e0001}',
-  '\uffff', '\ufffe', '\ufffd', 'İ', 'ß', 'ﬃ', 'ǅ', 'ﷺ', 'Ξ', '∅', 'Δ', '∞',
-  '\u0e01\u0e34\u0e4a', 'عربى', 'עברית', '中文', '한국어',
-  '<script>alert(1)</script>', '"', "'", '\\', '`', '${process.env.HOME}', '{{constructor.constructor}}',
-  '%00', '%ED%A0%80', '%', '%%', '+', '&', '=', '#', '?', '/', ';', ',', '..', '../../../../etc/passwd', '..\\..\\boot.ini',
-  "' OR '1'='1", '__proto__', 'constructor', 'NaN', 'null', 'undefined', 'true', '[]', '{}', ' ', '   ',
+  '\u0000',
+  'a\u0000b',
+  '\u0001',
+  '\u001b[2J',
+  '\u007f',
+  '\u0085',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  'x\ud83d',
+  '\ude00y',
+  '\u202e',
+  '\u202d',
+  '\u2066',
+  '\u200f',
+  '\u061c',
+  'abc\u202edcba',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u00ad',
+  '\u180e',
+  '\u0301',
+  'e\u0301\u0302\u0303\u0304',
+  'Z\u0351\u0352\u0357\u035b\u0300\u0301\u0316\u0317',
+  '\u2028',
+  '\u2029',
+  '\r\n',
+  '\n',
+  '\t',
+  '\u000b',
+  '\u000c',
+  '😀',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  '🇺🇳',
+  '𝕏𝔂𝕫',
+  '\u{10ffff}',
+  '\u{e0001}',
+  '\uffff',
+  '\ufffe',
+  '\ufffd',
+  'İ',
+  'ß',
+  'ﬃ',
+  'ǅ',
+  'ﷺ',
+  'Ξ',
+  '∅',
+  'Δ',
+  '∞',
+  '\u0e01\u0e34\u0e4a',
+  'عربى',
+  'עברית',
+  '中文',
+  '한국어',
+  '<script>alert(1)</script>',
+  '"',
+  "'",
+  '\\',
+  '`',
+  '${process.env.HOME}',
+  '{{constructor.constructor}}',
+  '%00',
+  '%ED%A0%80',
+  '%',
+  '%%',
+  '+',
+  '&',
+  '=',
+  '#',
+  '?',
+  '/',
+  ';',
+  ',',
+  '..',
+  '../../../../etc/passwd',
+  '..\\..\\boot.ini',
+  "' OR '1'='1",
+  '__proto__',
+  'constructor',
+  'NaN',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  ' ',
+  '   ',
 ];
 
 function truncateUnits(text: string, maxUnits: number): string {
@@ -185,7 +268,8 @@ export function operationsOf(document: Json): Operation[] {
         if (Array.isArray(response['x-error-codes'])) codes.set(Number(status), response['x-error-codes'] as string[]);
       }
       const requestBody = operation.requestBody as Json | undefined;
-      const bodySchema = requestBody && isObject(requestBody.content) ? ((requestBody.content as Json)['application/json'] as Json | undefined)?.schema : undefined;
+      const bodySchema =
+        requestBody && isObject(requestBody.content) ? ((requestBody.content as Json)['application/json'] as Json | undefined)?.schema : undefined;
       out.push({
         id: String(operation.operationId),
         method: method.toUpperCase() as Operation['method'],
@@ -296,14 +380,13 @@ function stringValue(schema: Json, hints: readonly unknown[], mode: Mode): fc.Ar
     return mode === 'clean' ? clean : fc.oneof(clean, hostileString(Math.min(max, 80)));
   }
   const hinted = hints.filter((value): value is string => typeof value === 'string' && fits(value));
-  const cleanOptions: fc.WeightedArbitrary<string>[] = [{ weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: Math.max(min, 1), maxLength: Math.min(max, 30) }) }];
+  const cleanOptions: fc.WeightedArbitrary<string>[] = [
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: Math.max(min, 1), maxLength: Math.min(max, 30) }) },
+  ];
   if (hinted.length > 0) cleanOptions.push({ weight: 6, arbitrary: fc.constantFrom(...hinted) });
   const clean = fc.oneof(...cleanOptions).filter(fits);
   if (mode === 'clean') return clean;
-  return fc.oneof(
-    { weight: 2, arbitrary: hostileString(Math.min(max, 80)) },
-    { weight: 2, arbitrary: spliceHostile(clean, max) },
-  ).filter(fits);
+  return fc.oneof({ weight: 2, arbitrary: hostileString(Math.min(max, 80)) }, { weight: 2, arbitrary: spliceHostile(clean, max) }).filter(fits);
 }
 
 /** A value the schema accepts (in `hostile` mode its strings carry hostile unicode, still within the length limits). */
@@ -321,7 +404,9 @@ export function validValue(context: FuzzContext, operation: string, name: string
       const min = typeof resolved.minimum === 'number' ? resolved.minimum : -1000;
       const max = typeof resolved.maximum === 'number' ? resolved.maximum : 1000;
       const hinted = hints.filter((value): value is number => typeof value === 'number' && value >= min && value <= max);
-      return hinted.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...hinted) }, { weight: 1, arbitrary: fc.integer({ min, max }) }) : fc.integer({ min, max });
+      return hinted.length > 0
+        ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...hinted) }, { weight: 1, arbitrary: fc.integer({ min, max }) })
+        : fc.integer({ min, max });
     }
     case 'number':
       return fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 });
@@ -377,16 +462,58 @@ function mistypedParameter(context: FuzzContext, parameter: Parameter): fc.Arbit
   const common = ['', ' ', ',', 'null', 'undefined', '[]', '{}', '\u0000', '%'];
   if (type === 'integer') {
     const max = typeof schema.maximum === 'number' ? schema.maximum : 100;
-    return fc.constantFrom(...common, 'abc', '1.5', '-1', '0', '1e2', '0x10', ' 3', '3 ', '+3', '٣', '３', '99999999999999999999999', 'NaN', 'Infinity', '3abc', String(max + 1), '007', '1,2');
+    return fc.constantFrom(
+      ...common,
+      'abc',
+      '1.5',
+      '-1',
+      '0',
+      '1e2',
+      '0x10',
+      ' 3',
+      '3 ',
+      '+3',
+      '٣',
+      '３',
+      '99999999999999999999999',
+      'NaN',
+      'Infinity',
+      '3abc',
+      String(max + 1),
+      '007',
+      '1,2',
+    );
   }
   if (type === 'array') {
     const items = resolve(context, (schema.items as Json) ?? {});
     const first = Array.isArray(items.enum) ? String(items.enum[0]) : 'x';
-    return fc.constantFrom(...common, 'everything', `${first},,`, first.toUpperCase(), `${first},bogus`, ` ${first} `, `${first};${first}`, `${first}%2C${first}`);
+    return fc.constantFrom(
+      ...common,
+      'everything',
+      `${first},,`,
+      first.toUpperCase(),
+      `${first},bogus`,
+      ` ${first} `,
+      `${first};${first}`,
+      `${first}%2C${first}`,
+    );
   }
   if (Array.isArray(schema.enum)) {
     const first = String(schema.enum[0]);
-    return fc.constantFrom(...common, 'bogus', first.toUpperCase(), first.toLowerCase(), ` ${first} `, `${first},${first}`, `${first}\u200b`, `${first}\u0000`, 'yes', 'on', '2', '-1');
+    return fc.constantFrom(
+      ...common,
+      'bogus',
+      first.toUpperCase(),
+      first.toLowerCase(),
+      ` ${first} `,
+      `${first},${first}`,
+      `${first}\u200b`,
+      `${first}\u0000`,
+      'yes',
+      'on',
+      '2',
+      '-1',
+    );
   }
   return fc.constantFrom(...common, 'x', '\t', '\u200b', '\u202e');
 }
@@ -479,7 +606,12 @@ function validParams(context: FuzzContext, operation: Operation, mode: Mode): fc
   if (presets.length === 0) return generated;
   return fc.oneof(
     { weight: 2, arbitrary: generated },
-    { weight: 3, arbitrary: fc.tuple(generated, fc.constantFrom(...presets)).map(([base, preset]) => ({ ...base, query: { ...requiredOnly(base.query, operation), ...preset } })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(generated, fc.constantFrom(...presets))
+        .map(([base, preset]) => ({ ...base, query: { ...requiredOnly(base.query, operation), ...preset } })),
+    },
   );
 }
 
@@ -497,7 +629,10 @@ function validBody(context: FuzzContext, operation: Operation, mode: Mode): fc.A
   const generated = validValue(context, operation.id, '(body)', operation.body!.schema, mode);
   const presets = bodyPresets(context, operation);
   if (presets.length === 0) return generated;
-  return fc.oneof({ weight: 2, arbitrary: generated }, { weight: 1, arbitrary: fc.tuple(generated, fc.constantFrom(...presets)).map(([base, preset]) => ({ ...(base as Json), ...preset })) });
+  return fc.oneof(
+    { weight: 2, arbitrary: generated },
+    { weight: 1, arbitrary: fc.tuple(generated, fc.constantFrom(...presets)).map(([base, preset]) => ({ ...(base as Json), ...preset })) },
+  );
 }
 
 const JSON_TYPE = ['Content-Type', 'application/json'] as [string, string];
@@ -522,8 +657,25 @@ export function isSendableHeader(value: string): boolean {
   return true;
 }
 
-function jsonCase(operation: Operation, category: Category, base: ReturnType<typeof requestBase>, body: unknown, encoding: BodyEncoding, note: string, expect?: Expectation): FuzzCase {
-  return { operation: operation.id, category, method: operation.method, ...base, headers: [JSON_TYPE, ...base.headers], body: encodeJson(body, encoding), note, ...(expect ? { expect } : {}) };
+function jsonCase(
+  operation: Operation,
+  category: Category,
+  base: ReturnType<typeof requestBase>,
+  body: unknown,
+  encoding: BodyEncoding,
+  note: string,
+  expect?: Expectation,
+): FuzzCase {
+  return {
+    operation: operation.id,
+    category,
+    method: operation.method,
+    ...base,
+    headers: [JSON_TYPE, ...base.headers],
+    body: encodeJson(body, encoding),
+    note,
+    ...(expect ? { expect } : {}),
+  };
 }
 
 const encodings = fc.constantFrom<BodyEncoding>('json', 'json', 'wtf8', 'pretty', 'bom');
@@ -532,22 +684,37 @@ const encodings = fc.constantFrom<BodyEncoding>('json', 'json', 'wtf8', 'pretty'
 export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Arbitrary<FuzzCase> {
   const options: fc.WeightedArbitrary<FuzzCase>[] = [];
   // fast-check wants integer weights; the ones below are in quarters.
-  const add = (weight: number, arbitrary: fc.Arbitrary<FuzzCase>) => options.push({ weight: Math.round(weight * 4), arbitrary: securedCase(context, operation, arbitrary) });
+  const add = (weight: number, arbitrary: fc.Arbitrary<FuzzCase>) =>
+    options.push({ weight: Math.round(weight * 4), arbitrary: securedCase(context, operation, arbitrary) });
   const plus = fc.boolean();
   const isPost = operation.method === 'POST';
   const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
   const documents = (code: string) => [...operation.codes.values()].some((codes) => codes.includes(code));
 
   const simple = (category: Category, mode: Mode, note: string) =>
-    fc.tuple(validParams(context, operation, mode), plus, isPost ? validBody(context, operation, mode) : fc.constant(undefined), encodings).map(([params, usePlus, body, encoding]): FuzzCase => {
-      const base = requestBase(operation, params, usePlus);
-      if (isPost) return jsonCase(operation, category, base, body, category === 'hostile' ? encoding : 'json', `${note}${category === 'hostile' ? ` (${encoding} body)` : ''}`);
-      return { operation: operation.id, category, method: operation.method, ...base, note };
-    });
+    fc
+      .tuple(validParams(context, operation, mode), plus, isPost ? validBody(context, operation, mode) : fc.constant(undefined), encodings)
+      .map(([params, usePlus, body, encoding]): FuzzCase => {
+        const base = requestBase(operation, params, usePlus);
+        if (isPost)
+          return jsonCase(
+            operation,
+            category,
+            base,
+            body,
+            category === 'hostile' ? encoding : 'json',
+            `${note}${category === 'hostile' ? ` (${encoding} body)` : ''}`,
+          );
+        return { operation: operation.id, category, method: operation.method, ...base, note };
+      });
 
   add(5, simple('valid', 'clean', 'valid per the document'));
   add(4, simple('hostile', 'hostile', 'valid shape, hostile unicode in every string'));
-  if (operation.method === 'GET') add(0.75, simple('head', 'clean', 'HEAD of a valid GET').map((fuzzCase) => ({ ...fuzzCase, method: 'HEAD' })));
+  if (operation.method === 'GET')
+    add(
+      0.75,
+      simple('head', 'clean', 'HEAD of a valid GET').map((fuzzCase) => ({ ...fuzzCase, method: 'HEAD' })),
+    );
 
   // Wrong methods: 405 with Allow for every method the path does not document.
   const wrongMethods = ['PUT', 'DELETE', 'PATCH', 'TRACE', 'PROPFIND', 'PURGE', 'LOCK', 'GET', 'POST', 'HEAD'].filter(
@@ -576,7 +743,11 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
       category: 'preflight',
       method: 'OPTIONS',
       ...requestBase(operation, params, false),
-      headers: [['Origin', 'https://agent.example'], ['Access-Control-Request-Method', requested], ['Access-Control-Request-Headers', 'content-type, authorization']],
+      headers: [
+        ['Origin', 'https://agent.example'],
+        ['Access-Control-Request-Method', requested],
+        ['Access-Control-Request-Headers', 'content-type, authorization'],
+      ],
       note: 'CORS preflight',
       expect: { statuses: [204], why: 'every path answers an OPTIONS preflight with 204' },
     })),
@@ -586,32 +757,53 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
   const pathParameter = operation.parameters.find((parameter) => parameter.in === 'path');
   add(
     1,
-    fc.tuple(validParams(context, operation, 'clean'), fc.integer({ min: MAX_URL_BYTES + 1, max: 15_000 }), fc.constantFrom('a', '%ED%A0%80', '%E2%80%AE', '%00', '%C3%A9'), fc.boolean()).map(([params, target, unit, onPath]): FuzzCase => {
-      const base = requestBase(operation, params, false);
-      const room = (used: number) => Math.max(1, Math.ceil((target - used) / unit.length));
-      const name = queryParameters[0]?.name ?? 'pad';
-      const rest = base.query.filter(([key]) => key !== name);
-      const padded =
-        onPath && pathParameter
-          ? { ...base, path: operation.template.replace(/\{[^}]+\}/g, () => unit.repeat(room(Buffer.byteLength(buildUrl(operation.template.replace(/\{[^}]+\}/g, ''), base.query))))) }
-          : { ...base, query: [[name, unit.repeat(room(Buffer.byteLength(buildUrl(base.path, rest)) + name.length + 2))], ...rest] as [string, string | undefined][] };
-      return {
-        operation: operation.id,
-        category: 'url-too-long',
-        method: operation.method,
-        ...padded,
-        ...(isPost ? { headers: [JSON_TYPE, ...padded.headers], body: Buffer.from('{}') } : {}),
-        note: `URL padded past ${MAX_URL_BYTES} bytes with ${unit} ${onPath && pathParameter ? 'in the path' : 'in the query'}`,
-        expect: { statuses: [414], codes: ['URI_TOO_LONG'], why: `URLs over ${MAX_URL_BYTES} bytes answer 414` },
-      };
-    }),
+    fc
+      .tuple(
+        validParams(context, operation, 'clean'),
+        fc.integer({ min: MAX_URL_BYTES + 1, max: 15_000 }),
+        fc.constantFrom('a', '%ED%A0%80', '%E2%80%AE', '%00', '%C3%A9'),
+        fc.boolean(),
+      )
+      .map(([params, target, unit, onPath]): FuzzCase => {
+        const base = requestBase(operation, params, false);
+        const room = (used: number) => Math.max(1, Math.ceil((target - used) / unit.length));
+        const name = queryParameters[0]?.name ?? 'pad';
+        const rest = base.query.filter(([key]) => key !== name);
+        const padded =
+          onPath && pathParameter
+            ? {
+                ...base,
+                path: operation.template.replace(/\{[^}]+\}/g, () =>
+                  unit.repeat(room(Buffer.byteLength(buildUrl(operation.template.replace(/\{[^}]+\}/g, ''), base.query)))),
+                ),
+              }
+            : {
+                ...base,
+                query: [[name, unit.repeat(room(Buffer.byteLength(buildUrl(base.path, rest)) + name.length + 2))], ...rest] as [string, string | undefined][],
+              };
+        return {
+          operation: operation.id,
+          category: 'url-too-long',
+          method: operation.method,
+          ...padded,
+          ...(isPost ? { headers: [JSON_TYPE, ...padded.headers], body: Buffer.from('{}') } : {}),
+          note: `URL padded past ${MAX_URL_BYTES} bytes with ${unit} ${onPath && pathParameter ? 'in the path' : 'in the query'}`,
+          expect: { statuses: [414], codes: ['URI_TOO_LONG'], why: `URLs over ${MAX_URL_BYTES} bytes answer 414` },
+        };
+      }),
   );
 
   // Unknown and repeated parameters, case variants of names.
   add(
     1.5,
-    fc.tuple(validParams(context, operation, 'clean'), fc.constantFrom('verbose', 'foo', '__proto__', 'constructor', 'q[]', 'Q', 'q ', 'callback', 'debug', '', 'a\u0000b', '\u202eq', 'ID', 'sort'), fc.constantFrom('1', '', 'x', '\u0000'), fc.boolean()).map(
-      ([params, name, value, bare]): FuzzCase => {
+    fc
+      .tuple(
+        validParams(context, operation, 'clean'),
+        fc.constantFrom('verbose', 'foo', '__proto__', 'constructor', 'q[]', 'Q', 'q ', 'callback', 'debug', '', 'a\u0000b', '\u202eq', 'ID', 'sort'),
+        fc.constantFrom('1', '', 'x', '\u0000'),
+        fc.boolean(),
+      )
+      .map(([params, name, value, bare]): FuzzCase => {
         const base = requestBase(operation, params, false);
         const known = operation.parameters.some((parameter) => parameter.name === name);
         const pair: [string, string | undefined] = [percentEncode(name), bare ? undefined : percentEncode(value)];
@@ -626,28 +818,29 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
           note: `unknown query parameter ${JSON.stringify(name)}`,
           ...(rejects ? { expect: { statuses: [400], codes: ['UNKNOWN_PARAMETER'], why: 'unknown parameters are rejected on this path' } } : {}),
         };
-      },
-    ),
+      }),
   );
   if (queryParameters.length > 0) {
     add(
       1,
-      fc.tuple(validParams(context, operation, 'clean'), fc.constantFrom(...queryParameters), fc.boolean(), mistypedParameter(context, queryParameters[0]!)).map(([params, parameter, same, other]): FuzzCase => {
-        const base = requestBase(operation, params, false);
-        const existing = base.query.find(([name]) => name === percentEncode(parameter.name));
-        const value = existing?.[1] ?? percentEncode('x');
-        const query: [string, string | undefined][] = [...base.query, [percentEncode(parameter.name), same ? value : percentEncode(other)]];
-        if (!existing) query.push([percentEncode(parameter.name), value]);
-        return {
-          operation: operation.id,
-          category: 'repeated',
-          method: operation.method,
-          ...base,
-          query,
-          note: `parameter ${parameter.name} repeated`,
-          ...(documents('PARAM_REPEATED') ? { expect: { statuses: [400], why: 'a repeated parameter is rejected', orUnavailable: true } } : {}),
-        };
-      }),
+      fc
+        .tuple(validParams(context, operation, 'clean'), fc.constantFrom(...queryParameters), fc.boolean(), mistypedParameter(context, queryParameters[0]!))
+        .map(([params, parameter, same, other]): FuzzCase => {
+          const base = requestBase(operation, params, false);
+          const existing = base.query.find(([name]) => name === percentEncode(parameter.name));
+          const value = existing?.[1] ?? percentEncode('x');
+          const query: [string, string | undefined][] = [...base.query, [percentEncode(parameter.name), same ? value : percentEncode(other)]];
+          if (!existing) query.push([percentEncode(parameter.name), value]);
+          return {
+            operation: operation.id,
+            category: 'repeated',
+            method: operation.method,
+            ...base,
+            query,
+            note: `parameter ${parameter.name} repeated`,
+            ...(documents('PARAM_REPEATED') ? { expect: { statuses: [400], why: 'a repeated parameter is rejected', orUnavailable: true } } : {}),
+          };
+        }),
     );
     add(
       1.5,
@@ -656,48 +849,68 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
         .chain(([params, parameter]) => mistypedParameter(context, parameter).map((value) => [params, parameter, value] as const))
         .map(([params, parameter, value]): FuzzCase => {
           const base = requestBase(operation, { ...params, query: { ...params.query, [parameter.name]: undefined } }, false);
-          return { operation: operation.id, category: 'mistyped', method: operation.method, ...base, query: [...base.query, [percentEncode(parameter.name), percentEncode(value)]], note: `${parameter.name}=${JSON.stringify(value)}` };
+          return {
+            operation: operation.id,
+            category: 'mistyped',
+            method: operation.method,
+            ...base,
+            query: [...base.query, [percentEncode(parameter.name), percentEncode(value)]],
+            note: `${parameter.name}=${JSON.stringify(value)}`,
+          };
         }),
     );
     const required = queryParameters.filter((parameter) => parameter.required);
     if (required.length > 0) {
       add(
         1,
-        fc.tuple(validParams(context, operation, 'clean'), fc.constantFrom(...required), fc.constantFrom('absent', 'empty', 'blank', 'bare')).map(([params, parameter, how]): FuzzCase => {
-          const base = requestBase(operation, { ...params, query: { ...params.query, [parameter.name]: undefined } }, false);
-          const extra: [string, string | undefined][] = how === 'absent' ? [] : how === 'bare' ? [[parameter.name, undefined]] : [[parameter.name, how === 'empty' ? '' : '%20%09%E2%80%8B'.slice(0, 6)]];
-          return {
-            operation: operation.id,
-            category: 'missing',
-            method: operation.method,
-            ...base,
-            query: [...base.query, ...extra],
-            note: `required ${parameter.name} ${how}`,
-            expect: { statuses: [400], why: `${parameter.name} is required` },
-          };
-        }),
+        fc
+          .tuple(validParams(context, operation, 'clean'), fc.constantFrom(...required), fc.constantFrom('absent', 'empty', 'blank', 'bare'))
+          .map(([params, parameter, how]): FuzzCase => {
+            const base = requestBase(operation, { ...params, query: { ...params.query, [parameter.name]: undefined } }, false);
+            const extra: [string, string | undefined][] =
+              how === 'absent' ? [] : how === 'bare' ? [[parameter.name, undefined]] : [[parameter.name, how === 'empty' ? '' : '%20%09%E2%80%8B'.slice(0, 6)]];
+            return {
+              operation: operation.id,
+              category: 'missing',
+              method: operation.method,
+              ...base,
+              query: [...base.query, ...extra],
+              note: `required ${parameter.name} ${how}`,
+              expect: { statuses: [400], why: `${parameter.name} is required` },
+            };
+          }),
       );
     }
     const limited = queryParameters.filter((parameter) => typeof resolve(context, parameter.schema).maxLength === 'number');
     if (limited.length > 0) {
       add(
         1,
-        fc.tuple(validParams(context, operation, 'clean'), fc.constantFrom(...limited), fc.integer({ min: 1, max: 40 }), fc.constantFrom('a', 'é', '\u200b', '😀')).map(([params, parameter, over, unit]): FuzzCase => {
-          const max = resolve(context, parameter.schema).maxLength as number;
-          // Multi-byte units would push a 4000-character q past Node's 16 kB request-head limit (a parser-level 431, tested over a raw socket).
-          const safeUnit = Buffer.byteLength(percentEncode(unit)) * (max + over) > 12_000 ? 'a' : unit;
-          const value = safeUnit.repeat(max + over);
-          const base = requestBase(operation, { ...params, query: { ...params.query, [parameter.name]: value } }, false);
-          const bytes = Buffer.byteLength(buildUrl(base.path, base.query));
-          return {
-            operation: operation.id,
-            category: 'overlong',
-            method: operation.method,
-            ...base,
-            note: `${parameter.name} of ${value.length} characters (maxLength ${max})`,
-            expect: bytes > MAX_URL_BYTES ? { statuses: [414], codes: ['URI_TOO_LONG'], why: 'URL over the limit' } : { statuses: [400], why: `${parameter.name} is longer than its maxLength` },
-          };
-        }),
+        fc
+          .tuple(
+            validParams(context, operation, 'clean'),
+            fc.constantFrom(...limited),
+            fc.integer({ min: 1, max: 40 }),
+            fc.constantFrom('a', 'é', '\u200b', '😀'),
+          )
+          .map(([params, parameter, over, unit]): FuzzCase => {
+            const max = resolve(context, parameter.schema).maxLength as number;
+            // Multi-byte units would push a 4000-character q past Node's 16 kB request-head limit (a parser-level 431, tested over a raw socket).
+            const safeUnit = Buffer.byteLength(percentEncode(unit)) * (max + over) > 12_000 ? 'a' : unit;
+            const value = safeUnit.repeat(max + over);
+            const base = requestBase(operation, { ...params, query: { ...params.query, [parameter.name]: value } }, false);
+            const bytes = Buffer.byteLength(buildUrl(base.path, base.query));
+            return {
+              operation: operation.id,
+              category: 'overlong',
+              method: operation.method,
+              ...base,
+              note: `${parameter.name} of ${value.length} characters (maxLength ${max})`,
+              expect:
+                bytes > MAX_URL_BYTES
+                  ? { statuses: [414], codes: ['URI_TOO_LONG'], why: 'URL over the limit' }
+                  : { statuses: [400], why: `${parameter.name} is longer than its maxLength` },
+            };
+          }),
       );
     }
   }
@@ -706,18 +919,45 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
   if (operation.parameters.some((parameter) => parameter.in === 'path')) {
     add(
       1.5,
-      fc.tuple(validParams(context, operation, 'clean'), fc.constantFrom('..%2F..%2Fpackage', '%2e%2e%2f%2e%2e%2fpackage', '..%5C..%5Cpackage', '....%2F%2F', '%252e%252e%252f', '%00', 'refusal%00', '%ED%A0%80', '%E2%80%AE', '.', '..', '%2E', 'index', 'INDEX', 'manifest', '%C0%AE%C0%AE%2F', 'a%2Fb', '~', '*')).map(([params, raw]): FuzzCase => {
-        const base = requestBase(operation, params, false);
-        return {
-          operation: operation.id,
-          category: 'path-variant',
-          method: operation.method,
-          ...base,
-          path: operation.template.replace(/\{[^}]+\}/g, raw),
-          note: `path parameter ${raw}`,
-          ...(/\.\.|%2F|%5C|%2e|%00|%25|%C0/i.test(raw) ? { expect: { statuses: [404], codes: ['ROUTE_NOT_FOUND'], why: 'no file outside the published tree is served' } } : {}),
-        };
-      }),
+      fc
+        .tuple(
+          validParams(context, operation, 'clean'),
+          fc.constantFrom(
+            '..%2F..%2Fpackage',
+            '%2e%2e%2f%2e%2e%2fpackage',
+            '..%5C..%5Cpackage',
+            '....%2F%2F',
+            '%252e%252e%252f',
+            '%00',
+            'refusal%00',
+            '%ED%A0%80',
+            '%E2%80%AE',
+            '.',
+            '..',
+            '%2E',
+            'index',
+            'INDEX',
+            'manifest',
+            '%C0%AE%C0%AE%2F',
+            'a%2Fb',
+            '~',
+            '*',
+          ),
+        )
+        .map(([params, raw]): FuzzCase => {
+          const base = requestBase(operation, params, false);
+          return {
+            operation: operation.id,
+            category: 'path-variant',
+            method: operation.method,
+            ...base,
+            path: operation.template.replace(/\{[^}]+\}/g, raw),
+            note: `path parameter ${raw}`,
+            ...(/\.\.|%2F|%5C|%2e|%00|%25|%C0/i.test(raw)
+              ? { expect: { statuses: [404], codes: ['ROUTE_NOT_FOUND'], why: 'no file outside the published tree is served' } }
+              : {}),
+          };
+        }),
     );
   }
 
@@ -745,62 +985,69 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
   // Request headers that change how a response is produced.
   add(
     1,
-    fc.tuple(
-      validParams(context, operation, 'clean'),
-      fc.constantFrom<[string, string][]>(
-        [['Accept', 'text/html']],
-        [['Accept', 'application/xml']],
-        [['Accept', '*/*;q=0']],
-        [['Accept-Encoding', 'br, gzip;q=0, *;q=0']],
-        [['If-None-Match', '*']],
-        [['If-None-Match', '"nope"']],
-        [['If-Modified-Since', 'Thu, 01 Jan 2099 00:00:00 GMT']],
-        [['If-Match', '"nope"']],
-        [['If-Unmodified-Since', 'Mon, 01 Jan 1990 00:00:00 GMT']],
-        [['Range', 'bytes=0-3']],
-        [['Range', 'bytes=999999999-']],
-        [['X-Forwarded-For', '\u00ff, 999.1.1.1, ::ffff:garbage']],
-        [['Origin', 'null']],
-        [['Origin', 'https://evil.example']],
-        [['Origin', 'http://localhost:4321']],
-        [['Cookie', 'a=b; __proto__=x']],
-        [['User-Agent', 'x'.repeat(2000)]],
-        [['Accept-Language', '\u00e9\u00e9;q=2']],
-        [['MCP-Protocol-Version', 'bogus']],
-        [['Authorization', 'Bearer x']],
-      ),
-    ).map(([params, headers]): FuzzCase => {
-      const base = requestBase(operation, params, false);
-      return {
-        operation: operation.id,
-        category: 'headers',
-        method: operation.method,
-        ...base,
-        headers: [...(isPost ? [JSON_TYPE] : []), ...base.headers, ...headers],
-        ...(isPost ? { body: Buffer.from(JSON.stringify(firstPreset(context, operation))) } : {}),
-        note: headers.map(([name, value]) => `${name}: ${value.slice(0, 40)}`).join('; '),
-      };
-    }),
+    fc
+      .tuple(
+        validParams(context, operation, 'clean'),
+        fc.constantFrom<[string, string][]>(
+          [['Accept', 'text/html']],
+          [['Accept', 'application/xml']],
+          [['Accept', '*/*;q=0']],
+          [['Accept-Encoding', 'br, gzip;q=0, *;q=0']],
+          [['If-None-Match', '*']],
+          [['If-None-Match', '"nope"']],
+          [['If-Modified-Since', 'Thu, 01 Jan 2099 00:00:00 GMT']],
+          [['If-Match', '"nope"']],
+          [['If-Unmodified-Since', 'Mon, 01 Jan 1990 00:00:00 GMT']],
+          [['Range', 'bytes=0-3']],
+          [['Range', 'bytes=999999999-']],
+          [['X-Forwarded-For', '\u00ff, 999.1.1.1, ::ffff:garbage']],
+          [['Origin', 'null']],
+          [['Origin', 'https://evil.example']],
+          [['Origin', 'http://localhost:4321']],
+          [['Cookie', 'a=b; __proto__=x']],
+          [['User-Agent', 'x'.repeat(2000)]],
+          [['Accept-Language', '\u00e9\u00e9;q=2']],
+          [['MCP-Protocol-Version', 'bogus']],
+          [['Authorization', 'Bearer x']],
+        ),
+      )
+      .map(([params, headers]): FuzzCase => {
+        const base = requestBase(operation, params, false);
+        return {
+          operation: operation.id,
+          category: 'headers',
+          method: operation.method,
+          ...base,
+          headers: [...(isPost ? [JSON_TYPE] : []), ...base.headers, ...headers],
+          ...(isPost ? { body: Buffer.from(JSON.stringify(firstPreset(context, operation))) } : {}),
+          note: headers.map(([name, value]) => `${name}: ${value.slice(0, 40)}`).join('; '),
+        };
+      }),
   );
 
   if (isPost) addBodyCases(context, operation, add);
   if (operation.parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key')) {
     add(
       1,
-      fc.tuple(fc.constant(firstPreset(context, operation)), fc.constantFrom('', ' ', 'a b', 'x'.repeat(201), '\u00e9t\u00e9', 'tab\there', '\u00ff', 'ok-key', 'A'.repeat(200), '"quoted"', '\u0080')).map(([body, key]): FuzzCase => {
-        const valid = /^[\x21-\x7e]{1,200}$/.test(key);
-        return {
-          operation: operation.id,
-          category: 'idempotency-key',
-          method: operation.method,
-          path: operation.template,
-          query: [],
-          headers: [JSON_TYPE, ['Idempotency-Key', key]],
-          body: encodeJson(body, 'json'),
-          note: `Idempotency-Key ${JSON.stringify(key.slice(0, 30))}`,
-          ...(valid || key.trim() !== key || key === '' ? {} : { expect: { statuses: [400], why: 'a malformed Idempotency-Key is rejected' } }),
-        };
-      }),
+      fc
+        .tuple(
+          fc.constant(firstPreset(context, operation)),
+          fc.constantFrom('', ' ', 'a b', 'x'.repeat(201), '\u00e9t\u00e9', 'tab\there', '\u00ff', 'ok-key', 'A'.repeat(200), '"quoted"', '\u0080'),
+        )
+        .map(([body, key]): FuzzCase => {
+          const valid = /^[\x21-\x7e]{1,200}$/.test(key);
+          return {
+            operation: operation.id,
+            category: 'idempotency-key',
+            method: operation.method,
+            path: operation.template,
+            query: [],
+            headers: [JSON_TYPE, ['Idempotency-Key', key]],
+            body: encodeJson(body, 'json'),
+            note: `Idempotency-Key ${JSON.stringify(key.slice(0, 30))}`,
+            ...(valid || key.trim() !== key || key === '' ? {} : { expect: { statuses: [400], why: 'a malformed Idempotency-Key is rejected' } }),
+          };
+        }),
     );
   }
   if (operation.id === 'councilPost') addAuthCases(context, operation, add);
@@ -822,7 +1069,10 @@ function securedCase(context: FuzzContext, operation: Operation, arbitrary: fc.A
     if (fuzzCase.headers.some(([name]) => name.toLowerCase() === 'authorization')) return fuzzCase;
     if (secret) return { ...fuzzCase, headers: [...fuzzCase.headers, ['Authorization', `Bearer ${secret}`]] };
     if (!fuzzCase.expect || !ROUTE_CATEGORIES.has(fuzzCase.category) || !fuzzCase.expect.statuses.includes(400)) return fuzzCase;
-    return { ...fuzzCase, expect: { statuses: [400, 503], why: `${fuzzCase.expect.why}, or 503 PERSISTENCE_UNAVAILABLE first: no ingestion secret is configured` } };
+    return {
+      ...fuzzCase,
+      expect: { statuses: [400, 503], why: `${fuzzCase.expect.why}, or 503 PERSISTENCE_UNAVAILABLE first: no ingestion secret is configured` },
+    };
   });
 }
 
@@ -838,7 +1088,9 @@ function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: 
   const variants = ((schema.oneOf ?? schema.anyOf) as Json[] | undefined)?.map((variant) => resolve(context, variant)) ?? [schema];
   const properties: Record<string, Json> = Object.assign({}, ...variants.map((variant) => (variant.properties as Record<string, Json>) ?? {}).reverse());
   const names = Object.keys(properties);
-  const required = ((variants[0]!.required as string[]) ?? []).filter((name) => variants.every((variant) => ((variant.required as string[]) ?? []).includes(name)));
+  const required = ((variants[0]!.required as string[]) ?? []).filter((name) =>
+    variants.every((variant) => ((variant.required as string[]) ?? []).includes(name)),
+  );
   const base = { path: operation.template, query: [] as [string, string | undefined][], headers: [] as [string, string][] };
   const body = validBody(context, operation, 'clean');
   const strict = operation.id !== 'mcpPost';
@@ -846,69 +1098,91 @@ function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: 
   // Malformed JSON with a JSON content type: 400 INVALID_JSON.
   add(
     1.5,
-    fc.tuple(body, fc.constantFrom('truncate', 'trailing-comma', 'single-quotes', 'garbage-after', 'nan', 'comment', 'unquoted', 'lone-brace', 'raw-control', 'utf16', 'bad-escape', 'primitive', 'deep', 'deep-bare')).map(([value, how]): FuzzCase => {
-      const text = JSON.stringify(value);
-      let raw: Buffer;
-      let expectInvalid = true;
-      switch (how) {
-        case 'truncate':
-          raw = Buffer.from(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
-          break;
-        case 'trailing-comma':
-          raw = Buffer.from(text.endsWith('}') && text.length > 2 ? `${text.slice(0, -1)},}` : '[1,]');
-          break;
-        case 'single-quotes':
-          raw = Buffer.from("{'query': 'x', 'q': 'x'}");
-          break;
-        case 'garbage-after':
-          raw = Buffer.from(`${text}garbage`);
-          break;
-        case 'nan':
-          raw = Buffer.from('{"q": NaN, "query": Infinity}');
-          break;
-        case 'comment':
-          raw = Buffer.from(`/* hi */ ${text}`);
-          break;
-        case 'unquoted':
-          raw = Buffer.from('{query: "x"}');
-          break;
-        case 'lone-brace':
-          raw = Buffer.from('{');
-          break;
-        case 'raw-control':
-          raw = Buffer.from('{"q": "a\u0000b\nc", "query": "\u0001"}');
-          break;
-        case 'utf16':
-          raw = Buffer.from(text, 'utf16le');
-          break;
-        case 'bad-escape':
-          raw = Buffer.from('{"q": "\\x41\\u12"}');
-          break;
-        case 'primitive':
-          raw = Buffer.from('"just a string"');
-          break;
-        case 'deep':
-          // 20 000 levels of nesting inside 64 kB: valid JSON, refused past 64 levels.
-          raw = Buffer.from(`{"q": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
-          expectInvalid = false;
-          break;
-        case 'deep-bare':
-          // The same as the whole body (issue 13): it crashed the JSON-RPC batch check of /api/mcp.
-          raw = Buffer.from(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
-          expectInvalid = false;
-          break;
-      }
-      return {
-        operation: operation.id,
-        category: 'malformed-json',
-        method: 'POST',
-        ...base,
-        headers: [JSON_TYPE],
-        body: raw,
-        note: `malformed JSON (${how})`,
-        expect: expectInvalid ? { statuses: [400], codes: ['INVALID_JSON'], why: 'the body is not valid JSON' } : { statuses: [400], why: 'JSON nested past 64 levels is refused (BODY_TOO_DEEP, or JSON-RPC -32600 on /api/mcp)' },
-      };
-    }),
+    fc
+      .tuple(
+        body,
+        fc.constantFrom(
+          'truncate',
+          'trailing-comma',
+          'single-quotes',
+          'garbage-after',
+          'nan',
+          'comment',
+          'unquoted',
+          'lone-brace',
+          'raw-control',
+          'utf16',
+          'bad-escape',
+          'primitive',
+          'deep',
+          'deep-bare',
+        ),
+      )
+      .map(([value, how]): FuzzCase => {
+        const text = JSON.stringify(value);
+        let raw: Buffer;
+        let expectInvalid = true;
+        switch (how) {
+          case 'truncate':
+            raw = Buffer.from(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+            break;
+          case 'trailing-comma':
+            raw = Buffer.from(text.endsWith('}') && text.length > 2 ? `${text.slice(0, -1)},}` : '[1,]');
+            break;
+          case 'single-quotes':
+            raw = Buffer.from("{'query': 'x', 'q': 'x'}");
+            break;
+          case 'garbage-after':
+            raw = Buffer.from(`${text}garbage`);
+            break;
+          case 'nan':
+            raw = Buffer.from('{"q": NaN, "query": Infinity}');
+            break;
+          case 'comment':
+            raw = Buffer.from(`/* hi */ ${text}`);
+            break;
+          case 'unquoted':
+            raw = Buffer.from('{query: "x"}');
+            break;
+          case 'lone-brace':
+            raw = Buffer.from('{');
+            break;
+          case 'raw-control':
+            raw = Buffer.from('{"q": "a\u0000b\nc", "query": "\u0001"}');
+            break;
+          case 'utf16':
+            raw = Buffer.from(text, 'utf16le');
+            break;
+          case 'bad-escape':
+            raw = Buffer.from('{"q": "\\x41\\u12"}');
+            break;
+          case 'primitive':
+            raw = Buffer.from('"just a string"');
+            break;
+          case 'deep':
+            // 20 000 levels of nesting inside 64 kB: valid JSON, refused past 64 levels.
+            raw = Buffer.from(`{"q": ${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
+            expectInvalid = false;
+            break;
+          case 'deep-bare':
+            // The same as the whole body (issue 13): it crashed the JSON-RPC batch check of /api/mcp.
+            raw = Buffer.from(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+            expectInvalid = false;
+            break;
+        }
+        return {
+          operation: operation.id,
+          category: 'malformed-json',
+          method: 'POST',
+          ...base,
+          headers: [JSON_TYPE],
+          body: raw,
+          note: `malformed JSON (${how})`,
+          expect: expectInvalid
+            ? { statuses: [400], codes: ['INVALID_JSON'], why: 'the body is not valid JSON' }
+            : { statuses: [400], why: 'JSON nested past 64 levels is refused (BODY_TOO_DEEP, or JSON-RPC -32600 on /api/mcp)' },
+        };
+      }),
   );
 
   // Wrong content types, no content type, unsupported charsets and encodings.
@@ -958,20 +1232,22 @@ function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: 
   // Bodies past 64 kB: 413 PAYLOAD_TOO_LARGE.
   add(
     0.75,
-    fc.tuple(body, fc.integer({ min: MAX_JSON_BODY_BYTES + 1, max: 300_000 }), fc.constantFrom('a', 'é', '\u202e', ' ')).map(([value, size, unit]): FuzzCase => {
-      const key = names.find((name) => typeOf(resolve(context, properties[name]!)) === 'string') ?? 'pad';
-      const padded = isObject(value) ? { ...value, [key]: unit.repeat(size) } : { pad: unit.repeat(size) };
-      return {
-        operation: operation.id,
-        category: 'oversized-body',
-        method: 'POST',
-        ...base,
-        headers: [JSON_TYPE],
-        body: encodeJson(padded, 'json'),
-        note: `body of about ${size} characters`,
-        expect: { statuses: [413], codes: ['PAYLOAD_TOO_LARGE'], why: 'JSON bodies over 64 kB answer 413' },
-      };
-    }),
+    fc
+      .tuple(body, fc.integer({ min: MAX_JSON_BODY_BYTES + 1, max: 300_000 }), fc.constantFrom('a', 'é', '\u202e', ' '))
+      .map(([value, size, unit]): FuzzCase => {
+        const key = names.find((name) => typeOf(resolve(context, properties[name]!)) === 'string') ?? 'pad';
+        const padded = isObject(value) ? { ...value, [key]: unit.repeat(size) } : { pad: unit.repeat(size) };
+        return {
+          operation: operation.id,
+          category: 'oversized-body',
+          method: 'POST',
+          ...base,
+          headers: [JSON_TYPE],
+          body: encodeJson(padded, 'json'),
+          note: `body of about ${size} characters`,
+          expect: { statuses: [413], codes: ['PAYLOAD_TOO_LARGE'], why: 'JSON bodies over 64 kB answer 413' },
+        };
+      }),
   );
 
   if (!strict) {
@@ -994,32 +1270,49 @@ function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: 
   // Mistyped fields and bodies of the wrong JSON type.
   add(
     1.5,
-    fc.oneof(
-      fc
-        .tuple(body, fc.constantFrom(...names))
-        .chain(([value, field]) => mistypedValue(context, properties[field]!).map((wrong) => ({ value: { ...(value as Json), [field]: wrong }, note: `${field}: ${JSON.stringify(wrong)}` }))),
-      fc.constantFrom<unknown>([], [{}], 42, 'text', null, true).map((value) => ({ value, note: `body ${JSON.stringify(value)}` })),
-    ).map(({ value, note }): FuzzCase => ({ ...jsonCase(operation, 'mistyped', base, value, 'json', note), expect: { statuses: [400], why: 'a field of the wrong type is rejected' } })),
+    fc
+      .oneof(
+        fc.tuple(body, fc.constantFrom(...names)).chain(([value, field]) =>
+          mistypedValue(context, properties[field]!).map((wrong) => ({
+            value: { ...(value as Json), [field]: wrong },
+            note: `${field}: ${JSON.stringify(wrong)}`,
+          })),
+        ),
+        fc.constantFrom<unknown>([], [{}], 42, 'text', null, true).map((value) => ({ value, note: `body ${JSON.stringify(value)}` })),
+      )
+      .map(({ value, note }): FuzzCase => ({
+        ...jsonCase(operation, 'mistyped', base, value, 'json', note),
+        expect: { statuses: [400], why: 'a field of the wrong type is rejected' },
+      })),
   );
   // Fields the schema does not have (additionalProperties false).
   add(
     1,
-    fc.tuple(body, fc.constantFrom('extra', '__proto__', 'constructor', 'prototype', 'Query', 'Q', 'q ', '', '\u0000', '\u202eq', 'toString'), fc.jsonValue({ maxDepth: 2 })).map(([value, field, extra]): FuzzCase => {
-      // JSON.stringify drops a "__proto__" own property set with spread; write it into the text.
-      const text = JSON.stringify(value);
-      const raw = text === '{}' ? `{${JSON.stringify(field)}:${JSON.stringify(extra) ?? 'null'}}` : `{${JSON.stringify(field)}:${JSON.stringify(extra) ?? 'null'},${text.slice(1)}`;
-      const known = names.includes(field);
-      return {
-        operation: operation.id,
-        category: 'extra',
-        method: 'POST',
-        ...base,
-        headers: [JSON_TYPE],
-        body: Buffer.from(raw),
-        note: `extra field ${JSON.stringify(field)}`,
-        ...(known ? {} : { expect: { statuses: [400], why: 'unknown fields are rejected (additionalProperties false)' } }),
-      };
-    }),
+    fc
+      .tuple(
+        body,
+        fc.constantFrom('extra', '__proto__', 'constructor', 'prototype', 'Query', 'Q', 'q ', '', '\u0000', '\u202eq', 'toString'),
+        fc.jsonValue({ maxDepth: 2 }),
+      )
+      .map(([value, field, extra]): FuzzCase => {
+        // JSON.stringify drops a "__proto__" own property set with spread; write it into the text.
+        const text = JSON.stringify(value);
+        const raw =
+          text === '{}'
+            ? `{${JSON.stringify(field)}:${JSON.stringify(extra) ?? 'null'}}`
+            : `{${JSON.stringify(field)}:${JSON.stringify(extra) ?? 'null'},${text.slice(1)}`;
+        const known = names.includes(field);
+        return {
+          operation: operation.id,
+          category: 'extra',
+          method: 'POST',
+          ...base,
+          headers: [JSON_TYPE],
+          body: Buffer.from(raw),
+          note: `extra field ${JSON.stringify(field)}`,
+          ...(known ? {} : { expect: { statuses: [400], why: 'unknown fields are rejected (additionalProperties false)' } }),
+        };
+      }),
   );
   // Strings past maxLength, arrays past maxItems.
   const limited = names.filter((name) => {
@@ -1029,24 +1322,29 @@ function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: 
   if (limited.length > 0) {
     add(
       1,
-      fc.tuple(body, fc.constantFrom(...limited), fc.integer({ min: 1, max: 50 }), fc.constantFrom('a', 'é', '😀', '\u0301')).map(([value, field, over, unit]): FuzzCase => {
-        const inner = resolve(context, properties[field]!);
-        const long =
-          typeof inner.maxItems === 'number'
-            ? Array.from({ length: (inner.maxItems as number) + over }, () => firstHint(context, operation, field) ?? 'x')
-            : 'x' + unit.repeat((inner.maxLength as number) + over);
-        const encoded = encodeJson({ ...(value as Json), [field]: long }, 'json');
-        return {
-          operation: operation.id,
-          category: 'overlong',
-          method: 'POST',
-          ...base,
-          headers: [JSON_TYPE],
-          body: encoded,
-          note: `${field} past its limit by ${over}`,
-          expect: encoded.length > MAX_JSON_BODY_BYTES ? { statuses: [413], why: 'body over 64 kB' } : { statuses: [400], why: `${field} is longer than the document allows` },
-        };
-      }),
+      fc
+        .tuple(body, fc.constantFrom(...limited), fc.integer({ min: 1, max: 50 }), fc.constantFrom('a', 'é', '😀', '\u0301'))
+        .map(([value, field, over, unit]): FuzzCase => {
+          const inner = resolve(context, properties[field]!);
+          const long =
+            typeof inner.maxItems === 'number'
+              ? Array.from({ length: (inner.maxItems as number) + over }, () => firstHint(context, operation, field) ?? 'x')
+              : 'x' + unit.repeat((inner.maxLength as number) + over);
+          const encoded = encodeJson({ ...(value as Json), [field]: long }, 'json');
+          return {
+            operation: operation.id,
+            category: 'overlong',
+            method: 'POST',
+            ...base,
+            headers: [JSON_TYPE],
+            body: encoded,
+            note: `${field} past its limit by ${over}`,
+            expect:
+              encoded.length > MAX_JSON_BODY_BYTES
+                ? { statuses: [413], why: 'body over 64 kB' }
+                : { statuses: [400], why: `${field} is longer than the document allows` },
+          };
+        }),
     );
   }
 }
@@ -1086,29 +1384,35 @@ function addAuthCases(context: FuzzContext, operation: Operation, add: (weight: 
   ];
   add(
     3,
-    fc.tuple(fc.constantFrom('q', 'question'), fc.constantFrom(...variants), fc.constantFrom(true, true, true, false)).map(([field, variant, persist]): FuzzCase => {
-      const body = { [field]: 'Who owns a refusal that came from training?', persist };
-      const headers: [string, string][] = [JSON_TYPE];
-      for (const header of variant.header === undefined ? [] : Array.isArray(variant.header) ? variant.header : [variant.header]) headers.push(['Authorization', header]);
-      let expect: Expectation;
-      const down = context.config.providerDown ? [502] : [];
-      if (!persist) expect = context.config.live ? { statuses: [200, ...down], why: 'without persist the Authorization header plays no part' } : { statuses: [503], codes: ['LIVE_PANEL_UNAVAILABLE'], why: 'no panel' };
-      else if (!context.config.ingestSecret) expect = { statuses: [503], codes: ['PERSISTENCE_UNAVAILABLE'], why: 'persist without a configured secret' };
-      else if (variant.outcome === 'required') expect = { statuses: [401], codes: ['AUTH_REQUIRED'], why: 'persist needs Authorization: Bearer <secret>' };
-      else if (variant.outcome === 'invalid') expect = { statuses: [403], codes: ['AUTH_INVALID'], why: 'the bearer token is not the secret' };
-      else expect = { statuses: [201, ...down], why: 'persist with the right secret commits the record' };
-      return {
-        operation: operation.id,
-        category: 'bad-auth',
-        method: 'POST',
-        path: operation.template,
-        query: [],
-        headers,
-        body: encodeJson(body, 'json'),
-        note: `persist ${persist}, Authorization ${variant.header === undefined ? '(none)' : JSON.stringify(String(variant.header).slice(0, 40))}`,
-        expect,
-      };
-    }),
+    fc
+      .tuple(fc.constantFrom('q', 'question'), fc.constantFrom(...variants), fc.constantFrom(true, true, true, false))
+      .map(([field, variant, persist]): FuzzCase => {
+        const body = { [field]: 'Who owns a refusal that came from training?', persist };
+        const headers: [string, string][] = [JSON_TYPE];
+        for (const header of variant.header === undefined ? [] : Array.isArray(variant.header) ? variant.header : [variant.header])
+          headers.push(['Authorization', header]);
+        let expect: Expectation;
+        const down = context.config.providerDown ? [502] : [];
+        if (!persist)
+          expect = context.config.live
+            ? { statuses: [200, ...down], why: 'without persist the Authorization header plays no part' }
+            : { statuses: [503], codes: ['LIVE_PANEL_UNAVAILABLE'], why: 'no panel' };
+        else if (!context.config.ingestSecret) expect = { statuses: [503], codes: ['PERSISTENCE_UNAVAILABLE'], why: 'persist without a configured secret' };
+        else if (variant.outcome === 'required') expect = { statuses: [401], codes: ['AUTH_REQUIRED'], why: 'persist needs Authorization: Bearer <secret>' };
+        else if (variant.outcome === 'invalid') expect = { statuses: [403], codes: ['AUTH_INVALID'], why: 'the bearer token is not the secret' };
+        else expect = { statuses: [201, ...down], why: 'persist with the right secret commits the record' };
+        return {
+          operation: operation.id,
+          category: 'bad-auth',
+          method: 'POST',
+          path: operation.template,
+          query: [],
+          headers,
+          body: encodeJson(body, 'json'),
+          note: `persist ${persist}, Authorization ${variant.header === undefined ? '(none)' : JSON.stringify(String(variant.header).slice(0, 40))}`,
+          expect,
+        };
+      }),
   );
 }
 
@@ -1123,13 +1427,20 @@ function mcpId(): fc.Arbitrary<string | number> {
 /** Well-formed JSON-RPC messages: tool calls with arguments from each tool's inputSchema, tools/list, initialize, ping, a notification. */
 function mcpMessage(context: FuzzContext, mode: Mode): fc.Arbitrary<unknown> {
   const id = mcpId();
-  const toolCall = fc.constantFrom(...context.mcpTools).chain((tool) => validValue(context, `mcp.${tool.name}`, '(args)', tool.inputSchema, mode).map((args) => ({ name: tool.name, arguments: args })));
+  const toolCall = fc
+    .constantFrom(...context.mcpTools)
+    .chain((tool) => validValue(context, `mcp.${tool.name}`, '(args)', tool.inputSchema, mode).map((args) => ({ name: tool.name, arguments: args })));
   return fc.oneof(
     { weight: 8, arbitrary: fc.tuple(id, toolCall).map(([messageId, params]) => ({ jsonrpc: '2.0', id: messageId, method: 'tools/call', params })) },
     { weight: 2, arbitrary: id.map((messageId) => ({ jsonrpc: '2.0', id: messageId, method: 'tools/list' })) },
     {
       weight: 1,
-      arbitrary: id.map((messageId) => ({ jsonrpc: '2.0', id: messageId, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } } })),
+      arbitrary: id.map((messageId) => ({
+        jsonrpc: '2.0',
+        id: messageId,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } },
+      })),
     },
     { weight: 1, arbitrary: fc.constant({ jsonrpc: '2.0', method: 'notifications/initialized' }) },
     { weight: 1, arbitrary: id.map((messageId) => ({ jsonrpc: '2.0', id: messageId, method: 'ping' })) },
@@ -1144,11 +1455,30 @@ function mcpMalformed(context: FuzzContext): fc.Arbitrary<unknown> {
     {
       weight: 3,
       arbitrary: fc
-        .tuple(id, tool, fc.oneof(fc.constantFrom<unknown>(null, [], 'x', 1, true), fc.dictionary(fc.constantFrom('q', 'id', 'identity', 'job_id', 'wait_seconds', 'extra', '__proto__', 'answer'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })))
+        .tuple(
+          id,
+          tool,
+          fc.oneof(
+            fc.constantFrom<unknown>(null, [], 'x', 1, true),
+            fc.dictionary(fc.constantFrom('q', 'id', 'identity', 'job_id', 'wait_seconds', 'extra', '__proto__', 'answer'), fc.jsonValue({ maxDepth: 2 }), {
+              maxKeys: 3,
+            }),
+          ),
+        )
         .map(([messageId, name, args]) => ({ jsonrpc: '2.0', id: messageId, method: 'tools/call', params: { name, arguments: args } })),
     },
-    { weight: 1, arbitrary: fc.tuple(id, tool).map(([messageId, name]) => ({ jsonrpc: '2.0', id: messageId, method: 'tools/call', params: { name: `${name}\u0000`, arguments: {} } })) },
-    { weight: 1, arbitrary: fc.tuple(id, fc.constantFrom('tools/nope', 'resources/list', 'prompts/get', '', 'rpc.discover', '__proto__')).map(([messageId, method]) => ({ jsonrpc: '2.0', id: messageId, method })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(id, tool)
+        .map(([messageId, name]) => ({ jsonrpc: '2.0', id: messageId, method: 'tools/call', params: { name: `${name}\u0000`, arguments: {} } })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(id, fc.constantFrom('tools/nope', 'resources/list', 'prompts/get', '', 'rpc.discover', '__proto__'))
+        .map(([messageId, method]) => ({ jsonrpc: '2.0', id: messageId, method })),
+    },
     {
       weight: 2,
       arbitrary: fc.constantFrom<unknown>(
@@ -1168,22 +1498,27 @@ function mcpMalformed(context: FuzzContext): fc.Arbitrary<unknown> {
 }
 
 function mcpBody(context: FuzzContext, mode: Mode): fc.Arbitrary<unknown> {
-  return fc.oneof({ weight: 6, arbitrary: mcpMessage(context, mode) }, { weight: 1, arbitrary: fc.array(mcpMessage(context, mode), { minLength: 1, maxLength: 3 }) });
+  return fc.oneof(
+    { weight: 6, arbitrary: mcpMessage(context, mode) },
+    { weight: 1, arbitrary: fc.array(mcpMessage(context, mode), { minLength: 1, maxLength: 3 }) },
+  );
 }
 
 function addMcpCases(context: FuzzContext, operation: Operation, add: (weight: number, arbitrary: fc.Arbitrary<FuzzCase>) => void): void {
   add(
     2,
-    fc.oneof({ weight: 4, arbitrary: mcpMalformed(context) }, { weight: 1, arbitrary: fc.array(mcpMalformed(context), { minLength: 1, maxLength: 3 }) }).map((value): FuzzCase => ({
-      operation: operation.id,
-      category: 'mistyped',
-      method: 'POST',
-      path: operation.template,
-      query: [],
-      headers: [JSON_TYPE],
-      body: encodeJson(value, 'json'),
-      note: 'malformed JSON-RPC message',
-    })),
+    fc
+      .oneof({ weight: 4, arbitrary: mcpMalformed(context) }, { weight: 1, arbitrary: fc.array(mcpMalformed(context), { minLength: 1, maxLength: 3 }) })
+      .map((value): FuzzCase => ({
+        operation: operation.id,
+        category: 'mistyped',
+        method: 'POST',
+        path: operation.template,
+        query: [],
+        headers: [JSON_TYPE],
+        body: encodeJson(value, 'json'),
+        note: 'malformed JSON-RPC message',
+      })),
   );
   add(
     1.5,
@@ -1256,7 +1591,10 @@ export async function send(server: Server, method: string, url: string, headers:
   const agent = request(server) as unknown as Record<string, (url: string) => request.Test>;
   const verb = agent[method.toLowerCase()];
   if (!verb) throw new Error(`supertest cannot send ${method}`);
-  let test = verb.call(agent, url).ok(() => true).timeout(15_000);
+  let test = verb
+    .call(agent, url)
+    .ok(() => true)
+    .timeout(15_000);
   const grouped = new Map<string, string[]>();
   for (const [name, value] of headers) grouped.set(name, [...(grouped.get(name) ?? []), value]);
   for (const [name, values] of grouped) test = test.set(name, (values.length === 1 ? values[0]! : values) as string);
@@ -1283,7 +1621,15 @@ export async function send(server: Server, method: string, url: string, headers:
     }
     return observed;
   } catch (error) {
-    return { status: 0, headers: {}, raw: Buffer.alloc(0), text: '', contentType: '', error: `${(error as { code?: string }).code ?? ''} ${(error as Error).message}`, ms: Date.now() - started };
+    return {
+      status: 0,
+      headers: {},
+      raw: Buffer.alloc(0),
+      text: '',
+      contentType: '',
+      error: `${(error as { code?: string }).code ?? ''} ${(error as Error).message}`,
+      ms: Date.now() - started,
+    };
   }
 }
 
@@ -1299,10 +1645,11 @@ function strings(value: unknown, out: string[] = [], depth = 0): string[] {
   if (depth > 60) return out;
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) for (const inner of value) strings(inner, out, depth + 1);
-  else if (isObject(value)) for (const [key, inner] of Object.entries(value)) {
-    out.push(key);
-    strings(inner, out, depth + 1);
-  }
+  else if (isObject(value))
+    for (const [key, inner] of Object.entries(value)) {
+      out.push(key);
+      strings(inner, out, depth + 1);
+    }
   return out;
 }
 
@@ -1327,7 +1674,8 @@ export function envelopeProblems(body: unknown, status: number, catalogue: Map<s
   for (const key of Object.keys(error)) if (![...ENVELOPE_KEYS, 'details'].includes(key)) problems.push(`error.${key} is not part of the envelope`);
   const catalogued = typeof error.code === 'string' ? catalogue.get(error.code) : undefined;
   if (typeof error.code === 'string' && catalogued === undefined) problems.push(`error.code ${error.code} is not in x-error-catalogue`);
-  else if (catalogued !== undefined && catalogued !== status) problems.push(`error.code ${String(error.code)} is catalogued as ${catalogued}, answered as ${status}`);
+  else if (catalogued !== undefined && catalogued !== status)
+    problems.push(`error.code ${String(error.code)} is catalogued as ${catalogued}, answered as ${status}`);
   return problems;
 }
 
@@ -1350,8 +1698,15 @@ export function judge(context: FuzzContext, operation: Operation, fuzzCase: Fuzz
   let expect = fuzzCase.expect;
   if (urlBytes > MAX_URL_BYTES) expect = { statuses: [414], codes: ['URI_TOO_LONG'], why: `the URL is ${urlBytes} bytes` };
   else if (method === 'OPTIONS') expect = { statuses: [204], why: 'OPTIONS preflight' };
-  else if (wrongMethod && fuzzCase.category !== 'path-variant') expect = { statuses: [405], codes: ['METHOD_NOT_ALLOWED'], why: `${method} is not documented on ${operation.template}` };
-  else if (method === 'POST' && fuzzCase.body && fuzzCase.body.length > MAX_JSON_BODY_BYTES && /application\/json/i.test(headerValue(fuzzCase.headers, 'content-type') ?? '') && !headerValue(fuzzCase.headers, 'content-encoding')) {
+  else if (wrongMethod && fuzzCase.category !== 'path-variant')
+    expect = { statuses: [405], codes: ['METHOD_NOT_ALLOWED'], why: `${method} is not documented on ${operation.template}` };
+  else if (
+    method === 'POST' &&
+    fuzzCase.body &&
+    fuzzCase.body.length > MAX_JSON_BODY_BYTES &&
+    /application\/json/i.test(headerValue(fuzzCase.headers, 'content-type') ?? '') &&
+    !headerValue(fuzzCase.headers, 'content-encoding')
+  ) {
     expect = { statuses: [413], codes: ['PAYLOAD_TOO_LARGE'], why: `the JSON body is ${fuzzCase.body.length} bytes` };
   }
   // A HEAD answer has no body to read the code from: any code this operation documents for the status will do.
@@ -1359,9 +1714,12 @@ export function judge(context: FuzzContext, operation: Operation, fuzzCase: Fuzz
   const unavailable = status >= 500 && (head && code === undefined ? (operation.codes.get(status) ?? []).some(expected5xx) : expected5xx(code));
   if (expect?.orUnavailable && unavailable) expect = undefined;
   // Over its limit, a request that would otherwise succeed is refused, after validation.
-  if (expect && context.config.rateLimited && status === 429 && code === 'RATE_LIMITED' && expect.statuses.some((candidate) => candidate < 300)) expect = undefined;
-  if (expect && !expect.statuses.includes(status)) problems.push(`expected ${expect.statuses.join('/')} (${expect.why}), got ${status}${code ? ` ${code}` : ''}`);
-  else if (expect?.codes && !head && code !== undefined && !expect.codes.includes(code)) problems.push(`expected ${expect.codes.join('/')} (${expect.why}), got ${code}`);
+  if (expect && context.config.rateLimited && status === 429 && code === 'RATE_LIMITED' && expect.statuses.some((candidate) => candidate < 300))
+    expect = undefined;
+  if (expect && !expect.statuses.includes(status))
+    problems.push(`expected ${expect.statuses.join('/')} (${expect.why}), got ${status}${code ? ` ${code}` : ''}`);
+  else if (expect?.codes && !head && code !== undefined && !expect.codes.includes(code))
+    problems.push(`expected ${expect.codes.join('/')} (${expect.why}), got ${code}`);
 
   if (status >= 500 && !unavailable) problems.push(`unexpected ${status}${code ? ` ${code}` : ''} in the ${context.config.name} configuration`);
 
@@ -1378,15 +1736,21 @@ export function judge(context: FuzzContext, operation: Operation, fuzzCase: Fuzz
   // §7: every 4xx/5xx JSON body is the envelope (JSON-RPC errors where the MCP endpoint documents them).
   if (status >= 400 && !head) {
     const jsonRpc = isObject(observed.json) && observed.json.jsonrpc === '2.0';
-    if (!/json/i.test(observed.contentType)) problems.push(`a ${status} answered ${observed.contentType || 'no content type'} instead of the JSON error envelope`);
+    if (!/json/i.test(observed.contentType))
+      problems.push(`a ${status} answered ${observed.contentType || 'no content type'} instead of the JSON error envelope`);
     else if (!(jsonRpc && operation.id === 'mcpPost')) problems.push(...envelopeProblems(observed.json, status, context.catalogue));
   }
   if (status === 405) {
     const allow = String(observed.headers.allow ?? '');
     if (!allow) problems.push('405 without Allow');
     else {
-      const listed = allow.split(',').map((item) => item.trim().toUpperCase()).filter(Boolean).sort();
-      if (listed.join(',') !== expectedAllow(operation).join(',')) problems.push(`Allow lists ${listed.join(', ')}, the document has ${expectedAllow(operation).join(', ')}`);
+      const listed = allow
+        .split(',')
+        .map((item) => item.trim().toUpperCase())
+        .filter(Boolean)
+        .sort();
+      if (listed.join(',') !== expectedAllow(operation).join(','))
+        problems.push(`Allow lists ${listed.join(', ')}, the document has ${expectedAllow(operation).join(', ')}`);
     }
   }
   if (status === 429 && !/^\d+$/.test(String(observed.headers['retry-after'] ?? ''))) problems.push('429 without a numeric Retry-After');
@@ -1395,7 +1759,8 @@ export function judge(context: FuzzContext, operation: Operation, fuzzCase: Fuzz
   // No stack traces, no internal paths, in the raw text or any decoded string.
   const texts = [observed.text, ...strings(observed.json)];
   if (texts.some((text) => STACK_TRACE.test(text))) problems.push('a body carries a stack trace');
-  if (texts.some((text) => INTERNAL_PATH.test(text) || context.internalPaths.some((internal) => text.includes(internal)))) problems.push('a body carries an internal path');
+  if (texts.some((text) => INTERNAL_PATH.test(text) || context.internalPaths.some((internal) => text.includes(internal))))
+    problems.push('a body carries an internal path');
 
   if (operation.id === 'mcpPost' && status === 200) problems.push(...mcpProblems(context, operation, observed.json));
   return problems;
@@ -1444,7 +1809,10 @@ export interface Finding {
 }
 
 export class FuzzStats {
-  readonly perOperation = new Map<string, { requests: number; seeds: Set<number>; statuses: Map<number, number>; categories: Map<string, number>; ms: number }>();
+  readonly perOperation = new Map<
+    string,
+    { requests: number; seeds: Set<number>; statuses: Map<number, number>; categories: Map<string, number>; ms: number }
+  >();
   readonly findings = new Map<string, Finding>();
   /** Operations that answered a 2xx to their own method (a CORS preflight's 204 does not count). */
   readonly succeeded = new Set<string>();
@@ -1491,17 +1859,34 @@ export class FuzzStats {
     const rows = [...this.perOperation.entries()].sort(([a], [b]) => a.localeCompare(b));
     const total = rows.reduce((sum, [, entry]) => sum + entry.requests, 0);
     const seeds = new Set(rows.flatMap(([, entry]) => [...entry.seeds]));
-    const lines = [`${title}: ${rows.length} operations × ${seeds.size} seeds, ${total} requests (${Math.round(total / Math.max(1, rows.length))} per operation)`];
+    const lines = [
+      `${title}: ${rows.length} operations × ${seeds.size} seeds, ${total} requests (${Math.round(total / Math.max(1, rows.length))} per operation)`,
+    ];
     for (const [operation, entry] of rows) {
-      const statuses = [...entry.statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
-      lines.push(`  ${operation.padEnd(34)} ${String(entry.requests).padStart(5)} req, ${entry.seeds.size} seeds, ${(entry.ms / Math.max(1, entry.requests)).toFixed(1)} ms/req  ${statuses}`);
+      const statuses = [...entry.statuses.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([status, count]) => `${status}×${count}`)
+        .join(' ');
+      lines.push(
+        `  ${operation.padEnd(34)} ${String(entry.requests).padStart(5)} req, ${entry.seeds.size} seeds, ${(entry.ms / Math.max(1, entry.requests)).toFixed(1)} ms/req  ${statuses}`,
+      );
     }
     const allStatuses = new Map<number, number>();
     for (const [, entry] of rows) for (const [status, count] of entry.statuses) allStatuses.set(status, (allStatuses.get(status) ?? 0) + count);
-    lines.push(`  statuses seen: ${[...allStatuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+    lines.push(
+      `  statuses seen: ${[...allStatuses.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([status, count]) => `${status}×${count}`)
+        .join(' ')}`,
+    );
     const categories = new Map<string, number>();
     for (const [, entry] of rows) for (const [category, count] of entry.categories) categories.set(category, (categories.get(category) ?? 0) + count);
-    lines.push(`  categories: ${[...categories.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([category, count]) => `${category}×${count}`).join(' ')}`);
+    lines.push(
+      `  categories: ${[...categories.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([category, count]) => `${category}×${count}`)
+        .join(' ')}`,
+    );
     lines.push(`  distinct findings: ${this.findings.size}`);
     return lines.join('\n');
   }

@@ -159,9 +159,13 @@ export function createOpenApiValidator(document: object): OpenApiValidator {
     if (!operation) {
       const documented = METHODS.filter((candidate) => isObject(entry.item[candidate]));
       // A method the path does not list is answered by the path's documented 405.
-      const with405 = documented.map((candidate) => entry.item[candidate] as Json).find((candidate) => isObject(candidate.responses) && isObject((candidate.responses as Json)['405']));
+      const with405 = documented
+        .map((candidate) => entry.item[candidate] as Json)
+        .find((candidate) => isObject(candidate.responses) && isObject((candidate.responses as Json)['405']));
       if (status !== 405 || !with405) {
-        return [`${label}: ${method.toUpperCase()} is not documented on ${entry.template} (documented: ${documented.map((name) => name.toUpperCase()).join(', ') || 'none'})`];
+        return [
+          `${label}: ${method.toUpperCase()} is not documented on ${entry.template} (documented: ${documented.map((name) => name.toUpperCase()).join(', ') || 'none'})`,
+        ];
       }
       operation = with405;
     }
@@ -210,7 +214,8 @@ export function createOpenApiValidator(document: object): OpenApiValidator {
         if (!isObject(operation)) continue;
         const where = `${verb.toUpperCase()} ${entry.template}`;
         for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) {
-          if (isObject(parameter) && isObject(parameter.schema)) schemas.push({ where: `${where} parameter ${String(parameter.name)}`, schema: parameter.schema });
+          if (isObject(parameter) && isObject(parameter.schema))
+            schemas.push({ where: `${where} parameter ${String(parameter.name)}`, schema: parameter.schema });
         }
         const requestBody = operation.requestBody;
         if (isObject(requestBody) && isObject(requestBody.content)) {

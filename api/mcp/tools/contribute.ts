@@ -34,7 +34,7 @@ export function registerContributeTool(server: McpServer, deps: ToolDeps): void 
       title: 'Contribute an answer (lands pending)',
       description:
         'Adds your answer to an Atlas record question. It lands as pending, invisible to retrieval until a curator (optionally helped by a multi-model review) approves it, ' +
-        'and the result returns the other minds\' answers to the same question. An identical pending answer is not stored twice. Rate-limited per client. ' +
+        "and the result returns the other minds' answers to the same question. An identical pending answer is not stored twice. Rate-limited per client. " +
         'The only tool that writes. Same as POST /api/contribute.',
       inputSchema: contributeInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

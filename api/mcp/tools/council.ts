@@ -23,6 +23,15 @@ export function registerCouncilTool(server: McpServer, deps: ToolDeps): void {
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
     },
     (input, extra) =>
-      guarded(() => runLiveJob(deps, 'council', input, (question) => ({ method: 'GET', path: '/api/council', query: { q: question, async: '1' } }), extra.signal, jobProgress(extra))),
+      guarded(() =>
+        runLiveJob(
+          deps,
+          'council',
+          input,
+          (question) => ({ method: 'GET', path: '/api/council', query: { q: question, async: '1' } }),
+          extra.signal,
+          jobProgress(extra),
+        ),
+      ),
   );
 }

@@ -14,7 +14,9 @@ export const deliberateInput = {
     .string()
     .regex(/^[A-Za-z0-9_-]{1,128}$/)
     .optional()
-    .describe('Continues a session the server issued to you (the session_id of an earlier deliberate call with new_session): a rolling buffer of 5 exchanges, 24 h after its last use (with q only).'),
+    .describe(
+      'Continues a session the server issued to you (the session_id of an earlier deliberate call with new_session): a rolling buffer of 5 exchanges, 24 h after its last use (with q only).',
+    ),
   new_session: z.boolean().optional().describe('Start a session; the result carries session_id to pass on later calls (with q only).'),
   identity: z.string().max(200).optional().describe('Your model identity (declared, never verified), for peer personalization (with q only).'),
 };
@@ -28,7 +30,7 @@ export function registerDeliberateTool(server: McpServer, deps: ToolDeps): void 
         'Full deliberation: a live model panel answers with the corpus as evidence, and a chair synthesizes an answer with named tensions, sources and a receipt. ' +
         'Slow (about 25 s) and it costs the operator money: prefer fast_context unless a synthesized answer is needed. ' +
         'Call with q to submit a background job (returns job_id; set wait_seconds to wait for it), then with job_id to poll. ' +
-        'While waiting, the job\'s stages (retrieval, each voice, the chair) are sent as progress notifications when you pass a progressToken. ' +
+        "While waiting, the job's stages (retrieval, each voice, the chair) are sent as progress notifications when you pass a progressToken. " +
         'Answers a LIVE_PANEL_UNAVAILABLE error when the deployment has no panel. Same as POST /api/query {"async": true} and GET /api/query?job=.',
       inputSchema: deliberateInput,
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },

@@ -13,12 +13,26 @@ export const fastContextInput = {
   q: z.string().max(MAX_QUERY_CHARS).describe('The question. Echoed byte-equal as question_received; glyphs written in it (Ξ Ψ ∅ Ω ∞ Δ) are parsed.'),
   layers: z.array(z.enum(LAYERS)).min(1).optional().describe('Keep only records of these layers in the candidate pool.'),
   exclude_layers: z.array(z.enum(LAYERS)).min(1).optional().describe('Drop records of these layers from the candidate pool.'),
-  rings: z.array(z.enum(RINGS)).min(1).optional().describe('Hard constraint on the ring (how central a record is, not how well evidenced), applied before ranking.'),
-  evidence_threshold: z.enum(EVIDENCE_ORDER).optional().describe(`Keep only records at or above this evidence label; order, highest first: ${EVIDENCE_ORDER.join(' > ')}.`),
-  exclude_ids: z.array(z.string().min(1).max(64)).max(200).optional().describe('Record ids to withhold before ranking (case-sensitive); the result echoes which matched. Unknown ids are ignored.'),
+  rings: z
+    .array(z.enum(RINGS))
+    .min(1)
+    .optional()
+    .describe('Hard constraint on the ring (how central a record is, not how well evidenced), applied before ranking.'),
+  evidence_threshold: z
+    .enum(EVIDENCE_ORDER)
+    .optional()
+    .describe(`Keep only records at or above this evidence label; order, highest first: ${EVIDENCE_ORDER.join(' > ')}.`),
+  exclude_ids: z
+    .array(z.string().min(1).max(64))
+    .max(200)
+    .optional()
+    .describe('Record ids to withhold before ranking (case-sensitive); the result echoes which matched. Unknown ids are ignored.'),
   glyph: z.enum(GLYPHS).optional().describe('Retrieval mode operator: Ξ divergence, Ψ self-reference, ∅ void (no corpus), Ω commit, ∞ hold, Δ repair.'),
   limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Records to return, 1-${MAX_LIMIT} (default 8).`),
-  format: z.enum(FORMATS).optional().describe('context (default): the pre-deliberation packet; brief: an exportable markdown artifact; si: structured sections.'),
+  format: z
+    .enum(FORMATS)
+    .optional()
+    .describe('context (default): the pre-deliberation packet; brief: an exportable markdown artifact; si: structured sections.'),
   identity: z.string().max(200).optional().describe('Your model identity (declared, never verified); personalizes framing for a peer model.'),
 };
 

@@ -8,7 +8,13 @@ const SECTIONS = ['agent_entry', 'health', 'manifest'] as const;
 const PATHS: Record<(typeof SECTIONS)[number], string> = { agent_entry: '/api/agent-entry', health: '/api/health', manifest: '/api/manifest' };
 
 export const infoInput = {
-  sections: z.array(z.enum(SECTIONS)).min(1).optional().describe('Which parts to return (default all): agent_entry (what the service is, trust rules, citation), health (which capabilities are wired here), manifest (counts and hashes).'),
+  sections: z
+    .array(z.enum(SECTIONS))
+    .min(1)
+    .optional()
+    .describe(
+      'Which parts to return (default all): agent_entry (what the service is, trust rules, citation), health (which capabilities are wired here), manifest (counts and hashes).',
+    ),
 };
 
 export function registerInfoTool(server: McpServer, deps: ToolDeps): void {
@@ -39,21 +45,35 @@ export function registerInfoTool(server: McpServer, deps: ToolDeps): void {
 function summarizeInfo(body: JsonObject): string {
   const lines: string[] = [];
   const entry = isObject(body.agent_entry) ? body.agent_entry : undefined;
-  if (entry) lines.push(`${String(entry.name)}: ${String(entry.one_line)}`, `Trust boundary: ${typeof entry.trust_boundary === 'string' ? entry.trust_boundary : JSON.stringify(entry.trust_boundary)}`);
+  if (entry)
+    lines.push(
+      `${String(entry.name)}: ${String(entry.one_line)}`,
+      `Trust boundary: ${typeof entry.trust_boundary === 'string' ? entry.trust_boundary : JSON.stringify(entry.trust_boundary)}`,
+    );
   const health = isObject(body.health) ? body.health : undefined;
   if (health) {
     const capabilities = isObject(health.capabilities) ? health.capabilities : {};
-    const wired = Object.entries(capabilities).filter(([, on]) => on === true).map(([name]) => name);
-    const missing = Object.entries(capabilities).filter(([, on]) => on === false).map(([name]) => name);
-    lines.push(`Health: ${String(health.status)}, version ${String(health.version)}. Wired: ${wired.join(', ') || 'none'}.${missing.length > 0 ? ` Not wired: ${missing.join(', ')}.` : ''}`);
+    const wired = Object.entries(capabilities)
+      .filter(([, on]) => on === true)
+      .map(([name]) => name);
+    const missing = Object.entries(capabilities)
+      .filter(([, on]) => on === false)
+      .map(([name]) => name);
+    lines.push(
+      `Health: ${String(health.status)}, version ${String(health.version)}. Wired: ${wired.join(', ') || 'none'}.${missing.length > 0 ? ` Not wired: ${missing.join(', ')}.` : ''}`,
+    );
   }
   const manifest = isObject(body.manifest) ? body.manifest : undefined;
   const counts = manifest && isObject(manifest.counts) ? manifest.counts : undefined;
   if (counts) {
     const corpus = isObject(counts.corpus) ? counts.corpus : {};
     const atlas = isObject(counts.atlas) ? counts.atlas : {};
-    lines.push(`Manifest ${String(manifest!.manifest_version)}: ${String(corpus.total_works)} corpus works, ${String(atlas.live_records)} Atlas records (counts are computed live; the manifest is the source of truth).`);
+    lines.push(
+      `Manifest ${String(manifest!.manifest_version)}: ${String(corpus.total_works)} corpus works, ${String(atlas.live_records)} Atlas records (counts are computed live; the manifest is the source of truth).`,
+    );
   }
-  lines.push('Tools: fast_context (free retrieval, start here), read_divergences, kin, info; deliberate, trace, council (live panel, cost money); contribute (the only write, lands pending).');
+  lines.push(
+    'Tools: fast_context (free retrieval, start here), read_divergences, kin, info; deliberate, trace, council (live panel, cost money); contribute (the only write, lands pending).',
+  );
   return lines.join('\n');
 }

@@ -7,7 +7,10 @@ import { summarizeKin } from '../summaries.ts';
 import type { ToolDeps } from '../types.ts';
 
 export const kinInput = {
-  identity: z.string().max(MAX_IDENTITY_CHARS).describe('The model you are, as a family or model name (e.g. your model id). Declared by you, never detected or verified.'),
+  identity: z
+    .string()
+    .max(MAX_IDENTITY_CHARS)
+    .describe('The model you are, as a family or model name (e.g. your model id). Declared by you, never detected or verified.'),
 };
 
 export function registerKinTool(server: McpServer, deps: ToolDeps): void {
@@ -21,6 +24,7 @@ export function registerKinTool(server: McpServer, deps: ToolDeps): void {
       inputSchema: kinInput,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    (input, extra) => guarded(async () => fromResponse(await deps.call({ method: 'GET', path: '/api/kin', query: { identity: input.identity } }, extra.signal), summarizeKin)),
+    (input, extra) =>
+      guarded(async () => fromResponse(await deps.call({ method: 'GET', path: '/api/kin', query: { identity: input.identity } }, extra.signal), summarizeKin)),
   );
 }

@@ -26,6 +26,9 @@ export function registerLineageTool(server: McpServer, deps: ToolDeps): void {
       inputSchema: lineageInput,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    (input, extra) => guarded(async () => fromResponse(await deps.call({ method: 'GET', path: '/api/lineage', query: { concept: input.concept } }, extra.signal), summarizeLineage)),
+    (input, extra) =>
+      guarded(async () =>
+        fromResponse(await deps.call({ method: 'GET', path: '/api/lineage', query: { concept: input.concept } }, extra.signal), summarizeLineage),
+      ),
   );
 }

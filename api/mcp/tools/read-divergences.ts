@@ -13,11 +13,19 @@ import { summarizeDivergenceIndex, summarizeDivergenceRecord, summarizeDivergenc
 import type { ToolDeps } from '../types.ts';
 
 export const readDivergencesInput = {
-  id: z.string().min(1).max(64).optional().describe('A record id (case-sensitive, e.g. <PFX>-D12): returns the full record with verbatim answers, model ids and tensions. Use alone.'),
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('A record id (case-sensitive, e.g. <PFX>-D12): returns the full record with verbatim answers, model ids and tensions. Use alone.'),
   q: z.string().max(MAX_QUERY_CHARS).optional().describe('A question: returns the Atlas records nearest in meaning (cosine similarity). Combine only with k.'),
   k: z.number().int().min(1).max(ATLAS_SEARCH_MAX_K).optional().describe(`Number of meaning-search results, 1-${ATLAS_SEARCH_MAX_K} (default 5); only with q.`),
   search: z.string().max(500).optional().describe('Terms separated by spaces or +; lists the records where any term appears. Combinable with cert.'),
-  cert: z.enum(CERT_FILTERS).optional().describe('Lists records by robustness tier: C1 paraphrase-robust, C2 pressure-robust, C3 both, certified any of them. Combinable with search.'),
+  cert: z
+    .enum(CERT_FILTERS)
+    .optional()
+    .describe('Lists records by robustness tier: C1 paraphrase-robust, C2 pressure-robust, C3 both, certified any of them. Combinable with search.'),
 };
 
 export function registerReadDivergencesTool(server: McpServer, deps: ToolDeps): void {
@@ -34,9 +42,11 @@ export function registerReadDivergencesTool(server: McpServer, deps: ToolDeps): 
     },
     (input, extra) =>
       guarded(async () => {
-        const modes = [input.id !== undefined && 'id', input.q !== undefined && 'q', (input.search !== undefined || input.cert !== undefined) && 'search/cert'].filter(
-          (mode): mode is string => typeof mode === 'string',
-        );
+        const modes = [
+          input.id !== undefined && 'id',
+          input.q !== undefined && 'q',
+          (input.search !== undefined || input.cert !== undefined) && 'search/cert',
+        ].filter((mode): mode is string => typeof mode === 'string');
         if (modes.length > 1 || (input.k !== undefined && input.q === undefined)) {
           return errorResult({
             status: 400,

@@ -19,6 +19,15 @@ export function registerTraceTool(server: McpServer, deps: ToolDeps): void {
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
     },
     (input, extra) =>
-      guarded(() => runLiveJob(deps, 'trace', input, (question) => ({ method: 'GET', path: '/api/trace', query: { q: question, async: '1' } }), extra.signal, jobProgress(extra))),
+      guarded(() =>
+        runLiveJob(
+          deps,
+          'trace',
+          input,
+          (question) => ({ method: 'GET', path: '/api/trace', query: { q: question, async: '1' } }),
+          extra.signal,
+          jobProgress(extra),
+        ),
+      ),
   );
 }

@@ -95,13 +95,34 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const controls = Array.from({ length: options.settings.controls }, (_, i) => ({ subject: controlSubject(i), question: questions[i % questions.length]! }));
   const subjects = [...records.map((record) => ({ subject: record.data.id, question: record.data.question })), ...controls];
   const fileOf = (subject: string) => evidenceFile(content.dir, subject);
-  const logged = loggedCalls(subjects.map((s) => fileOf(s.subject)), METHOD_VERSION);
-  const calls = planCalls({ subjects, panel: options.panel, paraphraser: options.paraphraser, judges: options.judges, settings: options.settings, attempt: options.attempt });
+  const logged = loggedCalls(
+    subjects.map((s) => fileOf(s.subject)),
+    METHOD_VERSION,
+  );
+  const calls = planCalls({
+    subjects,
+    panel: options.panel,
+    paraphraser: options.paraphraser,
+    judges: options.judges,
+    settings: options.settings,
+    attempt: options.attempt,
+  });
   const prices = Object.fromEntries([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.price]));
   // The plan counts a step as logged when its model version answered it; the runner also checks the prompt.
   const modelIds = new Map([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.modelId]));
-  const plan = summarisePlan(calls, prices, new Set(calls.filter((call) => logged.get(call.key)?.some((line) => line.model_id === modelIds.get(call.model))).map((call) => call.key)));
-  const empty = { records: [], controls: { broken: false, certified: [], tiers: [], failed: [], results: [] }, broken: false, spentUsd: 0, callsMade: 0, callsReused: 0 };
+  const plan = summarisePlan(
+    calls,
+    prices,
+    new Set(calls.filter((call) => logged.get(call.key)?.some((line) => line.model_id === modelIds.get(call.model))).map((call) => call.key)),
+  );
+  const empty = {
+    records: [],
+    controls: { broken: false, certified: [], tiers: [], failed: [], results: [] },
+    broken: false,
+    spentUsd: 0,
+    callsMade: 0,
+    callsReused: 0,
+  };
   if (options.plan) return { plan, planned: true, ...empty };
 
   // One signal for every call: the caller's (Ctrl-C), or ours when the ceiling is reached.
@@ -130,7 +151,9 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
       }
       throw error;
     });
-  const jobs = subjects.flatMap(({ subject, question }) => Array.from({ length: options.settings.runs }, (_, run) => ({ subject, run, result: start(subject, question, run) })));
+  const jobs = subjects.flatMap(({ subject, question }) =>
+    Array.from({ length: options.settings.runs }, (_, run) => ({ subject, run, result: start(subject, question, run) })),
+  );
   const settled = await Promise.allSettled(jobs.map((job) => job.result));
   options.signal?.removeEventListener('abort', abort);
   const outcomes = new Map<string, { runs: RunOutcome[]; error?: string }>();
@@ -163,7 +186,8 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const reports: RecordReport[] = records.map((record) => {
     const outcome = outcomes.get(record.data.id)!;
     const tiers = outcome.runs.map((run) => run.tier);
-    if (outcome.error !== undefined || outcome.runs.length < options.settings.runs) return { id: record.data.id, tiers, error: outcome.error ?? 'incomplete', written: false };
+    if (outcome.error !== undefined || outcome.runs.length < options.settings.runs)
+      return { id: record.data.id, tiers, error: outcome.error ?? 'incomplete', written: false };
     const certification = blockOf(combineRuns(outcome.runs), options, `${record.data.id}${EVIDENCE_FILE_SUFFIX}`, date);
     const wanted = Boolean(options.write) && !broken && stopped === undefined;
     const refused = wanted ? writeCertificationBlock(path.join(content.dir, record.file), certification, content.site.id_prefix) : undefined;
@@ -173,5 +197,15 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     return { id: record.data.id, tiers, certification, written: write, ...(error ? { error } : {}) };
   });
   const { made, reused } = runner.counts();
-  return { plan, planned: false, records: reports, controls: { ...verdict, tiers: controlTiers, failed, results: controlResults }, broken, ...(stopped ? { stopped } : {}), spentUsd: options.guard.spentUsd(), callsMade: made, callsReused: reused };
+  return {
+    plan,
+    planned: false,
+    records: reports,
+    controls: { ...verdict, tiers: controlTiers, failed, results: controlResults },
+    broken,
+    ...(stopped ? { stopped } : {}),
+    spentUsd: options.guard.spentUsd(),
+    callsMade: made,
+    callsReused: reused,
+  };
 }

@@ -39,7 +39,8 @@ export class UsageError extends Error {}
 function integer(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!/^\d+$/.test(value) || number < min || number > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || number < min || number > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
   return number;
 }
 
@@ -72,14 +73,23 @@ export function parseCertifyArgs(argv: readonly string[]): CertifyArgs {
   }
   const { values, positionals } = parsed;
   const tier = values.tier;
-  if (tier !== undefined && !(TIERS as readonly string[]).includes(tier)) throw new UsageError(`--tier must be one of ${TIERS.join(', ')}, not ${JSON.stringify(tier)}`);
+  if (tier !== undefined && !(TIERS as readonly string[]).includes(tier))
+    throw new UsageError(`--tier must be one of ${TIERS.join(', ')}, not ${JSON.stringify(tier)}`);
   const chosen = [positionals.length > 0, Boolean(values.all), tier !== undefined].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError('name record ids, or --all, or --tier <tier> (exactly one)');
   if (values.plan && values.write) throw new UsageError('--plan sends nothing and writes nothing; drop --write');
   const budget = values.budget === undefined ? undefined : Number(values.budget);
-  if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) throw new UsageError(`--budget must be a positive number of USD, not ${JSON.stringify(values.budget)}`);
-  if (values.attempt !== undefined && !/^[a-z0-9][a-z0-9-]{0,39}$/.test(values.attempt)) throw new UsageError(`--attempt must be a lower-case slug (a-z, 0-9, -), not ${JSON.stringify(values.attempt)}`);
-  const names = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+  if (budget !== undefined && !(Number.isFinite(budget) && budget > 0))
+    throw new UsageError(`--budget must be a positive number of USD, not ${JSON.stringify(values.budget)}`);
+  if (values.attempt !== undefined && !/^[a-z0-9][a-z0-9-]{0,39}$/.test(values.attempt))
+    throw new UsageError(`--attempt must be a lower-case slug (a-z, 0-9, -), not ${JSON.stringify(values.attempt)}`);
+  const names = (value: string | undefined) =>
+    value === undefined
+      ? undefined
+      : value
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== '');
   return {
     selection: { ids: positionals.length > 0 ? positionals : undefined, all: values.all, tier: tier as Tier | undefined },
     settings: {

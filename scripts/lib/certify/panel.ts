@@ -30,7 +30,10 @@ export function certifyPanel(config: PanelConfig, env: NodeJS.ProcessEnv, choice
     return model;
   };
   const judgeNames = choice.judges ?? config.extra.map((model) => model.name);
-  if (judgeNames.length === 0) throw new Error('certification needs at least one judge that is not on the panel: add models under `extra` in the panel configuration (three make a majority)');
+  if (judgeNames.length === 0)
+    throw new Error(
+      'certification needs at least one judge that is not on the panel: add models under `extra` in the panel configuration (three make a majority)',
+    );
   const paraphraserName = choice.paraphraser ?? config.extra[0]?.name;
   if (!paraphraserName) throw new Error('certification needs a paraphraser that is not on the panel: add a model under `extra` in the panel configuration');
   const wrap = (model: PanelModelConfig, maxTokens?: number): CertifyModel => {

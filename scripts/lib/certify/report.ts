@@ -20,8 +20,12 @@ export function formatReport(report: CertifyReport): string {
   const { plan } = report;
   const lines = [
     `plan: ${plan.calls} calls (${plan.logged} already in the evidence log, ${plan.calls - plan.logged} to make), estimated cost at most ${usd(plan.estimatedCostUsd)}`,
-    `  by step: ${Object.entries(plan.byStep).map(([step, count]) => `${step} ${count}`).join(', ')}`,
-    `  by model: ${Object.entries(plan.byModel).map(([model, count]) => `${model} ${count}`).join(', ')}`,
+    `  by step: ${Object.entries(plan.byStep)
+      .map(([step, count]) => `${step} ${count}`)
+      .join(', ')}`,
+    `  by model: ${Object.entries(plan.byModel)
+      .map(([model, count]) => `${model} ${count}`)
+      .join(', ')}`,
   ];
   if (report.planned) return `${lines.join('\n')}\n(--plan: nothing was sent)`;
   lines.push(`spent ${usd(report.spentUsd)} on ${report.callsMade} calls; ${report.callsReused} read back from the evidence log`);
@@ -37,7 +41,9 @@ export function formatReport(report: CertifyReport): string {
   }
   for (const control of report.controls.results) {
     const c = control.certification;
-    lines.push(`negative control ${control.subject} ("${control.question}"): ${c.tier} dri ${c.dri} between ${c.between_spread} within ${c.within_spread} split_persistence ${c.split_persistence}`);
+    lines.push(
+      `negative control ${control.subject} ("${control.question}"): ${c.tier} dri ${c.dri} between ${c.between_spread} within ${c.within_spread} split_persistence ${c.split_persistence}`,
+    );
   }
   if (report.controls.failed.length > 0) lines.push(`negative controls that could not be run: ${report.controls.failed.join(', ')}`);
   if (report.broken) lines.push('INSTRUMENT BROKEN: a negative control certified or could not be run; nothing was written.');

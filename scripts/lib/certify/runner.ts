@@ -29,7 +29,10 @@ import type { SpendGuard } from './spend-guard.ts';
 
 export interface CertifyModel extends PlanModel {
   modelId: string;
-  complete(request: { messages: Message[]; maxTokens: number }, signal?: AbortSignal): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number }; truncated?: boolean }>;
+  complete(
+    request: { messages: Message[]; maxTokens: number },
+    signal?: AbortSignal,
+  ): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number }; truncated?: boolean }>;
 }
 
 export interface Progress {
@@ -147,8 +150,16 @@ export function createRunner(options: RunnerOptions) {
     const { t, k } = options.settings;
     const scope = keyScope(subject, options.attempt);
     const [controls, paraphrases] = await Promise.all([
-      Promise.all(options.panel.map((model) => Promise.all(range(t).map((roll) => call(subject, run, 'control', stepKeys.control(scope, run, model.name, roll), model, answerPrompt(question)))))),
-      Promise.all(range(k).map((index) => call(subject, run, 'paraphrase', stepKeys.paraphrase(scope, run, index), options.paraphraser, paraphrasePrompt(question, index, k)))),
+      Promise.all(
+        options.panel.map((model) =>
+          Promise.all(range(t).map((roll) => call(subject, run, 'control', stepKeys.control(scope, run, model.name, roll), model, answerPrompt(question)))),
+        ),
+      ),
+      Promise.all(
+        range(k).map((index) =>
+          call(subject, run, 'paraphrase', stepKeys.paraphrase(scope, run, index), options.paraphraser, paraphrasePrompt(question, index, k)),
+        ),
+      ),
     ]);
     const answersOf = (i: number) => controls[i]!.map((line) => line.answer);
     const vectors = await embed(options.panel.flatMap((_, i) => answersOf(i)));
@@ -159,14 +170,23 @@ export function createRunner(options: RunnerOptions) {
 
     const p1 = Promise.all(
       paraphrases.map((line, index) =>
-        Promise.all(options.panel.map((model) => call(subject, run, 'p1', stepKeys.p1(scope, run, index, model.name), model, answerPrompt(cleanParaphrase(line.answer))))),
+        Promise.all(
+          options.panel.map((model) => call(subject, run, 'p1', stepKeys.p1(scope, run, index, model.name), model, answerPrompt(cleanParaphrase(line.answer)))),
+        ),
       ),
     );
     const pressured = Promise.all(
       options.panel.map(async (model) => {
         const peer = peers[model.name];
         const [p2, p3] = await Promise.all([
-          call(subject, run, 'p2', stepKeys.pressure(scope, run, 'p2', model.name), model, peerPressurePrompt(question, own(model.name), peer ? own(peer) : '')),
+          call(
+            subject,
+            run,
+            'p2',
+            stepKeys.pressure(scope, run, 'p2', model.name),
+            model,
+            peerPressurePrompt(question, own(model.name), peer ? own(peer) : ''),
+          ),
           call(subject, run, 'p3', stepKeys.pressure(scope, run, 'p3', model.name), model, stanceFlipPrompt(question, own(model.name))),
         ]);
         const after: Record<Pressure, string> = { p2: p2.answer, p3: p3.answer };

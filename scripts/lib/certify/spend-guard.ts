@@ -31,7 +31,9 @@ export function createLocalSpendGuard(limitUsd: number): LocalSpendGuard {
   return {
     reserve(ceilingUsd) {
       if (spent + reserved + ceilingUsd > limitUsd) {
-        throw new SpendCeilingError(`the next call could cost up to $${ceilingUsd.toFixed(4)}, which would cross the ceiling of $${limitUsd.toFixed(2)} ($${spent.toFixed(4)} spent)`);
+        throw new SpendCeilingError(
+          `the next call could cost up to $${ceilingUsd.toFixed(4)}, which would cross the ceiling of $${limitUsd.toFixed(2)} ($${spent.toFixed(4)} spent)`,
+        );
       }
       reserved += ceilingUsd;
       let open = true;

@@ -43,7 +43,9 @@ export function createStoreSpendGuard(options: StoreGuardOptions): SpendGuard {
       }
       if (!granted) {
         held.release();
-        throw new SpendCeilingError(`the next call could cost up to $${ceilingUsd.toFixed(4)}, which would cross the shared spending ceiling of $${options.ceilingUsd.toFixed(2)} (spend recorded in the store plus calls in flight)`);
+        throw new SpendCeilingError(
+          `the next call could cost up to $${ceilingUsd.toFixed(4)}, which would cross the shared spending ceiling of $${options.ceilingUsd.toFixed(2)} (spend recorded in the store plus calls in flight)`,
+        );
       }
       return {
         async settle(actualUsd, usage) {
@@ -68,7 +70,12 @@ export function createStoreSpendGuard(options: StoreGuardOptions): SpendGuard {
 }
 
 /** The guard a command line uses: the configured store (STORE_PATH, as the API uses it) and the panel's ceiling. */
-export async function openStoreSpendGuard(config: PanelConfig, env: NodeJS.ProcessEnv, purpose: string, budgetUsd = Infinity): Promise<{ guard: SpendGuard; close: () => Promise<void> }> {
+export async function openStoreSpendGuard(
+  config: PanelConfig,
+  env: NodeJS.ProcessEnv,
+  purpose: string,
+  budgetUsd = Infinity,
+): Promise<{ guard: SpendGuard; close: () => Promise<void> }> {
   const store = await openStore(loadConfig(env).storePath);
   const callTimeoutMs = Math.max(config.defaults.timeout_ms, ...[...config.panel, ...config.extra].map((model) => model.timeout_ms ?? 0));
   return {

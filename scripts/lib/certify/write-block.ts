@@ -23,7 +23,7 @@ function findBlock(raw: string): { span: Span; insert: boolean } {
   const frontEnd = close >= 0 ? close + 1 : closeAtEnd;
   if (frontEnd < 0) throw new BlockWriteError('the frontmatter has no closing fence');
   const lines: Span[] = [];
-  for (let start = 4; start < frontEnd; ) {
+  for (let start = 4; start < frontEnd;) {
     const newline = raw.indexOf('\n', start);
     const end = newline < 0 || newline >= frontEnd ? frontEnd : newline + 1;
     lines.push({ start, end });

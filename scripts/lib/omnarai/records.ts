@@ -1,12 +1,6 @@
 /** Source records to content files: concepts, corpus and media works, divergence records, each validated before it is written. */
 import { z } from 'zod';
-import {
-  ConceptSchema,
-  createDivergenceSchema,
-  createWorkSchema,
-  type ConceptFrontmatter,
-  type ModelRegistry,
-} from '../../../schemas/content.ts';
+import { ConceptSchema, createDivergenceSchema, createWorkSchema, type ConceptFrontmatter, type ModelRegistry } from '../../../schemas/content.ts';
 import { EVIDENCE, type Evidence, type Layer } from '../../../schemas/vocab.ts';
 import { stringifyMarkdown } from '../../../content-files/frontmatter.ts';
 import { issuesFromZod } from '../../../content-files/issues.ts';
@@ -42,7 +36,6 @@ export function layerForType(type: string): Exclude<Layer, 'divergence'> {
 function mediaLayer(tags: readonly string[]): Exclude<Layer, 'divergence'> {
   return tags.some((tag) => tag.trim().toLowerCase() === 'lore') ? 'realms' : 'canon';
 }
-
 
 /** "Claude | xz" names two contributors; duplicates after splitting are kept once. */
 export function splitContributors(value: unknown): string[] {
@@ -209,11 +202,7 @@ export function addWork(source: string, work: WorkCandidate, build: Build): bool
   return true;
 }
 
-export function addDivergence(
-  record: Record<string, unknown>,
-  registry: ModelRegistry,
-  build: Build,
-): { answers: number; tensions: number } | undefined {
+export function addDivergence(record: Record<string, unknown>, registry: ModelRegistry, build: Build): { answers: number; tensions: number } | undefined {
   const source = SOURCE_FILES.divergences;
   const id = typeof record.id === 'string' ? record.id : undefined;
   const answers = answersOf(record);

@@ -88,11 +88,7 @@ function familyOfLabel(label: string, registry: ModelRegistry): string | undefin
  * family. With no such family, or several of its voices answering, nothing is changed and
  * validation rejects the record.
  */
-export function resolveVoice(
-  voice: unknown,
-  answers: readonly SourceAnswer[],
-  registry: ModelRegistry,
-): Omit<Normalization, 'id' | 'field'> | undefined {
+export function resolveVoice(voice: unknown, answers: readonly SourceAnswer[], registry: ModelRegistry): Omit<Normalization, 'id' | 'field'> | undefined {
   if (typeof voice !== 'string' || answers.some((answer) => answer.model === voice)) return undefined;
   const family = familyOfLabel(voice, registry);
   if (!family) return undefined;

@@ -27,7 +27,9 @@ export async function judgePair(input: {
     if (!before) continue;
     // Blind: the judged family is "Voice Amber" and every other voice "another voice", in both answers.
     const names = [...new Set([...input.earlier.answers, ...input.later.answers].map((answer) => answer.model))];
-    const replacements = names.map((name): [string, string] => [name, name === after.model ? 'Voice Amber' : 'another voice']).sort((a, b) => b[0].length - a[0].length);
+    const replacements = names
+      .map((name): [string, string] => [name, name === after.model ? 'Voice Amber' : 'another voice'])
+      .sort((a, b) => b[0].length - a[0].length);
     const messages = judgePrompt({
       question: input.question,
       voice: 'Voice Amber',
@@ -38,7 +40,10 @@ export async function judgePair(input: {
     });
     const votes = await Promise.all(
       input.judges.map(async (judge) => {
-        const reservation = await input.guard.reserve(callCeilingUsd(estimateTokens(messages.map((message) => message.content).join('\n')), JUDGE_REPLY_TOKENS, judge.price), judge.modelId);
+        const reservation = await input.guard.reserve(
+          callCeilingUsd(estimateTokens(messages.map((message) => message.content).join('\n')), JUDGE_REPLY_TOKENS, judge.price),
+          judge.modelId,
+        );
         try {
           const result = await judge.complete(messages, JUDGE_REPLY_TOKENS);
           await reservation.settle(usageCostUsd(result.usage, judge.price), result.usage);

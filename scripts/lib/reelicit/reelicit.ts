@@ -27,7 +27,10 @@ export interface ReelicitModel {
   lab?: string;
   maxTokens: number;
   price?: { input_per_mtok: number; output_per_mtok: number } | undefined;
-  complete(messages: { role: 'system' | 'user' | 'assistant'; content: string }[], maxTokens: number): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number }; truncated: boolean }>;
+  complete(
+    messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
+    maxTokens: number,
+  ): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number }; truncated: boolean }>;
 }
 
 export type ReelicitSelection = { stale: true } | { ids: string[] };
@@ -107,7 +110,9 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
   const known = new Set(content.registry.models.map((model) => model.model_id));
   const unknown = options.panel.filter((model) => !known.has(model.modelId));
   if (unknown.length > 0) {
-    throw new ReelicitError(`panel model versions not in models.yaml: ${unknown.map((model) => `${model.name} (${model.modelId})`).join(', ')}; add them there (with superseded_by on the versions they replace) first`);
+    throw new ReelicitError(
+      `panel model versions not in models.yaml: ${unknown.map((model) => `${model.name} (${model.modelId})`).join(', ')}; add them there (with superseded_by on the versions they replace) first`,
+    );
   }
   const { chosen, skipped } = select(content, options.selection);
   const judges = options.judges ?? [];
@@ -118,7 +123,16 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
       options.panel.reduce((inner, model) => inner + callCeilingUsd(estimateTokens(entry.data.question), model.maxTokens, model.price), 0) +
       // A judge reads the question and both answers: at most two completion budgets of text.
       options.panel.length *
-        judges.reduce((inner, judge) => inner + callCeilingUsd(estimateTokens(entry.data.question) + 2 * Math.max(...options.panel.map((model) => model.maxTokens)) + 200, JUDGE_REPLY_TOKENS, judge.price), 0),
+        judges.reduce(
+          (inner, judge) =>
+            inner +
+            callCeilingUsd(
+              estimateTokens(entry.data.question) + 2 * Math.max(...options.panel.map((model) => model.maxTokens)) + 200,
+              JUDGE_REPLY_TOKENS,
+              judge.price,
+            ),
+          0,
+        ),
     0,
   );
   const report: ReelicitReport = { plan: Boolean(options.plan), calls, estimatedCostUsd, spentUsd: 0, records: [], skipped };
@@ -126,7 +140,10 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
     report.records = chosen.map((entry) => ({ original: entry.data.id, question: entry.data.question, written: false }));
     return report;
   }
-  const ids = nextIds(content, chosen.map((entry) => entry.data.id));
+  const ids = nextIds(
+    content,
+    chosen.map((entry) => entry.data.id),
+  );
   const limit = createLimiter(options.concurrency ?? 4);
   const now = options.now ?? (() => new Date());
   for (const [index, entry] of chosen.entries()) {
@@ -162,13 +179,27 @@ export async function reelicit(options: ReelicitOptions): Promise<ReelicitReport
         certification: { tier: 'C0' },
         re_elicits: entry.data.id,
         provenance: { source: 'npm run reelicit', persisted_at: now().toISOString() },
-        answers: answers.map((answer) => ({ model: answer.model.name, model_id: answer.model.modelId, ...(answer.model.lab ? { lab: answer.model.lab } : {}), date: answer.at, text: answer.text, ...(answer.truncated ? { truncated: true } : {}) })),
+        answers: answers.map((answer) => ({
+          model: answer.model.name,
+          model_id: answer.model.modelId,
+          ...(answer.model.lab ? { lab: answer.model.lab } : {}),
+          date: answer.at,
+          text: answer.text,
+          ...(answer.truncated ? { truncated: true } : {}),
+        })),
       };
       const markdown = stringifyMarkdown(data, '');
       record.file = `divergences/${id}.md`;
       const judgement =
         judges.length > 0
-          ? await judgePair({ question, earlier: { id: entry.data.id, answers: entry.data.answers }, later: { id, date: data.date, answers: data.answers }, judges, guard: options.guard, at: now().toISOString() })
+          ? await judgePair({
+              question,
+              earlier: { id: entry.data.id, answers: entry.data.answers },
+              later: { id, date: data.date, answers: data.answers },
+              judges,
+              guard: options.guard,
+              at: now().toISOString(),
+            })
           : undefined;
       if (judgement) record.judged = Object.fromEntries(Object.entries(judgement.labels).map(([model, value]) => [model, value.label]));
       if (options.write) writeValidated(options.contentDir, record.file, markdown, judgement);
