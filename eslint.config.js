@@ -1,6 +1,5 @@
 import js from '@eslint/js';
 import astro from 'eslint-plugin-astro';
-import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import layers from './eslint-rules/layers.js';
 
@@ -13,12 +12,7 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
-  }, // The site's browser scripts (src/public/scripts/): classic scripts run by the pages.
-  {
-    files: ['src/public/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: globals.browser },
   },
-
   {
     files: ['**/*.cjs'],
     languageOptions: {
