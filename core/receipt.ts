@@ -3,29 +3,9 @@ import type { DivergenceFull, TensionEntry } from './records.ts';
 import type { ScoredRecord } from './search/types.ts';
 import { encodeParam } from './url.ts';
 
-export interface DivergenceSurfaced {
-  record_id: string;
-  topic: string;
-  voice_a: string;
-  claim_a: string;
-  voice_b: string;
-  claim_b: string;
-  status: string;
-}
-
-export interface Receipt {
-  verdict: 'substantive' | 'marginal' | null;
-  grounded: boolean;
-  measured?: true;
-  what_the_corpus_added: string;
-  not_self_generable: string[] | null;
-  records_used: number;
-  contributors: string[];
-  divergence_surfaced: DivergenceSurfaced[];
-  strongest_match: { id: string; title: string; similarity: number } | null;
-  caveat: string;
-  upgrade: { counterfactual: string; statistical_evidence: string };
-}
+/** The receipt as GET /api/query documents it (ReceiptSchema), and the tensions it surfaces. */
+import type { DivergenceSurfaced, Receipt } from '../schemas/api/query.ts';
+export type { DivergenceSurfaced, Receipt };
 
 /** A match this close counts as real grounding on its own. */
 export const STRONG_SIMILARITY = 0.5;

@@ -20,12 +20,12 @@ export interface JobRecord {
   lease_expires_at: string | null;
 }
 
-/** One step of a live job as it happens (retrieval, each voice, the chair), for progress. */
-export interface JobStage {
-  stage: string;
-  at: string;
-  [field: string]: unknown;
-}
+/**
+ * One step of a live job as it happens (retrieval, each voice, the chair), for progress: the
+ * shape the API documents (JobState.stages), as api/live/progress.ts stamps and stores it.
+ */
+import type { JobStage } from '../schemas/api/live.ts';
+export type { JobStage };
 
 /** The error stored on a job cancelled by its caller. */
 export const CANCELLED = { code: 'JOB_CANCELLED', message: 'the job was cancelled by its caller; its model calls were aborted' };

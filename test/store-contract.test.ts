@@ -133,7 +133,7 @@ for (const driver of drivers) {
       await store.createJob({ id: 'job_s', kind: 'deliberation', input: null }, at(0));
       expect(await store.jobStages('job_s')).toEqual([]);
       const stages = Array.from({ length: 12 }, (_, n) => ({
-        stage: n === 0 ? 'retrieval' : 'voice',
+        stage: n === 0 ? ('retrieval' as const) : ('voice' as const),
         at: at(n).toISOString(),
         n,
         answer: `  verbatim ${n}\n\u{1F600}`,

@@ -8,12 +8,13 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../../core/query-params.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
+import { DeliberationResponseSchema, JobStateSchema, TraceResponseSchema, type JobState } from '../../schemas/api.ts';
 import type { LiveService } from '../live/service.ts';
 import type { JobKind, JobRecord, JobStage } from '../../storage/store.ts';
 import { streamRun, wantsEventStream } from '../http/sse.ts';
 import { answerOnce } from '../http/idempotency.ts';
 import { assertWellFormedQuery } from '../http/text-guard.ts';
-import type { RouteContext } from './types.ts';
+import { send, type RouteContext } from './types.ts';
 import { encodeParam } from '../../core/url.ts';
 import { sampleQuestion } from '../../core/examples.ts';
 import { parseOrSuggest, truncate, without, withValue } from '../../core/next-call.ts';
@@ -111,7 +112,7 @@ export async function submitJob(
 }
 
 /** The job as polled: its status, the stages so far (retrieval, each voice, the chair), and the result once done. */
-export function jobState(job: JobRecord, stages: JobStage[]) {
+export function jobState(job: JobRecord, stages: JobStage[]): JobState {
   const base = {
     job_id: job.id,
     kind: job.kind,
@@ -122,7 +123,8 @@ export function jobState(job: JobRecord, stages: JobStage[]) {
     stages,
   };
   if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
-  if (job.status === 'failed' || job.status === 'cancelled') return { ...base, error: job.error };
+  // The runner stores an error with every failed or cancelled job; the schema has no null error.
+  if (job.status === 'failed' || job.status === 'cancelled') return job.error ? { ...base, error: job.error } : base;
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
 }
 
@@ -213,18 +215,19 @@ export function invalidBody(error: z.ZodError, suggestion?: SuggestedCall) {
  * result) when the caller accepts text/event-stream. The budget is checked before the
  * stream starts, so a refusal keeps its HTTP status.
  */
-export async function answerNow(
+export async function answerNow<S extends z.ZodType>(
   context: RouteContext,
   request: Request,
   response: Response,
   live: LiveService,
-  run: (signal: AbortSignal, onStage?: (stage: JobStage) => void) => Promise<unknown>,
+  schema: S,
+  run: (signal: AbortSignal, onStage?: (stage: JobStage) => void) => Promise<z.output<S>>,
 ): Promise<void> {
   response.vary('Accept');
   // The client going away (a closed stream too) aborts this run's own calls, nobody else's.
   const signal = callerSignal(response);
   if (!wantsEventStream(request)) {
-    response.json(await run(signal));
+    send(response, schema, await run(signal));
     return;
   }
   await live.assertBudget();
@@ -241,7 +244,7 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
         suggestedNextCall: { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } },
       });
     }
-    response.json(jobState(job, await live.stages(job.id)));
+    send(response, JobStateSchema, jobState(job, await live.stages(job.id)));
     return true;
   }
   if (query.async) {
@@ -252,13 +255,13 @@ export async function handleLiveQuery(context: RouteContext, query: FastQuery, r
   if (query.sync) {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    await answerNow(context, request, response, live, (signal, onStage) => live.deliberateNow({ query }, signal, onStage));
+    await answerNow(context, request, response, live, DeliberationResponseSchema, (signal, onStage) => live.deliberateNow({ query }, signal, onStage));
     return true;
   }
   if (query.mode === 'trace') {
     const live = requireLive(context, query.q);
     await limitLive(context, request, response, 'live');
-    await answerNow(context, request, response, live, (signal, onStage) => live.traceNow(query, signal, onStage));
+    await answerNow(context, request, response, live, TraceResponseSchema, (signal, onStage) => live.traceNow(query, signal, onStage));
     return true;
   }
   return false;

@@ -140,7 +140,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             return;
           }
           await limitLive(context, request, response, 'council');
-          await answerNow(context, request, response, live, (signal, onStage) => live.councilNow(input, signal, onStage));
+          await answerNow(context, request, response, live, CouncilResponseSchema, (signal, onStage) => live.councilNow(input, signal, onStage));
         },
         POST: async (request, response) => {
           const parsed = CouncilRequestSchema.safeParse(request.body ?? {});
@@ -213,7 +213,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
             return;
           }
           await limitLive(context, request, response, 'live');
-          await answerNow(context, request, response, live, (signal, onStage) => live.traceNow(query, signal, onStage));
+          await answerNow(context, request, response, live, TraceResponseSchema, (signal, onStage) => live.traceNow(query, signal, onStage));
         },
       },
     },
@@ -260,7 +260,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
               },
             );
           }
-          response.json(jobState(job, await live.stages(job.id)));
+          send(response, JobStateSchema, jobState(job, await live.stages(job.id)));
         },
       },
     },

@@ -221,7 +221,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             return;
           }
           await limitLive(context, request, response, 'live');
-          await answerNow(context, request, response, live, (signal, onStage) => live.deliberateNow(input, signal, onStage));
+          await answerNow(context, request, response, live, DeliberationResponseSchema, (signal, onStage) => live.deliberateNow(input, signal, onStage));
         },
       },
     },

@@ -73,7 +73,7 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, run: RunControl
   const base = deterministicReceipt(query.q, retrieval.hits, deps.corpus.divergenceById, retrieval.answering);
   const knownIds = new Set(retrieval.hits.map((hit) => hit.record.id));
   const citedIds = (delta?.cited_ids ?? []).filter((id) => knownIds.has(id));
-  const receipt: Receipt = {
+  const receipt: Receipt & { measured: true } = {
     ...base,
     measured: true,
     verdict: delta === null ? base.verdict : delta.corpus_influence === 'substantial' ? 'substantive' : delta.corpus_influence === 'light' ? 'marginal' : null,
