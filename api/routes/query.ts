@@ -20,7 +20,7 @@ import { parseOrSuggest } from '../../core/next-call.ts';
 import { parseQueryParameters, type RawQuery } from '../../core/query-params.ts';
 import { answerNow, handleLiveQuery, invalidBody, limitLive, requireLive, submitJob } from './live-support.ts';
 import { clientHash } from '../http/client-id.ts';
-import type { QueryParameter, RouteContext, RouteDefinition, RouteSpec } from './types.ts';
+import { send, type QueryParameter, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
 import { apiError } from '../../schemas/errors.ts';
 import { idempotencyKey } from '../http/idempotency.ts';
 
@@ -174,7 +174,7 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
             includeDeliberation: query.mode === undefined,
             livePanel: context.capabilities.deliberation,
           });
-          response.json(body);
+          send(response, [ContextResponseSchema, RetrieveResponseSchema, BriefResponseSchema, SiResponseSchema], body);
         },
         POST: async (request, response) => {
           const parsed = QueryRequestSchema.safeParse(request.body ?? {});
