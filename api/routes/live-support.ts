@@ -8,7 +8,14 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../../core/query-params.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
-import { DeliberationResponseSchema, JobStateSchema, TraceResponseSchema, type JobState } from '../../schemas/api.ts';
+import {
+  AsyncJobAcceptedSchema,
+  DeliberationResponseSchema,
+  JobStateSchema,
+  TraceResponseSchema,
+  type AsyncJobAccepted,
+  type JobState,
+} from '../../schemas/api.ts';
 import type { LiveService } from '../live/service.ts';
 import type { JobKind, JobRecord, JobStage } from '../../storage/store.ts';
 import { streamRun, wantsEventStream } from '../http/sse.ts';
@@ -58,7 +65,7 @@ export const cancelPath = (id: string) => `/api/jobs/cancel?job=${encodeParam(id
 
 const pollUrlOf = (job: JobRecord) => `/api/query?job=${encodeParam(job.id)}`;
 
-function acceptedBody(job: JobRecord, extra: Record<string, unknown> = {}) {
+function acceptedBody(job: JobRecord, extra: Record<string, unknown> = {}): AsyncJobAccepted {
   const pollUrl = pollUrlOf(job);
   return {
     job_id: job.id,
@@ -94,7 +101,8 @@ export async function submitJob(
   };
   if (!context.store || !context.limiter) {
     const answer = await work();
-    response.status(answer.status).setHeader('Location', answer.headers.Location).json(answer.body);
+    response.setHeader('Location', answer.headers.Location);
+    send(response, AsyncJobAcceptedSchema, answer.body, answer.status);
     return;
   }
   await answerOnce(request, response, {
