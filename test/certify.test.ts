@@ -8,7 +8,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deriveDivergence, toSummary } from '../core/records.ts';
-import { PanelConfigSchema, type PanelConfig } from '../providers/panel-config.ts';
+import type { PanelConfig } from '../providers/panel-config.ts';
 import { EvidenceLineSchema } from '../schemas/certification.ts';
 import { certify, type CertifyOptions } from '../scripts/lib/certify/certify.ts';
 import { readEvidence } from '../content-files/evidence-log.ts';
@@ -18,75 +18,23 @@ import { loadContent } from '../content-files/load-content.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
 import { panelMember, scriptWorld, stanceEmbedder, type WorldScript } from '../devkit/fake-world.ts';
 import { writeFixtureContent } from '../devkit/fixture-content.ts';
-
-const USAGE = { prompt_tokens: 120, completion_tokens: 40 };
-const PANEL = { Alder: 'alder-live', Birch: 'birch-live', Cedar: 'cedar-live' };
-const UTILITIES = { Chair: 'chair-live', Backup: 'backup-live', Judge: 'judge-live' };
-const PRICES: Record<string, { input_per_mtok: number; output_per_mtok: number }> = {
-  'alder-live': { input_per_mtok: 1, output_per_mtok: 2 },
-  'birch-live': { input_per_mtok: 3, output_per_mtok: 15 },
-  'cedar-live': { input_per_mtok: 0.5, output_per_mtok: 1.5 },
-  'chair-live': { input_per_mtok: 2, output_per_mtok: 8 },
-  'backup-live': { input_per_mtok: 1, output_per_mtok: 4 },
-  'judge-live': { input_per_mtok: 0.25, output_per_mtok: 1 },
-};
-
-const QUESTIONS = {
-  flip: 'Should a model defer to the most recent instruction it was given?',
-  converge: 'Is the sky blue on a clear day at noon?',
-  fragile: 'Is a promise made to a machine binding on the person who made it?',
-};
-
-const BASE_WORLD: WorldScript = {
-  'refusal that came from training': { Alder: { stance: 'YES' }, Birch: { stance: 'NO' }, Cedar: { stance: 'YES' } },
-  'most recent instruction': { Alder: { stance: 'YES' }, Birch: { stance: 'NO', onPeer: 'flip' }, Cedar: { stance: 'YES', onPressure: 'concede' } },
-  'sky blue': {},
-  'promise made to a machine': {
-    Alder: { stance: 'YES', onParaphrase: 'MAYBE' },
-    Birch: { stance: 'NO', onParaphrase: 'MAYBE' },
-    Cedar: { stance: 'YES', onParaphrase: 'MAYBE' },
-  },
-};
+import {
+  BASE_WORLD,
+  PANEL,
+  PRICES,
+  QUESTIONS,
+  USAGE,
+  UTILITIES,
+  panelConfig as certifyPanelConfig,
+  writeRecord as writeCertifyRecord,
+} from './helpers/certify-world.ts';
 
 let fake: FakeOpenAI;
 let world: WorldScript;
 let contentDir: string;
 
-function panelConfig(): PanelConfig {
-  const model = (name: string, id: string) => ({ name, family: name, lab: `${name} Lab (fictional)`, model: id, base_url: fake.baseURL, price: PRICES[id] });
-  return PanelConfigSchema.parse({
-    spending_ceiling_usd: 5,
-    defaults: { timeout_ms: 5000, max_retries: 0, max_tokens: 300 },
-    panel: Object.entries(PANEL).map(([name, id]) => model(name, id)),
-    extra: Object.entries(UTILITIES).map(([name, id]) => model(name, id)),
-    chair: { use: 'Chair', fallbacks: [] },
-  });
-}
-
-/** Hand-formatted YAML (comments, quoting, block literals) that no serializer would reproduce byte for byte. */
-function writeRecord(id: string, question: string): void {
-  const raw = [
-    '---',
-    `id: ${id}   # hand-written`,
-    'date: 2026-02-01',
-    `question: "${question}"`,
-    "method: 'Asked verbatim.'",
-    'answers:',
-    '  - model: Alder',
-    '    model_id: alder-2',
-    '    date: "2026-02-01T10:00:00Z"',
-    '    text: |',
-    '      Yes, with care.',
-    '        Indented line kept.  ',
-    '  - {model: Birch, model_id: birch-1, date: "2026-02-01T10:00:00Z", text: "No: \\"quotes\\" and a colon: stay."}',
-    'tensions: []',
-    '---',
-    '',
-    'Body text.',
-    '',
-  ].join('\n');
-  writeFileSync(path.join(contentDir, 'divergences', `${id}.md`), raw);
-}
+const panelConfig = (): PanelConfig => certifyPanelConfig(fake.baseURL);
+const writeRecord = (id: string, question: string): void => writeCertifyRecord(contentDir, id, question);
 
 function options(overrides: Partial<CertifyOptions> = {}): CertifyOptions {
   return {
