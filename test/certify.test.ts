@@ -13,6 +13,7 @@ import { EvidenceLineSchema } from '../schemas/certification.ts';
 import { certify, type CertifyOptions } from '../scripts/lib/certify/certify.ts';
 import { readEvidence } from '../content-files/evidence-log.ts';
 import { certifyPanel } from '../scripts/lib/certify/panel.ts';
+import { calibrateContent } from '../scripts/lib/certify/calibrate.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
 import { loadContent } from '../content-files/load-content.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
@@ -46,6 +47,9 @@ function options(overrides: Partial<CertifyOptions> = {}): CertifyOptions {
     guard: createLocalSpendGuard(5),
     concurrency: 4,
     now: () => new Date('2026-11-24T12:00:00Z'),
+    // These tests pin perturbation-v1's behaviour; v2's are in certify-stance.test.ts.
+    method: 'perturbation-v1',
+    floor: { pair_auc: 0, side_accuracy: 0 },
     ...overrides,
   };
 }
@@ -66,7 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.close();
 });
-beforeEach(() => {
+beforeEach(async () => {
   fake.reset();
   world = structuredClone(BASE_WORLD);
   scriptWorld(fake, () => world, PANEL, Object.values(UTILITIES), USAGE);
@@ -74,6 +78,8 @@ beforeEach(() => {
   writeRecord('TST-D3', QUESTIONS.flip);
   writeRecord('TST-D4', QUESTIONS.converge);
   writeRecord('TST-D5', QUESTIONS.fragile);
+  // --write needs this Atlas's calibration (here measured on the fixture, against a floor of 0).
+  await calibrateContent({ contentDir, embedder: stanceEmbedder(), methods: ['perturbation-v1'], resamples: 50, write: true });
   return () => rmSync(contentDir, { recursive: true, force: true });
 });
 
@@ -121,6 +127,7 @@ describe('certification against a scripted panel', () => {
       tier: 'C3',
       dri: written.dri,
       split_persistence: written.split_persistence,
+      method_version: 'perturbation-v1',
     });
     const { evidence: _file, ...block } = written;
     expect(deriveDivergence(d1.data, d1.body, content.registry).certification).toEqual({ ...block, evidence_url: '/records/TST-D1.certification.jsonl' });
