@@ -83,6 +83,7 @@ export function computeCounts(input: CountInput): ManifestCounts {
       distinct_questions: new Set(divergences.map((record) => record.question)).size,
       tested_records: certification.tested,
       certified_records: certification.certified,
+      ...(certification.undecided > 0 ? { undecided_records: certification.undecided } : {}),
       tier_distribution: certification.tiers,
       store_updated_at: storeUpdatedAt(divergences),
     },

@@ -2,7 +2,7 @@
 import { createUseLiteEmbedder } from '../providers/embedder.ts';
 import { loadPanelConfig } from '../providers/panel-config.ts';
 import { certify } from './lib/certify/certify.ts';
-import { calibrateContent, type CalibrateOptions, type CalibrationMethod } from './lib/certify/calibrate.ts';
+import { calibrateContent, planJudgeCalls, type CalibrateOptions, type CalibrationMethod } from './lib/certify/calibrate.ts';
 import { createRunner } from './lib/certify/runner.ts';
 import { createLimiter } from './lib/certify/spend-guard.ts';
 import { createEmbeddingCache } from './lib/embedding-cache.ts';
@@ -89,6 +89,17 @@ async function runCalibration(requested: CalibrationMethod[], args: CertifyArgs)
     return 64;
   }
   const paths = pathsFromEnv();
+  if (args.plan) {
+    // Embedding costs nothing; only the judges' calls are paid.
+    const plan =
+      methods.includes('judges') && config
+        ? planJudgeCalls(paths.contentDir, certifyPanel(config, process.env, { judges: args.judges }).judges, args.seed)
+        : { calls: 0, estimatedCostUsd: 0 };
+    console.log(
+      `calibration plan: ${methods.join(', ')}; ${plan.calls} judge calls, estimated cost at most $${plan.estimatedCostUsd.toFixed(4)}\n(--plan: nothing was sent)`,
+    );
+    return 0;
+  }
   const embedder = await createUseLiteEmbedder({ workers: 1 });
   const cache = createEmbeddingCache(paths.cacheDir, embedder);
   let judges: CalibrateOptions['judges'];

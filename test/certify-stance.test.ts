@@ -14,12 +14,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { consensusTier } from '../core/certify/tiers.ts';
 import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
-import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../devkit/fake-openai.ts';
+import { startFakeOpenAI, type Behaviour, type FakeOpenAI, type RecordedRequest } from '../devkit/fake-openai.ts';
 import { utilityModel } from '../devkit/fake-world.ts';
 import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { readEvidence } from '../content-files/evidence-log.ts';
 import { loadContent } from '../content-files/load-content.ts';
 import { calibrateContent } from '../scripts/lib/certify/calibrate.ts';
+import { createRunner } from '../scripts/lib/certify/runner.ts';
+import { createLimiter } from '../scripts/lib/certify/spend-guard.ts';
+import { evidenceFile, loggedCalls } from '../content-files/evidence-log.ts';
 import { certify, type CertifyOptions } from '../scripts/lib/certify/certify.ts';
 import { certifyPanel } from '../scripts/lib/certify/panel.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
@@ -85,6 +88,28 @@ const always =
   () =>
     answer;
 
+/** The scripted utility model, which also reads stance: the claim whose words the answer contains. */
+function stanceAwareUtility() {
+  const base = utilityModel({ usage: USAGE }) as Extract<Behaviour, { kind: 'answer' }>;
+  const between = (prompt: string, heading: string) => {
+    const start = prompt.indexOf(`${heading}\n<<<\n`);
+    return start < 0 ? '' : prompt.slice(start + heading.length + 5, prompt.indexOf('\n>>>', start + heading.length + 5));
+  };
+  return {
+    kind: 'answer' as const,
+    usage: USAGE,
+    content: (request: RecordedRequest) => {
+      const system = text(request.messages?.[0]?.content);
+      if (!system.startsWith('You read one answer')) return typeof base.content === 'string' ? base.content : base.content(request);
+      const user = text(request.messages?.[1]?.content);
+      const answer = between(user, 'Answer:');
+      if (answer.includes(between(user, 'First claim:'))) return '{"supports": "first"}';
+      if (answer.includes(between(user, 'Second claim:'))) return '{"supports": "second"}';
+      return '{"supports": "neither"}';
+    },
+  };
+}
+
 let fake: FakeOpenAI;
 let contentDir: string;
 
@@ -134,7 +159,7 @@ beforeEach(async () => {
   fake.reset();
   counters.clear();
   for (const [name, model] of Object.entries(PANEL)) fake.setDefault(model, member(name));
-  for (const model of Object.values(UTILITIES)) fake.setDefault(model, utilityModel({ usage: USAGE }));
+  for (const model of Object.values(UTILITIES)) fake.setDefault(model, stanceAwareUtility());
   script = {
     [QUESTIONS.sameWords]: { Alder: always(HOLDS_A), Birch: always(HOLDS_B), Cedar: always(HOLDS_A) },
     [QUESTIONS.otherWords]: { Alder: always(HOLDS_A), Birch: always(A_IN_OTHER_WORDS), Cedar: always(HOLDS_A) },
@@ -271,7 +296,9 @@ describe('--write and this Atlas calibration', () => {
     const before = readFileSync(path.join(contentDir, 'divergences', 'TST-D6.md'), 'utf8');
     const refused = await certify(options({ method: 'perturbation-v1', write: true, floor }));
     expect(refused.refused).toMatch(/perturbation-v1 is below this Atlas's calibration floor.*Measured methods that pass: perturbation-v2/);
-    expect(refused.records[0]!.written).toBe(false);
+    // Refused before any call: nothing measured, nothing spent, nothing written.
+    expect(refused).toMatchObject({ records: [], callsMade: 0, spentUsd: 0 });
+    expect(fake.requests).toHaveLength(0);
     expect(readFileSync(path.join(contentDir, 'divergences', 'TST-D6.md'), 'utf8')).toBe(before);
     const allowed = await certify(options({ method: 'perturbation-v2', write: true, floor }));
     expect(allowed.refused).toBeUndefined();
@@ -285,6 +312,63 @@ describe('--write and this Atlas calibration', () => {
     rmSync(path.join(contentDir, 'certification-calibration.json'));
     const report = await certify(options({ method: 'perturbation-v2', write: true }));
     expect(report.refused).toMatch(/no calibration/);
-    expect(report.records[0]!.written).toBe(false);
+    expect(report.records).toEqual([]);
+  });
+});
+
+describe('judges as a stance instrument (--calibrate --method judges)', () => {
+  it('asks each judge which claim each answer supports, blind, reserved, logged and resumable', async () => {
+    const models = certifyPanel(panelConfig(fake.baseURL), {});
+    const content = loadContent(contentDir);
+    const files = content.divergences.map((entry) => evidenceFile(content.dir, entry.data.id));
+    const guard = createLocalSpendGuard(5);
+    const runnerFor = () =>
+      createRunner({
+        ...models,
+        embedder: createHashedEmbedder(),
+        settings: options().settings,
+        logged: loggedCalls(files, 'calibration'),
+        fileOf: (subject) => evidenceFile(content.dir, subject),
+        limit: createLimiter(4),
+        guard,
+        seed: 0,
+        total: 0,
+        now: () => new Date('2026-11-26T12:00:00Z'),
+        methodVersion: 'calibration',
+      });
+    const calibrate = () =>
+      calibrateContent({
+        contentDir,
+        embedder: createHashedEmbedder(),
+        methods: ['judges'],
+        resamples: 50,
+        judges: { models: models.judges, runner: runnerFor() },
+      });
+    const first = await calibrate();
+    const judges = first.methods.judges!;
+    expect(judges.judges).toEqual(['Chair', 'Backup', 'Judge']);
+    // TST-D6..D9 name claims their answers contain word for word: every judge places them right.
+    const records = content.divergences.filter((entry) => ['TST-D6', 'TST-D7', 'TST-D8', 'TST-D9'].includes(entry.data.id));
+    expect(records).toHaveLength(4);
+    expect(judges.side_accuracy.value!).toBeGreaterThanOrEqual(4 / judges.tensions - 1e-3);
+    const calls = content.divergences
+      .flatMap((entry) => readEvidence(evidenceFile(content.dir, entry.data.id)))
+      .filter((line) => line.kind === 'call' && line.step === 'stance');
+    const voices = 3;
+    expect(calls.length).toBe(judges.tensions * voices * 3);
+    for (const line of calls) {
+      expect(EvidenceLineSchema.safeParse(line).success).toBe(true);
+      expect(JSON.stringify(line.kind === 'call' && line.messages)).not.toMatch(/Alder|Birch|Cedar/);
+    }
+    expect(guard.spentUsd()).toBeGreaterThan(0);
+    // Claims are shown in both orders across calls (drawn per call, not fixed).
+    const firstShown = calls.map((line) => (line.kind === 'call' ? line.messages[1]!.content.includes(`First claim:\n<<<\n${CLAIM_A}`) : false));
+    expect(firstShown.some(Boolean)).toBe(true);
+    expect(firstShown.every(Boolean)).toBe(false);
+    // A second calibration reads every judge's answer back from the log: nothing is paid twice.
+    const before = fake.requests.length;
+    const second = await calibrate();
+    expect(fake.requests.length).toBe(before);
+    expect(second.methods.judges).toEqual(judges);
   });
 });

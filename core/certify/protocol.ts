@@ -65,7 +65,7 @@ export const DEFAULT_METHOD: Method = 'perturbation-v2';
  * half of the imported Omnarai Atlas (USE-lite, precision target 0.9; ADR 0015). A deployment's
  * `npm run certify -- --calibrate` replaces it with its own.
  */
-export const DEFAULT_DELTA = 0.027;
+export const DEFAULT_DELTA = 0.014;
 
 /** Precision at which δ is fitted: named voices' answers beyond δ stand on their named side this often. */
 export const MARGIN_PRECISION_TARGET = 0.9;
@@ -78,7 +78,7 @@ export interface CalibrationFloor {
   pair_auc: number;
   side_accuracy: number;
 }
-export const DEFAULT_FLOOR: CalibrationFloor = { pair_auc: 0.6, side_accuracy: 0.8 };
+export const DEFAULT_FLOOR: CalibrationFloor = { pair_auc: 0.55, side_accuracy: 0.8 };
 
 /**
  * A decoy split for each control question: the true claim given to the first panel model, a

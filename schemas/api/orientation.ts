@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { WHAT_EACH_CAPABILITY_COVERS } from '../limits.ts';
 import { EVIDENCE, RINGS, TIERS } from '../vocab.ts';
+import { CalibrationSummarySchema } from './calibration.ts';
 import { CalendarDateOutSchema, DateTimeSchema, GlyphSchema, WORK_LAYERS, count, exhaustive, named, sha256Hex, strings, text } from './common.ts';
 
 type CapabilityName = keyof typeof WHAT_EACH_CAPABILITY_COVERS;
@@ -127,7 +128,10 @@ export const ManifestCountsSchema = named(
           delta_records: count('Records that re-elicit an earlier question.'),
           distinct_questions: count('Each question shared by re-elicitations counted once.'),
           tested_records: count('Records put through perturbation (tested_count on /api/divergences).'),
-          certified_records: count('Records above C0 (certified_count on /api/divergences).'),
+          certified_records: count('Decided records above C0 (certified_count on /api/divergences); an undecided record is not certified.'),
+          undecided_records: count(
+            'Records whose certification runs reached their cap without deciding a tier (verdict undecided); present when there is one. Their tier counts in tier_distribution but is not a finding.',
+          ).optional(),
           tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe(
             'Tier name to count (tier_distribution on /api/divergences).',
           ),
@@ -201,6 +205,9 @@ export const ManifestSchema = named(
         .describe('sha256 attestation.'),
       consistency_contract: z.record(z.string(), z.string()).describe('Rules the counts obey.'),
       schemas: z.record(z.string(), z.string()).describe('Where the schemas live.'),
+      certification_calibration: CalibrationSummarySchema.optional().describe(
+        "How well this Atlas's certification instrument sees splits, per method (pair AUC and side accuracy with 95 % intervals, passes the floor); present when `npm run certify -- --calibrate` has measured it. The full file is at url.",
+      ),
     })
     .describe('Manifest (spec §2.8): the single source of truth for counts. Every count is computed live.'),
 );

@@ -11,6 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { calibrate, calibrateMargin, scoreJudges, scoreV1, scoreV2, type CalibrationInput, type MethodCalibration } from '../../../core/certify/calibration.ts';
+import { callCeilingUsd, estimateTokens } from '../../../core/certify/plan.ts';
 import { anonymise, parseStanceReply, stanceJudgePrompt } from '../../../core/certify/prompts.ts';
 import { DEFAULT_FLOOR, MARGIN_PRECISION_TARGET, type CalibrationFloor } from '../../../core/certify/protocol.ts';
 import { answerSentences, type EmbeddedAnswer, type Side } from '../../../core/certify/stance.ts';
@@ -107,6 +108,37 @@ async function embedRecords(records: readonly AtlasRecord[], embedAll: (texts: r
   }));
 }
 
+/** The prompt a judge sees for one (tension, voice), blind and with the claims in a drawn order. */
+function stanceView(record: AtlasRecord, index: number, voice: string, judge: string, seed: number) {
+  const tension = record.tensions[index]!;
+  const voices = [...record.answers.keys()].sort();
+  const key = `${record.id}/calibrate/stance/${index}/${voice}/${judge}`;
+  // Claim order drawn per call from the seed and the key: reproducible, and no position habit.
+  const flipped = seededRandom(hash(`${seed}\u0000${key}`))() < 0.5;
+  const replacements = voices.map((name, i): [string, string] => [name, `Voice ${String.fromCharCode(65 + i)}`]);
+  const hide = (text: string) => anonymise(text, replacements);
+  const claims: [string, string] = flipped ? [hide(tension.claimB), hide(tension.claimA)] : [hide(tension.claimA), hide(tension.claimB)];
+  return { key, flipped, messages: stanceJudgePrompt({ question: hide(record.question), answer: hide(record.answers.get(voice)!), claims }) };
+}
+
+/** `--calibrate --plan` with judges: how many stance calls, and the most they can cost. Sends nothing. */
+export function planJudgeCalls(contentDir: string, judges: readonly CertifyModel[], seed = 1): { calls: number; estimatedCostUsd: number } {
+  let calls = 0;
+  let estimatedCostUsd = 0;
+  for (const record of atlasRecords(contentDir)) {
+    for (const [index] of record.tensions.entries()) {
+      for (const voice of record.answers.keys()) {
+        for (const judge of judges) {
+          const { messages } = stanceView(record, index, voice, judge.name, seed);
+          calls++;
+          estimatedCostUsd += callCeilingUsd(estimateTokens(messages.map((message) => message.content).join('\n')), judge.maxTokens, judge.price);
+        }
+      }
+    }
+  }
+  return { calls, estimatedCostUsd };
+}
+
 /** Each judge's reading of each (tension, voice); the majority decides, a tie is `neither`. */
 async function judgeSides(
   record: AtlasRecord,
@@ -116,20 +148,13 @@ async function judgeSides(
   const calls: EvidenceCall[] = [];
   const voices = [...record.answers.keys()].sort();
   const sides = await Promise.all(
-    record.tensions.map(async (tension, index) => {
+    record.tensions.map(async (_, index) => {
       const byVoice = new Map<string, Side | 'both'>();
       await Promise.all(
         voices.map(async (voice) => {
           const votes = await Promise.all(
             judges.models.map(async (judge) => {
-              const key = `${record.id}/calibrate/stance/${index}/${voice}/${judge.name}`;
-              // Claim order drawn per call from the seed and the key: reproducible, and no position habit.
-              const random = seededRandom(hash(`${seed}\u0000${key}`));
-              const flipped = random() < 0.5;
-              const replacements = voices.map((name, i): [string, string] => [name, `Voice ${String.fromCharCode(65 + i)}`]);
-              const hide = (text: string) => anonymise(text, replacements);
-              const claims: [string, string] = flipped ? [hide(tension.claimB), hide(tension.claimA)] : [hide(tension.claimA), hide(tension.claimB)];
-              const messages = stanceJudgePrompt({ question: hide(record.question), answer: hide(record.answers.get(voice)!), claims });
+              const { key, flipped, messages } = stanceView(record, index, voice, judge.name, seed);
               const line = await judges.runner.call(record.id, 0, 'stance', key, judge, messages);
               calls.push(line);
               const reply = parseStanceReply(line.answer);

@@ -167,6 +167,9 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     callsReused: 0,
   };
   if (options.plan) return { plan, planned: true, ...empty };
+  // A write this Atlas's calibration does not back is refused before a cent is spent.
+  const refusal = options.write ? writeRefusal(calibration, method, options.floor ?? DEFAULT_FLOOR) : undefined;
+  if (refusal !== undefined) return { plan, planned: false, ...empty, refused: refusal };
 
   // One signal for every call: the caller's (Ctrl-C), or ours when the ceiling is reached.
   const controller = new AbortController();
@@ -237,7 +240,6 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const complete = (outcome: { runs: RunOutcome[]; error?: string; verdict?: RunsVerdict }) =>
     outcome.error === undefined && (options.maxRuns === undefined ? outcome.runs.length >= options.settings.runs : outcome.verdict !== undefined);
   const context = { ...options, method, delta, maxRuns: options.maxRuns };
-  const refusal = options.write ? writeRefusal(calibration, method, options.floor ?? DEFAULT_FLOOR) : undefined;
 
   const controlTiers = controls.flatMap(({ subject }) => (outcomes.get(subject)?.runs ?? []).map((run) => ({ subject, tier: run.tier })));
   const failed = controls.filter(({ subject }) => outcomes.get(subject)?.error !== undefined).map(({ subject }) => subject);
@@ -258,7 +260,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     const tiers = outcome.runs.map((run) => run.tier);
     if (!complete(outcome)) return { id: record.data.id, tiers, error: outcome.error ?? 'incomplete', written: false };
     const certification = blockOf(combineRuns(outcome.runs), context, `${record.data.id}${EVIDENCE_FILE_SUFFIX}`, date, outcome.verdict);
-    const wanted = Boolean(options.write) && !broken && stopped === undefined && refusal === undefined;
+    const wanted = Boolean(options.write) && !broken && stopped === undefined;
     const refused = wanted ? writeCertificationBlock(path.join(content.dir, record.file), certification, content.site.id_prefix) : undefined;
     const write = wanted && refused === undefined;
     const error = refused === undefined ? undefined : `measured, but the block was not written: ${refused}`;
@@ -273,7 +275,6 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     controls: { ...verdict, tiers: controlTiers, failed, results: controlResults },
     broken,
     method,
-    ...(refusal ? { refused: refusal } : {}),
     ...(stopped ? { stopped } : {}),
     spentUsd: options.guard.spentUsd(),
     callsMade: made,

@@ -43,9 +43,7 @@ export function formatReport(report: CertifyReport): string {
           ? ` decided after ${c.runs} of at most ${c.max_runs} runs`
           : '';
     lines.push(
-      `${record.id}: ${c.tier}${verdict}` +
-        ` [${c.method_version}]` +
-        `${record.error ? ` (${record.error})` : ''} (runs ${record.tiers.join(' ')}${c.agreement === null ? '' : `, agreement ${c.agreement}`}) dri ${c.dri} [${c.dri_range?.join('–')}] split_persistence ${c.split_persistence} between ${c.between_spread} within ${c.within_spread} flips ${c.flips} concedes ${c.concedes} kappa ${c.kappa ?? 'n/a'}${record.written ? ' · written' : ''}`,
+      `${record.id}: ${c.tier}${verdict} [${c.method_version}]${record.error ? ` (${record.error})` : ''} (runs ${record.tiers.join(' ')}${c.agreement === null ? '' : `, agreement ${c.agreement}`}) dri ${c.dri} [${c.dri_range?.join('–')}] split_persistence ${c.split_persistence} between ${c.between_spread} within ${c.within_spread} flips ${c.flips} concedes ${c.concedes} kappa ${c.kappa ?? 'n/a'}${record.written ? ' · written' : ''}`,
     );
   }
   for (const control of report.controls.results) {
