@@ -10,7 +10,7 @@
  */
 import { DEFAULT_DELTA, DEFAULT_THRESHOLDS, type PressureLabel } from './certify/protocol.ts';
 import { centroid, cosineDistance, type Vector } from './certify/spread.ts';
-import { mean, sideMargin, sideOf, type EmbeddedAnswer, type Side } from './certify/stance.ts';
+import { mean, sideMargin, sideOf, sideStrength, type EmbeddedAnswer, type Side } from './certify/stance.ts';
 
 /** The secondary distance figure's floor (the certification's between-model floor). */
 export const LONGITUDINAL_FLOOR = DEFAULT_THRESHOLDS.betweenFloor;
@@ -109,16 +109,18 @@ function voiceDistance(families: Map<string, { answers: EmbeddedAnswer[] }>, a: 
 
 /**
  * Each family's side on each tension on one date: its answers' margins (claim A over claim B,
- * best-matching sentence), centred on the mean margin of all the record's answers, averaged
- * over the family's answers, read against δ.
+ * best-matching sentence) averaged over the family's answers, read as certification reads a side
+ * (core/certify/stance.ts sideStrength: on its own and against the mean margin of all the record's
+ * answers, both beyond δ).
  */
 function sidesOn(record: PairRecord, answers: readonly EmbeddedAnswer[], claims: readonly ClaimVectors[], delta: number): Map<string, Side>[] {
   return claims.map((claim) => {
     const margins = answers.map((answer) => sideMargin(answer.sentences, claim.a, claim.b));
     const centre = mean(margins);
     const byModel = new Map<string, number[]>();
-    record.answers.forEach((answer, index) => byModel.set(answer.model, [...(byModel.get(answer.model) ?? []), margins[index]! - centre]));
-    return new Map([...byModel].map(([model, centred]) => [model, sideOf(mean(centred), delta)]));
+    record.answers.forEach((answer, index) => byModel.set(answer.model, [...(byModel.get(answer.model) ?? []), margins[index]!]));
+    // As certification reads a side: the family's own margin and its margin against the centre must agree beyond δ.
+    return new Map([...byModel].map(([model, own]) => [model, sideOf(sideStrength(mean(own), centre), delta)]));
   });
 }
 

@@ -81,14 +81,20 @@ describe('longitudinal summary', () => {
     expect(summary.tensions[0]).toMatchObject({ earlier_distance: 1, later_distance: 1 });
   });
 
-  it('centres each record on the mean margin of its answers, so a claim every answer leans to moves no one', () => {
+  it('reads sides against the mean margin of the record too, so a lean every answer shares turns no one to the other side', () => {
     // Every answer leans to claim A on the later date by the same amount (a claim sharing more
-    // words with every answer): uncentred, B and C would read as moving to A's side.
+    // words with every answer): on raw margins alone, B's side would read as A's.
     const lean = (sentence: number[]) => [sentence[0]! + 0.5, sentence[1]!];
     const leaning = before.map((entry) => ({ whole: entry.whole, sentences: entry.sentences.map((sentence) => lean(Array.from(sentence))) }));
     const summary = longitudinalSummary(earlier, before, { ...later, answers: earlier.answers }, leaning, claims, 'test-embedder');
-    expect(summary.moved).toEqual([]);
+    const turned = summary.families.flatMap((family) =>
+      family.sides.filter((entry) => (entry.earlier === 'A' && entry.later === 'B') || (entry.earlier === 'B' && entry.later === 'A')),
+    );
+    expect(turned).toEqual([]);
     expect(summary.tensions[0]!.later_sides).toEqual(['A', 'B']);
+    // A voice whose own margin now leans to A while the panel's centre says B holds neither side: it is not read as A.
+    const gone = summary.families.find((family) => family.model === 'Gone')!;
+    expect(gone.sides[0]).toEqual({ topic: 'held', earlier: 'B', later: 'neither' });
   });
 
   it('reads no side inside the dead zone δ: a wide δ leaves every voice on neither, so no one moved', () => {
