@@ -149,7 +149,8 @@ function checkCertification({ file, base, head, baseSnapshot, headSnapshot }: Re
   const id = asString(head.data.id) ?? '';
   const tiers = `${describe(before.tier)} → ${describe(after.tier)}`;
   if (federationOf(head.data) !== undefined) {
-    const origin = readMarkdown(headSnapshot, `federation/${id}.md`);
+    // The origin's copy as it was before this change, when there was one: it never changes.
+    const origin = readMarkdown(baseSnapshot, `federation/${id}.md`) ?? readMarkdown(headSnapshot, `federation/${id}.md`);
     const stated = origin ? certificationOf(origin.data) : undefined;
     if (stated !== undefined && same(stated, after)) {
       out.allowed.push({ group: 'imports', file, message: `certification ${describe(after.tier)} as its origin stated it (marked stated by the origin)` });
