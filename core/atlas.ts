@@ -2,6 +2,7 @@
 import type { Tier } from '../schemas/vocab.ts';
 import { apiError } from '../schemas/errors.ts';
 import { certificationCounts } from './certify/record-view.ts';
+import { tierSourceCounts } from './certify/tier-source.ts';
 import { without } from './next-call.ts';
 import { toSummary, type DivergenceFull } from './records.ts';
 
@@ -85,6 +86,7 @@ export function indexEnvelope(
     certified_count: counts.certified,
     tested_count: counts.tested,
     tier_distribution: counts.tiers,
+    tier_sources: tierSourceCounts(all),
     annotated_count: all.filter((record) => record.annotated).length,
     annotation_legend: {
       meaning: 'An append-only annotation layer on a record, readable on the ?id= read. Annotations never edit the verbatim answers.',
