@@ -50,7 +50,12 @@ function answersOf(values: readonly string[] | undefined) {
   return (values ?? []).map((value) => {
     const at = value.indexOf('=');
     if (at <= 0) throw new UsageError(`--answer takes <model_id>=<file>, not "${value}"`);
-    return { modelId: value.slice(0, at), text: readFileSync(value.slice(at + 1), 'utf8') };
+    const file = value.slice(at + 1);
+    try {
+      return { modelId: value.slice(0, at), text: readFileSync(file, 'utf8') };
+    } catch (error) {
+      throw new UsageError(`cannot read the answer file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
   });
 }
 
