@@ -181,6 +181,10 @@ describe('curators', () => {
       { group: 'imports', file: 'federation/AAA-D1.md' },
     ]);
     expect(approved.text).toContain('certification "C3" as its origin stated it');
+    // An origin copy that is not the bytes the origin signed (content_hash) is refused.
+    repo.edit('federation/AAA-D1.md', (text) => text.replace('installed, not owned.', 'installed, not owned!'));
+    expect(refusals(check())).toEqual([{ file: 'divergences/AAA-D1.md', field: 'provenance.federation.content_hash', rule: 'federation-provenance' }]);
+    writeFileSync(path.join(repo.content, 'federation/AAA-D1.md'), markdown);
     repo.commit('import approved');
 
     repo.edit('divergences/AAA-D1.md', (text) => text.replace('origin_name: Origin A', 'origin_name: Somebody Else').replace('  tier: C3', '  tier: C1'));

@@ -2,6 +2,7 @@
  * The change rules of one Atlas record (`divergences/<id>.md`): verbatim answers, append-only
  * annotations, earned certification blocks, the provenance of federated imports.
  */
+import { createHash } from 'node:crypto';
 import { EVIDENCE_FILE_SUFFIX } from '../../schemas/certification.ts';
 import type { AllowedChange, Refusal, Snapshot } from './report.ts';
 import { asArray, asRecord, asString, describe, firstDifference, jsonLines, readMarkdown, same, type Data, type ParsedFile } from './values.ts';
@@ -127,12 +128,20 @@ function checkFederation({ file, base, head, headSnapshot }: RecordChange, out: 
     const id = asString(head.data.id) ?? '';
     const origin = `${asString(after.origin_name) ?? '?'} (${asString(after.origin) ?? '?'})`;
     out.allowed.push({ group: 'imports', file, message: `imported from ${origin}` });
-    if (!headSnapshot.has(`federation/${id}.md`))
+    const copy = headSnapshot.get(`federation/${id}.md`);
+    if (copy === undefined)
       out.refusals.push({
         file,
         field: 'provenance.federation',
         rule: 'federation-provenance',
         message: `an import needs its origin copy federation/${id}.md in the same change`,
+      });
+    else if (createHash('sha256').update(copy).digest('hex') !== after.content_hash)
+      out.refusals.push({
+        file,
+        field: 'provenance.federation.content_hash',
+        rule: 'federation-provenance',
+        message: `the origin copy federation/${id}.md is not the record the origin signed (its sha256 differs from content_hash)`,
       });
   }
 }
