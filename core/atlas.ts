@@ -3,6 +3,7 @@ import type { Tier } from '../schemas/vocab.ts';
 import { apiError } from '../schemas/errors.ts';
 import type { CalibrationSummary } from './certify/calibration-summary.ts';
 import { certificationCounts, isUndecided } from './certify/record-view.ts';
+import { tierSourceCounts } from './certify/tier-source.ts';
 import { without } from './next-call.ts';
 import { toSummary, type DivergenceFull } from './records.ts';
 
@@ -89,6 +90,7 @@ export function indexEnvelope(
     ...(counts.undecided > 0 ? { undecided_count: counts.undecided } : {}),
     ...(calibration ? { calibration } : {}),
     tier_distribution: counts.tiers,
+    tier_sources: tierSourceCounts(all),
     annotated_count: all.filter((record) => record.annotated).length,
     annotation_legend: {
       meaning: 'An append-only annotation layer on a record, readable on the ?id= read. Annotations never edit the verbatim answers.',

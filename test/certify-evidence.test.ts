@@ -135,8 +135,10 @@ describe('the API shows the certification evidence', () => {
   it('summaries carry tier, dri, split_persistence and the method only; counts and the cert filter agree with the manifest', async () => {
     const index = DivergenceIndexSchema.parse((await request(built.app).get('/api/divergences').expect(200)).body);
     const d1 = index.records.find((record) => record.id === 'TST-D1')!;
-    expect(Object.keys(d1.certification).sort()).toEqual(['dri', 'method_version', 'split_persistence', 'tier']);
-    expect(index.records.find((record) => record.id === 'TST-D2')!.certification).toEqual({ tier: 'C0' });
+    expect(Object.keys(d1.certification).sort()).toEqual(['dri', 'method_version', 'split_persistence', 'tier', 'tier_source']);
+    expect(d1.certification.tier_source).toEqual({ kind: 'measured', evidence_url: '/records/TST-D1.certification.jsonl' });
+    expect(index.records.find((record) => record.id === 'TST-D2')!.certification).toEqual({ tier: 'C0', tier_source: { kind: 'content' } });
+    expect(index.tier_sources).toEqual({ measured: 1, origin: 0, content: 1 });
     expect(index.tested_count).toBe(1);
     expect(index.certified_count).toBe(1);
     expect(index.tier_distribution).toEqual({ C0: 1, C1: 1, C2: 0, C3: 0 });
@@ -148,6 +150,7 @@ describe('the API shows the certification evidence', () => {
       tested_records: index.tested_count,
       certified_records: index.certified_count,
       tier_distribution: index.tier_distribution,
+      tier_sources: index.tier_sources,
     });
   });
 });
@@ -166,6 +169,10 @@ describe('the record page explains the tier', () => {
     expect(html).toContain('Paraphrase persistence: the split held in 100 % of 2 rewordings');
     expect(html).toContain('2 independent runs agreed on the tier in 100 % of run pairs');
     expect(html).toContain('href="/records/TST-D1.certification.jsonl"');
+    expect(html).toContain('data-tier-source="measured"');
+    expect(html).toMatch(
+      /Measured here: every prompt, verbatim answer and label is in the <a href="\/records\/TST-D1\.certification\.jsonl">evidence log<\/a>/,
+    );
   });
 
   it('shows the longitudinal summary of the re-elicitation pair on both pages', () => {

@@ -1,18 +1,36 @@
 /** The Divergence Atlas: certification, summaries, full records, index and search (spec §2.2, §2.3, §2.4, §4.5). */
 import { z } from 'zod';
 import { AnnotationSchema, AnswerSchema } from '../content.ts';
-import { PRESSURE_LABELS, TIERS } from '../vocab.ts';
+import { PRESSURE_LABELS, TIER_SOURCES, TIERS } from '../vocab.ts';
 import { CalendarDateOutSchema, TierSchema, count, exhaustive, named, strings, text } from './common.ts';
 import { TensionEntrySchema } from './query.ts';
 import { CalibrationSummarySchema } from './calibration.ts';
 
 export { CalibrationSummarySchema, type CalibrationSummaryOut } from './calibration.ts';
 
+export const TierSourceSchema = named(
+  'TierSource',
+  z
+    .strictObject({
+      kind: z
+        .enum(TIER_SOURCES)
+        .describe(
+          'measured: measured here, its evidence log at evidence_url. origin: stated by the deployment a federated record was imported from (origin, origin_name), not measured here. content: stated in the content without evidence (typed by hand, or the C0 of a record never tested).',
+        ),
+      evidence_url: z.string().optional().describe('kind measured: the evidence log, /records/<id>.certification.jsonl.'),
+      origin: z.string().optional().describe('kind origin: the origin deployment URL.'),
+      origin_name: z.string().optional().describe('kind origin: the origin deployment name.'),
+    })
+    .describe('Where the tier came from.'),
+);
+export type TierSource = z.infer<typeof TierSourceSchema>;
+
 export const CertificationSchema = named(
   'Certification',
   z
     .strictObject({
       tier: TierSchema,
+      tier_source: TierSourceSchema,
       dri: z.number().nonnegative().optional().describe('Divergence robustness index; present when the record was perturbation-tested.'),
       split_persistence: z
         .number()
@@ -418,6 +436,9 @@ export const DivergenceIndexSchema = named(
         "How well this deployment's instrument sees splits (per method: pair AUC and side accuracy with 95 % intervals, passes the floor); present when the Atlas has been calibrated.",
       ),
       tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe('Tier name to count.'),
+      tier_sources: exhaustive(TIER_SOURCES, z.number().int().nonnegative(), (key) => `Records whose tier source is ${key}.`).describe(
+        'Where the tiers came from: measured here, stated by an origin, stated in the content without evidence.',
+      ),
       annotated_count: count('Records with annotations.'),
       annotation_legend: z
         .strictObject({ meaning: text('What an annotation is.'), statuses: z.record(z.string(), z.string()).describe('Annotation status to meaning.') })

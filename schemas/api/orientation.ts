@@ -1,7 +1,7 @@
 /** Orientation: agent entry, health, manifest, info (spec §2.8, §2.9, §4.1). */
 import { z } from 'zod';
 import { WHAT_EACH_CAPABILITY_COVERS } from '../limits.ts';
-import { EVIDENCE, RINGS, TIERS } from '../vocab.ts';
+import { EVIDENCE, RINGS, TIER_SOURCES, TIERS } from '../vocab.ts';
 import { CalibrationSummarySchema } from './calibration.ts';
 import { CalendarDateOutSchema, DateTimeSchema, GlyphSchema, WORK_LAYERS, count, exhaustive, named, sha256Hex, strings, text } from './common.ts';
 
@@ -134,6 +134,9 @@ export const ManifestCountsSchema = named(
           ).optional(),
           tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe(
             'Tier name to count (tier_distribution on /api/divergences).',
+          ),
+          tier_sources: exhaustive(TIER_SOURCES, z.number().int().nonnegative(), (key) => `Records whose tier source is ${key}.`).describe(
+            'Where the tiers came from (tier_source.kind on each record): measured here, stated by an origin, stated in the content without evidence.',
           ),
           store_updated_at: DateTimeSchema.describe('Latest moment any Atlas record was dated, persisted or annotated.'),
         })
