@@ -139,7 +139,8 @@ describe('certification surfaces (perturbation-v2)', () => {
     const all = records({ [ids[0]!]: undecidedBlock, [ids[1]!]: v2Block });
     const undecided = all.find((entry) => entry.id === ids[0])!;
     const summary = toSummary(undecided);
-    expect(summary.certification).toEqual({ tier: 'C1', method_version: 'perturbation-v2', verdict: 'undecided', tier_interval: [0.118, 0.769] });
+    expect(summary.certification).toMatchObject({ tier: 'C1', method_version: 'perturbation-v2', verdict: 'undecided', tier_interval: [0.118, 0.769] });
+    expect(Object.keys(summary.certification).sort()).toEqual(['method_version', 'tier', 'tier_interval', 'tier_source', 'verdict']);
     expect(toSummary(all.find((entry) => entry.id === ids[1])!).certification).not.toHaveProperty('verdict');
     expect(filterRecords(all, undefined, 'certified').map((entry) => entry.id)).not.toContain(ids[0]);
     expect(filterRecords(all, undefined, 'C1').map((entry) => entry.id)).toContain(ids[1]);

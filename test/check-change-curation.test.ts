@@ -14,6 +14,7 @@ import { approveContribution } from '../scripts/lib/curation.ts';
 import { approveImport } from '../scripts/lib/curation-imports.ts';
 import { certify } from '../scripts/lib/certify/certify.ts';
 import { certifyPanel } from '../scripts/lib/certify/panel.ts';
+import { calibrateContent } from '../scripts/lib/certify/calibrate.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
 import { runChangeCheck, type ChangeCheckOutcome } from '../scripts/lib/check-change.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
@@ -52,14 +53,18 @@ async function certifyWrite(id: string): Promise<void> {
     guard: createLocalSpendGuard(5),
     concurrency: 4,
     now: () => new Date('2026-11-24T12:00:00Z'),
+    // The scripted world speaks v1's markers; the base commit holds this Atlas's calibration (floor 0 here).
+    method: 'perturbation-v1',
+    floor: { pair_auc: 0, side_accuracy: 0 },
     write: true,
   });
 }
 
 describe('certification blocks', () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     writeRecord(repo.content, 'TST-D3', QUESTIONS.flip);
-    repo.commit('a record to certify');
+    await calibrateContent({ contentDir: repo.content, embedder: stanceEmbedder(), methods: ['perturbation-v1'], resamples: 50, write: true });
+    repo.commit('a record to certify, and the Atlas calibrated');
   });
 
   it('written by certify --write: passes, listed with its evidence', async () => {
