@@ -38,24 +38,26 @@ export function closeLingering(request: IncomingMessage, response: ServerRespons
 }
 
 function linger(request: IncomingMessage, socket: Socket, options: LingerOptions): void {
-  let discarded = 0;
   // FIN after the answer: a client that reads once it has written everything finds it whole.
   socket.end();
+  // The bytes still arriving go to Node's HTTP parser, which drops a dumped request's body
+  // without handing it to any listener: the socket's byte count is what says data arrives.
+  const startedAt = Date.now();
+  const readAtStart = socket.bytesRead;
+  let lastRead = readAtStart;
+  let lastDataAt = startedAt;
   const close = () => {
-    clearTimeout(idle);
-    clearTimeout(total);
-    request.off('data', onData);
+    clearInterval(watch);
     socket.destroy();
   };
-  const idle = setTimeout(close, options.idleMs);
-  const total = setTimeout(close, options.totalMs);
-  const onData = (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > options.maxBytes) close();
-    else idle.refresh();
-  };
-  // The body still arriving goes through the HTTP parser into the request: read it, keep nothing.
-  request.on('data', onData);
+  const watch = setInterval(
+    () => {
+      const now = Date.now();
+      if (socket.bytesRead !== lastRead) [lastRead, lastDataAt] = [socket.bytesRead, now];
+      if (lastRead - readAtStart > options.maxBytes || now - lastDataAt >= options.idleMs || now - startedAt >= options.totalMs) close();
+    },
+    Math.max(10, Math.min(250, Math.floor(options.idleMs / 4))),
+  );
   request.resume();
   // The whole request arrived (nothing left to reset), or the client closed its side.
   request.once('end', close);
