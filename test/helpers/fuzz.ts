@@ -23,8 +23,8 @@
  */
 import { Buffer } from 'node:buffer';
 import { randomInt } from 'node:crypto';
-import type { Server } from 'node:http';
-import { connect as netConnect } from 'node:net';
+import { request as httpRequest, type Server } from 'node:http';
+import { connect as netConnect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import request from 'supertest';
 import { findIllFormedText } from '../../core/well-formed-text.ts';
@@ -1365,14 +1365,16 @@ function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: 
           { weight: 2, arbitrary: fc.integer({ min: 1, max: MAX_JSON_BODY_BYTES - 1_000 }) },
           { weight: 2, arbitrary: fc.integer({ min: MAX_JSON_BODY_BYTES, max: 400_000 }) },
         ),
-        fc.constantFrom('extra', 'x', '__proto__', '\u0000', 'pad'),
+        // Names no body schema has (and not the padding's): a second key of the same name would replace the nesting.
+        fc.constantFrom('extra', '__proto__', '\u0000', 'fuzz_nested'),
       )
       .map(([value, atom, encoding, depth, kinds, padding, field]): FuzzCase => {
         const hostile = withAtomInEveryString(value, atom);
         const opening = Array.from({ length: depth }, (_, level) => (kinds[level % kinds.length] === '[' ? '[' : '{"k":')).join('');
         const closing = Array.from({ length: depth }, (_, level) => (kinds[(depth - 1 - level) % kinds.length] === '[' ? ']' : '}')).join('');
         const deep = `${opening}${JSON.stringify(`leaf${atom}`)}${closing}`;
-        const pad = padding > 0 ? `,"pad":${JSON.stringify(atom.repeat(Math.ceil(padding / Math.max(1, Buffer.byteLength(JSON.stringify(atom)) - 2))))}` : '';
+        const pad =
+          padding > 0 ? `,"fuzz_padding":${JSON.stringify(atom.repeat(Math.ceil(padding / Math.max(1, Buffer.byteLength(JSON.stringify(atom)) - 2))))}` : '';
         const inserted = `${JSON.stringify(field)}:${deep}${pad}`;
         const encoded = encodeJson(hostile, encoding);
         const [open, rest] = [encoded.subarray(0, 1).toString('latin1'), encoded.subarray(1)];
@@ -1737,7 +1739,58 @@ export function materialize(context: FuzzContext, fuzzCase: FuzzCase): string {
   return buildUrl(fuzzCase.path, query);
 }
 
+/**
+ * Sends a request whose headers repeat (superagent cannot repeat Content-Type) with Node's own
+ * client: each value of a name is its own header line.
+ */
+function sendRepeated(server: Server, method: string, url: string, headers: [string, string][], body: Buffer | undefined): Promise<Observed> {
+  const started = Date.now();
+  const address = server.address() as AddressInfo;
+  const grouped: Record<string, string[]> = {};
+  for (const [name, value] of headers) (grouped[name] ??= []).push(value);
+  return new Promise((resolve) => {
+    const failed = (error: Error) =>
+      resolve({
+        status: 0,
+        headers: {},
+        raw: Buffer.alloc(0),
+        text: '',
+        contentType: '',
+        error: `${(error as { code?: string }).code ?? ''} ${error.message}`,
+        ms: Date.now() - started,
+      });
+    const outgoing = httpRequest({ host: '127.0.0.1', port: address.port, method, path: url, headers: grouped, timeout: 15_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', failed);
+      response.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        resolve(observedOf(response.statusCode ?? 0, response.headers as Observed['headers'], raw, started));
+      });
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error('timeout')));
+    outgoing.on('error', failed);
+    outgoing.end(body);
+  });
+}
+
+function observedOf(status: number, headers: Observed['headers'], raw: Buffer, started: number): Observed {
+  const text = raw.toString('utf8');
+  const contentType = String(headers['content-type'] ?? '');
+  const observed: Observed = { status, headers, raw, text, contentType, ms: Date.now() - started };
+  if (/json/i.test(contentType) && text.length > 0) {
+    try {
+      observed.json = JSON.parse(text);
+    } catch (error) {
+      observed.jsonError = (error as Error).message;
+    }
+  }
+  return observed;
+}
+
 export async function send(server: Server, method: string, url: string, headers: [string, string][], body: Buffer | undefined): Promise<Observed> {
+  const names = headers.map(([name]) => name.toLowerCase());
+  if (new Set(names).size < names.length) return sendRepeated(server, method, url, headers, body);
   const started = Date.now();
   const agent = request(server) as unknown as Record<string, (url: string) => request.Test>;
   const verb = agent[method.toLowerCase()];
