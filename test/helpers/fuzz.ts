@@ -25,6 +25,7 @@ import { Buffer } from 'node:buffer';
 import { randomInt } from 'node:crypto';
 import { request as httpRequest, type Server } from 'node:http';
 import { connect as netConnect, type AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import request from 'supertest';
 import { findIllFormedText } from '../../core/well-formed-text.ts';
@@ -1764,7 +1765,23 @@ function sendRepeated(server: Server, method: string, url: string, headers: [str
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', failed);
       response.on('end', () => {
-        const raw = Buffer.concat(chunks);
+        // Decoded as superagent decodes, so both senders' bodies are judged alike.
+        const received = Buffer.concat(chunks);
+        const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
+        let raw: Buffer;
+        try {
+          raw =
+            encoding === 'gzip'
+              ? gunzipSync(received)
+              : encoding === 'br'
+                ? brotliDecompressSync(received)
+                : encoding === 'deflate'
+                  ? inflateSync(received)
+                  : received;
+        } catch (error) {
+          failed(error as Error);
+          return;
+        }
         resolve(observedOf(response.statusCode ?? 0, response.headers as Observed['headers'], raw, started));
       });
     });
