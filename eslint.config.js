@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import astro from 'eslint-plugin-astro';
 import tseslint from 'typescript-eslint';
 import layers from './eslint-rules/layers.js';
+import requestPath from './eslint-rules/request-path.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'artifacts/', '.cache/', '.astro/', 'scratch/'] },
@@ -38,5 +39,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
+  },
+  {
+    // What runs on a request before its body is known to be at most 64 levels deep (issue 26).
+    files: ['api/app.ts', 'api/http/**/*.ts', 'api/mcp/**/*.ts', 'core/well-formed-text.ts', 'storage/text-check.ts'],
+    plugins: { 'request-path': requestPath },
+    rules: { 'request-path/no-recursion': 'error' },
   },
 );

@@ -50,6 +50,8 @@ export default mergeConfig(
         'test/job-lease.test.ts',
         'test/lazy-pg.test.ts',
         'test/write-parity.test.ts',
+        // Issue 26's reproduction on both drivers: its PostgreSQL half starts a cluster.
+        'test/body-preflight-drivers.test.ts',
         // CLIs as child processes (tsx and a script's whole module graph per call; some load the
         // real model: certify with the engine embedder, the MCP stdio bin over built artifacts).
         'test/curate-cli.test.ts',

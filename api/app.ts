@@ -7,7 +7,8 @@ import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Capabilities } from '../core/capabilities.ts';
 import { ApiError, apiError } from '../schemas/errors.ts';
-import { bodyTooDeep, nestsDeeperThan } from './http/body-depth.ts';
+import { createBodyPreflight } from './http/body-preflight.ts';
+import type { LingerOptions } from './http/lingering-close.ts';
 import { createCompression } from './http/compression.ts';
 import { discoveryLinks } from './http/discovery.ts';
 import { cors, createErrorHandler, handle, parseQueryString, securityHeaders } from './http/middleware.ts';
@@ -18,7 +19,6 @@ import type { LiveService } from './live/service.ts';
 import { divergenceRoutes } from './routes/divergences.ts';
 import { kinRoutes } from './routes/kin.ts';
 import { liveRoutes } from './routes/live.ts';
-import { wellFormedWrites } from './http/text-guard.ts';
 import { mcpBodyErrorHandler, mcpRoutes, type McpHttpOptions } from './mcp/http.ts';
 import { contributeRoutes } from './routes/contribute.ts';
 import { crawlerRoutes } from './routes/crawlers.ts';
@@ -60,6 +60,8 @@ export interface AppOptions {
   publicBaseUrl?: string;
   /** This deployment as a federation node; by default keyed by the store secret (docs/FEDERATION.md). */
   federation?: { keyFile?: string | undefined; origin?: string | undefined; push?: boolean; offerLimit?: { limit: number; windowMs: number } };
+  /** How long a connection refused 413 before its body was read keeps reading it (api/http/lingering-close.ts). */
+  linger?: LingerOptions;
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -170,24 +172,15 @@ export function createApp(options: AppOptions): Express {
     }
     next();
   });
-  // Bodies are read only where a body means something.
-  const json = express.json({ limit: MAX_JSON_BODY_BYTES });
-  app.use((request, response, next) => {
-    if (request.method !== 'POST') return next();
-    // A body announced over the limit is refused before a byte of it is read (the parser
-    // would first read it all, from a client that may never send it), and the connection closed.
-    const encoding = request.headers['content-encoding'] ?? 'identity';
-    if (Number(request.headers['content-length']) > MAX_JSON_BODY_BYTES && encoding === 'identity' && request.is('application/json')) {
-      next(
-        apiError('PAYLOAD_TOO_LARGE', 'the request body is too large', 'Shorten the body; see /openapi.json for the size limits.', {
-          headers: { Connection: 'close' },
-        }),
-      );
-      return;
-    }
-    json(request, response, next);
-  });
-  app.use(wellFormedWrites);
+  // Bodies are read only where a body means something, and checked in one place: size → depth → text.
+  const ownBodyChecks = new Set<string>();
+  app.use(
+    createBodyPreflight({
+      maxBytes: MAX_JSON_BODY_BYTES,
+      answersOwnBodyChecks: (path) => ownBodyChecks.has(path),
+      ...(options.linger ? { linger: options.linger } : {}),
+    }),
+  );
 
   const federation: FederationNode = createFederationNode({
     corpus: options.corpus,
@@ -220,6 +213,7 @@ export function createApp(options: AppOptions): Express {
     }),
   ];
   routeTables.set(app, routes);
+  for (const route of routes) if (route.answersDeepBodies) ownBodyChecks.add(route.path);
   for (const route of routes) {
     const allowed = Object.keys(route.methods);
     if (allowed.includes('GET')) allowed.push('HEAD');
@@ -234,10 +228,6 @@ export function createApp(options: AppOptions): Express {
             suggestedNextCall: routeCall(options.corpus, routes, 'GET', route.path) ?? null,
           }),
         );
-        return;
-      }
-      if (request.method === 'POST' && !route.answersDeepBodies && nestsDeeperThan(request.body)) {
-        next(bodyTooDeep());
         return;
       }
       handle(handler)(request, response, next);

@@ -19,6 +19,13 @@ export interface AppendedDisposition {
   dispositions: TensionDisposition[];
 }
 
+/**
+ * The content folder would not validate with the disposition: typically its tension is sighted
+ * only in records the server keeps in its store (persisted councils), which the content folder
+ * does not hold until they are exported. Nothing was written.
+ */
+export class DispositionNotWritableError extends Error {}
+
 export function appendDisposition(contentDir: string, key: string, disposition: TensionDisposition): AppendedDisposition {
   // The key becomes a file name: only the key alphabet may reach the disk.
   if (!TENSION_KEY_PATTERN.test(key)) throw new Error(`"${key}" is not a tension key`);
@@ -38,7 +45,7 @@ export function appendDisposition(contentDir: string, key: string, disposition: 
     if (previous === null) unlinkSync(file);
     else writeFileSync(file, previous);
     if (error instanceof ContentError)
-      throw new Error(`the disposition would make the content invalid, nothing was written:\n${error.message}`, { cause: error });
+      throw new DispositionNotWritableError(`the disposition would make the content invalid, nothing was written:\n${error.message}`, { cause: error });
     throw error;
   }
 }

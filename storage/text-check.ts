@@ -14,16 +14,30 @@ const LOOKUPS = new Set(['getJob', 'getContribution']);
 /** Writes of text the server produced (model output): made storable rather than refused. */
 const PRODUCED = new Set(['finishJob', 'appendExchange', 'saveRecord', 'keepCouncil', 'addJobStage', 'addTensionSightings']);
 
-/** A copy of plain data with every string (and key) storable; other values are kept as they are. */
+/**
+ * A copy of plain data with every string (and key) storable; other values are kept as they are.
+ * Iterative, like findIllFormedText: the value may be a request body of any depth.
+ */
 export function storableText<T>(value: T): T {
   const fix = toWellFormedText;
-  const copy = (item: unknown): unknown => {
-    if (typeof item === 'string') return fix(item);
-    if (Array.isArray(item)) return item.map(copy);
-    if (item === null || typeof item !== 'object' || item instanceof Date) return item;
-    return Object.fromEntries(Object.entries(item).map(([key, inner]) => [fix(key), copy(inner)]));
-  };
-  return copy(value) as T;
+  const plain = (item: unknown): item is object => item !== null && typeof item === 'object' && !(item instanceof Date);
+  const copyOf = (item: object): unknown[] | Record<string, unknown> => (Array.isArray(item) ? [] : {});
+  const scalar = (item: unknown): unknown => (typeof item === 'string' ? fix(item) : item);
+  if (!plain(value)) return scalar(value) as T;
+  const root = copyOf(value);
+  // Each pending pair is a source container and its (still empty) copy.
+  const pending: [object, unknown[] | Record<string, unknown>][] = [[value, root]];
+  while (pending.length > 0) {
+    const [source, target] = pending.pop()!;
+    const entries: [string | number, unknown][] = Array.isArray(source) ? source.map((item, index) => [index, item]) : Object.entries(source);
+    for (const [key, item] of entries) {
+      const copied = plain(item) ? copyOf(item) : scalar(item);
+      if (Array.isArray(target)) target[key as number] = copied;
+      else Object.defineProperty(target, fix(key as string), { value: copied, enumerable: true, writable: true, configurable: true });
+      if (plain(item)) pending.push([item, copied as unknown[] | Record<string, unknown>]);
+    }
+  }
+  return root as T;
 }
 
 export function refusingIllFormedText(store: Store): Store {

@@ -1,17 +1,15 @@
 /**
- * One rule at the edge for every write: each string of a POST body (here, before any route),
+ * One rule at the edge for every write: each string of a POST body (checked by body-preflight.ts
+ * before any route, once the body is known to be within the depth limit),
  * and each query parameter of a GET that submits a job (async=1, by submitJob), is well-formed
  * Unicode without NUL; anything else is 400 INVALID_TEXT before a store driver sees it, so
  * SQLite and PostgreSQL give the same answer. Reads are not concerned: the fast path echoes
  * any question byte for byte.
  */
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { findIllFormedText, toWellFormedText, type IllFormedText } from '../../core/well-formed-text.ts';
 import { storableText } from '../../storage/text-check.ts';
-import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
-
-/** MCP relays every tool call through this app in-process, where the rule applies to the call. */
-const RELAYED_PATHS = new Set(['/api/mcp']);
+import { apiError, type ApiError, type SuggestedCall } from '../../schemas/errors.ts';
 
 const DESCRIPTION = { nul: 'a NUL character', lone_surrogate: 'an unpaired UTF-16 surrogate' } as const;
 
@@ -27,11 +25,12 @@ export function invalidText(found: IllFormedText, suggestedNextCall: SuggestedCa
 /** NUL removed, each unpaired surrogate replaced by U+FFFD: a resend that passes the rule. */
 const cleaned = toWellFormedText;
 
-export const wellFormedWrites: RequestHandler = (request, _response, next) => {
-  if (RELAYED_PATHS.has(request.path) || request.method !== 'POST' || request.body === undefined) return next();
+/** 400 INVALID_TEXT for the first ill-formed string of a parsed POST body, if any (MCP relays each tool call through the app, where the rule applies to the call). */
+export function illFormedBody(request: Request): ApiError | undefined {
+  if (request.body === undefined) return undefined;
   const found = findIllFormedText(request.body, 'body');
-  next(found ? invalidText(found, { method: 'POST', path: request.path, body: storableText(request.body as unknown) }) : undefined);
-};
+  return found ? invalidText(found, { method: 'POST', path: request.path, body: storableText(request.body as unknown) }) : undefined;
+}
 
 /**
  * The same rule for the query parameters of a GET that submits a job (async=1): called by the

@@ -1,5 +1,6 @@
 /** POST /api/tensions/dispositions: a curator records a disposition of a tension (bearer secret). */
 import { apiError } from '../../schemas/errors.ts';
+import { DispositionNotWritableError } from '../../content-files/tension-dispositions.ts';
 import type { ContributionsStore } from '../../storage/contributions.ts';
 import { DispositionRequestSchema } from '../../schemas/dispositions.ts';
 import { DispositionUnavailableError, InvalidDispositionError, liveCouncil, recordDisposition, storeProposer } from '../tensions/record-disposition.ts';
@@ -84,6 +85,13 @@ export function dispositionRoutes(context: RouteContext, store: ContributionsSto
           } catch (error) {
             if (error instanceof InvalidDispositionError)
               throw apiError('INVALID_BODY', error.message, 'Fix the named field; GET /api/tensions?key=<key> shows the voices.');
+            if (error instanceof DispositionNotWritableError)
+              throw apiError(
+                'TENSION_NOT_FOUND',
+                `the tension "${tension.id}" is not one of the content folder's tensions (it is sighted only in records kept in the store, such as persisted councils), so no disposition can be written for it yet; nothing was written`,
+                'Dispose a tension whose records are in the content folder, or ask the operator to export the persisted records (npm run export:records) and rebuild, then record it.',
+                { suggestedNextCall: { method: 'GET', path: '/api/tensions', query: {} } },
+              );
             if (error instanceof DispositionUnavailableError)
               throw apiError('LIVE_PANEL_UNAVAILABLE', error.message, 'Record another kind, or ask the operator to configure a live panel.');
             throw error;

@@ -122,7 +122,7 @@ describeOperations(
   () => ({ context: limitedContext, environment: limitedEnvironment, operations, stats: limitedStats }),
   {
     runs: 100,
-    seeds: [SEEDS[0]],
+    seeds: [SEEDS[0]!],
   },
 );
 
@@ -132,7 +132,7 @@ describeOperations(
   () => ({ context: downContext, environment: downEnvironment, operations, stats: downStats }),
   {
     runs: 100,
-    seeds: [SEEDS[1]],
+    seeds: [SEEDS[1] ?? SEEDS[0]!],
   },
 );
 

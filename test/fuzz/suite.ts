@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import os from 'node:os';
 import type { Express } from 'express';
 import request from 'supertest';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Corpus } from '../../api/load-artifacts.ts';
 import { createOpenApiDocument } from '../../api/openapi.ts';
 import { ROUTE_SPECS } from '../../api/routes/specs.ts';
@@ -151,6 +151,13 @@ export function documentedOperationIds(): string[] {
   return operationsOf(createOpenApiDocument({ siteName: 'Fixture', siteSlug: 'fixture', idPrefix: 'TST' }, ROUTE_SPECS)).map((operation) => operation.id);
 }
 
+/** Operation ids of the fixture deployment's document that take a request body (issue 26: fuzzed on both drivers). */
+export function documentedBodyOperationIds(): string[] {
+  return operationsOf(createOpenApiDocument({ siteName: 'Fixture', siteSlug: 'fixture', idPrefix: 'TST' }, ROUTE_SPECS))
+    .filter((operation) => operation.body !== undefined)
+    .map((operation) => operation.id);
+}
+
 /** One test per operation × seed. */
 export function describeOperations(
   title: string,
@@ -161,6 +168,9 @@ export function describeOperations(
   const runs = options.runs ?? RUNS_PER_SEED;
   const seeds = options.seeds ?? SEEDS;
   describe(title, () => {
+    beforeAll(() => {
+      console.log(`contract fuzz [${title}]: seeds ${seeds.join(', ')}; replay with FUZZ_SEEDS=${seeds.join(',')}`);
+    });
     for (const operationId of operationIds) {
       describe(operationId, () => {
         for (const seed of seeds) {
@@ -177,7 +187,7 @@ export function describeOperations(
               stats,
               ...(environment.observe ? { observe: environment.observe } : {}),
             });
-            expect(findings.map(formatFinding).join('\n\n'), `${findings.length} distinct contract problems`).toBe('');
+            expect(findings.map(formatFinding).join('\n\n'), `${findings.length} distinct contract problems (replay: FUZZ_SEEDS=${seed})`).toBe('');
           });
         }
       });

@@ -13,23 +13,43 @@
  *   - every 4xx/5xx JSON body is the §7 envelope (JSON-RPC errors only where documented);
  *   - no stack trace and no internal path in any body;
  *   - 405 carries Allow with the documented methods, 429 carries Retry-After;
- *   - a URL over 8192 bytes is 414 URI_TOO_LONG, a JSON body over 64 kB is 413.
+ *   - a URL over 8192 bytes is 414 URI_TOO_LONG, a JSON body over 64 kB is 413, one nested
+ *     past 64 levels 400 (checked in that order, before the text and the schema).
+ *
+ * Seeds are drawn per run (FUZZ_SEEDS=<a,b,c> replays given ones) and printed with each test.
  *
  * Failures are collected (not thrown inside the property, so every run is sent and every
  * distinct problem is reported once with its smallest reproduction).
  */
 import { Buffer } from 'node:buffer';
-import type { Server } from 'node:http';
-import { connect as netConnect } from 'node:net';
+import { randomInt } from 'node:crypto';
+import { request as httpRequest, type Server } from 'node:http';
+import { connect as netConnect, type AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import request from 'supertest';
+import { findIllFormedText } from '../../core/well-formed-text.ts';
 import type { OpenApiValidator } from './openapi.ts';
 
 export type Json = Record<string, unknown>;
 
 export const MAX_URL_BYTES = 8192;
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
-export const SEEDS = [20260501, 7, 424242] as const;
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * The seeds of this run: FUZZ_SEEDS (comma-separated integers) replays a failing run; without
+ * it, three are drawn afresh each run, so every run explores new requests. Test names and the
+ * suites' summaries print them.
+ */
+export function chooseSeeds(env: string | undefined = process.env.FUZZ_SEEDS, count = 3): number[] {
+  if (env === undefined || env.trim() === '') return Array.from({ length: count }, () => randomInt(1, 2 ** 31 - 1));
+  const seeds = env.split(',').map((item) => Number(item.trim()));
+  if (seeds.some((seed) => !Number.isSafeInteger(seed))) throw new Error(`FUZZ_SEEDS=${env}: expected comma-separated integers`);
+  return seeds;
+}
+
+export const SEEDS: readonly number[] = chooseSeeds();
 export const RUNS_PER_SEED = 200;
 
 export function isObject(value: unknown): value is Json {
@@ -541,7 +561,9 @@ export type Category =
   | 'content-type'
   | 'oversized-body'
   | 'bad-auth'
-  | 'idempotency-key';
+  | 'idempotency-key'
+  | 'repeated-headers'
+  | 'hostile-deep';
 
 export interface Expectation {
   statuses: number[];
@@ -680,6 +702,36 @@ function jsonCase(
 
 const encodings = fc.constantFrom<BodyEncoding>('json', 'json', 'wtf8', 'pretty', 'bom');
 
+/** Headers an ordinary client sends, to be sent twice with the case's own. */
+const DOUBLED_HEADERS: [string, string][] = [
+  ['Accept', 'application/json'],
+  ['Accept-Encoding', 'gzip'],
+  ['User-Agent', 'fuzz/1'],
+  ['X-Forwarded-For', '203.0.113.7'],
+  ['Origin', 'http://localhost:4321'],
+  ['Cookie', 'a=b'],
+  ['If-None-Match', '"x"'],
+  ['Cache-Control', 'no-cache'],
+  ['Accept-Language', 'en'],
+  ['Mcp-Session-Id', 'fuzz'],
+];
+
+/** A different second value for a repeated header. */
+function secondValue(name: string, value: string): string {
+  switch (name.toLowerCase()) {
+    case 'content-type':
+      return 'text/plain';
+    case 'authorization':
+      return 'Bearer wrong';
+    case 'idempotency-key':
+      return `${value}-other`;
+    case 'origin':
+      return 'https://evil.example';
+    default:
+      return `${value}2`;
+  }
+}
+
 /** Every kind of request for one operation. */
 export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Arbitrary<FuzzCase> {
   const options: fc.WeightedArbitrary<FuzzCase>[] = [];
@@ -722,18 +774,23 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
   );
   add(
     2,
-    fc.tuple(validParams(context, operation, 'clean'), fc.constantFrom(...wrongMethods), fc.boolean()).map(([params, method, withBody]): FuzzCase => {
-      const base = requestBase(operation, params, false);
-      return {
-        operation: operation.id,
-        category: 'wrong-method',
-        method,
-        ...base,
-        ...(withBody && method !== 'HEAD' && method !== 'GET' ? { headers: [JSON_TYPE, ...base.headers], body: Buffer.from('{"q":"x"}') } : {}),
-        note: `${method} is not documented on ${operation.template}`,
-        expect: { statuses: [405], codes: ['METHOD_NOT_ALLOWED'], why: 'a method the path does not document answers 405 with Allow' },
-      };
-    }),
+    fc
+      .tuple(validParams(context, operation, 'clean'), fc.constantFrom(...wrongMethods), fc.boolean())
+      // A path value holding a slash names a path outside the template (404 under any method, GET
+      // included); those are the path-variant cases. A fresh seed drew one (issue 26).
+      .filter(([params]) => !Object.values(params.path).some((value) => /[/\\]/.test(value)))
+      .map(([params, method, withBody]): FuzzCase => {
+        const base = requestBase(operation, params, false);
+        return {
+          operation: operation.id,
+          category: 'wrong-method',
+          method,
+          ...base,
+          ...(withBody && method !== 'HEAD' && method !== 'GET' ? { headers: [JSON_TYPE, ...base.headers], body: Buffer.from('{"q":"x"}') } : {}),
+          note: `${method} is not documented on ${operation.template}`,
+          expect: { statuses: [405], codes: ['METHOD_NOT_ALLOWED'], why: 'a method the path does not document answers 405 with Allow' },
+        };
+      }),
   );
 
   add(
@@ -1025,6 +1082,31 @@ export function caseArbitrary(context: FuzzContext, operation: Operation): fc.Ar
       }),
   );
 
+  // Every header sent twice (issue 26), the same value again or a second one: Node keeps the
+  // first of some (Content-Type, Authorization, User-Agent) and joins the others with ", ".
+  const idempotent = operation.parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key');
+  add(
+    1,
+    fc
+      .tuple(simple('valid', 'clean', 'valid per the document'), fc.constantFrom('same', 'second'), fc.subarray(DOUBLED_HEADERS), fc.nat(1_000_000))
+      .map(([fuzzCase, how, extra, key]): FuzzCase => {
+        const secret =
+          operation.security && context.config.ingestSecret ? [['Authorization', `Bearer ${context.config.ingestSecret}`] as [string, string]] : [];
+        const keyed = idempotent ? [['Idempotency-Key', `fuzz-${key}`] as [string, string]] : [];
+        const headers = [...fuzzCase.headers, ...extra, ...secret, ...keyed];
+        const doubled = headers.flatMap(([name, value]): [string, string][] => [
+          [name, value],
+          [name, how === 'same' ? value : secondValue(name, value)],
+        ]);
+        return {
+          ...fuzzCase,
+          category: 'repeated-headers',
+          headers: doubled,
+          note: `every header twice (${how}): ${headers.map(([name]) => name).join(', ') || '(none)'}`,
+        };
+      }),
+  );
+
   if (isPost) addBodyCases(context, operation, add);
   if (operation.parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key')) {
     add(
@@ -1079,6 +1161,24 @@ function securedCase(context: FuzzContext, operation: Operation, arbitrary: fc.A
 function firstPreset(context: FuzzContext, operation: Operation): unknown {
   if (operation.id === 'mcpPost') return { jsonrpc: '2.0', id: 1, method: 'tools/list' };
   return bodyPresets(context, operation)[0] ?? {};
+}
+
+/** What the hostile-deep cases put in every string: NUL, unpaired surrogates, bidi controls. */
+const DEEP_HOSTILE_ATOMS = ['\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\u202e', '\u2066', '\u200f'];
+
+/** JSON-RPC's own fields stay as they are, so that MCP tool calls reach their arguments. */
+const PROTOCOL_FIELDS = new Set(['jsonrpc', 'method', 'name', 'protocolVersion']);
+
+/** The value with `atom` appended to every string (the value is generated, a few levels deep). */
+function withAtomInEveryString(value: unknown, atom: string, depth = 0): unknown {
+  if (depth > 20) return value;
+  if (typeof value === 'string') return `${value}${atom}`;
+  if (Array.isArray(value)) return value.map((item) => withAtomInEveryString(item, atom, depth + 1));
+  if (isObject(value))
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, PROTOCOL_FIELDS.has(key) ? inner : withAtomInEveryString(inner, atom, depth + 1)]),
+    );
+  return value;
 }
 
 function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: number, arbitrary: fc.Arbitrary<FuzzCase>) => void): void {
@@ -1246,6 +1346,65 @@ function addBodyCases(context: FuzzContext, operation: Operation, add: (weight: 
           body: encodeJson(padded, 'json'),
           note: `body of about ${size} characters`,
           expect: { statuses: [413], codes: ['PAYLOAD_TOO_LARGE'], why: 'JSON bodies over 64 kB answer 413' },
+        };
+      }),
+  );
+
+  // Issue 26: ill-formed or bidi text in every string of the body AND, in a field the schema
+  // does not have, nesting far past the limit and/or a string near or past the size limit. The
+  // checks run size → depth → text → schema, so the first one that fails answers, never a 500.
+  add(
+    2,
+    fc
+      .tuple(
+        validBody(context, operation, 'clean'),
+        fc.constantFrom(...DEEP_HOSTILE_ATOMS),
+        fc.constantFrom('json', 'wtf8') as fc.Arbitrary<BodyEncoding>,
+        fc.oneof(
+          { weight: 4, arbitrary: fc.integer({ min: MAX_BODY_DEPTH, max: MAX_BODY_DEPTH + 8 }) },
+          { weight: 4, arbitrary: fc.integer({ min: MAX_BODY_DEPTH, max: 30_000 }) },
+          { weight: 2, arbitrary: fc.integer({ min: 0, max: MAX_BODY_DEPTH - 2 }) },
+        ),
+        fc.array(fc.constantFrom('[', '{'), { minLength: 1, maxLength: 3 }),
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constant(0) },
+          { weight: 2, arbitrary: fc.integer({ min: 1, max: MAX_JSON_BODY_BYTES - 1_000 }) },
+          { weight: 2, arbitrary: fc.integer({ min: MAX_JSON_BODY_BYTES, max: 400_000 }) },
+        ),
+        // Names no body schema has (and not the padding's): a second key of the same name would replace the nesting.
+        fc.constantFrom('extra', '__proto__', '\u0000', 'fuzz_nested'),
+      )
+      .map(([value, atom, encoding, depth, kinds, padding, field]): FuzzCase => {
+        const hostile = withAtomInEveryString(value, atom);
+        const opening = Array.from({ length: depth }, (_, level) => (kinds[level % kinds.length] === '[' ? '[' : '{"k":')).join('');
+        const closing = Array.from({ length: depth }, (_, level) => (kinds[(depth - 1 - level) % kinds.length] === '[' ? ']' : '}')).join('');
+        const deep = `${opening}${JSON.stringify(`leaf${atom}`)}${closing}`;
+        const pad =
+          padding > 0 ? `,"fuzz_padding":${JSON.stringify(atom.repeat(Math.ceil(padding / Math.max(1, Buffer.byteLength(JSON.stringify(atom)) - 2))))}` : '';
+        const inserted = `${JSON.stringify(field)}:${deep}${pad}`;
+        const encoded = encodeJson(hostile, encoding);
+        const [open, rest] = [encoded.subarray(0, 1).toString('latin1'), encoded.subarray(1)];
+        const empty = rest.length === 1;
+        const body =
+          open === '{'
+            ? Buffer.concat([Buffer.from(`{${inserted}${empty ? '' : ','}`), rest])
+            : Buffer.concat([Buffer.from(`[{${inserted}}${empty ? '' : ','}`), rest]);
+        // The body's own object (and a batch's array) around the inserted value.
+        const tooDeep = depth + (open === '{' ? 1 : 2) > MAX_BODY_DEPTH;
+        const illFormed = findIllFormedText(atom) !== undefined;
+        let expected: Expectation | undefined;
+        if (body.length > MAX_JSON_BODY_BYTES) expected = { statuses: [413], codes: ['PAYLOAD_TOO_LARGE'], why: 'size is checked first' };
+        else if (tooDeep) expected = { statuses: [400], ...(strict ? { codes: ['BODY_TOO_DEEP'] } : {}), why: 'depth is checked before text and schema' };
+        else if (illFormed && strict) expected = { statuses: [400], codes: ['INVALID_TEXT'], why: 'text is checked before the schema' };
+        return {
+          operation: operation.id,
+          category: 'hostile-deep',
+          method: 'POST',
+          ...base,
+          headers: [JSON_TYPE],
+          body,
+          note: `${JSON.stringify(atom)} in every string, ${depth} levels (${kinds.join('')}) in ${JSON.stringify(field)}, ${padding} bytes of padding (${encoding} body)`,
+          ...(expected ? { expect: expected } : {}),
         };
       }),
   );
@@ -1586,7 +1745,74 @@ export function materialize(context: FuzzContext, fuzzCase: FuzzCase): string {
   return buildUrl(fuzzCase.path, query);
 }
 
+/**
+ * Sends a request whose headers repeat (superagent cannot repeat Content-Type) with Node's own
+ * client: each value of a name is its own header line.
+ */
+function sendRepeated(server: Server, method: string, url: string, headers: [string, string][], body: Buffer | undefined): Promise<Observed> {
+  const started = Date.now();
+  const address = server.address() as AddressInfo;
+  const grouped: Record<string, string[]> = {};
+  for (const [name, value] of headers) (grouped[name] ??= []).push(value);
+  return new Promise((resolve) => {
+    const failed = (error: Error) =>
+      resolve({
+        status: 0,
+        headers: {},
+        raw: Buffer.alloc(0),
+        text: '',
+        contentType: '',
+        error: `${(error as { code?: string }).code ?? ''} ${error.message}`,
+        ms: Date.now() - started,
+      });
+    const outgoing = httpRequest({ host: '127.0.0.1', port: address.port, method, path: url, headers: grouped, timeout: 15_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', failed);
+      response.on('end', () => {
+        // Decoded as superagent decodes, so both senders' bodies are judged alike.
+        const received = Buffer.concat(chunks);
+        const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
+        let raw: Buffer;
+        try {
+          raw =
+            encoding === 'gzip'
+              ? gunzipSync(received)
+              : encoding === 'br'
+                ? brotliDecompressSync(received)
+                : encoding === 'deflate'
+                  ? inflateSync(received)
+                  : received;
+        } catch (error) {
+          failed(error as Error);
+          return;
+        }
+        resolve(observedOf(response.statusCode ?? 0, response.headers as Observed['headers'], raw, started));
+      });
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error('timeout')));
+    outgoing.on('error', failed);
+    outgoing.end(body);
+  });
+}
+
+function observedOf(status: number, headers: Observed['headers'], raw: Buffer, started: number): Observed {
+  const text = raw.toString('utf8');
+  const contentType = String(headers['content-type'] ?? '');
+  const observed: Observed = { status, headers, raw, text, contentType, ms: Date.now() - started };
+  if (/json/i.test(contentType) && text.length > 0) {
+    try {
+      observed.json = JSON.parse(text);
+    } catch (error) {
+      observed.jsonError = (error as Error).message;
+    }
+  }
+  return observed;
+}
+
 export async function send(server: Server, method: string, url: string, headers: [string, string][], body: Buffer | undefined): Promise<Observed> {
+  const names = headers.map(([name]) => name.toLowerCase());
+  if (new Set(names).size < names.length) return sendRepeated(server, method, url, headers, body);
   const started = Date.now();
   const agent = request(server) as unknown as Record<string, (url: string) => request.Test>;
   const verb = agent[method.toLowerCase()];
@@ -1860,7 +2086,7 @@ export class FuzzStats {
     const total = rows.reduce((sum, [, entry]) => sum + entry.requests, 0);
     const seeds = new Set(rows.flatMap(([, entry]) => [...entry.seeds]));
     const lines = [
-      `${title}: ${rows.length} operations × ${seeds.size} seeds, ${total} requests (${Math.round(total / Math.max(1, rows.length))} per operation)`,
+      `${title}: ${rows.length} operations × ${seeds.size} seeds (${[...seeds].join(', ')}), ${total} requests (${Math.round(total / Math.max(1, rows.length))} per operation)`,
     ];
     for (const [operation, entry] of rows) {
       const statuses = [...entry.statuses.entries()]
