@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { REPO_ROOT, pathsFromEnv } from '../core/paths.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from '../core/rate-limits.ts';
+import { LOG_LEVELS, type LogLevel } from './ops/logger.ts';
 
 /**
  * Every rate limit the server enforces, the variable that sets it (`<count>/<seconds>`) and
@@ -34,6 +35,9 @@ const windowSetting = z
   .string()
   .regex(/^\d+\/[1-9]\d*$/, 'must be <count>/<seconds> with seconds at least 1, e.g. 30/3600')
   .optional();
+
+/** Default time in-flight requests and running jobs get to finish after SIGTERM (DRAIN_GRACE_MS). */
+export const DEFAULT_DRAIN_GRACE_MS = 25_000;
 
 /** Default time to receive a whole request, head and body (BODY_TIMEOUT_MS). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
@@ -73,6 +77,25 @@ const EnvSchema = z.object({
   FEDERATION_PUSH: z.enum(['0', '1', 'false', 'true']).default('0').describe('1 accepts signed offers from pinned peers at POST /api/federation/offer'),
   FEDERATION_OFFER_RATE_LIMIT: windowSetting,
   FEDERATION_ORIGIN: z.string().url().optional().describe('public origin this deployment signs its federation manifest for'),
+  LOG_LEVEL: z
+    .enum(LOG_LEVELS)
+    .default('info')
+    .describe('threshold of the JSON log lines on stdout: fatal, error, warn, info (one line per request), debug, trace or silent'),
+  METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .optional()
+    .describe('port of GET /metrics (Prometheus text format); metrics are off when unset. With WORKERS=n the primary serves the sum of the workers'),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1').describe('address the metrics port binds to; loopback unless set'),
+  DRAIN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .default(DEFAULT_DRAIN_GRACE_MS)
+    .describe('after SIGTERM, how long in-flight requests and running jobs get to finish before connections close and jobs are handed back'),
 });
 
 export interface ServerConfig {
@@ -105,6 +128,10 @@ export interface ServerConfig {
   publicBaseUrl: string | undefined;
   /** Time to receive a whole request, head and body; a body that never finishes is answered 408 and closed. */
   bodyTimeoutMs: number;
+  logLevel: LogLevel;
+  /** GET /metrics on its own listener; undefined when METRICS_PORT is unset (off). */
+  metrics: { host: string; port: number } | undefined;
+  drainGraceMs: number;
   /** Federation key file and public origin (docs/FEDERATION.md); both optional. */
   federation: { keyFile: string | undefined; origin: string | undefined; push: boolean; offerLimit?: { limit: number; windowMs: number } };
 }
@@ -135,6 +162,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     limits: rateLimitsFromEnv(parsed.data as Record<string, unknown>),
     publicBaseUrl: parsed.data.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     bodyTimeoutMs: parsed.data.BODY_TIMEOUT_MS,
+    logLevel: parsed.data.LOG_LEVEL,
+    metrics: parsed.data.METRICS_PORT === undefined ? undefined : { host: parsed.data.METRICS_HOST, port: parsed.data.METRICS_PORT },
+    drainGraceMs: parsed.data.DRAIN_GRACE_MS,
     federation: {
       keyFile: parsed.data.FEDERATION_KEY_FILE ? path.resolve(parsed.data.FEDERATION_KEY_FILE) : undefined,
       origin: parsed.data.FEDERATION_ORIGIN ? new URL(parsed.data.FEDERATION_ORIGIN).origin : undefined,
