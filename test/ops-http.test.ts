@@ -253,8 +253,9 @@ describe('Prometheus metrics', () => {
     const counts = (name: string) =>
       json
         .find((metric) => metric.name === name)!
-        .values.filter((sample) => sample.metricName === `${name}_count`)
-        .map((sample) => ({ ...sample.labels, count: sample.value }));
+        .values.map((sample) => sample as typeof sample & { metricName?: string })
+        .filter((sample) => sample.metricName === `${name}_count`)
+        .map((sample): Record<string, unknown> => ({ ...sample.labels, count: sample.value }));
     const http = counts('polyphony_http_request_duration_seconds');
     expect(http).toContainEqual({ method: 'GET', route: '/api/query', status: '200', count: 5 });
     expect(http).toContainEqual({ method: 'GET', route: '/api/query', status: '202', count: 1 });
@@ -262,7 +263,7 @@ describe('Prometheus metrics', () => {
     expect(http).toContainEqual({ method: 'POST', route: '/api/play', status: '503', count: 1 });
     expect(text).toMatch(/^polyphony_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/health",status="200"\} \d+$/m);
     const search = counts('polyphony_retrieval_stage_seconds').find((sample) => sample.stage === 'search');
-    expect(search?.count).toBeGreaterThanOrEqual(5);
+    expect(search?.count as number).toBeGreaterThanOrEqual(5);
 
     const calls = families.get('polyphony_live_calls_total')!;
     expect(

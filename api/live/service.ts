@@ -224,6 +224,7 @@ export function createLiveService(options: LiveServiceOptions) {
   /** Runs a job in the context of the request that submitted it (its log lines and calls name both), and counts how it ended. */
   async function inJobContext<T>(kind: JobRecord['kind'], input: unknown, job: { id: string; signal: AbortSignal }, run: () => Promise<T>): Promise<T> {
     return runInContext({ requestId: submitterOf(input) ?? job.id, jobId: job.id }, async () => {
+      log(`job ${job.id} (${kind}) started`);
       try {
         const result = await run();
         options.onJobFinished?.(kind, 'done');
