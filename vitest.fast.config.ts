@@ -38,6 +38,8 @@ export default mergeConfig(
         'test/durability.test.ts',
         'test/restart.test.ts',
         'test/server-ops.test.ts',
+        // Drain on SIGTERM, metrics and logs of real server processes (WORKERS=2 under load).
+        'test/drain.test.ts',
         'test/federation.test.ts',
         'test/pg-durability.test.ts',
         'test/scale-out.test.ts',

@@ -87,7 +87,9 @@ const EnvSchema = z.object({
     .min(0)
     .max(65535)
     .optional()
-    .describe('port of GET /metrics (Prometheus text format; 0: any free port, logged); metrics are off when unset. With WORKERS=n the primary serves the sum of the workers'),
+    .describe(
+      'port of GET /metrics (Prometheus text format; 0: any free port, logged); metrics are off when unset. With WORKERS=n the primary serves the sum of the workers',
+    ),
   METRICS_HOST: z.string().min(1).default('127.0.0.1').describe('address the metrics port binds to; loopback unless set'),
   DRAIN_GRACE_MS: z.coerce
     .number()

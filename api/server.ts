@@ -169,7 +169,7 @@ if (Number.isInteger(workers) && workers > 1 && cluster.isPrimary) {
     cluster.fork();
   });
   if (config.metrics) {
-    void serveMetrics(clusterScrape(), config.metrics, lineLog(logger, 'warn')).then((server) =>
+    void serveMetrics(clusterScrape(lineLog(logger, 'warn')), config.metrics, lineLog(logger, 'warn')).then((server) =>
       logger.info(`metrics of ${workers} workers on http://${config.metrics!.host}:${(server.address() as { port: number }).port}/metrics`),
     );
   }

@@ -71,7 +71,11 @@ function send(base: string, method: 'GET' | 'POST', url: string, body?: unknown,
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const request = http.request(
       `${base}${url}`,
-      { method, agent: false, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) } },
+      {
+        method,
+        agent: false,
+        headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -127,7 +131,9 @@ describe('one process', () => {
     expect(metricsBase).not.toBe(server.base);
     expect((await send(server.base, 'GET', '/metrics')).status, 'not on the public port').toBe(404);
 
-    const fast = await send(server.base, 'GET', '/api/query?q=What%20does%20the%20harbour%20keep%20secret%3F', undefined, { 'X-Request-Id': 'ops-fast-0000001' });
+    const fast = await send(server.base, 'GET', '/api/query?q=What%20does%20the%20harbour%20keep%20secret%3F', undefined, {
+      'X-Request-Id': 'ops-fast-0000001',
+    });
     expect(fast.status).toBe(200);
     expect(fast.headers['x-request-id']).toBe('ops-fast-0000001');
 
@@ -165,7 +171,9 @@ describe('one process', () => {
     const calls = lines.filter((line) => line.event === 'provider_call' && line.request_id === 'ops-live-0000001');
     expect(calls.length).toBeGreaterThanOrEqual(3);
     for (const call of calls) expect(call.outcome, JSON.stringify(call)).toBe('answered');
-    expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^draining: 1 request\(s\) in flight/), expect.stringMatching(/^drained in \d+ ms$/)]));
+    expect(lines.map((line) => line.msg)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^draining: 1 request\(s\) in flight/), expect.stringMatching(/^drained in \d+ ms$/)]),
+    );
     expect(JSON.stringify(lines)).not.toContain('harbour');
   }, 120_000);
 });
@@ -182,13 +190,21 @@ describe('WORKERS=2', () => {
     children.push(server.child);
     // Both workers listening (each logs its own line).
     const pids = await waitFor('two workers', () => {
-      const listening = [...new Set(logLines(server).filter((line) => /listening on/.test(line.msg ?? '')).map((line) => line.pid!))];
+      const listening = [
+        ...new Set(
+          logLines(server)
+            .filter((line) => /listening on/.test(line.msg ?? ''))
+            .map((line) => line.pid!),
+        ),
+      ];
       return listening.length === 2 ? listening : undefined;
     });
 
     // The job's panel takes 6 s: longer than the grace, so it cannot finish on the drained worker.
     slowPanel(6000);
-    const submitted = await send(server.base, 'GET', '/api/query?q=Who%20relights%20the%20harbour%3F&async=1', undefined, { 'X-Request-Id': 'ops-job-00000001' });
+    const submitted = await send(server.base, 'GET', '/api/query?q=Who%20relights%20the%20harbour%3F&async=1', undefined, {
+      'X-Request-Id': 'ops-job-00000001',
+    });
     expect(submitted.status, submitted.body).toBe(202);
     const jobId = (JSON.parse(submitted.body) as { job_id: string }).job_id;
     const started = await waitFor('the job to start', () => logLines(server).find((line) => line.job_id === jobId && /started$/.test(line.msg ?? '')));
@@ -215,7 +231,12 @@ describe('WORKERS=2', () => {
               })
             : await send(server.base, 'GET', `/api/query?q=${encodeURIComponent(`Refusal and ownership ${index} ${round}`)}`);
           const body = JSON.parse(answer.body) as { contribution_id?: string; context?: unknown };
-          outcomes.push({ before, kind: write ? 'write' : 'read', status: answer.status, ...(write && body.contribution_id ? { id: body.contribution_id } : {}) });
+          outcomes.push({
+            before,
+            kind: write ? 'write' : 'read',
+            status: answer.status,
+            ...(write && body.contribution_id ? { id: body.contribution_id } : {}),
+          });
         } catch (error) {
           outcomes.push({ before, kind: write ? 'write' : 'read', error: (error as Error).message });
         }
@@ -225,7 +246,11 @@ describe('WORKERS=2', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     signalled = true;
     process.kill(drained, 'SIGTERM');
-    await waitFor('the drained worker to exit', () => (logLines(server).some((line) => line.pid === drained && /^drained in/.test(line.msg ?? '')) ? true : undefined), 30_000);
+    await waitFor(
+      'the drained worker to exit',
+      () => (logLines(server).some((line) => line.pid === drained && /^drained in/.test(line.msg ?? '')) ? true : undefined),
+      30_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1000));
     stop = true;
     await load;
@@ -258,6 +283,7 @@ describe('WORKERS=2', () => {
     expect(scrape.status, scrape.body).toBe(200);
     parsePrometheusTextFormat(scrape.body);
     expect(scrape.body).toMatch(/^polyphony_jobs_finished_total\{kind="deliberation",outcome="done"\} 1$/m);
+    expect(scrape.body).toMatch(/^polyphony_http_request_duration_seconds_count\{method="POST",route="\/api\/contribute",status="202"\} [1-9]\d*$/m);
 
     server.child.kill('SIGTERM');
     expect(await exited(server.child)).toBe(0);

@@ -4,9 +4,10 @@
  * publish its figures by accident. Prometheus (or an agent beside it) scrapes this port.
  *
  * One process: its own registry. WORKERS=n: the primary serves the sum of every worker's
- * registry (prom-client's AggregatorRegistry asks each worker over the cluster channel); a
- * worker answers with its own figures when asked (`answerClusterScrapes`).
+ * registry, asked over the cluster channel at each scrape and summed by prom-client's
+ * AggregatorRegistry.aggregate; a worker answers with its own figures (`answerClusterScrapes`).
  */
+import cluster, { type Worker } from 'node:cluster';
 import http from 'node:http';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
@@ -57,15 +58,60 @@ export function registryScrape(registry: Registry): Scrape {
   return async () => ({ contentType: registry.contentType, body: await registry.metrics() });
 }
 
-/** The primary's scrape with WORKERS=n: every worker's figures, summed (api/ops/metrics.ts says which are taken once). */
-export function clusterScrape(): Scrape {
-  const aggregator = new AggregatorRegistry();
-  return async () => ({ contentType: aggregator.contentType, body: await aggregator.clusterMetrics() });
+/** How long the primary waits for a worker's figures; a worker that is starting (loading its model) or stopping may not answer. */
+const WORKER_ANSWER_MS = 2000;
+const REQUEST = 'polyphony:metrics-request';
+const ANSWER = 'polyphony:metrics-answer';
+
+/**
+ * The primary's scrape with WORKERS=n: the figures of every listening worker, summed with
+ * prom-client's cluster aggregation (api/ops/metrics.ts says which are taken once). Unlike
+ * AggregatorRegistry.clusterMetrics, which fails the whole scrape when one worker is silent,
+ * a worker still loading its model (a replacement) or gone is left out of this scrape.
+ */
+export function clusterScrape(log: (line: string) => void): Scrape {
+  const listening = new Set<number>();
+  cluster.on('listening', (worker) => listening.add(worker.id));
+  cluster.on('exit', (worker) => listening.delete(worker.id));
+  let next = 0;
+  const waiting = new Map<number, (metrics: object[]) => void>();
+  cluster.on('message', (_worker, message: { type?: string; id?: number; metrics?: object[] }) => {
+    if (message?.type === ANSWER && message.id !== undefined) waiting.get(message.id)?.(message.metrics ?? []);
+  });
+  const ask = (worker: Worker) =>
+    new Promise<object[] | undefined>((resolve) => {
+      const id = next++;
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        resolve(undefined);
+      }, WORKER_ANSWER_MS);
+      waiting.set(id, (metrics) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        resolve(metrics);
+      });
+      worker.send({ type: REQUEST, id }, (error: Error | null) => {
+        if (error) waiting.get(id)?.([]);
+      });
+    });
+  return async () => {
+    const workers = [...listening].map((id) => cluster.workers?.[id]).filter((worker): worker is Worker => worker !== undefined && worker.isConnected());
+    const answers = await Promise.all(workers.map(ask));
+    const silent = answers.filter((answer) => answer === undefined).length;
+    if (silent > 0) log(`metrics: ${silent} of ${workers.length} workers did not answer within ${WORKER_ANSWER_MS} ms; left out of this scrape`);
+    // One getMetricsAsJSON() list per worker, as aggregate() takes them.
+    const registry = AggregatorRegistry.aggregate(answers.filter((answer): answer is object[] => answer !== undefined));
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  };
 }
 
 /** In a cluster worker: answers the primary's scrapes with this registry's figures. */
 export function answerClusterScrapes(registry: Registry): void {
-  AggregatorRegistry.setRegistries([registry]);
-  // The worker's side of the channel is installed when an AggregatorRegistry is made.
-  new AggregatorRegistry();
+  process.on('message', (message: { type?: string; id?: number }) => {
+    if (message?.type !== REQUEST) return;
+    void registry.getMetricsAsJSON().then(
+      (metrics) => process.send?.({ type: ANSWER, id: message.id, metrics }),
+      () => process.send?.({ type: ANSWER, id: message.id, metrics: [] }),
+    );
+  });
 }
