@@ -100,6 +100,24 @@ const EnvSchema = z.object({
     .describe('after SIGTERM, how long in-flight requests and running jobs get to finish before connections close and jobs are handed back'),
 });
 
+/**
+ * Every environment variable the server reads, with the default the schema applies (undefined:
+ * unset, or computed by loadConfig, as the folders): the EnvSchema above, the folders of
+ * core/paths.ts, WORKERS (api/server.ts) and MCP_ALLOWED_ORIGINS (api/mcp/http.ts).
+ * docs/OPERATIONS.md lists each; test/operations-doc.test.ts keeps the two in step.
+ */
+export function serverSettings(): { name: string; default: string | undefined }[] {
+  const defaults = EnvSchema.parse({}) as Record<string, unknown>;
+  return [
+    ...Object.keys(EnvSchema.shape).map((name) => ({ name, default: defaults[name] === undefined ? undefined : String(defaults[name]) })),
+    ...['CONTENT_DIR', 'ARTIFACTS_DIR', 'EMBEDDING_CACHE_DIR', 'MCP_ALLOWED_ORIGINS'].map((name) => ({ name, default: undefined })),
+    { name: 'WORKERS', default: String(DEFAULT_WORKERS) },
+  ];
+}
+
+/** API processes when WORKERS is unset (api/server.ts). */
+export const DEFAULT_WORKERS = 1;
+
 export interface ServerConfig {
   host: string;
   port: number;

@@ -6,7 +6,7 @@
 import cluster from 'node:cluster';
 import { createApp } from './app.ts';
 import { createHttpServer } from './http/http-server.ts';
-import { loadConfig, type ServerConfig } from './config.ts';
+import { DEFAULT_WORKERS, loadConfig, type ServerConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
 import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
 import { createPanel } from '../providers/chat.ts';
@@ -153,7 +153,7 @@ function configOrExit(): ServerConfig {
   }
 }
 
-const workers = Number(process.env.WORKERS ?? '1');
+const workers = Number(process.env.WORKERS ?? String(DEFAULT_WORKERS));
 if (Number.isInteger(workers) && workers > 1 && cluster.isPrimary) {
   // Checked once here: a worker that exits on a bad setting would be restarted forever.
   const config = configOrExit();
