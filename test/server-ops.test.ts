@@ -63,8 +63,9 @@ describe('operating settings in the server process', () => {
         (error: Error) => error,
       );
       // One JSON line at level fatal, as every line of the server (docs/OPERATIONS.md).
-      const line = failure.message.split('\n').find((text) => text.includes('invalid environment'));
-      expect(JSON.parse(line!)).toMatchObject({
+      // (The helper's message starts with "server did not start: " before the process's output.)
+      const line = failure.message.split('\n').find((text) => text.includes('invalid environment'))!;
+      expect(JSON.parse(line.slice(line.indexOf('{')))).toMatchObject({
         level: 'fatal',
         msg: expect.stringMatching(/^\[server\] invalid environment: TRUST_PROXY: "true" would trust any X-Forwarded-For/),
       });
