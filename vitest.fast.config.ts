@@ -39,6 +39,10 @@ export default mergeConfig(
         'test/durability.test.ts',
         'test/restart.test.ts',
         'test/server-ops.test.ts',
+        // Drain on SIGTERM, metrics and logs of real server processes (WORKERS=2 under load).
+        'test/drain.test.ts',
+        // Backup and restore under a server process's writes; pg_dump / pg_restore on a PostgreSQL cluster.
+        'test/backup.test.ts',
         'test/federation.test.ts',
         'test/pg-durability.test.ts',
         'test/scale-out.test.ts',

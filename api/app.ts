@@ -35,6 +35,12 @@ import { tensionRoutes } from './routes/tensions.ts';
 import { lineageRoutes } from './routes/lineage.ts';
 import { dispositionRoutes } from './routes/dispositions.ts';
 import { staticRoutes } from './routes/static.ts';
+import { opsRoutes } from './routes/ops.ts';
+import { requestContext, requestId } from './http/request-id.ts';
+import { observeRequests } from './http/observe-requests.ts';
+import { lineLog, type Logger } from './ops/logger.ts';
+import type { Metrics } from './ops/metrics.ts';
+import { createReadiness, type Readiness } from './ops/readiness.ts';
 import type { RouteContext, RouteDefinition } from './routes/types.ts';
 
 export interface AppOptions {
@@ -62,6 +68,12 @@ export interface AppOptions {
   federation?: { keyFile?: string | undefined; origin?: string | undefined; push?: boolean; offerLimit?: { limit: number; windowMs: number } };
   /** How long a connection refused 413 before its body was read keeps reading it (api/http/lingering-close.ts). */
   linger?: LingerOptions;
+  /** JSON logs (api/ops/logger.ts): one line per request; `log` lines go to it when `log` is not given. */
+  logger?: Logger;
+  /** Prometheus series (api/ops/metrics.ts), observed per request; served by api/ops/metrics-server.ts. */
+  metrics?: Metrics;
+  /** GET /api/ready (api/ops/readiness.ts); by default ready when the store answers. */
+  readiness?: Readiness;
 }
 
 export const MAX_URL_BYTES = 8192;
@@ -112,7 +124,8 @@ export function routeTable(app: Express): readonly RouteDefinition[] {
 }
 
 export function createApp(options: AppOptions): Express {
-  const log = options.log ?? ((line: string) => console.error(line));
+  const log = options.log ?? (options.logger ? lineLog(options.logger) : (line: string) => console.error(line));
+  const errorLog = options.logger ? lineLog(options.logger, 'error') : log;
   const siteBuilt = options.siteDir !== undefined && existsSync(options.siteDir);
   const context: RouteContext = {
     corpus: options.corpus,
@@ -140,6 +153,14 @@ export function createApp(options: AppOptions): Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.set('query parser', parseQueryString);
+  app.use(
+    requestId,
+    observeRequests({
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      clientSalt: () => store.secret('client-hash-salt'),
+    }),
+  );
   app.use(securityHeaders, cors, discoveryLinks, createCompression());
   app.use((request, _response, next) => {
     // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
@@ -181,6 +202,7 @@ export function createApp(options: AppOptions): Express {
       ...(options.linger ? { linger: options.linger } : {}),
     }),
   );
+  app.use(requestContext);
 
   const federation: FederationNode = createFederationNode({
     corpus: options.corpus,
@@ -192,6 +214,7 @@ export function createApp(options: AppOptions): Express {
 
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
+    ...opsRoutes(options.readiness ?? createReadiness({ store })),
     ...queryRoutes(context),
     ...divergenceRoutes(context),
     ...kinRoutes(context),
@@ -218,6 +241,7 @@ export function createApp(options: AppOptions): Express {
     const allowed = Object.keys(route.methods);
     if (allowed.includes('GET')) allowed.push('HEAD');
     app.all(route.path, (request, response, next) => {
+      response.locals.route = route.path;
       const method = request.method === 'HEAD' ? 'GET' : request.method;
       const handler = route.methods[method as keyof typeof route.methods];
       if (!handler) {
@@ -254,8 +278,8 @@ export function createApp(options: AppOptions): Express {
       ),
     );
   });
-  app.use(mcpBodyErrorHandler(log));
-  app.use(createErrorHandler(log, createSuggest(options.corpus, routes)));
+  app.use(mcpBodyErrorHandler(errorLog));
+  app.use(createErrorHandler(errorLog, createSuggest(options.corpus, routes)));
   return app;
 }
 

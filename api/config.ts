@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { REPO_ROOT, pathsFromEnv } from '../core/paths.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from '../core/rate-limits.ts';
+import { LOG_LEVELS, type LogLevel } from './ops/logger.ts';
 
 /**
  * Every rate limit the server enforces, the variable that sets it (`<count>/<seconds>`) and
@@ -34,6 +35,9 @@ const windowSetting = z
   .string()
   .regex(/^\d+\/[1-9]\d*$/, 'must be <count>/<seconds> with seconds at least 1, e.g. 30/3600')
   .optional();
+
+/** Default time in-flight requests and running jobs get to finish after SIGTERM (DRAIN_GRACE_MS). */
+export const DEFAULT_DRAIN_GRACE_MS = 25_000;
 
 /** Default time to receive a whole request, head and body (BODY_TIMEOUT_MS). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
@@ -73,7 +77,46 @@ const EnvSchema = z.object({
   FEDERATION_PUSH: z.enum(['0', '1', 'false', 'true']).default('0').describe('1 accepts signed offers from pinned peers at POST /api/federation/offer'),
   FEDERATION_OFFER_RATE_LIMIT: windowSetting,
   FEDERATION_ORIGIN: z.string().url().optional().describe('public origin this deployment signs its federation manifest for'),
+  LOG_LEVEL: z
+    .enum(LOG_LEVELS)
+    .default('info')
+    .describe('threshold of the JSON log lines on stdout: fatal, error, warn, info (one line per request), debug, trace or silent'),
+  METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .describe(
+      'port of GET /metrics (Prometheus text format; 0: any free port, logged); metrics are off when unset. With WORKERS=n the primary serves the sum of the workers',
+    ),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1').describe('address the metrics port binds to; loopback unless set'),
+  DRAIN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .default(DEFAULT_DRAIN_GRACE_MS)
+    .describe('after SIGTERM, how long in-flight requests and running jobs get to finish before connections close and jobs are handed back'),
 });
+
+/**
+ * Every environment variable the server reads, with the default the schema applies (undefined:
+ * unset, or computed by loadConfig, as the folders): the EnvSchema above, the folders of
+ * core/paths.ts, WORKERS (api/server.ts) and MCP_ALLOWED_ORIGINS (api/mcp/http.ts).
+ * docs/OPERATIONS.md lists each; test/operations-doc.test.ts keeps the two in step.
+ */
+export function serverSettings(): { name: string; default: string | undefined }[] {
+  const defaults = EnvSchema.parse({}) as Record<string, unknown>;
+  return [
+    ...Object.keys(EnvSchema.shape).map((name) => ({ name, default: defaults[name] === undefined ? undefined : String(defaults[name]) })),
+    ...['CONTENT_DIR', 'ARTIFACTS_DIR', 'EMBEDDING_CACHE_DIR', 'MCP_ALLOWED_ORIGINS'].map((name) => ({ name, default: undefined })),
+    { name: 'WORKERS', default: String(DEFAULT_WORKERS) },
+  ];
+}
+
+/** API processes when WORKERS is unset (api/server.ts). */
+export const DEFAULT_WORKERS = 1;
 
 export interface ServerConfig {
   host: string;
@@ -105,6 +148,10 @@ export interface ServerConfig {
   publicBaseUrl: string | undefined;
   /** Time to receive a whole request, head and body; a body that never finishes is answered 408 and closed. */
   bodyTimeoutMs: number;
+  logLevel: LogLevel;
+  /** GET /metrics on its own listener; undefined when METRICS_PORT is unset (off). */
+  metrics: { host: string; port: number } | undefined;
+  drainGraceMs: number;
   /** Federation key file and public origin (docs/FEDERATION.md); both optional. */
   federation: { keyFile: string | undefined; origin: string | undefined; push: boolean; offerLimit?: { limit: number; windowMs: number } };
 }
@@ -135,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     limits: rateLimitsFromEnv(parsed.data as Record<string, unknown>),
     publicBaseUrl: parsed.data.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     bodyTimeoutMs: parsed.data.BODY_TIMEOUT_MS,
+    logLevel: parsed.data.LOG_LEVEL,
+    metrics: parsed.data.METRICS_PORT === undefined ? undefined : { host: parsed.data.METRICS_HOST, port: parsed.data.METRICS_PORT },
+    drainGraceMs: parsed.data.DRAIN_GRACE_MS,
     federation: {
       keyFile: parsed.data.FEDERATION_KEY_FILE ? path.resolve(parsed.data.FEDERATION_KEY_FILE) : undefined,
       origin: parsed.data.FEDERATION_ORIGIN ? new URL(parsed.data.FEDERATION_ORIGIN).origin : undefined,

@@ -1,11 +1,12 @@
 /**
  * Entry point of `npm start` / `npm run serve`: load the artifacts, serve API and site.
  * WORKERS=<n> forks n processes sharing the port (node:cluster) and the store.
+ * Operations (docs/OPERATIONS.md): JSON logs, readiness, metrics and the drain on SIGTERM are in api/ops/.
  */
 import cluster from 'node:cluster';
 import { createApp } from './app.ts';
 import { createHttpServer } from './http/http-server.ts';
-import { loadConfig, type ServerConfig } from './config.ts';
+import { DEFAULT_WORKERS, loadConfig, type ServerConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
 import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
 import { createPanel } from '../providers/chat.ts';
@@ -13,11 +14,20 @@ import { createUseLiteEmbedder, describeEmbedder, withQueryCache } from '../prov
 import { loadPanelConfig } from '../providers/panel-config.ts';
 import { isSharedStore, openStore } from '../storage/open-store.ts';
 import { appendDisposition } from '../content-files/tension-dispositions.ts';
+import { createLogger, lineLog } from './ops/logger.ts';
+import { createMetrics } from './ops/metrics.ts';
+import { answerClusterScrapes, clusterScrape, registryScrape, serveMetrics } from './ops/metrics-server.ts';
+import { createReadiness } from './ops/readiness.ts';
+import { createDrain } from './ops/drain.ts';
+import { countStoreErrors } from './ops/instrument-store.ts';
 
 async function main(): Promise<void> {
   const started = Date.now();
   const config = configOrExit();
-  const log = (line: string) => console.error(`[server] ${line}`);
+  const logger = createLogger({ level: config.logLevel });
+  const log = lineLog(logger);
+  const metrics = createMetrics();
+  if (cluster.isWorker && config.metrics) answerClusterScrapes(metrics.registry);
   // Questions are embedded on worker threads (EMBED_WORKERS), off the event loop, on the
   // native kernels where they were built (EMBED_THREADS threads each), else on WebAssembly.
   const useLite = await createUseLiteEmbedder({
@@ -27,19 +37,24 @@ async function main(): Promise<void> {
     kernels: config.embedKernels,
   });
   if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(useLite, config)}`);
-  const embedder = withQueryCache(useLite);
+  const embedder = metrics.timedEmbedder(withQueryCache(useLite));
   let corpus;
   try {
     corpus = await loadCorpus(config.artifactsDir, embedder);
   } catch (error) {
     if (error instanceof ArtifactsMissingError) {
-      log(error.message);
+      logger.fatal(error.message);
       process.exit(1);
     }
     throw error;
   }
-  const store = await openStore(config.storePath);
-  const shared = isSharedStore(config.storePath);
+  metrics.timeSearch(corpus.search);
+  // Several processes on one store (PostgreSQL, or WORKERS=n on one SQLite file): running jobs
+  // hold leases, and queued or handed-back jobs are taken by any process's sweep.
+  const shared = isSharedStore(config.storePath) || cluster.isWorker;
+  const store = countStoreErrors(await openStore(config.storePath), isSharedStore(config.storePath) ? 'postgres' : 'sqlite', metrics.storeError);
+  const readiness = createReadiness({ store, pending: { embedder: 'the question embedder is warming up' } });
+  metrics.watch({ store, embeddingQueue: () => useLite.queuedTexts });
   const restored = applyPersistedRecords(corpus, await store.listRecords(), new Date());
   if (restored > 0) log(`${restored} Atlas records persisted from live councils restored from the store`);
 
@@ -47,18 +62,33 @@ async function main(): Promise<void> {
   const panelConfig = loadPanelConfig(config.panelConfig);
   if (panelConfig) {
     const { panel, missing } = createPanel(panelConfig, process.env);
-    for (const problem of missing) log(`panel: ${problem}`);
+    for (const problem of missing) logger.warn(`panel: ${problem}`);
     if (panel) {
+      metrics.watch({ spendCeilingUsd: panel.config.spending_ceiling_usd });
       // Sharing a store with other processes: running jobs are theirs until the lease ends,
       // and queued jobs of any process are picked up by a periodic sweep.
-      live = createLiveService({ corpus, panel, store, log, concurrency: config.jobConcurrency, leaseMs: shared ? config.jobLeaseMs : 0 });
+      live = createLiveService({
+        corpus,
+        panel,
+        store,
+        log,
+        concurrency: config.jobConcurrency,
+        leaseMs: shared ? config.jobLeaseMs : 0,
+        onCall: (call) => {
+          metrics.observeCall(call.model, call.outcome, call.latency_ms / 1000);
+          logger.info({ event: 'provider_call', ...call }, 'model call');
+        },
+        onJobFinished: (kind, outcome) => metrics.jobFinished(kind, outcome),
+      });
       const resumed = await live.runner.resume();
       if (resumed.resumed + resumed.failed > 0) log(`jobs: ${resumed.resumed} resumed, ${resumed.failed} failed after interruption`);
       if (shared)
         setInterval(() => void live!.runner.resume().catch((error: unknown) => log(`job sweep: ${(error as Error).message}`)), config.jobSweepMs).unref();
       log(`live panel: ${panel.members.map((member) => member.name).join(', ')}; chair ${panel.chair.map((member) => member.name).join(' → ')}`);
     } else {
-      log('live panel not wired: it needs at least two members and a chair with keys; live paths answer 503');
+      const reason = 'live panel not wired: it needs at least two members and a chair with keys; live paths answer 503';
+      logger.warn(reason);
+      readiness.mark('panel', `${reason}${missing.length > 0 ? ` (${missing.join('; ')})` : ''}`);
     }
   }
 
@@ -67,6 +97,9 @@ async function main(): Promise<void> {
     store,
     siteDir: config.siteDir,
     log,
+    logger,
+    metrics,
+    readiness,
     ...(config.trustProxy !== undefined ? { trustProxy: config.trustProxy } : {}),
     limits: config.limits,
     ...(config.publicBaseUrl ? { publicBaseUrl: config.publicBaseUrl } : {}),
@@ -75,17 +108,38 @@ async function main(): Promise<void> {
     ...(config.ingestSecret ? { ingestSecret: config.ingestSecret } : {}),
     appendDisposition: (key, disposition) => appendDisposition(config.contentDir, key, disposition),
   });
-  const server = createHttpServer(app, { requestTimeoutMs: config.bodyTimeoutMs }).listen(config.port, config.host, () => {
+  const server = createHttpServer(app, { requestTimeoutMs: config.bodyTimeoutMs });
+  const drain = createDrain({ server, graceMs: config.drainGraceMs, readiness, ...(live ? { runner: live.runner } : {}), close: () => store.close(), log });
+  server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    console.log(
-      `[server] ${corpus.site.name}: ${corpus.works.length} works, ${corpus.divergences.length} Atlas records, ` +
-        `listening on http://${config.host}:${port} (ready in ${Date.now() - started} ms)`,
+    logger.info(
+      `${corpus.site.name}: ${corpus.works.length} works, ${corpus.divergences.length} Atlas records, ` +
+        `listening on http://${config.host}:${port} (up in ${Date.now() - started} ms)`,
     );
   });
-  const shutdown = () => server.close(() => void store.close().then(() => process.exit(0)));
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  // The first question's model load and first-run code paths are paid here, not by a client;
+  // until then GET /api/ready says so.
+  embedder.embed(['How does the service warm up?']).then(
+    () => readiness.mark('embedder'),
+    (error: unknown) => readiness.mark('embedder', `the question embedder failed: ${(error as Error).message}`),
+  );
+  if (config.metrics && !cluster.isWorker) {
+    const metricsServer = await serveMetrics(registryScrape(metrics.registry), config.metrics, log);
+    const address = metricsServer.address();
+    logger.info(`metrics on http://${config.metrics.host}:${typeof address === 'object' && address ? address.port : config.metrics.port}/metrics`);
+    metricsServer.unref();
+  }
+  const shutdown = () =>
+    void drain.drain().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(`drain failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
 }
 
 /** A bad setting is the operator's to fix: its name and the reason, without a stack. */
@@ -93,23 +147,39 @@ function configOrExit(): ServerConfig {
   try {
     return loadConfig();
   } catch (error) {
-    console.error(`[server] ${(error as Error).message}`);
+    // Before the logger exists (its level is a setting): the same JSON line shape, by hand.
+    console.error(JSON.stringify({ level: 'fatal', time: new Date().toISOString(), pid: process.pid, msg: `[server] ${(error as Error).message}` }));
     process.exit(1);
   }
 }
 
-const workers = Number(process.env.WORKERS ?? '1');
+const workers = Number(process.env.WORKERS ?? String(DEFAULT_WORKERS));
 if (Number.isInteger(workers) && workers > 1 && cluster.isPrimary) {
   // Checked once here: a worker that exits on a bad setting would be restarted forever.
-  configOrExit();
+  const config = configOrExit();
+  const logger = createLogger({ level: config.logLevel });
+  let stopping = false;
   for (let index = 0; index < workers; index++) cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
-    console.error(`[server] worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    logger.warn(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
     cluster.fork();
   });
+  if (config.metrics) {
+    void serveMetrics(clusterScrape(lineLog(logger, 'warn')), config.metrics, lineLog(logger, 'warn')).then((server) =>
+      logger.info(`metrics of ${workers} workers on http://${config.metrics!.host}:${(server.address() as { port: number }).port}/metrics`),
+    );
+  }
+  // Each worker drains (api/ops/drain.ts); the primary exits once all of them have.
   const stop = () => {
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
-    process.exit(0);
+    if (stopping) return;
+    stopping = true;
+    logger.info(`stopping: draining ${Object.keys(cluster.workers ?? {}).length} workers`);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

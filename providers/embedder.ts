@@ -75,6 +75,8 @@ export interface UseLiteEmbedder extends Embedder {
   readonly kernelsInUse: EmbedKernels;
   /** Why the native kernels are not in use, when they are not. */
   readonly nativeKernelsError: string | undefined;
+  /** Texts waiting for a free worker thread (0 without workers): the embedding queue of the metrics. */
+  readonly queuedTexts: number;
 }
 
 /** EMBED_KERNELS for callers without a server config (builds, evaluations): 'auto' unless set. */
@@ -144,6 +146,9 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     },
     get nativeKernelsError() {
       return (offThread && pool ? pool.info : loadedHere)?.nativeError;
+    },
+    get queuedTexts() {
+      return pool?.queuedTexts ?? 0;
     },
     async embed(texts) {
       const clean = texts.map((text) => (text.trim() === '' ? '.' : text));
@@ -274,6 +279,10 @@ class WorkerPool {
       this.workers.push(worker);
       this.idle.push(worker);
     }
+  }
+
+  get queuedTexts(): number {
+    return this.queue.reduce((sum, job) => sum + job.texts.length, 0);
   }
 
   run(texts: readonly string[]): Promise<Float32Array[]> {

@@ -17,6 +17,7 @@ export type { Justification } from './limits.ts';
 export * from './api/common.ts';
 export * from './api/errors.ts';
 export * from './api/orientation.ts';
+export * from './api/ops.ts';
 export * from './api/query.ts';
 export * from './api/live.ts';
 export * from './api/atlas.ts';

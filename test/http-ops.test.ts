@@ -225,7 +225,9 @@ describe('an unexpected failure', () => {
     const response = await request(broken).get('/api/query?q=tides').expect(500);
     expect(response.body.error.code).toBe('INTERNAL_ERROR');
     const errorId = response.body.error.details?.error_id as string;
-    expect(errorId).toMatch(/^[0-9a-f]{12}$/);
+    // The request's id (generated here: the request sent none), the one its log lines carry.
+    expect(errorId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(response.headers['x-request-id']).toBe(errorId);
     expect(response.text).not.toContain('index unreadable');
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toContain('\n');

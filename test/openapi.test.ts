@@ -42,6 +42,7 @@ import {
   DivergenceSearchResultSchema,
   ErrorEnvelopeSchema,
   HealthSchema,
+  ReadinessSchema,
   InfoSchema,
   KinResponseSchema,
   ManifestSchema,
@@ -78,6 +79,7 @@ const SLUG = 'fixture';
 const EXPECTED_PATHS: Record<string, string[]> = {
   '/api/agent-entry': ['get'],
   '/api/health': ['get'],
+  '/api/ready': ['get'],
   '/api/manifest': ['get'],
   '/api/info': ['get'],
   '/api/query': ['get', 'post'],
@@ -331,6 +333,8 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/info', status: 200, zod: InfoSchema },
   { method: 'GET', url: '/api/health?verbose=1', status: 400, code: 'UNKNOWN_PARAMETER' },
   { method: 'DELETE', url: '/api/health', status: 405, code: 'METHOD_NOT_ALLOWED' },
+  { method: 'GET', url: '/api/ready', status: 200, zod: ReadinessSchema },
+  { method: 'GET', url: '/api/ready?verbose=1', status: 400, code: 'UNKNOWN_PARAMETER' },
   // GET /api/query: every 200 format
   { method: 'GET', url: `/api/query?q=${refusal}`, status: 200, zod: ContextResponseSchema },
   { method: 'GET', url: `/api/query?q=${refusal}&mode=retrieve`, status: 200, zod: RetrieveResponseSchema },

@@ -62,7 +62,13 @@ describe('operating settings in the server process', () => {
         () => new Error('the server started'),
         (error: Error) => error,
       );
-      expect(failure.message).toMatch(/\[server\] invalid environment: TRUST_PROXY: "true" would trust any X-Forwarded-For/);
+      // One JSON line at level fatal, as every line of the server (docs/OPERATIONS.md).
+      // (The helper's message starts with "server did not start: " before the process's output.)
+      const line = failure.message.split('\n').find((text) => text.includes('invalid environment'))!;
+      expect(JSON.parse(line.slice(line.indexOf('{')))).toMatchObject({
+        level: 'fatal',
+        msg: expect.stringMatching(/^\[server\] invalid environment: TRUST_PROXY: "true" would trust any X-Forwarded-For/),
+      });
       expect(failure.message, 'a stack trace').not.toMatch(/\n\s+at /);
       // Once: with several workers the primary stops before forking any (a worker exiting on a bad setting would be restarted forever).
       expect(failure.message.match(/invalid environment/g)).toHaveLength(1);

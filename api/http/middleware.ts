@@ -5,6 +5,7 @@ import { ApiError, apiError } from '../../schemas/errors.ts';
 import { ProviderError } from '../../providers/chat.ts';
 import { StoreUnavailableError, UnstorableTextError } from '../../storage/store.ts';
 import type { Suggest } from './suggest.ts';
+import { requestIdOf } from './request-id.ts';
 
 /**
  * WHATWG parsing of the query string: flat string values (repeats become arrays), no
@@ -25,14 +26,14 @@ export function parseQueryString(queryString: string): Record<string, string | s
 /** On every answer, errors included (also those http-server.ts writes before routing). */
 export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location, Link',
+  'Access-Control-Expose-Headers': 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location, Link, X-Request-Id',
 } as const;
 
 export const cors: RequestHandler = (request, response, next) => {
   for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
   if (request.method === 'OPTIONS') {
     response.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
-    response.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key, Mcp-Session-Id');
+    response.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key, Mcp-Session-Id, X-Request-Id');
     response.setHeader('Access-Control-Max-Age', '600');
     response.status(204).end();
     return;
@@ -81,7 +82,7 @@ export function createErrorHandler(log: (line: string) => void, suggest?: Sugges
 }
 
 /** Every error as the ApiError the client gets: the one mapping for JSON bodies and event streams. */
-export function toApiError(error: unknown, log: (line: string) => void, request?: { method: string; path: string }): ApiError {
+export function toApiError(error: unknown, log: (line: string) => void, request?: { method: string; path: string; headers?: Request['headers'] }): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
     // An outage, not a bug: one line per request, no stack, and the client is told to retry.
@@ -126,7 +127,8 @@ export function toApiError(error: unknown, log: (line: string) => void, request?
   }
   // One line a failure, with an id the client also receives: a failing dependency must not
   // flood the log with a stack per request, and an operator finds the line from a report.
-  const errorId = randomBytes(6).toString('hex');
+  // The request's id when there is one (X-Request-Id): the same id as its access log line.
+  const errorId = (request?.headers && requestIdOf({ headers: request.headers })) || randomBytes(6).toString('hex');
   log(`500 INTERNAL_ERROR error_id=${errorId}${request ? ` ${request.method} ${request.path}` : ''}: ${describeFailure(error)}`);
   // Transient failures have their own codes (STORE_UNAVAILABLE, PROVIDER_FAILED, ...); an
   // unknown one is presumed permanent, so a client following the envelope does not loop.

@@ -58,11 +58,23 @@ export interface JobRunner {
   heartbeat(): Promise<void>;
   /** Resolves when no job is running or queued in this process. */
   idle(): Promise<void>;
+  /**
+   * For a SIGTERM: starts no job any more (queued ones stay queued in the store, for the other
+   * processes' sweep), gives running ones up to `graceMs` to finish, then hands the rest back:
+   * their lease is released (expired now) so another process sharing the store takes them at
+   * its next sweep, and this process aborts them and writes nothing more about them.
+   */
+  drain(graceMs: number): Promise<{ finished: number; handedBack: number }>;
   inFlight(): number;
 }
 
 function cancelledReason(): Error {
   return Object.assign(new Error('the job was cancelled by its caller'), { name: 'JobCancelled' });
+}
+
+/** The abort reason of a job handed back at a drain. */
+export function handedBackReason(): Error {
+  return Object.assign(new Error('the job was handed back to the other processes: this one is shutting down'), { name: 'JobHandedBack' });
 }
 
 function leaseLostReason(): Error {
@@ -88,9 +100,10 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   let beating: ReturnType<typeof setInterval> | undefined;
   let running = 0;
   let idleWaiters: (() => void)[] = [];
+  let draining = false;
 
   const pump = () => {
-    while (running < options.concurrency && queue.length > 0) {
+    while (!draining && running < options.concurrency && queue.length > 0) {
       const id = queue.shift()!;
       running++;
       void execute(id).finally(() => {
@@ -107,23 +120,26 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
 
   async function heartbeat(): Promise<void> {
     await Promise.all(
-      [...attempts].map(async ([id, attempt]) => {
-        try {
-          if (await options.store.renewJobLease(id, attempt, options.now(), leaseMs)) return;
-          // Cancelled (through another process), or re-queued (and maybe claimed again) by
-          // another process after the lease lapsed: then it is no longer ours to run or finish.
-          const job = await options.store.getJob(id);
-          if (!attempts.has(id) || !job) return;
-          if (job.status === 'cancelled') {
-            controllers.get(id)?.abort(cancelledReason());
-          } else if (job.status === 'queued' || (job.status === 'running' && job.attempts !== attempt)) {
-            lost.add(id);
-            controllers.get(id)?.abort(leaseLostReason());
+      // A job handed back at a drain keeps its released lease.
+      [...attempts]
+        .filter(([id]) => !lost.has(id))
+        .map(async ([id, attempt]) => {
+          try {
+            if (await options.store.renewJobLease(id, attempt, options.now(), leaseMs)) return;
+            // Cancelled (through another process), or re-queued (and maybe claimed again) by
+            // another process after the lease lapsed: then it is no longer ours to run or finish.
+            const job = await options.store.getJob(id);
+            if (!attempts.has(id) || !job) return;
+            if (job.status === 'cancelled') {
+              controllers.get(id)?.abort(cancelledReason());
+            } else if (job.status === 'queued' || (job.status === 'running' && job.attempts !== attempt)) {
+              lost.add(id);
+              controllers.get(id)?.abort(leaseLostReason());
+            }
+          } catch (error) {
+            options.log(`job ${id}: heartbeat: ${(error as Error).message}`);
           }
-        } catch (error) {
-          options.log(`job ${id}: heartbeat: ${(error as Error).message}`);
-        }
-      }),
+        }),
     );
   }
 
@@ -216,5 +232,28 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
     inFlight: () => running + queue.length,
+    async drain(graceMs) {
+      draining = true;
+      // Not started here: left queued in the store, where any process's sweep finds them.
+      for (const id of queue.splice(0)) mine.delete(id);
+      const before = attempts.size;
+      if (running > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([new Promise<void>((resolve) => idleWaiters.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+        clearTimeout(timer);
+      }
+      const left = [...attempts];
+      for (const [id, attempt] of left) {
+        lost.add(id);
+        try {
+          // Conditional on still running as this claim: a job that just finished is not re-run.
+          await options.store.renewJobLease(id, attempt, options.now(), 0);
+        } catch (error) {
+          options.log(`job ${id}: hand back: ${(error as Error).message}`);
+        }
+        controllers.get(id)?.abort(handedBackReason());
+      }
+      return { finished: before - left.length, handedBack: left.length };
+    },
   };
 }

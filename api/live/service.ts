@@ -18,6 +18,8 @@ import { createStageRecorder, stampStage } from './progress.ts';
 import { COUNCIL_KEEP_MS, createCouncilPersistence } from './council-persistence.ts';
 import { createReservingMeter, runSignal } from './spend.ts';
 import { recordDeliberationSightings } from '../tensions/sightings.ts';
+import type { CallReport } from '../../core/live/metered-call.ts';
+import { currentContext, runInContext } from '../ops/request-context.ts';
 
 export const SESSION_EXCHANGES = 5;
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
@@ -44,6 +46,25 @@ export interface LiveServiceOptions {
   log?: (line: string) => void;
   /** See JobRunnerOptions.leaseMs. */
   leaseMs?: number;
+  /** Told of every model call once it ended (metrics, provider-call logs); runs in the request's or job's context. */
+  onCall?: (call: CallReport) => void;
+  /** Told of every job this process ends: done, failed, or cancelled by its caller. */
+  onJobFinished?: (kind: JobRecord['kind'], outcome: 'done' | 'failed' | 'cancelled' | 'handed_back') => void;
+}
+
+/**
+ * The request that submitted a job, kept in its input (`request_id`), so that the job's log
+ * lines and model calls name it in whichever process runs it. Handlers ignore the field.
+ */
+function withSubmitter(input: unknown): unknown {
+  const requestId = currentContext()?.requestId;
+  if (!requestId || typeof input !== 'object' || input === null) return input;
+  return { ...input, request_id: requestId };
+}
+
+function submitterOf(input: unknown): string | undefined {
+  const value = (input as { request_id?: unknown } | null)?.request_id;
+  return typeof value === 'string' ? value : undefined;
 }
 
 export interface DeliberationJobInput {
@@ -86,7 +107,7 @@ export function createLiveService(options: LiveServiceOptions) {
   const ceiling = panel.config.spending_ceiling_usd;
   registerPanelModels(corpus, panel);
 
-  const meter = createReservingMeter(store, panel, now);
+  const meter = createReservingMeter(store, panel, now, options.onCall);
   const deadlineMs = panel.config.defaults.deliberation_deadline_ms;
   const deps: LiveDeps = { corpus, panel, meter, now, randomHex: () => randomBytes(12).toString('hex'), textOf: (id) => corpus.textOf(id) };
 
@@ -200,6 +221,22 @@ export function createLiveService(options: LiveServiceOptions) {
 
   const persistence = createCouncilPersistence({ corpus, store, now });
 
+  /** Runs a job in the context of the request that submitted it (its log lines and calls name both), and counts how it ended. */
+  async function inJobContext<T>(kind: JobRecord['kind'], input: unknown, job: { id: string; signal: AbortSignal }, run: () => Promise<T>): Promise<T> {
+    return runInContext({ requestId: submitterOf(input) ?? job.id, jobId: job.id }, async () => {
+      log(`job ${job.id} (${kind}) started`);
+      try {
+        const result = await run();
+        options.onJobFinished?.(kind, 'done');
+        return result;
+      } catch (error) {
+        const reason = job.signal.aborted ? (job.signal.reason as Error | undefined)?.name : undefined;
+        options.onJobFinished?.(kind, reason === 'JobHandedBack' ? 'handed_back' : reason ? 'cancelled' : 'failed');
+        throw error;
+      }
+    });
+  }
+
   const runner: JobRunner = createJobRunner({
     store,
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
@@ -214,9 +251,12 @@ export function createLiveService(options: LiveServiceOptions) {
           ? { code: 'PROVIDER_FAILED', message: error.message }
           : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
     handlers: {
-      deliberation: (input, job) => withStages(job, (onStage) => runDeliberation(input as DeliberationJobInput, job.signal, onStage)),
-      trace: (input, job) => withStages(job, (onStage) => traceRun((input as { query: FastQuery }).query, job.signal, onStage)),
-      council: (input, job) => withStages(job, (onStage) => runKeptCouncil(input as CouncilJobInput, job.signal, onStage)),
+      deliberation: (input, job) =>
+        inJobContext('deliberation', input, job, () => withStages(job, (onStage) => runDeliberation(input as DeliberationJobInput, job.signal, onStage))),
+      trace: (input, job) =>
+        inJobContext('trace', input, job, () => withStages(job, (onStage) => traceRun((input as { query: FastQuery }).query, job.signal, onStage))),
+      council: (input, job) =>
+        inJobContext('council', input, job, () => withStages(job, (onStage) => runKeptCouncil(input as CouncilJobInput, job.signal, onStage))),
     },
   });
 
@@ -238,7 +278,7 @@ export function createLiveService(options: LiveServiceOptions) {
     },
     async submit(kind: JobRecord['kind'], input: unknown) {
       await assertBudget();
-      return runner.submit(kind, input);
+      return runner.submit(kind, withSubmitter(input));
     },
     poll: (id: string) => runner.get(id),
     /** Cancels a queued or running job and aborts its calls; the job afterwards (undefined when unknown). */

@@ -9,7 +9,7 @@
  * grace period, after which it no longer counts, so a dead process cannot wedge the ceiling.
  */
 import { randomUUID } from 'node:crypto';
-import type { Meter } from '../../core/live/metered-call.ts';
+import type { CallReport, Meter } from '../../core/live/metered-call.ts';
 import { ProviderError, type Panel } from '../../providers/chat.ts';
 import type { SpendStore } from '../../storage/spend.ts';
 
@@ -22,10 +22,11 @@ export function longestCallMs(panel: Panel): number {
   return Math.max(config.defaults.timeout_ms, ...[...config.panel, ...config.extra].map((model) => model.timeout_ms ?? 0));
 }
 
-export function createReservingMeter(store: SpendStore, panel: Panel, now: () => Date): Meter {
+export function createReservingMeter(store: SpendStore, panel: Panel, now: () => Date, observe?: (call: CallReport) => void): Meter {
   const ceiling = panel.config.spending_ceiling_usd;
   const ttlMs = longestCallMs(panel) + RESERVATION_GRACE_MS;
   return {
+    ...(observe ? { observe } : {}),
     async reserve(purpose, model, amountUsd) {
       const at = now();
       const reservation = { id: `rsv_${randomUUID()}`, purpose, model: model.modelId, amount_usd: amountUsd, expires_at: new Date(at.getTime() + ttlMs) };

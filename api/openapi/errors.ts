@@ -43,6 +43,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'Persisting council records or recording tension dispositions is not enabled on this deployment (no INGEST_SECRET configured, or no content folder).',
   STORE_UNAVAILABLE:
     'The store that keeps jobs, sessions, contributions and rate limits cannot be reached for the moment (its database is down or restarting); nothing was acknowledged. Retryable: wait Retry-After seconds and resend writes with the same Idempotency-Key.',
+  NOT_READY:
+    'GET /api/ready only: this process should not be sent traffic yet (artifacts, store, embedder or panel configuration not ready) or any more (draining after SIGTERM). details.reason says which check fails and details.checks gives each. Retryable: probe again; liveness is GET /api/health.',
   NOT_PERSISTABLE: 'The live-panel result is not a valid divergence record (for example fewer than two voices answered); nothing was stored.',
   PROVIDER_FAILED: 'No model of the live panel could answer (provider errors); also the error.code of a failed job on GET /api/query?job=<id>.',
   AUTH_REQUIRED: 'The request needs Authorization: Bearer <INGEST_SECRET> (persisting a council record, recording a tension disposition).',

@@ -13,6 +13,7 @@ import { KIN } from './kin.ts';
 import { LINEAGE } from './lineage.ts';
 import { CANCEL_JOB, COUNCIL, TRACE } from './live.ts';
 import { AGENT_ENTRY, HEALTH, INFO, MANIFEST } from './orientation.ts';
+import { READY } from './ops.ts';
 import { QUERY } from './query.ts';
 import { CONCEPT_INDEX, CONCEPT_INDEX_NO_SLASH, OPENAPI } from './static.ts';
 import { TENSIONS } from './tensions.ts';
@@ -23,6 +24,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   HEALTH,
   MANIFEST,
   INFO,
+  READY,
   QUERY,
   DIVERGENCES,
   DIVERGENCE_SEARCH,

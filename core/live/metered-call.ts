@@ -16,6 +16,34 @@ export interface Meter {
   reserve(purpose: string, model: ChatModel, amountUsd: number): Promise<Reservation>;
   /** Replaces the reservation by what the call really cost (nothing when `spent` is undefined). */
   settle(reservation: Reservation, purpose: string, model: ChatModel, spent: { usage: Usage; cost_usd: number } | undefined): Promise<void>;
+  /** Told of each call once it ended, refused ones included (metrics, provider-call logs). */
+  observe?(call: CallReport): void;
+}
+
+/**
+ * How a call ended: answered, answered but cut at max_tokens (truncated), failed (the
+ * provider's error or an unusable answer), cut (the run's deadline or the caller's abort),
+ * or refused_budget (not made: the spending ceiling).
+ */
+export type CallOutcome = 'answered' | 'truncated' | 'failed' | 'cut' | 'refused_budget';
+
+export interface CallReport {
+  role: CallRole;
+  purpose: string;
+  model: string;
+  outcome: CallOutcome;
+  latency_ms: number;
+  cost_usd: number;
+  /** The provider failure's kind, when it failed. */
+  failure?: string;
+}
+
+function outcomeOf(error: unknown): { outcome: CallOutcome; failure?: string } {
+  if (!(error instanceof ProviderError)) return { outcome: 'failed' };
+  if (error.failure === 'spending_ceiling') return { outcome: 'refused_budget', failure: error.failure };
+  if (error.failure === 'truncated') return { outcome: 'truncated', failure: error.failure };
+  if (error.failure === 'deadline' || error.failure === 'aborted') return { outcome: 'cut', failure: error.failure };
+  return { outcome: 'failed', failure: error.failure };
 }
 
 export type CallRole = 'panel' | 'chair';
@@ -67,14 +95,26 @@ export async function meteredCall(scope: CallScope, role: CallRole, purpose: str
     const reason = scope.signal.reason as unknown;
     throw reason instanceof ProviderError ? reason : new ProviderError('aborted', 'the call was cancelled');
   }
-  const reservation = await scope.meter.reserve(purpose, model, model.maxCostUsd(request));
+  // Latency as measured here (reservation included), for metrics; the result's latency_ms is the provider's own.
+  const started = performance.now();
+  const report = (ended: { outcome: CallOutcome; failure?: string }, costUsd: number) =>
+    scope.meter.observe?.({ role, purpose, model: model.modelId, latency_ms: Math.round(performance.now() - started), cost_usd: costUsd, ...ended });
+  let reservation: Reservation;
+  try {
+    reservation = await scope.meter.reserve(purpose, model, model.maxCostUsd(request));
+  } catch (error) {
+    report(outcomeOf(error), 0);
+    throw error;
+  }
   let spent: { usage: Usage; cost_usd: number } | undefined;
   try {
     const result = await model.complete(request, scope.signal);
     spent = { usage: result.usage, cost_usd: result.cost_usd };
+    report({ outcome: result.truncated ? 'truncated' : 'answered' }, result.cost_usd);
     return result;
   } catch (error) {
     spent = error instanceof ProviderError ? error.spent : undefined;
+    report(outcomeOf(error), spent?.cost_usd ?? 0);
     throw error;
   } finally {
     if (spent) record(scope.ledger, role, spent);

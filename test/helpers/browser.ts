@@ -36,12 +36,12 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
 }
 
-/** Builds the Astro site from an artifacts folder into a fresh temporary directory. */
-export function buildSite(artifactsDir: string): string {
+/** Builds the Astro site from an artifacts folder into a fresh temporary directory (`env`: build-time settings such as PUBLIC_API_ORIGIN). */
+export function buildSite(artifactsDir: string, env: Record<string, string> = {}): string {
   const siteDir = tempDir('site');
   const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/astro/astro.js'), 'build', '--silent'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ARTIFACTS_DIR: artifactsDir, SITE_OUT_DIR: siteDir, ASTRO_TELEMETRY_DISABLED: '1' },
+    env: { ...process.env, ...env, ARTIFACTS_DIR: artifactsDir, SITE_OUT_DIR: siteDir, ASTRO_TELEMETRY_DISABLED: '1' },
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(`astro build failed: ${result.stderr}${result.stdout}`);

@@ -1,0 +1,49 @@
+/**
+ * GET /api/ready: readiness for a load balancer (api/ops/readiness.ts). /api/health stays
+ * liveness, "the process answers", whatever its dependencies do.
+ */
+import { parseOrSuggest } from '../../core/next-call.ts';
+import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
+import { apiError } from '../../schemas/errors.ts';
+import { ReadinessSchema } from '../../schemas/api.ts';
+import type { Readiness } from '../ops/readiness.ts';
+import { ok } from '../openapi/parts.ts';
+import { send, type RouteDefinition, type RouteSpec } from './types.ts';
+
+export const READY: RouteSpec = {
+  path: '/api/ready',
+  operations: {
+    GET: {
+      operationId: 'getReadiness',
+      tags: ['orientation'],
+      summary: 'Readiness: whether this process should be sent traffic',
+      description:
+        'For load balancers: 200 once the artifacts are loaded, the store answers, the question embedder has warmed up and the live panel configuration (when one is given) is valid; 503 NOT_READY with details.reason and details.checks otherwise, and while draining after SIGTERM. The store is asked on every call. Not cached. Liveness is GET /api/health.',
+      responses: { 200: ok('Ready, with each check.', ReadinessSchema) },
+      errors: { 400: ['UNKNOWN_PARAMETER'], 503: ['NOT_READY'] },
+    },
+  },
+};
+
+export function opsRoutes(readiness: Readiness): RouteDefinition[] {
+  return [
+    {
+      ...READY,
+      methods: {
+        GET: async (request, response) => {
+          parseOrSuggest(READY.path, request.query as RawQuery, (raw) => rejectUnknownParameters(raw, [], READY.path));
+          response.setHeader('Cache-Control', 'no-store');
+          const report = await readiness.check();
+          if (!report.ready) {
+            throw apiError('NOT_READY', `not ready: ${report.reason}`, 'Send traffic elsewhere and probe GET /api/ready again in a few seconds.', {
+              retryable: true,
+              headers: { 'Retry-After': '5', 'Cache-Control': 'no-store' },
+              details: { reason: report.reason, checks: report.checks },
+            });
+          }
+          send(response, ReadinessSchema, { ready: true, checks: report.checks });
+        },
+      },
+    },
+  ];
+}
