@@ -1,8 +1,6 @@
 /** The Divergence Atlas read side (spec §2.3, §4.5). */
 import type { Tier } from '../schemas/vocab.ts';
-import { apiError } from '../schemas/errors.ts';
 import { certificationCounts } from './certify/record-view.ts';
-import { without } from './next-call.ts';
 import { toSummary, type DivergenceFull } from './records.ts';
 
 export const CERT_FILTERS = ['C1', 'C2', 'C3', 'certified'] as const;
@@ -24,18 +22,6 @@ export const CERTIFICATION_LEGEND = {
   method:
     'Perturbation testing re-asks the question in paraphrases (C1) and under peer and stance-flip pressure (C2). dri is the divergence robustness index; split_persistence is the share of perturbations in which the split held. cert=C1 also returns C3 records, cert=C2 also returns C3, cert=certified returns C1, C2 and C3.',
 };
-
-export function parseCert(value: string | undefined): CertFilter | undefined {
-  if (value === undefined) return undefined;
-  const match = CERT_FILTERS.find((candidate) => candidate.toLowerCase() === value.trim().toLowerCase());
-  if (!match) {
-    throw apiError('UNKNOWN_CERT', `unknown cert "${value}"`, `Use cert=${CERT_FILTERS.join(', cert=')}.`, {
-      details: { allowed: CERT_FILTERS },
-      repair: without('cert'),
-    });
-  }
-  return match;
-}
 
 /** Terms joined by + (or spaces); a record matches when any term appears in its text. */
 export function searchTerms(value: string): string[] {

@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { nearestIds } from '../../core/atlas.ts';
-import { mendContribution, mendProposal, sampleIdentity } from '../../core/examples.ts';
-import { parseOrSuggest, truncate, withValue } from '../../core/next-call.ts';
+import { mendContribution, mendProposal } from '../../core/examples.ts';
 import {
   ContributeBodySchema,
   contentHash,
@@ -15,13 +14,12 @@ import {
   ProposeBodySchema,
   type Justification,
 } from '../../core/contributions.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../../storage/store.ts';
 import { invalidBody } from './live-support.ts';
-import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import {
   ContributeRequestSchema,
   ContributionAcceptedSchema,
@@ -74,6 +72,10 @@ export const STORE: RouteSpec = {
   },
 };
 
+const INVITE_QUERY = [
+  queryParameter('for', z.string().min(1).max(MAX_IDENTITY_CHARS), 'A peer model name.', { required: true, example: 'your-model-name', trim: true }),
+] as const;
+
 export const INVITE: RouteSpec = {
   path: '/api/invite',
   operations: {
@@ -82,7 +84,7 @@ export const INVITE: RouteSpec = {
       tags,
       summary: 'A self-contained invitation for another mind',
       description: 'An open question where that voice is missing, plus the exact call to make. Identity is declared, never verified.',
-      query: [queryParameter('for', z.string().min(1).max(MAX_IDENTITY_CHARS), 'A peer model name.', { required: true, example: 'your-model-name' })],
+      query: INVITE_QUERY,
       responses: { 200: ok('Invitation.', InvitationSchema) },
       errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
     },
@@ -96,6 +98,7 @@ export const PLAY: RouteSpec = {
       operationId: 'playCounts',
       tags,
       summary: 'Which audio tracks the community returns to',
+      query: [],
       description: 'Not cached. Client addresses are hashed with a per-deployment secret; no raw address is stored.',
       responses: { 200: ok('Play counts per track.', PlayCountsSchema) },
       errors: { ...noParameters, ...storeDown },
@@ -282,22 +285,8 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
     {
       ...INVITE,
       methods: {
-        GET: (request, response) => {
-          const forModel = parseOrSuggest('/api/invite', request.query as RawQuery, (raw) => {
-            rejectUnknownParameters(raw, ['for'], '/api/invite');
-            const value = single(raw, 'for')?.trim();
-            if (!value) {
-              throw apiError('PARAM_MISSING', 'for is missing or empty', 'Name the model to invite, e.g. GET /api/invite?for=<model name>.', {
-                extra: { param_missing: true },
-                repair: withValue('for', sampleIdentity(corpus)),
-              });
-            }
-            if (value.length > MAX_IDENTITY_CHARS)
-              throw apiError('INVALID_PARAMETER', `for is longer than ${MAX_IDENTITY_CHARS} characters`, 'Send a model name.', {
-                repair: withValue('for', truncate(value, MAX_IDENTITY_CHARS)),
-              });
-            return value;
-          });
+        GET: (_request, response, input) => {
+          const { for: forModel } = queryOf(input, INVITE_QUERY);
           send(response, InvitationSchema, invitation(forModel, corpus.divergences, corpus.registry));
         },
       },
@@ -306,7 +295,6 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
       ...PLAY,
       methods: {
         GET: async (request, response) => {
-          parseOrSuggest('/api/play', request.query as RawQuery, (raw) => rejectUnknownParameters(raw, [], '/api/play'));
           const counts = new Map((await store.playCounts()).map((row) => [row.slug, row]));
           const tracks = corpus.audio.tracks.map((track) => {
             const count = counts.get(track.slug);

@@ -5,7 +5,6 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { apiError } from '../../schemas/errors.ts';
-import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
 import { FederationError } from '../federation/errors.ts';
 import type { FederationNode } from '../federation/node.ts';
 import { receiveOffer } from '../federation/offer.ts';
@@ -30,7 +29,9 @@ export const DEFAULT_OFFER_LIMIT: Window = { limit: 30, windowMs: 3_600_000 };
 const NODE_DOCUMENT = { method: 'GET', path: '/.well-known/polyphony-node.json' } as const;
 
 const tags = ['federation'];
-const document = (operation: Omit<OperationSpec, 'tags' | 'errors'>): { GET: OperationSpec } => ({ GET: { tags, errors: noParameters, ...operation } });
+const document = (operation: Omit<OperationSpec, 'tags' | 'errors'>): { GET: OperationSpec } => ({
+  GET: { tags, query: [], errors: noParameters, ...operation },
+});
 
 export const NODE_DOCUMENT_ROUTE: RouteSpec = {
   path: '/.well-known/polyphony-node.json',
@@ -83,7 +84,6 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
     ...spec,
     methods: {
       GET: async (request, response) => {
-        rejectUnknownParameters(request.query as RawQuery, [], spec.path);
         response.setHeader('Cache-Control', 'public, max-age=60');
         send(response, schema, await body(request));
       },

@@ -1,13 +1,13 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { ErrorCode } from '../../schemas/errors.ts';
 import type { Corpus } from '../load-artifacts.ts';
-import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
 import type { Store } from '../../storage/store.ts';
 import type { DispositionDeps } from '../tensions/record-disposition.ts';
+import type { ParsedQuery, QueryParameter } from '../../schemas/api/parameters.ts';
 
 export interface RouteContext {
   corpus: Corpus;
@@ -39,15 +39,7 @@ export type Json = Record<string, unknown>;
  */
 export type Shape = z.ZodType | { oneOf: Shape[] } | { anyOf: Shape[] } | { jsonSchema: Json };
 
-export interface QueryParameter {
-  name: string;
-  schema: z.ZodType;
-  description: string;
-  required?: boolean;
-  /** A comma list (style form, explode false). */
-  list?: boolean;
-  example?: unknown;
-}
+export type { QueryParameter };
 
 export interface PathParameter {
   name: string;
@@ -80,7 +72,12 @@ export interface OperationSpec {
   tags: string[];
   summary: string;
   description?: string;
-  query?: QueryParameter[];
+  /**
+   * The query parameters, parsed by the route table before the handler (api/routes/input.ts):
+   * unknown, repeated, missing and refused values answer 400 from the declaration. Absent: the
+   * query is not read (a POST whose input is its body); [] takes no parameter at all.
+   */
+  query?: readonly QueryParameter[];
   path?: PathParameter[];
   /** Takes an Idempotency-Key header. */
   idempotencyKey?: boolean;
@@ -110,9 +107,29 @@ export interface RouteSpec {
  * description of each (the route table is what /openapi.json is generated from).
  */
 export interface RouteDefinition extends RouteSpec {
-  methods: Partial<Record<Method, AsyncHandler>>;
+  methods: Partial<Record<Method, RouteHandler>>;
+  /**
+   * Rules across parameters (a conflict, one required unless another is given), run on the
+   * parsed query inside the same mending loop as the declarations; what it returns is the
+   * handler's input.query. `given` names the parameters the request carried.
+   */
+  refine?: Partial<Record<Method, (query: Record<string, unknown>, given: readonly string[]) => unknown>>;
   /** The route refuses over-deep bodies itself, in its own protocol (MCP: a JSON-RPC error). */
   answersDeepBodies?: boolean;
+}
+
+/** What the route table parsed before the handler ran. */
+export interface RouteInput {
+  /** The declared query parameters as typed values (or what the route's refine made of them); {} when the query is not declared. */
+  query: unknown;
+}
+
+/** A handler of the route table: the request, the response and the input parsed from its declaration. */
+export type RouteHandler = (request: Request, response: Response, input: RouteInput) => Promise<void> | void;
+
+/** The parsed query, typed by the declarations it was parsed with. */
+export function queryOf<const Ps extends readonly QueryParameter[]>(input: RouteInput, _parameters: Ps): ParsedQuery<Ps> {
+  return input.query as ParsedQuery<Ps>;
 }
 
 /**
