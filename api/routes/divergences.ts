@@ -61,10 +61,10 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...DIVERGENCES,
       methods: {
-        GET: (request, response, input) => {
+        GET: (_request, response, input) => {
           const { id, search, cert } = queryOf(input, DIVERGENCES_QUERY);
-          // The envelope echoes cert as the client wrote it.
-          const certParam = (request.query as Record<string, string | undefined>).cert;
+          // The envelope echoes cert as the client wrote it (received_params).
+          const certParam = input.raw.cert as string | undefined;
           if (id !== undefined) {
             const record = corpus.divergenceById.get(id.trim());
             if (!record) {

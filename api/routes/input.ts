@@ -15,12 +15,13 @@ import type { Method, RouteDefinition, RouteInput } from './types.ts';
  * code); `examples` are the deployment's values for required parameters (core/examples.ts).
  */
 export function routeInput(route: RouteDefinition, method: Method, request: Request, examples: Record<string, string>): RouteInput {
+  const raw = request.query as RawQuery;
   const parameters = route.operations[method]?.query;
-  if (parameters === undefined) return { query: {} };
+  if (parameters === undefined) return { query: {}, raw };
   const refine = route.refine?.[method];
   const parse = (raw: RawQuery): unknown => {
     const query = parseDeclaredQuery(parameters, raw, { path: route.path, examples }) as Record<string, unknown>;
     return refine ? refine(query, Object.keys(raw)) : query;
   };
-  return { query: parseOrSuggest(route.path, request.query as RawQuery, parse) };
+  return { query: parseOrSuggest(route.path, raw, parse), raw };
 }

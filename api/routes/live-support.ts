@@ -104,16 +104,19 @@ export async function submitJob(
     send(response, AsyncJobAcceptedSchema, answer.body, answer.status);
     return;
   }
+  // The Idempotency-Key fingerprint and the resend are the request as received, not a parameter check.
+  // eslint-disable-next-line no-restricted-syntax
+  const received = request.query as Record<string, string>;
   await answerOnce(request, response, {
     store: context.store,
     now: context.now(),
     client: await context.limiter.client(request),
     operation: operation.name,
-    request: { method: request.method, query: request.query as unknown, body: request.method === 'POST' ? (request.body as unknown) : null },
+    request: { method: request.method, query: received as unknown, body: request.method === 'POST' ? (request.body as unknown) : null },
     resend:
       request.method === 'POST'
         ? { method: 'POST', path: request.path, body: request.body as unknown }
-        : { method: 'GET', path: request.path, query: request.query as Record<string, string> },
+        : { method: 'GET', path: request.path, query: received },
     work,
   });
 }

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Capabilities } from '../../core/capabilities.ts';
-import type { ErrorCode } from '../../schemas/errors.ts';
+import type { ErrorCode, RawQuery } from '../../schemas/errors.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
@@ -122,6 +122,8 @@ export interface RouteDefinition extends RouteSpec {
 export interface RouteInput {
   /** The declared query parameters as typed values (or what the route's refine made of them); {} when the query is not declared. */
   query: unknown;
+  /** The query as it was received (parsed or not), for what echoes it (received_params, an idempotency fingerprint). */
+  raw: RawQuery;
 }
 
 /** A handler of the route table: the request, the response and the input parsed from its declaration. */
