@@ -248,9 +248,11 @@ export function invalidValues(parameter: QueryParameter): string[] {
   return out;
 }
 
-/** Generated invalid queries of an operation, each a full query (valid but for the one fault). */
-export function invalidQueries(parameters: readonly QueryParameter[]): RawQuery[] {
-  const valid = minimalQuery(parameters);
+/**
+ * Generated invalid queries of an operation, each a full query, valid but for its one fault;
+ * `valid` is the good query they start from (default: the declarations' own examples).
+ */
+export function invalidQueries(parameters: readonly QueryParameter[], valid: Record<string, string> = minimalQuery(parameters)): RawQuery[] {
   const out: RawQuery[] = [{ ...valid, 'undeclared-parameter': '1' }];
   for (const parameter of parameters) {
     const value = validValue(parameter);
