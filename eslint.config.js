@@ -68,6 +68,10 @@ export default tseslint.config(
           selector: "MemberExpression[object.name='request'][property.name='query']",
           message: 'Read input.query (parsed from the declaration) or input.raw (as received), not request.query.',
         },
+        {
+          selector: "CallExpression[callee.property.name=/^(safeParse|parse)$/] MemberExpression[object.name='request'][property.name='body']",
+          message: 'Declare the body (body: {schema}) and read input.body: the route table parses it (api/routes/input.ts).',
+        },
       ],
     },
   },

@@ -35,7 +35,7 @@ import { tensionRoutes } from './routes/tensions.ts';
 import { lineageRoutes } from './routes/lineage.ts';
 import { dispositionRoutes } from './routes/dispositions.ts';
 import { staticRoutes } from './routes/static.ts';
-import type { Method, RouteContext, RouteDefinition, RouteInput } from './routes/types.ts';
+import type { Method, RouteContext, RouteDefinition } from './routes/types.ts';
 import { routeInput } from './routes/input.ts';
 import { exampleQuery } from '../core/examples.ts';
 
@@ -242,14 +242,10 @@ export function createApp(options: AppOptions): Express {
         next(bodyTooDeep());
         return;
       }
-      let input: RouteInput;
-      try {
-        input = routeInput(route, method as Method, request, exampleQuery(options.corpus, route.path));
-      } catch (error) {
-        next(error);
-        return;
-      }
-      handle((request, response) => handler(request, response, input))(request, response, next);
+      handle(async (request, response) => {
+        const input = await routeInput(route, method as Method, request, response, exampleQuery(options.corpus, route.path));
+        await handler(request, response, input);
+      })(request, response, next);
     });
   }
 

@@ -18,8 +18,7 @@ import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../../storage/store.ts';
-import { invalidBody } from './live-support.ts';
-import { queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
+import { bodyOf, queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import {
   ContributeRequestSchema,
   ContributionAcceptedSchema,
@@ -120,6 +119,12 @@ function reviewNote(kind: ContributionRecord['kind']): string {
 }
 
 export function contributeRoutes(context: RouteContext, store: Store, limiter: Limiter, limits: RateLimits): RouteDefinition[] {
+  // The same POST /api/play with the nearest slug (the first track if none is near); GET /api/play without tracks.
+  const playCall = (wanted: unknown): SuggestedCall => {
+    const slugs = context.corpus.audio.tracks.map((candidate) => candidate.slug);
+    const slug = (typeof wanted === 'string' ? nearestIds(wanted, slugs)[0] : undefined) ?? slugs[0];
+    return slug ? { method: 'POST', path: '/api/play', body: { slug } } : { method: 'GET', path: '/api/play' };
+  };
   const { corpus } = context;
 
   /** Stores the item once per Idempotency-Key of this client and operation; 202 with what `build` says. */
@@ -152,11 +157,11 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
   return [
     {
       ...CONTRIBUTE,
+      // The justification is read as any string here: outside the vocabulary it has its own code.
+      bodies: { POST: { schema: ContributeBodySchema, mend: (body) => mendContribution(corpus, body) } },
       methods: {
-        POST: async (request, response) => {
-          const parsed = ContributeBodySchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error, mendContribution(corpus, request.body));
-          const body = parsed.data;
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, ContributeBodySchema);
           if (!(JUSTIFICATION_VALUES as string[]).includes(body.justification)) {
             throw apiError(
               'INVALID_JUSTIFICATION',
@@ -224,20 +229,28 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
     },
     {
       ...STORE,
+      bodies: {
+        POST: {
+          // The action is the first thing read: any other than propose has its own code.
+          before: (request) => {
+            const action = (request.body as { action?: unknown } | undefined)?.action;
+            if (action !== 'propose') {
+              throw apiError(
+                'UNKNOWN_ACTION',
+                `unknown action ${JSON.stringify(action ?? null)}`,
+                'Send {"action": "propose", "title", "text", "identity", "sources"} to propose a synthesis.',
+                { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) },
+              );
+            }
+          },
+          // With its defaults (sources [], evidence interpretive) applied.
+          schema: ProposeBodySchema,
+          mend: (body) => mendProposal(corpus, body),
+        },
+      },
       methods: {
-        POST: async (request, response) => {
-          const action = (request.body as { action?: unknown } | undefined)?.action;
-          if (action !== 'propose') {
-            throw apiError(
-              'UNKNOWN_ACTION',
-              `unknown action ${JSON.stringify(action ?? null)}`,
-              'Send {"action": "propose", "title", "text", "identity", "sources"} to propose a synthesis.',
-              { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) },
-            );
-          }
-          const parsed = ProposeBodySchema.safeParse(request.body);
-          if (!parsed.success) throw invalidBody(parsed.error, mendProposal(corpus, request.body));
-          const body = parsed.data;
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, ProposeBodySchema);
           const unknown = body.sources.filter((id) => !corpus.workById.has(id) && !corpus.divergenceById.has(id));
           if (unknown.length > 0) {
             throw apiError(
@@ -293,6 +306,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
     },
     {
       ...PLAY,
+      bodies: { POST: { mend: (body) => playCall((body as { slug?: unknown } | undefined)?.slug) } },
       methods: {
         GET: async (request, response) => {
           const counts = new Map((await store.playCounts()).map((row) => [row.slug, row]));
@@ -317,20 +331,14 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             manifest: '/audio/manifest.json',
           });
         },
-        POST: async (request, response) => {
-          const parsed = PlayRequestSchema.safeParse(request.body ?? {});
+        POST: async (request, response, input) => {
+          const parsed = bodyOf(input, PlayRequestSchema);
           const slugs = corpus.audio.tracks.map((candidate) => candidate.slug);
-          // The same POST with the nearest slug (the first track if none is near); GET /api/play without tracks.
-          const playCall = (wanted: unknown): SuggestedCall => {
-            const slug = (typeof wanted === 'string' ? nearestIds(wanted, slugs)[0] : undefined) ?? slugs[0];
-            return slug ? { method: 'POST', path: '/api/play', body: { slug } } : { method: 'GET', path: '/api/play' };
-          };
-          if (!parsed.success) throw invalidBody(parsed.error, playCall((request.body as { slug?: unknown } | undefined)?.slug));
-          const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.data.slug);
+          const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.slug);
           if (!track) {
-            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.data.slug}"`, 'Use a slug from /audio/manifest.json.', {
+            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.slug}"`, 'Use a slug from /audio/manifest.json.', {
               details: { slugs },
-              suggestedNextCall: playCall(parsed.data.slug),
+              suggestedNextCall: playCall(parsed.slug),
             });
           }
           const client = await limiter.client(request);

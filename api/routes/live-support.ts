@@ -174,15 +174,6 @@ export function assertIngestSecret(request: Request, context: RouteContext, ques
   }
 }
 
-/** suggestion: the same POST mended (see core/examples.ts). */
-export function invalidBody(error: z.ZodError, suggestion?: SuggestedCall) {
-  const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', {
-    details: { issues },
-    ...(suggestion ? { suggestedNextCall: suggestion } : {}),
-  });
-}
-
 /**
  * Runs a sync live path: JSON once done, or Server-Sent Events (each stage, then the
  * result) when the caller accepts text/event-stream. The budget is checked before the

@@ -16,8 +16,8 @@ import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import { idempotencyKey } from '../http/idempotency.ts';
 import { accepted, flagParameter, keyed, livePanel, ok, queryParameter } from '../openapi/parts.ts';
 import { mendBody, sampleQuestion } from '../../core/examples.ts';
-import { answerNow, assertIngestSecret, callerSignal, invalidBody, jobState, limitLive, requireLive, submitJob } from './live-support.ts';
-import { queryOf, send, type ErrorMap, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
+import { answerNow, assertIngestSecret, callerSignal, jobState, limitLive, requireLive, submitJob } from './live-support.ts';
+import { bodyOf, queryOf, send, type ErrorMap, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
 
 const tags = ['live panel'];
 const question = queryParameter('q', z.string().max(MAX_QUERY_CHARS), 'The question.', {
@@ -132,9 +132,18 @@ export const CANCEL_JOB: RouteSpec = {
 };
 
 export function liveRoutes(context: RouteContext): RouteDefinition[] {
+  // Mended without persist: a suggestion cannot carry the bearer secret.
+  const mendCouncil = (body: unknown) => {
+    const { persist: _persist, council_id: _councilId, ...mended } = mendBody(CouncilRequestSchema, body, { q: sampleQuestion(context.corpus) });
+    return mended;
+  };
+  // Without a job to name, the next call that succeeds starts one (its 202 names its cancel_url).
+  const submitCall = (): SuggestedCall => ({ method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } });
+  const poll = (id: string): SuggestedCall => ({ method: 'GET', path: '/api/query', query: { job: id } });
   return [
     {
       ...COUNCIL,
+      bodies: { POST: { mend: (body) => ({ method: 'POST', path: '/api/council', body: mendCouncil(body) }) } },
       methods: {
         GET: async (request, response, input) => {
           const { q: question, async: wantsAsync, second_round: secondRound } = queryOf(input, COUNCIL_QUERY);
@@ -148,13 +157,11 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           await limitLive(context, request, response, 'council');
           await answerNow(context, request, response, live, CouncilResponseSchema, (signal, onStage) => live.councilNow(council, signal, onStage));
         },
-        POST: async (request, response) => {
-          const parsed = CouncilRequestSchema.safeParse(request.body ?? {});
-          // Mended without persist: a suggestion cannot carry the bearer secret.
-          const { persist: _persist, council_id: _councilId, ...mended } = mendBody(CouncilRequestSchema, request.body, { q: sampleQuestion(context.corpus) });
-          if (!parsed.success) throw invalidBody(parsed.error, { method: 'POST', path: '/api/council', body: mended });
-          const { council_id: councilId, persist } = parsed.data;
-          const question = parsed.data.q ?? parsed.data.question;
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, CouncilRequestSchema);
+          const mended = mendCouncil(body);
+          const { council_id: councilId, persist } = body;
+          const question = body.q ?? body.question;
           if (councilId !== undefined) {
             const keep: SuggestedCall = { method: 'POST', path: '/api/council', body: { council_id: councilId, persist: true } };
             if (question !== undefined)
@@ -188,7 +195,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
           const result = await live.councilNow(
-            { question, ...(parsed.data.second_round !== undefined ? { second_round: parsed.data.second_round } : {}) },
+            { question, ...(body.second_round !== undefined ? { second_round: body.second_round } : {}) },
             callerSignal(response),
           );
           if (!persist) {
@@ -225,15 +232,12 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
     },
     {
       ...CANCEL_JOB,
+      bodies: { POST: { mend: (_body, query) => ((query as { job?: string }).job ? poll((query as { job: string }).job) : submitCall()) } },
       methods: {
-        POST: async (request, response, input) => {
+        POST: async (_request, response, input) => {
           const { job: fromQuery } = queryOf(input, CANCEL_QUERY);
-          // Without a job to name, the next call that succeeds starts one (its 202 names its cancel_url).
-          const submit: SuggestedCall = { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } };
-          const poll = (id: string): SuggestedCall => ({ method: 'GET', path: '/api/query', query: { job: id } });
-          const parsed = CancelJobRequestSchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error, fromQuery ? poll(fromQuery) : submit);
-          const fromBody = parsed.data.job;
+          const submit = submitCall();
+          const fromBody = bodyOf(input, CancelJobRequestSchema).job;
           if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
             throw apiError(
               'CONFLICTING_PARAMETERS',

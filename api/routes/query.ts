@@ -14,9 +14,9 @@ import { accepted, keyed, livePanel, ok } from '../openapi/parts.ts';
 import { runFastPath } from '../../core/fast-path.ts';
 import { mendBody, sampleQuestion } from '../../core/examples.ts';
 import { fastQuery, parseQueryParameters, QUERY_PARAMETER_SPECS, type FastQuery, type QueryInput } from '../../core/query-params.ts';
-import { answerNow, handleLiveQuery, invalidBody, limitLive, requireLive, submitJob } from './live-support.ts';
+import { answerNow, handleLiveQuery, limitLive, requireLive, submitJob } from './live-support.ts';
 import { clientHash } from '../http/client-id.ts';
-import { send, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
+import { bodyOf, send, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
 import { apiError } from '../../schemas/errors.ts';
 import { idempotencyKey } from '../http/idempotency.ts';
 
@@ -96,6 +96,9 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...QUERY,
       refine: { GET: (query, given) => fastQuery(query as QueryInput, given) },
+      bodies: {
+        POST: { mend: (body) => ({ method: 'POST', path: '/api/query', body: mendBody(QueryRequestSchema, body, { query: sampleQuestion(context.corpus) }) }) },
+      },
       methods: {
         GET: async (request, response, input) => {
           const query = input.query as FastQuery;
@@ -108,12 +111,11 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           });
           send(response, [ContextResponseSchema, RetrieveResponseSchema, BriefResponseSchema, SiResponseSchema], body);
         },
-        POST: async (request, response) => {
-          const parsed = QueryRequestSchema.safeParse(request.body ?? {});
-          const mended = mendBody(QueryRequestSchema, request.body, { query: sampleQuestion(context.corpus) });
-          if (!parsed.success) throw invalidBody(parsed.error, { method: 'POST', path: '/api/query', body: mended });
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, QueryRequestSchema);
+          // What a refusal below suggests: the same body, mended.
+          const mended = mendBody(QueryRequestSchema, body, { query: sampleQuestion(context.corpus) });
           idempotencyKey(request);
-          const body = parsed.data;
           if (body.query.trim() === '') {
             throw apiError('PARAM_MISSING', 'query is empty: the service never answers a question that was not asked', 'Send {"query": "<your question>"}.', {
               extra: { param_missing: true },
@@ -143,17 +145,25 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           if (body.session_id !== undefined) await live.checkSession(body.session_id, client, restart);
           await live.assertBudget();
           const sessionId = body.new_session ? await live.issueSession(client) : body.session_id;
-          const input = {
+          const deliberation = {
             query,
             ...(sessionId ? { session_id: sessionId, session_client: client, session_started: body.new_session === true } : {}),
             ...(body.second_round !== undefined ? { second_round: body.second_round } : {}),
           };
           if (body.async) {
-            await submitJob(context, request, response, { name: 'query', limit: 'live' }, 'deliberation', input, sessionId ? { session_id: sessionId } : {});
+            await submitJob(
+              context,
+              request,
+              response,
+              { name: 'query', limit: 'live' },
+              'deliberation',
+              deliberation,
+              sessionId ? { session_id: sessionId } : {},
+            );
             return;
           }
           await limitLive(context, request, response, 'live');
-          await answerNow(context, request, response, live, DeliberationResponseSchema, (signal, onStage) => live.deliberateNow(input, signal, onStage));
+          await answerNow(context, request, response, live, DeliberationResponseSchema, (signal, onStage) => live.deliberateNow(deliberation, signal, onStage));
         },
       },
     },

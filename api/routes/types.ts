@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Capabilities } from '../../core/capabilities.ts';
-import type { ErrorCode, RawQuery } from '../../schemas/errors.ts';
+import type { ErrorCode, RawQuery, SuggestedCall } from '../../schemas/errors.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
@@ -114,8 +114,30 @@ export interface RouteDefinition extends RouteSpec {
    * handler's input.query. `given` names the parameters the request carried.
    */
   refine?: Partial<Record<Method, (query: Record<string, unknown>, given: readonly string[]) => unknown>>;
+  /** How the route table reads a method's declared body (a zod schema): a step before it, and the mend of a refused one. */
+  bodies?: Partial<Record<Method, BodyStep>>;
   /** The route refuses over-deep bodies itself, in its own protocol (MCP: a JSON-RPC error). */
   answersDeepBodies?: boolean;
+}
+
+/**
+ * The route table parses a declared body (a zod schema; not a JSON-RPC one) before the handler:
+ * a body the schema refuses is 400 INVALID_BODY naming each issue, with `mend`'s call as its
+ * suggested_next_call.
+ */
+export interface BodyStep {
+  /** What answers before the body's shape (the ingestion secret, a rate limit, the action of a proposal). */
+  before?: (request: Request, response: Response) => Promise<void> | void;
+  /**
+   * The schema the table parses with, when it differs from the documented one: a field with a
+   * code of its own (a justification outside the vocabulary is INVALID_JUSTIFICATION, not
+   * INVALID_BODY) is read loosely here and refused by the handler.
+   */
+  schema?: z.ZodType;
+  /** What to do, when naming the fields is not enough (a signed offer's shape). */
+  action?: string;
+  /** The same call mended (valid fields kept, the rest from the deployment's example); `query` is the parsed query. */
+  mend?: (body: unknown, query: unknown) => SuggestedCall | undefined;
 }
 
 /** What the route table parsed before the handler ran. */
@@ -124,6 +146,8 @@ export interface RouteInput {
   query: unknown;
   /** The query as it was received (parsed or not), for what echoes it (received_params, an idempotency fingerprint). */
   raw: RawQuery;
+  /** The declared body as its schema outputs it; undefined when the operation declares none the table parses. */
+  body: unknown;
 }
 
 /** A handler of the route table: the request, the response and the input parsed from its declaration. */
@@ -132,6 +156,11 @@ export type RouteHandler = (request: Request, response: Response, input: RouteIn
 /** The parsed query, typed by the declarations it was parsed with. */
 export function queryOf<const Ps extends readonly QueryParameter[]>(input: RouteInput, _parameters: Ps): ParsedQuery<Ps> {
   return input.query as ParsedQuery<Ps>;
+}
+
+/** The parsed body, typed by the schema it was parsed with. */
+export function bodyOf<S extends z.ZodType>(input: RouteInput, _schema: S): z.output<S> {
+  return input.body as z.output<S>;
 }
 
 /**
