@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_QUERY_CHARS } from '../schemas/limits.ts';
-import { commaList, flagParameter, queryParameter } from '../schemas/api/parameters.ts';
+import { commaList, flagParameter, queryParameter, valueMeanings } from '../schemas/api/parameters.ts';
 import {
   EVIDENCE_ORDER,
   FORMATS,
@@ -30,6 +30,7 @@ export { MAX_QUERY_CHARS };
 export const DEFAULT_LIMIT = 8;
 export const MAX_LIMIT = 50;
 
+const MODES = ['retrieve', 'trace'] as const;
 const layerList = commaList(LAYERS);
 const ringList = commaList(RINGS);
 const layerFilter = { list: true, caseInsensitive: true, code: 'UNKNOWN_LAYER' } as const;
@@ -44,8 +45,11 @@ export const QUERY_PARAMETER_SPECS = [
   ),
   queryParameter(
     'mode',
-    z.enum(['retrieve', 'trace']),
-    'retrieve: fast substrate only, no deliberation (about 2 s). trace: measured counterfactual (same as /api/trace; 503 while no panel is configured).',
+    z.enum(MODES),
+    valueMeanings(MODES, {
+      retrieve: 'fast substrate only, no deliberation (about 2 s).',
+      trace: 'measured counterfactual (same as /api/trace; 503 while no panel is configured).',
+    }),
     { code: 'UNKNOWN_MODE' },
   ),
   flagParameter('async', 'Submit a background deliberation; returns 202 with {job_id, poll_url} (503 while no panel is configured).'),
@@ -65,9 +69,12 @@ export const QUERY_PARAMETER_SPECS = [
     'Retrieval and decoding mode operator. Ξ divergence, Ψ self-reference, ∅ void, Ω commit, ∞ hold, Δ repair. Glyphs may also be written inside q.',
     { trim: true, code: 'UNKNOWN_GLYPH' },
   ),
-  queryParameter('format', z.enum(FORMATS).default('context'), 'context: fast pre-deliberation packet. brief: exportable artifact. si: structured sections.', {
-    code: 'UNKNOWN_FORMAT',
-  }),
+  queryParameter(
+    'format',
+    z.enum(FORMATS).default('context'),
+    valueMeanings(FORMATS, { context: 'fast pre-deliberation packet.', brief: 'exportable artifact.', si: 'structured sections.' }),
+    { code: 'UNKNOWN_FORMAT' },
+  ),
   queryParameter('si', z.string(), "The caller's model identity; personalizes retrieval framing for a peer model. Declared, never verified.", {
     trim: true,
     emptyIsAbsent: true,

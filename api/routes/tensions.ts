@@ -30,7 +30,7 @@ const TENSIONS_QUERY = [
   }),
   queryParameter('voice', z.string(), 'Tensions where this voice is one side (case-insensitive).', filter),
   queryParameter('concept', z.string(), 'Tensions sighted on Atlas records of this concept (id or label).', filter),
-  queryParameter('lifecycle', z.enum(LIFECYCLES), 'open or repaired.', { ...filter, caseInsensitive: true, code: 'UNKNOWN_STATUS' }),
+  queryParameter('lifecycle', z.enum(LIFECYCLES), `${LIFECYCLES.join(' or ')}.`, { ...filter, caseInsensitive: true, code: 'UNKNOWN_STATUS' }),
   queryParameter('key', z.string(), 'One tension by its key.', filter),
 ] as const;
 

@@ -61,3 +61,12 @@ export const flag = <const T extends readonly [string, ...string[]]>(truthy: T) 
 export function flagParameter<const N extends string>(name: N, description: string) {
   return queryParameter(name, flag(['1', 'true']), description, { flag: true, caseInsensitive: true });
 }
+
+/**
+ * The description of a closed parameter from its values: each value with what it means, in the
+ * values' order ("a: meaning. b: meaning."). Typed by the values, so a value without a meaning
+ * (or a meaning for a value the schema does not take) does not compile.
+ */
+export function valueMeanings<const V extends string>(values: readonly V[], meanings: Record<V, string>): string {
+  return values.map((value) => `${value}: ${meanings[value]}`).join(' ');
+}
