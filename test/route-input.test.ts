@@ -1,8 +1,8 @@
 /**
  * Issue 27: the route table parses each operation's declared query before its handler, and
  * /openapi.json lists the codes that parsing can produce. Here every route of the app is walked
- * with invalid queries generated from its declaration, and with one request per code its handler
- * throws; the 400 codes seen must be exactly the 400 codes documented. Then every documented
+ * with invalid queries generated from its declaration, a malformed Idempotency-Key where one is
+ * declared, and with one request per code its handler throws; the 400 codes seen must be exactly the 400 codes documented. Then every documented
  * value of every closed parameter (enums, flags, comma lists) is sent and must be accepted, and
  * one undocumented value must be refused with the declaration's code.
  */
@@ -13,7 +13,7 @@ import { createApp, routeTable } from '../api/app.ts';
 import type { RateLimits } from '../api/http/rate-limit.ts';
 import type { Method, RouteDefinition } from '../api/routes/types.ts';
 import { acceptedValues, declaredCodes, invalidQueries, minimalQuery } from '../core/declared-query.ts';
-import { exampleQuery } from '../core/examples.ts';
+import { exampleBody, exampleQuery } from '../core/examples.ts';
 import { buildApp, type BuiltApp } from '../devkit/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
 import { writeFixtureContent } from '../devkit/fixture-content.ts';
@@ -57,7 +57,6 @@ const HANDLER_CASES: Record<string, Record<string, Call>> = {
     INVALID_BODY: { body: { query: 5 } },
     PARAM_MISSING: { body: { query: ' ' } },
     CONFLICTING_PARAMETERS: { body: { query: 'tides', session_id: 'sess_x', new_session: true } },
-    INVALID_PARAMETER: { body: { query: 'tides' }, headers: BAD_KEY },
   },
   tensions: { INVALID_PARAMETER: { query: { concept: 'nowhere-at-all' } } },
   recordDisposition: { INVALID_BODY: { body: { kind: 'bogus' }, headers: { Authorization: `Bearer ${INGEST_SECRET}` } } },
@@ -76,13 +75,11 @@ const HANDLER_CASES: Record<string, Record<string, Call>> = {
   contribute: {
     INVALID_BODY: { body: { id: 'TST-D1', identity: 'Dogwood' } },
     INVALID_JUSTIFICATION: { body: { ...ANSWER, justification: 'because' } },
-    INVALID_PARAMETER: { body: ANSWER, headers: BAD_KEY },
   },
   store: {
     UNKNOWN_ACTION: { body: { ...PROPOSAL, action: 'delete' } },
     INVALID_BODY: { body: { action: 'propose', title: 'Only a title' } },
     UNKNOWN_SOURCE: { body: { ...PROPOSAL, sources: ['TST-1', 'NOPE-1'] } },
-    INVALID_PARAMETER: { body: PROPOSAL, headers: BAD_KEY },
   },
   recordPlay: { INVALID_BODY: { body: { slug: 5 } } },
   federationOffer: { INVALID_BODY: { body: { offer: 5 } } },
@@ -186,6 +183,17 @@ describe('every route: the 400 codes generated invalid input gets are the docume
       for (const query of parameters ? generated(route, parameters) : []) {
         const result = await send(route.path, method, { query, ...(method === 'POST' ? { body: {} } : {}) });
         record(result.status, result.code, `?${new URLSearchParams(query as Record<string, string>).toString()}`);
+      }
+      // A declared Idempotency-Key header, malformed, on an otherwise good request.
+      if (documented.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key')) {
+        const good = parameters ? baseQuery(route, parameters) : {};
+        const result = await send(route.path, method, {
+          query: good,
+          headers: BAD_KEY,
+          ...(method === 'POST' ? { body: exampleBody(built.corpus, route.path) } : {}),
+        });
+        if (result.code !== 'INVALID_PARAMETER') problems.push(`${id}: a malformed Idempotency-Key answered ${result.status} ${result.code ?? ''}`);
+        record(result.status, result.code, 'a malformed Idempotency-Key');
       }
       for (const [code, call] of Object.entries(HANDLER_CASES[id] ?? {})) {
         const result = await send(route.path, method, call);

@@ -81,6 +81,8 @@ export function operation(spec: OperationSpec, method: Method, kind: 'route' | '
   for (const [status, codes] of Object.entries(spec.errors ?? {})) add(Number(status), ...(codes ?? []));
   // What the declared query parameters can be refused with (the route table parses them before the handler).
   add(400, ...declaredCodes(spec.query));
+  // A malformed Idempotency-Key header, checked by the route table too.
+  if (spec.idempotencyKey) add(400, 'INVALID_PARAMETER');
   if (method === 'POST') {
     add(400, 'INVALID_JSON', 'BAD_REQUEST');
     if (!spec.jsonRpc) add(400, 'BODY_TOO_DEEP');

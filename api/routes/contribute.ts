@@ -15,7 +15,7 @@ import {
   type Justification,
 } from '../../core/contributions.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
-import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
+import { answerOnce } from '../http/idempotency.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../../storage/store.ts';
 import { bodyOf, queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
@@ -205,7 +205,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               justification: body.justification as Justification,
               payload: { answer: body.answer },
               content_hash: contentHash(['answer', record.id, body.identity, body.justification, body.answer]),
-              idempotency_key: idempotencyKey(request),
+              idempotency_key: input.idempotencyKey,
               client,
             },
             (outcome) => ({
@@ -274,7 +274,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               justification: null,
               payload: { title: body.title, text: body.text, sources: body.sources, evidence: body.evidence, ...(body.note ? { note: body.note } : {}) },
               content_hash: contentHash(['proposal', body.identity, body.title, body.text]),
-              idempotency_key: idempotencyKey(request),
+              idempotency_key: input.idempotencyKey,
               client,
             },
             (outcome) => ({

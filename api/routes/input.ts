@@ -2,7 +2,8 @@
  * The route table's input step: before a handler runs, the query is parsed with the parameters
  * its operation declares (core/declared-query.ts), then with the route's rules across
  * parameters, inside one mending loop (core/next-call.ts) so that a refusal suggests the same
- * GET that succeeds; then the declared body is parsed with its schema. Handlers receive the
+ * GET that succeeds; then the declared body is parsed with its schema, then a declared
+ * Idempotency-Key header is checked. Handlers receive the
  * typed result and keep only domain checks.
  */
 import type { Request, Response } from 'express';
@@ -10,6 +11,7 @@ import { z } from 'zod';
 import { parseDeclaredQuery } from '../../core/declared-query.ts';
 import { parseOrSuggest } from '../../core/next-call.ts';
 import { apiError, type RawQuery, type SuggestedCall } from '../../schemas/errors.ts';
+import { idempotencyKey } from '../http/idempotency.ts';
 import type { Method, RouteDefinition, RouteInput } from './types.ts';
 
 /** A body its schema refuses: every issue named by its field; suggestion: the same call mended (see core/examples.ts). */
@@ -47,12 +49,19 @@ export async function routeInput(
   const raw = request.query as RawQuery;
   const query = parseQuery(route, method, raw, examples);
   const operation = route.operations[method];
+  const body = await parseBody(route, method, request, response, query);
+  // A declared Idempotency-Key header, last: a malformed one is refused on every form alike (400 INVALID_PARAMETER).
+  return { query, raw, body, idempotencyKey: operation?.idempotencyKey ? idempotencyKey(request) : null };
+}
+
+async function parseBody(route: RouteDefinition, method: Method, request: Request, response: Response, query: unknown): Promise<unknown> {
+  const operation = route.operations[method];
   const step = route.bodies?.[method];
   const schema = step?.schema ?? operation?.body?.schema;
-  if (!(schema instanceof z.ZodType) || operation?.jsonRpc) return { query, raw, body: undefined };
+  if (!(schema instanceof z.ZodType) || operation?.jsonRpc) return undefined;
   await step?.before?.(request, response);
   const received: unknown = request.body;
   const parsed = schema.safeParse(received ?? {});
   if (!parsed.success) throw invalidBody(parsed.error, step?.mend?.(received, query), step?.action);
-  return { query, raw, body: parsed.data };
+  return parsed.data;
 }

@@ -13,7 +13,6 @@ import {
   TraceResponseSchema,
 } from '../../schemas/api.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
-import { idempotencyKey } from '../http/idempotency.ts';
 import { accepted, flagParameter, keyed, livePanel, ok, queryParameter } from '../openapi/parts.ts';
 import { mendBody, sampleQuestion } from '../../core/examples.ts';
 import { answerNow, assertIngestSecret, callerSignal, jobState, limitLive, requireLive, submitJob } from './live-support.ts';
@@ -147,7 +146,6 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response, input) => {
           const { q: question, async: wantsAsync, second_round: secondRound } = queryOf(input, COUNCIL_QUERY);
-          idempotencyKey(request);
           const live = requireLive(context, question);
           const council = { question, ...(secondRound !== undefined ? { second_round: secondRound } : {}) };
           if (wantsAsync) {
@@ -218,7 +216,6 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response, input) => {
           const { q, async: wantsAsync } = queryOf(input, TRACE_QUERY);
-          idempotencyKey(request);
           const query = parseQueryParameters({ q });
           const live = requireLive(context, q);
           if (wantsAsync) {

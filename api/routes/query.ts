@@ -18,7 +18,6 @@ import { answerNow, handleLiveQuery, limitLive, requireLive, submitJob } from '.
 import { clientHash } from '../http/client-id.ts';
 import { bodyOf, send, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
 import { apiError } from '../../schemas/errors.ts';
-import { idempotencyKey } from '../http/idempotency.ts';
 
 export const QUERY: RouteSpec = {
   path: '/api/query',
@@ -102,8 +101,6 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (request, response, input) => {
           const query = input.query as FastQuery;
-          // Used by job submissions (async=1); malformed, it is rejected on every form alike.
-          idempotencyKey(request);
           if (await handleLiveQuery(context, query, request, response)) return;
           const body = await runFastPath(context.corpus, query, {
             includeDeliberation: query.mode === undefined,
@@ -115,7 +112,6 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           const body = bodyOf(input, QueryRequestSchema);
           // What a refusal below suggests: the same body, mended.
           const mended = mendBody(QueryRequestSchema, body, { query: sampleQuestion(context.corpus) });
-          idempotencyKey(request);
           if (body.query.trim() === '') {
             throw apiError('PARAM_MISSING', 'query is empty: the service never answers a question that was not asked', 'Send {"query": "<your question>"}.', {
               extra: { param_missing: true },

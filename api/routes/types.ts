@@ -148,6 +148,8 @@ export interface RouteInput {
   raw: RawQuery;
   /** The declared body as its schema outputs it; undefined when the operation declares none the table parses. */
   body: unknown;
+  /** The Idempotency-Key header of an operation that declares one (checked: 1-200 visible ASCII characters), or null. */
+  idempotencyKey: string | null;
 }
 
 /** A handler of the route table: the request, the response and the input parsed from its declaration. */
