@@ -34,6 +34,9 @@ function constraintsOf(schema: z.ZodType): Constraints {
   let out = constraintCache.get(schema);
   if (!out) {
     out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Constraints;
+    // zod bounds every integer by the safe range; that is no bound a client needs to hear of.
+    if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
+    if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;
     constraintCache.set(schema, out);
   }
   return out;
@@ -138,11 +141,13 @@ function invalid(parameter: QueryParameter, value: string, coerced: unknown, err
     return apiError(code, message, action, { details: { parameter: name, ...(parameter.list ? { unknown } : {}), allowed: accepted }, repair: mend });
   }
   if (constraints.type === 'number' || constraints.type === 'integer') {
-    const range = `from ${constraints.minimum ?? 0}${constraints.maximum !== undefined ? ` to ${constraints.maximum}` : ''}`;
+    const minimum = constraints.minimum ?? 0;
+    const bounded = constraints.maximum !== undefined;
+    const absent = constraints.default !== undefined ? `, or leave it out for ${String(constraints.default)}` : ', or leave it out';
     return apiError(
       code,
-      `${name} must be an integer ${range}, got "${value}"`,
-      `Send ${name} ${range.replace('from', 'between').replace(' to ', ' and ')}${constraints.default !== undefined ? `, or leave it out for ${String(constraints.default)}` : ', or leave it out'}.`,
+      `${name} must be an integer ${bounded ? `from ${minimum} to ${constraints.maximum}` : `of at least ${minimum}`}, got "${value}"`,
+      `Send ${name} ${bounded ? `between ${minimum} and ${constraints.maximum}` : `of at least ${minimum}`}${absent}.`,
       {
         details: {
           parameter: name,
