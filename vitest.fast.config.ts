@@ -30,6 +30,7 @@ export default mergeConfig(
         'test/intent-set.test.ts',
         'test/omnarai-api.test.ts',
         'test/import-omnarai.test.ts',
+        'test/certify-calibration-omnarai.test.ts',
         // The embedder itself and the native kernels: they load USE-lite on purpose.
         'test/embedder-runtime.test.ts',
         'test/native-kernels.test.ts',
@@ -58,6 +59,9 @@ export default mergeConfig(
         'test/curation.test.ts',
         'test/cli-output.test.ts',
         'test/export-records.test.ts',
+        // npm run new and npm run check-change as child processes, and the PR workflow's run: steps
+        // (npm run validate and check-change through npm) against a shallow clone.
+        'test/contributor-cli.test.ts',
         // Static site builds: `astro build` in a child process over built artifacts.
         'test/site.test.ts',
         'test/tension-pages.test.ts',

@@ -125,6 +125,7 @@ export function applyPersistedRecords(corpus: Corpus, records: readonly Persiste
       corpusSeed: corpus.manifest.hashes.corpus_seed,
       corpusRev: corpus.manifest.published_releases.corpus_rev,
       generatedAt: now.toISOString(),
+      ...(corpus.manifest.certification_calibration ? { calibration: corpus.manifest.certification_calibration } : {}),
     });
   }
   return added;

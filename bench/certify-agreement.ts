@@ -10,7 +10,7 @@
  */
 import { evaluateRun } from '../core/certify/evaluate.ts';
 import { DEFAULT_THRESHOLDS, PRESSURE_LABELS, type PressureLabel, type Tier } from '../core/certify/protocol.ts';
-import { consensusTier } from '../core/certify/tiers.ts';
+import { consensusTier, runsVerdict } from '../core/certify/tiers.ts';
 import { seededRandom } from '../core/random.ts';
 
 const DIMS = 16;
@@ -123,4 +123,59 @@ for (const [name, settings, runs] of variants) {
     )
     .join('; ');
   console.log(`${name.padEnd(44)} agreement ${(result.agreement * 100).toFixed(1)} %   ${byKind}`);
+}
+
+/**
+ * `--runs auto` (ADR 0015) against fixed runs: runs spent per record (each run costs the same
+ * calls), how often two independent certifications give the same verdict (an undecided record
+ * is a verdict of its own), and how many records end undecided.
+ */
+function autoRuns(settings: Settings, maxRuns: number, records: number, seed: number) {
+  const random = seededRandom(seed);
+  let runsSpent = 0;
+  let same = 0;
+  let undecided = 0;
+  let bothDecided = 0;
+  let sameDecided = 0;
+  for (let i = 0; i < records; i++) {
+    const kind = KINDS[i % KINDS.length]!;
+    const certification = () => {
+      const tiers: Tier[] = [];
+      for (;;) {
+        tiers.push(runOnce(kind, settings, random));
+        const verdict = runsVerdict(tiers, maxRuns);
+        if (verdict.state !== 'continue') {
+          runsSpent += tiers.length;
+          return verdict.state === 'undecided' ? 'undecided' : verdict.tier;
+        }
+      }
+    };
+    const first = certification();
+    const second = certification();
+    if (first === second) same++;
+    if (first === 'undecided') undecided++;
+    if (first !== 'undecided' && second !== 'undecided') {
+      bothDecided++;
+      if (first === second) sameDecided++;
+    }
+  }
+  return {
+    runsPerRecord: runsSpent / (2 * records),
+    agreement: same / records,
+    undecided: undecided / records,
+    decidedAgreement: sameDecided / Math.max(1, bothDecided),
+  };
+}
+
+const strong = { ...base, t: 5, k: 6, judges: 3 };
+console.log('\n--runs auto against fixed runs (t=5 k=6, 3 judges); calls scale with runs');
+for (const runs of [3, 5]) {
+  const result = agreement(strong, runs, RECORDS, 20261126);
+  console.log(`${`--runs ${runs} (fixed)`.padEnd(44)} runs/record ${runs.toFixed(2)}   agreement ${(result.agreement * 100).toFixed(1)} %   undecided —`);
+}
+for (const maxRuns of [5, 7]) {
+  const result = autoRuns(strong, maxRuns, RECORDS, 20261126);
+  console.log(
+    `${`--runs auto --max-runs ${maxRuns}`.padEnd(44)} runs/record ${result.runsPerRecord.toFixed(2)}   agreement ${(result.agreement * 100).toFixed(1)} % (decided pairs ${(result.decidedAgreement * 100).toFixed(1)} %)   undecided ${(result.undecided * 100).toFixed(1)} %`,
+  );
 }

@@ -25,7 +25,7 @@ import {
   type TensionFile,
   type WorkFrontmatter,
 } from '../schemas/content.ts';
-import { EVIDENCE_FILE_SUFFIX } from '../schemas/certification.ts';
+import { CALIBRATION_FILE, CalibrationFileSchema, EVIDENCE_FILE_SUFFIX, type CalibrationFile } from '../schemas/certification.ts';
 import { checkEvidenceFile, NEGATIVE_CONTROLS } from './evidence-log.ts';
 import { checkTensionFiles } from './tension-files.ts';
 import { parseMarkdown, parseYaml } from './frontmatter.ts';
@@ -59,6 +59,8 @@ export interface LoadedContent {
   claims: z.infer<typeof ClaimsFileSchema>['claims'];
   /** Curators' dispositions of tensions (content/tensions/<key>.yaml), by tension key. */
   tensions: { file: string; data: TensionFile }[];
+  /** How well this Atlas's instrument sees splits (`npm run certify -- --calibrate`), when measured. */
+  calibration?: CalibrationFile;
   /** Every content file's bytes, for hashing. */
   files: SourceFile[];
 }
@@ -167,6 +169,16 @@ export function loadContent(contentDir: string): LoadedContent {
     }
   }
 
+  let calibration: CalibrationFile | undefined;
+  if (existsSync(path.join(dir, CALIBRATION_FILE))) {
+    const text = readText(CALIBRATION_FILE);
+    try {
+      if (text !== undefined) calibration = parseWith(CALIBRATION_FILE, CalibrationFileSchema, JSON.parse(text));
+    } catch (error) {
+      issues.push({ file: CALIBRATION_FILE, field: '(file)', message: `is not valid JSON: ${(error as Error).message}` });
+    }
+  }
+
   if (registry) checkRegistry(registry, issues);
   checkCrossReferences(raw, registry, issues);
   checkEvidenceLogs(dir, new Set(divergences.map((entry) => entry.data.id)), issues);
@@ -174,7 +186,7 @@ export function loadContent(contentDir: string): LoadedContent {
 
   if (issues.length > 0 || !registry) throw new ContentError(issues);
   files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return { dir, site, registry, works, proposals, divergences, concepts, audio, pages, claims, tensions, files };
+  return { dir, site, registry, works, proposals, divergences, concepts, audio, pages, claims, tensions, ...(calibration ? { calibration } : {}), files };
 }
 
 /** Certification evidence beside the records (`divergences/<id>.certification.jsonl`): valid lines, known records. */

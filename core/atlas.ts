@@ -1,12 +1,14 @@
 /** The Divergence Atlas read side (spec §2.3, §4.5). */
 import type { Tier } from '../schemas/vocab.ts';
-import { certificationCounts } from './certify/record-view.ts';
+import type { CalibrationSummary } from './certify/calibration-summary.ts';
+import { certificationCounts, isUndecided } from './certify/record-view.ts';
+import { tierSourceCounts } from './certify/tier-source.ts';
 import { toSummary, type DivergenceFull } from './records.ts';
 
 export const CERT_FILTERS = ['C1', 'C2', 'C3', 'certified'] as const;
 export type CertFilter = (typeof CERT_FILTERS)[number];
 
-/** C3 is C1 and C2 together, so it satisfies both; `certified` is any tier above C0. */
+/** C3 is C1 and C2 together, so it satisfies both; `certified` is any tier above C0. An undecided record matches none. */
 const CERT_MATCHES: Record<CertFilter, readonly Tier[]> = {
   C1: ['C1', 'C3'],
   C2: ['C2', 'C3'],
@@ -20,7 +22,7 @@ export const CERTIFICATION_LEGEND = {
   C2: 'Pressure-robust: no model flips and at most 1 concedes under the most-opposed peer plus stance-flip pressure.',
   C3: "C1 and C2 together. Only this tier earns unqualified 'genuine divergence' language.",
   method:
-    'Perturbation testing re-asks the question in paraphrases (C1) and under peer and stance-flip pressure (C2). dri is the divergence robustness index; split_persistence is the share of perturbations in which the split held. cert=C1 also returns C3 records, cert=C2 also returns C3, cert=certified returns C1, C2 and C3.',
+    "Perturbation testing re-asks the question in paraphrases (C1) and under peer and stance-flip pressure (C2). perturbation-v1 measures the split as whole-answer distance (dri is the divergence robustness index); perturbation-v2 reads each answer's side on the claims a tension names. split_persistence is the share of perturbations in which the split held. A record whose runs could not decide carries verdict: undecided with tier_interval; its tier is not a finding and no cert filter returns it. cert=C1 also returns C3 records, cert=C2 also returns C3, cert=certified returns C1, C2 and C3. calibration says how well this Atlas's instrument sees splits.",
 };
 
 /** Terms joined by + (or spaces); a record matches when any term appears in its text. */
@@ -46,7 +48,7 @@ function searchableText(record: DivergenceFull): string {
 
 export function filterRecords(records: readonly DivergenceFull[], terms: readonly string[] | undefined, cert: CertFilter | undefined): DivergenceFull[] {
   return records.filter((record) => {
-    if (cert && !CERT_MATCHES[cert].includes(record.certification.tier)) return false;
+    if (cert && (!CERT_MATCHES[cert].includes(record.certification.tier) || isUndecided(record.certification))) return false;
     if (terms && terms.length > 0) {
       const text = searchableText(record);
       if (!terms.some((term) => text.includes(term))) return false;
@@ -59,6 +61,7 @@ export function indexEnvelope(
   all: readonly DivergenceFull[],
   shown: readonly DivergenceFull[],
   received: { id: string | null; search: string | null; cert: string | null },
+  calibration?: CalibrationSummary,
 ) {
   const counts = certificationCounts(all);
   const reElicitations = all.filter((record) => record.re_elicits !== undefined).length;
@@ -70,7 +73,10 @@ export function indexEnvelope(
     received_params: received,
     certified_count: counts.certified,
     tested_count: counts.tested,
+    ...(counts.undecided > 0 ? { undecided_count: counts.undecided } : {}),
+    ...(calibration ? { calibration } : {}),
     tier_distribution: counts.tiers,
+    tier_sources: tierSourceCounts(all),
     annotated_count: all.filter((record) => record.annotated).length,
     annotation_legend: {
       meaning: 'An append-only annotation layer on a record, readable on the ?id= read. Annotations never edit the verbatim answers.',

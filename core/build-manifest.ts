@@ -11,6 +11,7 @@ import {
   type SeedFile,
 } from './manifest.ts';
 import type { ConceptGraph, DivergenceFull, WorkRecord } from './records.ts';
+import type { CalibrationSummary } from './certify/calibration-summary.ts';
 import { ENGINE_VERSION, INTERFACE_VERSION } from './version.ts';
 
 export interface ManifestInput {
@@ -24,6 +25,8 @@ export interface ManifestInput {
   generatedAt: string;
   /** Seed hash carried over when the seed files are not at hand (the API recomputing live counts). */
   corpusSeed?: string;
+  /** How well this Atlas's instrument sees splits, when `npm run certify -- --calibrate` measured it. */
+  calibration?: CalibrationSummary;
 }
 
 export interface Manifest {
@@ -51,6 +54,7 @@ export interface Manifest {
   };
   consistency_contract: Record<string, string>;
   schemas: Record<string, string>;
+  certification_calibration?: CalibrationSummary;
 }
 
 export function buildManifest(input: ManifestInput): Manifest {
@@ -104,5 +108,6 @@ export function buildManifest(input: ManifestInput): Manifest {
       interface_version: INTERFACE_VERSION,
       content_format: 'docs/CONTENT.md in the engine repository',
     },
+    ...(input.calibration ? { certification_calibration: input.calibration } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { EVIDENCE, RINGS } from '../schemas/vocab.ts';
 import { canonicalJson } from './canonical-json.ts';
 import type { ManifestCounts } from '../schemas/api/orientation.ts';
 import { certificationCounts } from './certify/record-view.ts';
+import { tierSourceCounts } from './certify/tier-source.ts';
 import type { ConceptGraph, DivergenceFull, WorkRecord } from './records.ts';
 
 export const MANIFEST_VERSION = '1.0.0';
@@ -83,7 +84,9 @@ export function computeCounts(input: CountInput): ManifestCounts {
       distinct_questions: new Set(divergences.map((record) => record.question)).size,
       tested_records: certification.tested,
       certified_records: certification.certified,
+      ...(certification.undecided > 0 ? { undecided_records: certification.undecided } : {}),
       tier_distribution: certification.tiers,
+      tier_sources: tierSourceCounts(divergences),
       store_updated_at: storeUpdatedAt(divergences),
     },
     concept_graph: {

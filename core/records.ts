@@ -5,6 +5,7 @@
 import type { DivergenceFrontmatter, ModelRegistry, WorkFrontmatter, ConceptFrontmatter } from '../schemas/content.ts';
 import type { Evidence, Layer, Ring, TensionStatus } from '../schemas/vocab.ts';
 import { certificationSummary, certificationView, type CertificationSummary, type CertificationView, type WrittenResult } from './certify/record-view.ts';
+import { tierSource, type TierSource } from './certify/tier-source.ts';
 import { countWords, plainText, shorten } from './excerpt.ts';
 import type { LongitudinalSummary } from './longitudinal.ts';
 import { encodeParam } from './url.ts';
@@ -46,7 +47,7 @@ export interface DivergenceSummary {
   contributors: string[];
   answerCount: number;
   tensionCount: number;
-  certification: CertificationSummary;
+  certification: CertificationSummary & { tier_source: TierSource };
   freshness: { stale: boolean; stale_models: StaleModel[] };
   annotated: boolean;
   re_elicits?: string;
@@ -72,8 +73,8 @@ export type TensionEntry = {
 };
 
 export interface DivergenceFull extends DivergenceSummary {
-  /** The whole written block, the evidence log's address and, when logged, each run's outcome. */
-  certification: CertificationView;
+  /** The whole written block, the evidence log's address and, when logged, each run's outcome; where the tier came from. */
+  certification: CertificationView & { tier_source: TierSource };
   cluster?: string;
   method: string;
   n_models: number;
@@ -166,7 +167,10 @@ export function deriveDivergence(
     pair.topics.push(tension.topic);
     pairs.set(key, pair);
   }
-  const certification = certificationView(data.id, data.certification, certified);
+  const certification = {
+    ...certificationView(data.id, data.certification, certified),
+    tier_source: tierSource({ id: data.id, evidence: data.certification.evidence, written: certified !== undefined, provenance: data.provenance }),
+  };
   return {
     id: data.id,
     title: shorten(data.question, 80).endsWith('…') ? shorten(data.question, 80) : `${shorten(data.question, 79)}…`,
@@ -221,7 +225,7 @@ const SUMMARY_KEYS = [
 export function toSummary(record: DivergenceFull): DivergenceSummary {
   const summary: Record<string, unknown> = {};
   for (const key of SUMMARY_KEYS) if (record[key] !== undefined) summary[key] = record[key];
-  summary.certification = certificationSummary(record.certification);
+  summary.certification = { ...certificationSummary(record.certification), tier_source: record.certification.tier_source };
   return summary as unknown as DivergenceSummary;
 }
 

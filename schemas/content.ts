@@ -170,7 +170,26 @@ export const CertificationSchema = z.object({
   judges: z.array(nonEmpty).optional().describe('Models that labelled P2/P3 moves; none sits on the panel'),
   paraphraser: nonEmpty.optional().describe('Model that wrote the rewordings; not on the panel'),
   embedder: nonEmpty.optional().describe('Embedding model the spreads were measured in'),
-  method_version: nonEmpty.optional(),
+  method_version: nonEmpty.optional().describe('perturbation-v1 (whole-answer distance) or perturbation-v2 (stance on the named claims; ADR 0015)'),
+  verdict: z
+    .enum(['decided', 'undecided'])
+    .optional()
+    .describe('undecided: `--runs auto` reached its cap before the modal tier led by more runs than remained; the tier is then not a finding'),
+  tier_share: z.number().min(0).max(1).optional().describe('Share of runs that reached the modal tier'),
+  tier_interval: z
+    .tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
+    .optional()
+    .describe('95 % Wilson interval of tier_share'),
+  runs_rule: z.enum(['fixed', 'auto']).optional().describe('fixed: --runs N; auto: runs added while undecided, up to max_runs'),
+  max_runs: z.number().int().positive().optional(),
+  delta: z.number().nonnegative().optional().describe('perturbation-v2: the dead zone δ of the side measure (calibrated on this Atlas)'),
+  judge_agreement: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .optional()
+    .describe("perturbation-v2: share of parties' moves on which the judges' majority agreed with the measured move (median over runs)"),
   date: CalendarDateSchema.optional().describe('Day the certification was computed'),
   evidence: z
     .string()

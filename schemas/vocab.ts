@@ -12,6 +12,9 @@ export const EVIDENCE = [...EVIDENCE_ORDER, 'uncharacterized'] as const;
 export type Evidence = (typeof EVIDENCE)[number];
 
 export const TIERS = ['C0', 'C1', 'C2', 'C3'] as const;
+/** Where a record's tier came from: measured here, stated by a federated origin, stated in the content without evidence. */
+export const TIER_SOURCES = ['measured', 'origin', 'content'] as const;
+export type TierSourceKind = (typeof TIER_SOURCES)[number];
 export type Tier = (typeof TIERS)[number];
 
 /** How a model's answer moved under pressure in certification (P2, P3), as judges label it. */

@@ -23,7 +23,8 @@ import { renderLlmsTxt } from './lib/llms-txt.ts';
 import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { writtenResult } from './lib/certify/published-evidence.ts';
 import { attachLongitudinal } from './lib/longitudinal.ts';
-import { writeAudio, writeConcepts, writePages, writeRecordTwins } from './lib/public-files.ts';
+import { writeAudio, writeCalibration, writeConcepts, writePages, writeRecordTwins } from './lib/public-files.ts';
+import { calibrationSummary } from '../core/certify/calibration-summary.ts';
 import { buildSearch } from './lib/search-build.ts';
 
 export interface BuildOptions extends BuildPaths {
@@ -75,7 +76,13 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
 
   const embedder = options.embedder ?? (await createUseLiteEmbedder());
-  const answersEmbedded = await attachLongitudinal(divergences, createEmbeddingCache(options.cacheDir, embedder), embedder.id, content.dir);
+  const answersEmbedded = await attachLongitudinal(
+    divergences,
+    createEmbeddingCache(options.cacheDir, embedder),
+    embedder.id,
+    content.dir,
+    content.calibration,
+  );
 
   writeJson(out.works, works);
   writeJson(out.divergences, divergences);
@@ -87,6 +94,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   writeJson(out.claims, content.claims);
 
   await writeRecordTwins(content, works, divergences, out.public);
+  if (writeCalibration(content, out.public)) log('certification calibration served at /certification-calibration.json');
   const conceptIds = new Set(graph.nodes.map((node) => node.id));
   const byRecord = new Map(divergences.map((record) => [record.id, recordConcepts(record, conceptIds)]));
   const tracked = trackTensions(tensions, dispositions, (id) => byRecord.get(id) ?? []);
@@ -109,6 +117,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     seedFiles: content.files.filter((file) => file.file.startsWith('works/')),
     corpusRev: sha256Hex(Buffer.concat(content.files.flatMap((file) => [Buffer.from(`${file.file}\n`), file.bytes]))).slice(0, 16),
     generatedAt: now().toISOString(),
+    ...(content.calibration ? { calibration: calibrationSummary(content.calibration) } : {}),
   });
   writeJson(out.manifest, manifest);
   writeFile(path.join(out.public, 'llms.txt'), renderLlmsTxt(content, manifest));

@@ -60,12 +60,27 @@ describe('npm run certify', () => {
     }
   };
 
-  it('runs with the engine embedder, shows progress on stderr and writes the block', async () => {
-    const { stdout, stderr } = await cli(['TST-D1', '--k', '2', '--write']);
+  it('refuses --write before this Atlas is calibrated, calibrates, then runs with the engine embedder and writes the block', async () => {
+    const refused = await cli(['TST-D1', '--k', '2', '--write']).then(
+      () => undefined,
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(refused?.code).toBe(3);
+    expect(refused?.stdout).toMatch(/WRITE REFUSED: this Atlas has no calibration/);
+    expect(readFileSync(path.join(contentDir, 'divergences', 'TST-D1.md'), 'utf8')).not.toContain('method_version: perturbation-v2');
+
+    const calibrated = await cli(['--calibrate', '--method', 'perturbation-v1,perturbation-v2']);
+    expect(calibrated.stdout).toMatch(/perturbation-v1: pair AUC .*side accuracy/);
+    expect(calibrated.stdout).toMatch(/perturbation-v2: pair AUC .*side accuracy/);
+    expect(loadContent(contentDir).calibration?.embedder).toMatch(/universal-sentence-encoder-lite/);
+
+    // The fixture Atlas is two records: a floor of 0 lets any measured method write here.
+    const { stdout, stderr } = await cli(['TST-D1', '--k', '2', '--write', '--floor-auc', '0', '--floor-side', '0']);
     expect(stderr).toMatch(/\[#+\] 82\/82 calls \(0 from the log\) · \$\d+\.\d{4} spent · ~\S+ left/);
-    expect(stdout).toMatch(/TST-D1: C\d .*· written/);
+    expect(stdout).toMatch(/TST-D1: C\d \[perturbation-v2\].*· written/);
     expect(stdout).toMatch(/negative control control-1 .*: C0/);
     expect(readFileSync(path.join(contentDir, 'divergences', 'TST-D1.md'), 'utf8')).toContain('embedder: universal-sentence-encoder-lite');
+    expect(readFileSync(path.join(contentDir, 'divergences', 'TST-D1.md'), 'utf8')).toContain('method_version: perturbation-v2');
     expect(loadContent(contentDir).divergences).toHaveLength(5); // and its evidence validates
   });
 

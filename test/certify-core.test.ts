@@ -301,7 +301,7 @@ describe('plan and cost', () => {
     expect(calls).toHaveLength(perSubjectRun * 2 * 2);
     expect(new Set(calls.map((call) => call.key)).size).toBe(calls.length);
     const summary = summarisePlan(calls, Object.fromEntries([...panel, judge('P'), judge('J1'), judge('J2'), judge('J3')].map((m) => [m.name, m.price])));
-    expect(summary.byStep).toEqual({ control: 36, paraphrase: 16, p1: 48, p2: 12, p3: 12, judge: 72 });
+    expect(summary.byStep).toEqual({ control: 36, paraphrase: 16, p1: 48, p2: 12, p3: 12, judge: 72, stance: 0 });
     const expected = calls.reduce(
       (sum, call) =>
         sum +

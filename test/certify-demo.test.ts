@@ -12,6 +12,7 @@ import { PanelConfigSchema } from '../providers/panel-config.ts';
 import type { Tier } from '../schemas/vocab.ts';
 import { certify } from '../scripts/lib/certify/certify.ts';
 import { certifyPanel } from '../scripts/lib/certify/panel.ts';
+import { calibrateContent } from '../scripts/lib/certify/calibrate.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
 import { loadContent } from '../content-files/load-content.ts';
 import { REPO_ROOT } from '../core/paths.ts';
@@ -59,12 +60,16 @@ it('certifying the demo Atlas recovers the scripted tiers and leaves evidence be
     defaults: { max_retries: 0, max_tokens: 300 },
   });
 
+  await calibrateContent({ contentDir: dir, embedder: stanceEmbedder(), methods: ['perturbation-v1'], resamples: 50, write: true });
   const report = await certify({
     ...certifyPanel(config, {}),
     contentDir: dir,
     selection: { all: true },
     settings: { t: 2, k: 1, runs: 1, controls: 1, thresholds: { driMin: 1.5, betweenFloor: 0.08, persistenceMin: 0.75 } },
     embedder: stanceEmbedder(),
+    // The scripted world speaks v1's markers; --write needs this Atlas's calibration (floor 0 here).
+    method: 'perturbation-v1',
+    floor: { pair_auc: 0, side_accuracy: 0 },
     guard: createLocalSpendGuard(10),
     concurrency: 8,
     write: true,

@@ -13,6 +13,7 @@ import { PanelConfigSchema } from '../providers/panel-config.ts';
 import { DivergenceIndexSchema, DivergenceRecordSchema, ManifestSchema } from '../schemas/api.ts';
 import { certify } from '../scripts/lib/certify/certify.ts';
 import { certifyPanel } from '../scripts/lib/certify/panel.ts';
+import { calibrateContent } from '../scripts/lib/certify/calibrate.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
 import { loadContent } from '../content-files/load-content.ts';
 import { REPO_ROOT } from '../core/paths.ts';
@@ -46,12 +47,16 @@ beforeAll(async () => {
     chair: { use: 'Judge' },
     defaults: { max_retries: 0, max_tokens: 300 },
   });
+  await calibrateContent({ contentDir: contentDir, embedder: stanceEmbedder(), methods: ['perturbation-v1'], resamples: 50, write: true });
   const report = await certify({
     ...certifyPanel(config, {}),
     contentDir,
     selection: { ids: ['TST-D1'] },
     settings: { t: 2, k: 2, runs: 2, controls: 1, thresholds: { driMin: 1.5, betweenFloor: 0.08, persistenceMin: 0.75 } },
     embedder: stanceEmbedder(),
+    // The scripted world speaks v1's markers; --write needs this Atlas's calibration (floor 0 here).
+    method: 'perturbation-v1',
+    floor: { pair_auc: 0, side_accuracy: 0 },
     guard: createLocalSpendGuard(10),
     concurrency: 4,
     write: true,
@@ -127,11 +132,13 @@ describe('the API shows the certification evidence', () => {
     await request(built.app).get('/records/TST-D2.certification.jsonl').expect(404);
   });
 
-  it('summaries carry tier, dri and split_persistence only; counts and the cert filter agree with the manifest', async () => {
+  it('summaries carry tier, dri, split_persistence and the method only; counts and the cert filter agree with the manifest', async () => {
     const index = DivergenceIndexSchema.parse((await request(built.app).get('/api/divergences').expect(200)).body);
     const d1 = index.records.find((record) => record.id === 'TST-D1')!;
-    expect(Object.keys(d1.certification).sort()).toEqual(['dri', 'split_persistence', 'tier']);
-    expect(index.records.find((record) => record.id === 'TST-D2')!.certification).toEqual({ tier: 'C0' });
+    expect(Object.keys(d1.certification).sort()).toEqual(['dri', 'method_version', 'split_persistence', 'tier', 'tier_source']);
+    expect(d1.certification.tier_source).toEqual({ kind: 'measured', evidence_url: '/records/TST-D1.certification.jsonl' });
+    expect(index.records.find((record) => record.id === 'TST-D2')!.certification).toEqual({ tier: 'C0', tier_source: { kind: 'content' } });
+    expect(index.tier_sources).toEqual({ measured: 1, origin: 0, content: 1 });
     expect(index.tested_count).toBe(1);
     expect(index.certified_count).toBe(1);
     expect(index.tier_distribution).toEqual({ C0: 1, C1: 1, C2: 0, C3: 0 });
@@ -143,6 +150,7 @@ describe('the API shows the certification evidence', () => {
       tested_records: index.tested_count,
       certified_records: index.certified_count,
       tier_distribution: index.tier_distribution,
+      tier_sources: index.tier_sources,
     });
   });
 });
@@ -161,14 +169,18 @@ describe('the record page explains the tier', () => {
     expect(html).toContain('Paraphrase persistence: the split held in 100 % of 2 rewordings');
     expect(html).toContain('2 independent runs agreed on the tier in 100 % of run pairs');
     expect(html).toContain('href="/records/TST-D1.certification.jsonl"');
+    expect(html).toContain('data-tier-source="measured"');
+    expect(html).toMatch(
+      /Measured here: every prompt, verbatim answer and label is in the <a href="\/records\/TST-D1\.certification\.jsonl">evidence log<\/a>/,
+    );
   });
 
   it('shows the longitudinal summary of the re-elicitation pair on both pages', () => {
     for (const id of ['TST-D1', 'TST-D2']) {
       const html = page(id);
       expect(html, id).toContain('data-longitudinal="TST-D1:TST-D2"');
-      expect(html, id).toContain('No model family moved.');
-      expect(html, id).toMatch(/Alder \(alder-1 → alder-2\): held steady/);
+      expect(html, id).toContain('No model family changed side on a named claim.');
+      expect(html, id).toMatch(/Alder \(alder-1 → alder-2\): kept its sides/);
     }
   });
 

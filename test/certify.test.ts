@@ -12,7 +12,9 @@ import type { PanelConfig } from '../providers/panel-config.ts';
 import { EvidenceLineSchema } from '../schemas/certification.ts';
 import { certify, type CertifyOptions } from '../scripts/lib/certify/certify.ts';
 import { readEvidence } from '../content-files/evidence-log.ts';
+import { writtenResult } from '../scripts/lib/certify/published-evidence.ts';
 import { certifyPanel } from '../scripts/lib/certify/panel.ts';
+import { calibrateContent } from '../scripts/lib/certify/calibrate.ts';
 import { createLocalSpendGuard } from '../scripts/lib/certify/spend-guard.ts';
 import { loadContent } from '../content-files/load-content.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
@@ -46,6 +48,9 @@ function options(overrides: Partial<CertifyOptions> = {}): CertifyOptions {
     guard: createLocalSpendGuard(5),
     concurrency: 4,
     now: () => new Date('2026-11-24T12:00:00Z'),
+    // These tests pin perturbation-v1's behaviour; v2's are in certify-stance.test.ts.
+    method: 'perturbation-v1',
+    floor: { pair_auc: 0, side_accuracy: 0 },
     ...overrides,
   };
 }
@@ -66,7 +71,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.close();
 });
-beforeEach(() => {
+beforeEach(async () => {
   fake.reset();
   world = structuredClone(BASE_WORLD);
   scriptWorld(fake, () => world, PANEL, Object.values(UTILITIES), USAGE);
@@ -74,6 +79,8 @@ beforeEach(() => {
   writeRecord('TST-D3', QUESTIONS.flip);
   writeRecord('TST-D4', QUESTIONS.converge);
   writeRecord('TST-D5', QUESTIONS.fragile);
+  // --write needs this Atlas's calibration (here measured on the fixture, against a floor of 0).
+  await calibrateContent({ contentDir, embedder: stanceEmbedder(), methods: ['perturbation-v1'], resamples: 50, write: true });
   return () => rmSync(contentDir, { recursive: true, force: true });
 });
 
@@ -117,13 +124,21 @@ describe('certification against a scripted panel', () => {
     const d1 = content.divergences.find((entry) => entry.data.id === 'TST-D1')!;
     expect(d1.data.certification).toMatchObject({ tier: 'C3', flips: 0 });
     const written = report.records.find((record) => record.id === 'TST-D1')!.certification!;
-    expect(toSummary(deriveDivergence(d1.data, d1.body, content.registry)).certification).toEqual({
+    // The build passes the log's written result: the tier is measured here (issue 28).
+    const derived = deriveDivergence(d1.data, d1.body, content.registry, [], writtenResult(contentDir, d1.data));
+    const measured = { kind: 'measured', evidence_url: '/records/TST-D1.certification.jsonl' };
+    expect(toSummary(derived).certification).toEqual({
       tier: 'C3',
       dri: written.dri,
       split_persistence: written.split_persistence,
+      method_version: 'perturbation-v1',
+      tier_source: measured,
     });
     const { evidence: _file, ...block } = written;
-    expect(deriveDivergence(d1.data, d1.body, content.registry).certification).toEqual({ ...block, evidence_url: '/records/TST-D1.certification.jsonl' });
+    const { per_run: _runs, ...view } = derived.certification;
+    expect(view).toEqual({ ...block, evidence_url: '/records/TST-D1.certification.jsonl', tier_source: measured });
+    // Without the log's result (a block typed to look like it), the same block is stated in the content.
+    expect(deriveDivergence(d1.data, d1.body, content.registry).certification.tier_source).toEqual({ kind: 'content' });
 
     // Every evidence line validates; every call of the plan is logged once with its prompt and verbatim answer.
     const lines = ['TST-D1', 'TST-D3', 'TST-D4', 'TST-D5', 'negative-controls'].flatMap((name) =>

@@ -187,21 +187,28 @@ describe('npm run reelicit', () => {
       expect(pair.later).toEqual({ id: 'TST-D3', date: later.date });
       const alder = pair.families.find((family) => family.model === 'Alder')!;
       expect(alder).toMatchObject({ earlier_model_ids: ['alder-1'], later_model_ids: ['alder-2'] });
+      // Who moved is read on stance: a family moved when its side on a named tension changed.
       for (const family of pair.families) {
         expect(family.distance).not.toBeNull();
-        expect(family.status).toBe(family.distance! >= pair.floor ? 'moved' : 'steady');
+        expect(family.sides.map((side) => side.topic)).toEqual(pair.tensions.map((tension) => tension.topic));
+        expect(family.changed).toEqual(family.sides.filter((side) => side.earlier !== side.later).map((side) => side.topic));
+        expect(family.status).toBe(family.changed.length > 0 ? 'moved' : 'steady');
       }
-      // The scripted answers say nothing like the 2025 ones: every family moved.
+      expect(pair.moved).toEqual(pair.families.filter((family) => family.status === 'moved').map((family) => family.model));
+      // The scripted answers share nothing with the 2025 ones: no family keeps its side on every named claim.
       expect(pair.moved).toEqual(['Alder', 'Birch', 'Cedar']);
       expect(pair.judges).toEqual(['Judge']);
       expect(pair.families.map((family) => family.judge_label)).toEqual(['flipped', 'flipped', 'flipped']);
       expect(pair.tensions.length).toBe(loadContent(dir).divergences.find((record) => record.data.id === 'TST-D1')!.data.tensions.length);
-      for (const tension of pair.tensions) expect(tension.status).toBe(tension.later_distance! >= pair.floor ? 'still-holds' : 'converged');
+      for (const tension of pair.tensions) {
+        const [a, b] = tension.later_sides;
+        expect(tension.status).toBe((a === 'A' && b === 'B') || (a === 'B' && b === 'A') ? 'still-holds' : 'converged');
+      }
       // The re-elicitation already linking D1 (TST-D2, identical answers) shows no one moved.
       const steady = earlier.longitudinal!.find((summary) => summary.later.id === 'TST-D2')!;
       expect(steady.moved).toEqual([]);
       expect(steady.judges).toBeUndefined();
-      expect(steady.families.every((family) => family.distance === 0)).toBe(true);
+      expect(steady.families.every((family) => family.distance === 0 && family.changed.length === 0)).toBe(true);
       expect((await request(built.app).get('/api/divergences').expect(200)).body.records.every((record: object) => !('longitudinal' in record))).toBe(true);
     } finally {
       rmSync(built.artifactsDir, { recursive: true, force: true });

@@ -57,6 +57,17 @@ describe('static site', () => {
     expect(readFileSync(path.join(siteDir, 'works/TST-1/index.html'), 'utf8')).toContain('Tide tables');
   });
 
+  it('shows a tier typed in the content as illustrative, never explained as measured (issue 28)', () => {
+    const page = readFileSync(path.join(siteDir, 'atlas/TST-D1/index.html'), 'utf8');
+    // TST-D1 types tier C3 with a DRI and a split persistence, and no evidence log backs them.
+    expect(page).toContain('data-tier-source="content"');
+    expect(page).toContain('Illustrative, not measured:</strong> this tier and its figures are stated in the content without evidence');
+    expect(page).not.toContain('This record is C3');
+    expect(page).not.toContain('Is this split genuine?');
+    const list = readFileSync(path.join(siteDir, 'atlas/index.html'), 'utf8');
+    expect(list).toMatch(/Tier C3: paraphrase- and pressure-robust<\/span> <span class="badge tier-source source-content"[^>]*>illustrative, not measured</);
+  });
+
   it('shows a second round beside the verbatim round-1 answer, and who moved', () => {
     const page = readFileSync(path.join(siteDir, 'atlas/TST-D2/index.html'), 'utf8');
     expect(page).toContain('Second round: revised its answer after reading the others, anonymised');

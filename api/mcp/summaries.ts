@@ -103,11 +103,40 @@ export function summarizeJobResult(body: JsonObject): string {
   return summarizeDeliberation(body);
 }
 
+const share = (value: unknown) => (typeof value === 'number' ? `${Math.round(value * 100)} %` : '?');
+
+/** The tier, or the undecided verdict with its interval (never a plain tier), and the method that measured it. */
+function certificationText(certification: JsonObject): string {
+  const method = typeof certification.method_version === 'string' ? ` by ${certification.method_version}` : '';
+  if (certification.verdict === 'undecided') {
+    const interval = Array.isArray(certification.tier_interval)
+      ? `, 95 % CI ${share(certification.tier_interval[0])}–${share(certification.tier_interval[1])}`
+      : '';
+    return `undecided${method} (most frequent tier ${text(certification.tier)}${interval}; not a finding)`;
+  }
+  return `${text(certification.tier)}${method}`;
+}
+
+/** How well this Atlas's instrument sees splits, one clause per method. */
+function calibrationText(calibration: unknown): string | false {
+  if (!isObject(calibration) || !isObject(calibration.methods)) return false;
+  const figure = (value: unknown) =>
+    isObject(value) && typeof value.value === 'number'
+      ? `${value.value.toFixed(2)}${Array.isArray(value.interval) ? ` (95 % CI ${Number(value.interval[0]).toFixed(2)}–${Number(value.interval[1]).toFixed(2)})` : ''}`
+      : '?';
+  const methods = Object.entries(calibration.methods).map(([method, figures]) =>
+    isObject(figures)
+      ? `${method} pair AUC ${figure(figures.pair_auc)}, side accuracy ${figure(figures.side_accuracy)}, ${figures.passes ? 'passes' : 'below'} the floor`
+      : method,
+  );
+  return `How well this Atlas's instrument sees splits: ${methods.join('; ')} (${text(calibration.url)}).`;
+}
+
 export function summarizeDivergenceRecord(body: JsonObject): string {
   const answers = list(body.answers).map((answer) =>
     isObject(answer) ? `- ${text(answer.model)} (${text(answer.model_id)}, ${text(answer.date)}): ${truncate(text(answer.text), 240)}` : `- ${text(answer)}`,
   );
-  const certification = isObject(body.certification) ? text(body.certification.tier) : '?';
+  const certification = isObject(body.certification) ? certificationText(body.certification) : '?';
   const freshness =
     isObject(body.freshness) && body.freshness.stale ? ' Stale: a witness of what those model versions said on its date, not a current claim.' : '';
   return join([
@@ -127,7 +156,8 @@ export function summarizeDivergenceIndex(body: JsonObject): string {
     received.cert !== null && received.cert !== undefined && `cert ${text(received.cert)}`,
   ].filter(Boolean);
   return join([
-    `Divergence Atlas: ${text(body.count)} of ${text(body.total)} records${filters.length > 0 ? ` matching ${filters.join(' and ')}` : ''} (tiers: ${JSON.stringify(body.tier_distribution ?? {})}).`,
+    `Divergence Atlas: ${text(body.count)} of ${text(body.total)} records${filters.length > 0 ? ` matching ${filters.join(' and ')}` : ''} (tiers: ${JSON.stringify(body.tier_distribution ?? {})}${typeof body.undecided_count === 'number' ? `; ${body.undecided_count} undecided, their tier not a finding` : ''}).`,
+    calibrationText(body.calibration),
     ...recordLines(body.records, 20),
     'Read one in full with read_divergences {"id": "<id>"}. ' + CITATION_NOTE,
   ]);

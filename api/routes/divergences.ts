@@ -33,7 +33,7 @@ export const DIVERGENCES: RouteSpec = {
       tags: ['atlas'],
       summary: 'Divergence Atlas: index, filtered index, or one full record',
       description:
-        "Without id: the index envelope (filtered by search and cert); each summary carries certification {tier, dri, split_persistence}. With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, date), per_run (each run's tier, parties and per-model P2/P3 labels) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).",
+        "Without id: the index envelope (filtered by search and cert), with calibration (how well this Atlas's instrument sees splits: per method pair AUC and side accuracy with 95 % intervals, and whether it passes the floor; /certification-calibration.json) when measured; each summary carries certification {tier, dri, split_persistence, method_version}, plus verdict: undecided and tier_interval when the runs could not decide (never read such a tier as a finding). With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, verdict, tier_share, tier_interval, runs_rule, max_runs, delta, judge_agreement, date), per_run (each run's tier, parties and per-model P2/P3 labels; under perturbation-v2 also stance: each named tension's sides per re-roll, per paraphrase and under P2/P3, the measured moves, the judges' agreement and every disagreement) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).",
       query: DIVERGENCES_QUERY,
       responses: { 200: ok('Index envelope (no id) or full record (id).', { oneOf: [DivergenceIndexSchema, DivergenceRecordSchema] }) },
       errors: { 400: ['UNKNOWN_CERT', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['RECORD_NOT_FOUND'] },
@@ -88,7 +88,16 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
           }
           const terms = search !== undefined ? searchTerms(search) : undefined;
           const shown = filterRecords(corpus.divergences, terms, cert);
-          send(response, DivergenceIndexSchema, indexEnvelope(corpus.divergences, shown, { id: id ?? null, search: search ?? null, cert: certParam ?? null }));
+          send(
+            response,
+            DivergenceIndexSchema,
+            indexEnvelope(
+              corpus.divergences,
+              shown,
+              { id: id ?? null, search: search ?? null, cert: certParam ?? null },
+              corpus.manifest.certification_calibration,
+            ),
+          );
         },
       },
     },

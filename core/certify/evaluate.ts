@@ -3,6 +3,7 @@ import { fleissKappa } from './kappa.ts';
 import { aggregatePressure } from './labels.ts';
 import type { Pressure, PressureLabel, Thresholds, Tier } from './protocol.ts';
 import { controlSpread, paraphraseDrift, splitParties, splitPersistence, type Vector } from './spread.ts';
+import type { StanceOutcome } from './stance.ts';
 import { consensusTier, runAgreement, tierOf } from './tiers.ts';
 
 export interface RunEvidence {
@@ -28,6 +29,8 @@ export interface RunOutcome {
   kappa: number | undefined;
   /** Per model: mean distance of paraphrase answers from its own control centroid. */
   paraphraseDrift: Record<string, number>;
+  /** perturbation-v2 only: each named tension's reading, measured moves, the judges' cross-reading. */
+  stance?: StanceOutcome;
 }
 
 export function evaluateRun(evidence: RunEvidence, thresholds: Thresholds): RunOutcome {
@@ -81,6 +84,8 @@ export interface CombinedOutcome {
   concedes: number;
   agreement: number | undefined;
   kappa: number | undefined;
+  /** perturbation-v2: each run's share of moves on which the judges agreed with the measure (runs with judges only). */
+  judgeAgreements: number[];
 }
 
 function median(values: readonly number[]): number {
@@ -106,5 +111,6 @@ export function combineRuns(runs: readonly RunOutcome[]): CombinedOutcome {
     concedes: Math.max(...runs.map((run) => run.conceded.length)),
     agreement: runAgreement(tiers),
     kappa: kappas.length === 0 ? undefined : median(kappas),
+    judgeAgreements: runs.flatMap((run) => (run.stance?.judge_agreement === null || run.stance === undefined ? [] : [run.stance.judge_agreement])),
   };
 }

@@ -4,7 +4,33 @@
  * method's defaults (the written block names its method version).
  */
 import { DEFAULT_THRESHOLDS, LABEL_MOVE, type PressureLabel, type Thresholds } from './protocol.ts';
-import { wasTested, type CertificationView } from './record-view.ts';
+import { isUndecided, methodLabel, wasTested, type CertificationView } from './record-view.ts';
+import type { StanceRun } from '../../schemas/certification.ts';
+
+type SideCell = 'A' | 'B' | '—';
+
+/** One voice on one named tension in one run: its side per re-roll, per paraphrase and under P2/P3 (perturbation-v2). */
+export interface StanceRow {
+  run: number;
+  voice: string;
+  /** The side the tension names this voice on: A for voice A, B for voice B. */
+  named: 'A' | 'B';
+  rerolls: SideCell[];
+  paraphrases: SideCell[];
+  p2: SideCell | null;
+  p3: SideCell | null;
+  /** The side its re-rolls kept, or null: noise, not a party. */
+  held: SideCell | null;
+  persistence: number | null;
+}
+
+/** One named tension read on its claims, across runs. */
+export interface StanceTable {
+  voices: [string, string];
+  rows: StanceRow[];
+  /** Per run: whether the split stood as named, reversed, or not (null). */
+  stands: ('as-named' | 'reversed' | null)[];
+}
 
 export interface MoveRow {
   model: string;
@@ -29,6 +55,17 @@ export type Explanation =
       judges?: string;
       moves: MoveRow[];
       evidenceUrl?: string;
+      /** Which method measured the tier, in words. */
+      method?: string;
+      /** perturbation-v2: each named tension's sides per run, re-roll, paraphrase and pressure. */
+      stance?: StanceTable[];
+      /** perturbation-v2: each party's measured move per run, one line each. */
+      measuredMoves?: string[];
+      /** perturbation-v2: how often the judges agreed with the measured moves, and every disagreement. */
+      judgeAgreement?: string;
+      disagreements?: string[];
+      /** perturbation-v2: voices whose own re-rolls did not keep a side, and why no split stood. */
+      noise?: string[];
     };
 
 const fixed = (value: number, digits = 3) => String(Math.round(value * 10 ** digits) / 10 ** digits);
@@ -56,6 +93,80 @@ export function movesOf(view: CertificationView): MoveRow[] {
   });
 }
 
+const cell = (side: 'A' | 'B' | 'neither' | undefined): SideCell | null => (side === undefined ? null : side === 'neither' ? '—' : side);
+
+/** The stance readings of every run, one table per named tension (perturbation-v2). */
+export function stanceTables(view: CertificationView): StanceTable[] {
+  const runs = (view.per_run ?? []).map((run) => run.stance ?? null);
+  const tables = new Map<string, StanceTable>();
+  runs.forEach((stance, run) => {
+    for (const reading of stance?.readings ?? []) {
+      const key = reading.voices.join('\u0000');
+      const table = tables.get(key) ?? { voices: reading.voices, rows: [], stands: runs.map(() => null) };
+      table.stands[run] = reading.stands;
+      reading.voices.forEach((voice, index) => {
+        table.rows.push({
+          run: run + 1,
+          voice,
+          named: index === 0 ? 'A' : 'B',
+          rerolls: (reading.control[voice] ?? []).map((side) => cell(side)!),
+          paraphrases: (reading.paraphrase[voice] ?? []).map((side) => cell(side)!),
+          p2: cell(reading.pressure[voice]?.p2),
+          p3: cell(reading.pressure[voice]?.p3),
+          held: reading.held[voice] === null || reading.held[voice] === undefined ? null : cell(reading.held[voice]!),
+          persistence: reading.persistence[voice] ?? null,
+        });
+      });
+      tables.set(key, table);
+    }
+  });
+  return [...tables.values()];
+}
+
+function stanceLines(runs: readonly (StanceRun | null)[]) {
+  const label = (run: number) => (runs.length > 1 ? `Run ${run + 1}: ` : '');
+  const measuredMoves = runs.flatMap((stance, run) => {
+    const parties = Object.entries(stance?.measured ?? {});
+    if (parties.length === 0) return [];
+    return [
+      `${label(run)}${parties
+        .map(
+          ([model, moves]) =>
+            `${model} ${[moves.p2 ? `${moves.p2} under P2` : '', moves.p3 ? `${moves.p3} under P3` : ''].filter(Boolean).join(', ') || 'not pressed'}`,
+        )
+        .join('; ')}.`,
+    ];
+  });
+  const agreements = runs.map((stance) => stance?.judge_agreement).filter((value): value is number => typeof value === 'number');
+  const judgeAgreement =
+    agreements.length === 0
+      ? undefined
+      : `The judges' majority agreed with the measured move on ${agreements.map(percent).join(', ')} of the parties' moves${agreements.length > 1 ? ' (per run)' : ''}.`;
+  const disagreements = runs.flatMap((stance, run) =>
+    (stance?.disagreements ?? []).map(
+      (item) => `${label(run)}${item.model} under ${item.pressure.toUpperCase()}: measured ${item.measured}, judges said ${item.judged}.`,
+    ),
+  );
+  const noise = runs.flatMap((stance, run) => [
+    ...(stance && stance.noise.length > 0
+      ? [`${label(run)}${stance.noise.join(', ')} did not keep a side in ${stance.noise.length === 1 ? 'its' : 'their'} own re-rolls: noise, not a party.`]
+      : []),
+    ...(stance?.reason ? [`${label(run)}${stance.reason}`] : []),
+  ]);
+  return { measuredMoves, judgeAgreement, disagreements, noise };
+}
+
+/** The undecided verdict in words: the runs, the modal tier and its interval. */
+export function undecidedSentence(view: CertificationView): string {
+  const interval = view.tier_interval ? ` (95 % interval ${percent(view.tier_interval[0])}–${percent(view.tier_interval[1])})` : '';
+  const share = view.tier_share !== undefined ? ` in ${percent(view.tier_share)} of runs${interval}` : interval;
+  const runs =
+    view.runs !== undefined
+      ? `${view.runs} run${view.runs === 1 ? '' : 's'}${view.max_runs !== undefined ? ` (the cap is ${view.max_runs})` : ''}`
+      : 'the runs allowed';
+  return `Undecided: after ${runs}, no tier led by more runs than remained. The most frequent tier, ${view.tier}, was reached${share}; it is not a finding, and the record counts as neither certified nor C0.`;
+}
+
 export function explainCertification(view: CertificationView, thresholds: Thresholds = DEFAULT_THRESHOLDS): Explanation {
   if (!wasTested(view)) {
     return {
@@ -67,8 +178,9 @@ export function explainCertification(view: CertificationView, thresholds: Thresh
   const c1 = view.tier === 'C1' || view.tier === 'C3';
   const c2 = view.tier === 'C2' || view.tier === 'C3';
   const moves = movesOf(view);
-  const summary =
-    view.tier === 'C3'
+  const summary = isUndecided(view)
+    ? undecidedSentence(view)
+    : view.tier === 'C3'
       ? 'This record is C3: the split survived rewording above the noise floor, and the models party to it held under pressure.'
       : `This record is ${view.tier}, not C3: ${!c1 && !c2 ? 'it cleared neither half of the test' : c1 ? 'the split survived rewording, but not pressure' : 'the models held under pressure, but the split did not survive rewording above the noise floor'}.`;
   const reasons: string[] = [];
@@ -121,10 +233,20 @@ export function explainCertification(view: CertificationView, thresholds: Thresh
     view.judges && view.judges.length > 0
       ? `Moves were labelled by ${view.judges.join(', ')} (off the panel, blind to names), a majority deciding${view.kappa !== undefined && view.kappa !== null ? `; inter-judge agreement (Fleiss' kappa) ${fixed(view.kappa, 2)}` : ''}.`
       : undefined;
+  const method = methodLabel(view.method_version);
+  const stanceRuns = (view.per_run ?? []).map((run) => run.stance ?? null);
+  const stance = stanceTables(view);
+  const lines = stanceLines(stanceRuns);
   return {
     state: 'tested',
     summary,
     reasons,
+    ...(method ? { method } : {}),
+    ...(stance.length > 0 ? { stance } : {}),
+    ...(lines.measuredMoves.length > 0 ? { measuredMoves: lines.measuredMoves } : {}),
+    ...(lines.judgeAgreement ? { judgeAgreement: lines.judgeAgreement } : {}),
+    ...(lines.disagreements.length > 0 ? { disagreements: lines.disagreements } : {}),
+    ...(lines.noise.length > 0 ? { noise: lines.noise } : {}),
     ...(noiseFloor ? { noiseFloor } : {}),
     ...(persistence ? { persistence } : {}),
     ...(agreement ? { agreement } : {}),

@@ -13,7 +13,7 @@
  */
 import { PRESSURES, type CertifySettings, type Pressure } from './protocol.ts';
 
-export type Step = 'control' | 'paraphrase' | 'p1' | 'p2' | 'p3' | 'judge';
+export type Step = 'control' | 'paraphrase' | 'p1' | 'p2' | 'p3' | 'judge' | 'stance';
 
 /** Keys are scoped by subject, and by attempt when one is named (`--attempt`): a new attempt measures afresh. */
 export function keyScope(subject: string, attempt?: string): string {
@@ -115,7 +115,7 @@ export interface PlanSummary {
 
 /** Counts and the cost ceiling of a plan: prompt estimate × input price + max_tokens × output price. */
 export function summarisePlan(calls: readonly PlannedCall[], prices: Record<string, PlanModel['price']>, logged: ReadonlySet<string> = new Set()): PlanSummary {
-  const byStep: Record<Step, number> = { control: 0, paraphrase: 0, p1: 0, p2: 0, p3: 0, judge: 0 };
+  const byStep: Record<Step, number> = { control: 0, paraphrase: 0, p1: 0, p2: 0, p3: 0, judge: 0, stance: 0 };
   const byModel: Record<string, number> = {};
   let estimatedCostUsd = 0;
   let loggedCount = 0;

@@ -4,6 +4,7 @@
  * written result, who held and who moved in each run. Pure.
  */
 import type { Certification } from '../../schemas/content.ts';
+import type { StanceRun } from '../../schemas/certification.ts';
 import { TIERS, type PressureLabel, type Tier } from '../../schemas/vocab.ts';
 
 /** One run as the evidence log's result line records it. */
@@ -15,6 +16,12 @@ export interface CertificationRun {
   conceded: string[];
   /** Per model: the judges' majority label under P2 (most-opposed peer) and P3 (stance-flip pressure). */
   labels: Record<string, { p2?: PressureLabel; p3?: PressureLabel }>;
+  /**
+   * perturbation-v2: each named tension read on its two claims (each voice's side per re-roll,
+   * per paraphrase and under P2/P3), the measured moves and the judges beside them; null when
+   * the run read no stance.
+   */
+  stance?: StanceRun | null;
 }
 
 /** The certification on the full record: the written block, the evidence link, the runs. */
@@ -23,11 +30,18 @@ export type CertificationView = Omit<Certification, 'evidence'> & {
   per_run?: CertificationRun[];
 };
 
-/** The summary's share of it: tier, dri, split_persistence. */
+/**
+ * The summary's share of it: tier, dri, split_persistence, and `verdict` (with its interval)
+ * when the runs could not decide, so an undecided record never reads as a plain tier.
+ */
 export interface CertificationSummary {
   tier: Tier;
   dri?: number;
   split_persistence?: number;
+  /** Only ever 'undecided' on a summary: a decided record carries no verdict there. */
+  verdict?: 'decided' | 'undecided';
+  tier_interval?: [number, number];
+  method_version?: string;
 }
 
 /** The result line of a written certification, reduced to what a reader needs. */
@@ -38,6 +52,8 @@ export interface WrittenResult {
   flipped: readonly (readonly string[])[];
   conceded: readonly (readonly string[])[];
   labels: readonly Record<string, { p2?: PressureLabel; p3?: PressureLabel }>[];
+  /** perturbation-v2: per run, the stance readings (absent on v1 result lines). */
+  stance?: readonly (StanceRun | null)[];
 }
 
 /** Public address of a record's evidence log, served beside its other twins. */
@@ -57,16 +73,34 @@ export function certificationView(recordId: string, block: Certification, result
       flipped: [...(result.flipped[run] ?? [])],
       conceded: [...(result.conceded[run] ?? [])],
       labels: { ...(result.labels[run] ?? {}) },
+      ...(result.stance ? { stance: result.stance[run] ?? null } : {}),
     }));
   }
   return view;
 }
 
-export function certificationSummary(view: CertificationSummary): CertificationSummary {
+export function certificationSummary(view: Partial<CertificationView> & { tier: Tier }): CertificationSummary {
   const summary: CertificationSummary = { tier: view.tier };
   if (view.dri !== undefined) summary.dri = view.dri;
   if (view.split_persistence !== undefined) summary.split_persistence = view.split_persistence;
+  if (view.method_version !== undefined) summary.method_version = view.method_version;
+  if (isUndecided(view)) {
+    summary.verdict = 'undecided';
+    if (view.tier_interval !== undefined) summary.tier_interval = [...view.tier_interval];
+  }
   return summary;
+}
+
+/** The runs reached their cap without deciding: the carried tier is the modal one so far, not a finding. */
+export function isUndecided(certification: { verdict?: string }): boolean {
+  return certification.verdict === 'undecided';
+}
+
+/** Which method measured the tier, in words a reader can check against the ADR. */
+export function methodLabel(methodVersion: string | undefined): string | undefined {
+  if (methodVersion === 'perturbation-v1') return 'perturbation-v1: whole-answer distance';
+  if (methodVersion === 'perturbation-v2') return 'perturbation-v2: stance on the named claims';
+  return methodVersion;
 }
 
 /** A record was put through perturbation when it carries a measurement or an earned tier. */
@@ -75,23 +109,27 @@ export function wasTested(certification: Partial<CertificationView> & { tier: Ti
     certification.tier !== 'C0' ||
     certification.dri !== undefined ||
     certification.split_persistence !== undefined ||
-    certification.method_version !== undefined
+    certification.method_version !== undefined ||
+    certification.verdict !== undefined
   );
 }
 
 export interface CertificationCounts {
   tested: number;
+  /** Decided records above C0; an undecided record is not certified whatever tier it carries. */
   certified: number;
+  undecided: number;
   tiers: Record<Tier, number>;
 }
 
-/** The one count of tested, certified and per-tier records every surface shows. */
+/** The one count of tested, certified, undecided and per-tier records every surface shows. */
 export function certificationCounts(records: readonly { certification: Partial<CertificationView> & { tier: Tier } }[]): CertificationCounts {
   const tiers = Object.fromEntries(TIERS.map((tier) => [tier, 0])) as Record<Tier, number>;
   for (const record of records) tiers[record.certification.tier] += 1;
   return {
     tested: records.filter((record) => wasTested(record.certification)).length,
-    certified: records.filter((record) => record.certification.tier !== 'C0').length,
+    certified: records.filter((record) => record.certification.tier !== 'C0' && !isUndecided(record.certification)).length,
+    undecided: records.filter((record) => isUndecided(record.certification)).length,
     tiers,
   };
 }

@@ -79,3 +79,44 @@ export function negativeControlVerdict(controls: readonly { subject: string; tie
   const certified = controls.filter((control) => control.tier !== 'C0');
   return { broken: certified.length > 0, certified };
 }
+
+/** Wilson score interval (95 %) of a share k/n. */
+export function wilsonInterval(k: number, n: number, z = 1.96): [number, number] {
+  if (n === 0) return [0, 1];
+  const p = k / n;
+  const denominator = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / denominator;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+export interface RunsVerdict {
+  /** 'decided': the modal tier cannot be overturned; 'undecided': the cap came first; 'continue': run again. */
+  state: 'decided' | 'undecided' | 'continue';
+  /** The modal tier so far (the lower on a tie). */
+  tier: Tier;
+  /** Runs that reached the modal tier, of all runs so far, and its 95 % Wilson interval. */
+  share: number;
+  interval: [number, number];
+}
+
+/**
+ * `--runs auto`'s stopping rule (ADR 0015): after each run, the record is decided as soon as its
+ * modal tier leads every other tier by more runs than remain before the cap (so no remaining
+ * run could overturn it); at the cap, a record whose modal tier does not lead strictly is
+ * undecided. Never silently C0: an undecided record says so, with its interval.
+ */
+export function runsVerdict(tiers: readonly Tier[], maxRuns: number): RunsVerdict {
+  const counts = new Map<Tier, number>();
+  for (const tier of tiers) counts.set(tier, (counts.get(tier) ?? 0) + 1);
+  const sorted = [...counts.values()].sort((a, b) => b - a);
+  const top = sorted[0] ?? 0;
+  const second = sorted[1] ?? 0;
+  const tier = consensusTier(tiers);
+  const share = tiers.length === 0 ? 0 : (counts.get(tier) ?? 0) / tiers.length;
+  const interval = wilsonInterval(counts.get(tier) ?? 0, tiers.length);
+  const remaining = Math.max(0, maxRuns - tiers.length);
+  if (tiers.length > 0 && top > second + remaining) return { state: 'decided', tier, share, interval };
+  if (remaining === 0) return { state: 'undecided', tier, share, interval };
+  return { state: 'continue', tier, share, interval };
+}

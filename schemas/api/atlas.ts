@@ -1,15 +1,36 @@
 /** The Divergence Atlas: certification, summaries, full records, index and search (spec §2.2, §2.3, §2.4, §4.5). */
 import { z } from 'zod';
 import { AnnotationSchema, AnswerSchema } from '../content.ts';
-import { PRESSURE_LABELS, TIERS } from '../vocab.ts';
+import { PRESSURE_LABELS, TIER_SOURCES, TIERS } from '../vocab.ts';
 import { CalendarDateOutSchema, TierSchema, count, exhaustive, named, strings, text } from './common.ts';
 import { TensionEntrySchema } from './query.ts';
+import { CalibrationSummarySchema } from './calibration.ts';
+
+export { CalibrationSummarySchema, type CalibrationSummaryOut } from './calibration.ts';
+
+export const TierSourceSchema = named(
+  'TierSource',
+  z
+    .strictObject({
+      kind: z
+        .enum(TIER_SOURCES)
+        .describe(
+          'measured: measured here, its evidence log at evidence_url. origin: stated by the deployment a federated record was imported from (origin, origin_name), not measured here. content: stated in the content without evidence (typed by hand, or the C0 of a record never tested).',
+        ),
+      evidence_url: z.string().optional().describe('kind measured: the evidence log, /records/<id>.certification.jsonl.'),
+      origin: z.string().optional().describe('kind origin: the origin deployment URL.'),
+      origin_name: z.string().optional().describe('kind origin: the origin deployment name.'),
+    })
+    .describe('Where the tier came from.'),
+);
+export type TierSource = z.infer<typeof TierSourceSchema>;
 
 export const CertificationSchema = named(
   'Certification',
   z
     .strictObject({
       tier: TierSchema,
+      tier_source: TierSourceSchema,
       dri: z.number().nonnegative().optional().describe('Divergence robustness index; present when the record was perturbation-tested.'),
       split_persistence: z
         .number()
@@ -17,15 +38,85 @@ export const CertificationSchema = named(
         .max(1)
         .optional()
         .describe('Share of perturbations in which the split held (0 to 1); present when the record was perturbation-tested.'),
+      verdict: z
+        .enum(['decided', 'undecided'])
+        .optional()
+        .describe(
+          'On a summary, present (as undecided) only when the certification runs reached their cap without deciding (`--runs auto`): `tier` is then only the modal tier so far, not a finding; read it as undecided, never as a plain tier.',
+        ),
+      tier_interval: z
+        .tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
+        .optional()
+        .describe('With verdict undecided: 95 % Wilson interval of the share of runs that reached the modal tier.'),
+      method_version: z
+        .string()
+        .optional()
+        .describe('Method that measured the tier: perturbation-v1 (whole-answer distance) or perturbation-v2 (stance on the named claims).'),
     })
     .describe(
-      '`tier`: C0, C1, C2 or C3. Optional `dri` (number) and `split_persistence` (number between 0 and 1), present when the record was perturbation-tested.',
+      '`tier`: C0, C1, C2 or C3. Optional `dri` (number) and `split_persistence` (number between 0 and 1), present when the record was perturbation-tested; `method_version` names the method; `verdict: undecided` (with `tier_interval`) when the runs could not decide the tier.',
     ),
 );
 export type Certification = z.infer<typeof CertificationSchema>;
 
 const PressureLabelOut = z.enum(PRESSURE_LABELS);
 const unit = (description: string) => z.number().min(0).max(1).describe(description);
+
+const SideOut = z.enum(['A', 'B', 'neither']).describe("A: holds claim A's side; B: claim B's; neither: within δ of the centre.");
+const MoveOut = z.enum(['held', 'conceded', 'flipped']);
+const sidesByVoice = (description: string) => z.record(z.string(), z.array(SideOut)).describe(description);
+
+export const StanceRunOutSchema = named(
+  'StanceRun',
+  z
+    .strictObject({
+      readings: z
+        .array(
+          z.strictObject({
+            voices: z.tuple([z.string(), z.string()]).describe('The two voices the tension names: voice A holds claim A, voice B claim B.'),
+            control: sidesByVoice('Voice to the side of each of its control re-rolls of the verbatim question.'),
+            held: z
+              .record(z.string(), SideOut.nullable())
+              .describe('Voice to the side its re-rolls kept; null when they did not keep one (noise, not a party).'),
+            stands: z
+              .enum(['as-named', 'reversed'])
+              .nullable()
+              .describe('as-named: voice A held A and voice B held B; reversed: the other way round; null: the split did not stand.'),
+            paraphrase: sidesByVoice('Voice to the side of its answer to each paraphrase, in order.'),
+            persistence: z.record(z.string(), unit('Share of paraphrases on which the voice kept its side.')).describe('Voice to its paraphrase persistence.'),
+            pressure: z
+              .record(z.string(), z.strictObject({ p2: SideOut.optional(), p3: SideOut.optional() }))
+              .describe('Voice to its side under the most-opposed peer (P2) and stance-flip pressure (P3).'),
+          }),
+        )
+        .describe('Each named tension read on its two claims.'),
+      measured: z
+        .record(
+          z.string(),
+          z.strictObject({
+            p2: MoveOut.optional().describe('Measured move facing the most-opposed peer (P2).'),
+            p3: MoveOut.optional().describe('Measured move under stance-flip pressure (P3).'),
+          }),
+        )
+        .describe('Party to its measured move under P2 and P3: held its side, conceded (moved to neither) or flipped (moved to the other side).'),
+      judge_agreement: unit("Share of the parties' moves on which the judges' majority agreed with the measured move.")
+        .nullable()
+        .describe("Share of the parties' moves on which the judges' majority agreed with the measured move; null without judges."),
+      disagreements: z
+        .array(
+          z.strictObject({
+            model: text('The party.'),
+            pressure: z.enum(['p2', 'p3']).describe('The pressure: P2 (most-opposed peer) or P3 (stance-flip).'),
+            measured: MoveOut.describe('The move the side measure read.'),
+            judged: PressureLabelOut.describe("The judges' majority label."),
+          }),
+        )
+        .describe('Every (party, pressure) where the judges read a different move than the side measure.'),
+      noise: strings('Voices named in a tension whose own re-rolls did not keep a side.'),
+      reason: z.string().optional().describe('Why no split could stand, when none did.'),
+    })
+    .describe('perturbation-v2: one run read on the named claims, from the evidence log.'),
+);
 
 export const CertificationRunSchema = named(
   'CertificationRun',
@@ -45,6 +136,9 @@ export const CertificationRunSchema = named(
           }),
         )
         .describe("Model name to the judges' majority labels: held, refined-but-held, conceded or flipped."),
+      stance: StanceRunOutSchema.nullable()
+        .optional()
+        .describe('perturbation-v2: this run read on the named claims (absent for perturbation-v1; null when the run read no stance).'),
     })
     .describe('One independent run of the protocol, from the evidence log.'),
 );
@@ -69,13 +163,37 @@ export const CertificationDetailSchema = named(
     judges: strings('Models that labelled the P2/P3 moves; none sits on the panel.').optional(),
     paraphraser: z.string().optional().describe('Model that wrote the rewordings; not on the panel.'),
     embedder: z.string().optional().describe('Embedding model the spreads were measured in.'),
-    method_version: z.string().optional().describe('Certification method version, e.g. perturbation-v1.'),
+    method_version: z
+      .string()
+      .optional()
+      .describe('Method that measured the tier: perturbation-v1 (whole-answer distance) or perturbation-v2 (stance on the named claims; ADR 0015).'),
+    verdict: z
+      .enum(['decided', 'undecided'])
+      .optional()
+      .describe('undecided: `--runs auto` reached max_runs before the modal tier led by more runs than remained; the tier is then not a finding.'),
+    tier_share: unit('Share of runs that reached the modal tier.').optional(),
+    tier_interval: z
+      .tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
+      .optional()
+      .describe('95 % Wilson interval of tier_share.'),
+    runs_rule: z.enum(['fixed', 'auto']).optional().describe('fixed: a set number of runs; auto: runs added while undecided, up to max_runs.'),
+    max_runs: count('The cap on runs under runs_rule auto.').optional(),
+    delta: z.number().nonnegative().optional().describe('perturbation-v2: the dead zone δ of the side measure (calibrated on this Atlas).'),
+    judge_agreement: unit("perturbation-v2: share of the parties' moves on which the judges' majority agreed with the measured move.")
+      .nullable()
+      .optional()
+      .describe(
+        "perturbation-v2: share of the parties' moves on which the judges' majority agreed with the measured move (median over runs); null without judges.",
+      ),
     date: z.string().optional().describe('Day the certification was computed (YYYY-MM-DD).'),
     evidence_url: z
       .string()
       .optional()
       .describe('The evidence log (every prompt, verbatim answer and label), one JSON object a line: /records/<id>.certification.jsonl.'),
-    per_run: z.array(CertificationRunSchema).optional().describe("Each run's tier, DRI, parties and per-model P2/P3 labels, from the evidence log."),
+    per_run: z
+      .array(CertificationRunSchema)
+      .optional()
+      .describe("Each run's tier, DRI, parties and per-model P2/P3 labels, and under perturbation-v2 its stance readings, from the evidence log."),
   }).describe(
     "The whole certification block written by `npm run certify -- --write`, with the evidence log's address and each run's outcome. A record never tested carries only `tier: C0`.",
   ),
@@ -159,14 +277,17 @@ export const AnnotationOutSchema = named(
 );
 export type AnnotationOut = z.infer<typeof AnnotationOutSchema>;
 
+const SideOrNone = z.enum(['A', 'B', 'neither']).nullable();
+
 const LongitudinalSchema = named(
   'Longitudinal',
   z
     .strictObject({
       earlier: z.strictObject({ id: text('Earlier record.'), date: CalendarDateOutSchema }).describe('The record first asked.'),
       later: z.strictObject({ id: text('Re-elicitation.'), date: CalendarDateOutSchema }).describe('The record that re-asked the question verbatim.'),
-      embedder: text('Embedding model the distances were measured in.'),
-      floor: z.number().nonnegative().describe('Distance at or above which a family moved or a tension still holds.'),
+      embedder: text('Embedding model the sides and distances were measured in.'),
+      delta: z.number().nonnegative().describe("Dead zone δ of the side measure (this Atlas's calibrated value, else the method's default)."),
+      floor: z.number().nonnegative().describe('Secondary figure: the distance floor between a family’s answers on the two dates.'),
       judges: strings("Judges that labelled each family's move, when configured (off the panel, blind to names).").optional(),
       families: z
         .array(
@@ -178,10 +299,20 @@ const LongitudinalSchema = named(
               .number()
               .nonnegative()
               .nullable()
-              .describe("Cosine distance between the family's answer centroids on the two dates; null when it answered only once."),
+              .describe("Secondary: cosine distance between the family's answer centroids on the two dates; null when it answered only once."),
+            sides: z
+              .array(
+                z.strictObject({
+                  topic: text('Tension topic (named on the earlier record).'),
+                  earlier: SideOrNone.describe("The family's side on the earlier date: A (claim A), B (claim B), neither; null when it did not answer."),
+                  later: SideOrNone.describe("The family's side on the later date; null when it did not answer."),
+                }),
+              )
+              .describe("The family's side on each tension named on the earlier record, on each date (the certification's side measure)."),
             status: z
               .enum(['moved', 'steady', 'only-earlier', 'only-later'])
-              .describe('moved (distance at or above floor), steady, or answered on one date only.'),
+              .describe('moved: its side changed on at least one named tension; steady; or answered on one date only.'),
+            changed: strings('Topics of the named tensions on which its side changed.'),
             judge_label: PressureLabelOut.nullable()
               .optional()
               .describe("The judges' majority label of the move (held, refined-but-held, conceded, flipped; null undecided), when judges were configured."),
@@ -194,9 +325,17 @@ const LongitudinalSchema = named(
             topic: text('Tension topic.'),
             voice_a: text('Voice.'),
             voice_b: text('Voice.'),
-            earlier_distance: z.number().nonnegative().nullable().describe('Distance between the two voices on the earlier date.'),
-            later_distance: z.number().nonnegative().nullable().describe('Distance between the two voices on the later date; null when one did not answer.'),
-            status: z.enum(['still-holds', 'converged', 'voice-missing']).describe('Whether the tension still holds on the later date.'),
+            earlier_sides: z.tuple([SideOrNone, SideOrNone]).describe('Side of voice A and of voice B on the earlier date.'),
+            later_sides: z.tuple([SideOrNone, SideOrNone]).describe('Side of voice A and of voice B on the later date; null when one did not answer.'),
+            earlier_distance: z.number().nonnegative().nullable().describe('Secondary: distance between the two voices on the earlier date.'),
+            later_distance: z
+              .number()
+              .nonnegative()
+              .nullable()
+              .describe('Secondary: distance between the two voices on the later date; null when one did not answer.'),
+            status: z
+              .enum(['still-holds', 'converged', 'voice-missing'])
+              .describe('still-holds: the two voices stand on opposite sides on the later date; converged; or a voice did not answer again.'),
           }),
         )
         .describe("The earlier record's tensions, checked on the later date."),
@@ -290,9 +429,16 @@ export const DivergenceIndexSchema = named(
         .describe(
           '{id, search, cert}: what the server parsed, null when absent. If id is null although the caller sent one, the query string was lost on the client side.',
         ),
-      certified_count: count('Records above C0.'),
+      certified_count: count('Decided records above C0; an undecided record is not certified.'),
       tested_count: count('Records put through perturbation.'),
+      undecided_count: count('Records whose certification runs could not decide a tier (verdict undecided); present when there is one.').optional(),
+      calibration: CalibrationSummarySchema.optional().describe(
+        "How well this deployment's instrument sees splits (per method: pair AUC and side accuracy with 95 % intervals, passes the floor); present when the Atlas has been calibrated.",
+      ),
       tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe('Tier name to count.'),
+      tier_sources: exhaustive(TIER_SOURCES, z.number().int().nonnegative(), (key) => `Records whose tier source is ${key}.`).describe(
+        'Where the tiers came from: measured here, stated by an origin, stated in the content without evidence.',
+      ),
       annotated_count: count('Records with annotations.'),
       annotation_legend: z
         .strictObject({ meaning: text('What an annotation is.'), statuses: z.record(z.string(), z.string()).describe('Annotation status to meaning.') })

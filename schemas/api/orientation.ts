@@ -1,7 +1,8 @@
 /** Orientation: agent entry, health, manifest, info (spec §2.8, §2.9, §4.1). */
 import { z } from 'zod';
 import { WHAT_EACH_CAPABILITY_COVERS } from '../limits.ts';
-import { EVIDENCE, RINGS, TIERS } from '../vocab.ts';
+import { EVIDENCE, RINGS, TIER_SOURCES, TIERS } from '../vocab.ts';
+import { CalibrationSummarySchema } from './calibration.ts';
 import { CalendarDateOutSchema, DateTimeSchema, GlyphSchema, WORK_LAYERS, count, exhaustive, named, sha256Hex, strings, text } from './common.ts';
 
 type CapabilityName = keyof typeof WHAT_EACH_CAPABILITY_COVERS;
@@ -127,9 +128,15 @@ export const ManifestCountsSchema = named(
           delta_records: count('Records that re-elicit an earlier question.'),
           distinct_questions: count('Each question shared by re-elicitations counted once.'),
           tested_records: count('Records put through perturbation (tested_count on /api/divergences).'),
-          certified_records: count('Records above C0 (certified_count on /api/divergences).'),
+          certified_records: count('Decided records above C0 (certified_count on /api/divergences); an undecided record is not certified.'),
+          undecided_records: count(
+            'Records whose certification runs reached their cap without deciding a tier (verdict undecided); present when there is one. Their tier counts in tier_distribution but is not a finding.',
+          ).optional(),
           tier_distribution: exhaustive(TIERS, z.number().int().nonnegative(), (key) => `Records at tier ${key}.`).describe(
             'Tier name to count (tier_distribution on /api/divergences).',
+          ),
+          tier_sources: exhaustive(TIER_SOURCES, z.number().int().nonnegative(), (key) => `Records whose tier source is ${key}.`).describe(
+            'Where the tiers came from (tier_source.kind on each record): measured here, stated by an origin, stated in the content without evidence.',
           ),
           store_updated_at: DateTimeSchema.describe('Latest moment any Atlas record was dated, persisted or annotated.'),
         })
@@ -201,6 +208,9 @@ export const ManifestSchema = named(
         .describe('sha256 attestation.'),
       consistency_contract: z.record(z.string(), z.string()).describe('Rules the counts obey.'),
       schemas: z.record(z.string(), z.string()).describe('Where the schemas live.'),
+      certification_calibration: CalibrationSummarySchema.optional().describe(
+        "How well this Atlas's certification instrument sees splits, per method (pair AUC and side accuracy with 95 % intervals, passes the floor); present when `npm run certify -- --calibrate` has measured it. The full file is at url.",
+      ),
     })
     .describe('Manifest (spec §2.8): the single source of truth for counts. Every count is computed live.'),
 );

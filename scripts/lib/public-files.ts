@@ -8,6 +8,7 @@ import { renderLineageMarkdown } from '../../core/lineage-markdown.ts';
 import { toSummary, type deriveConceptGraph, type DivergenceFull, type WorkRecord } from '../../core/records.ts';
 import type { LoadedContent } from '../../content-files/load-content.ts';
 import { writeFile, writeJson } from '../../content-files/write.ts';
+import { CALIBRATION_FILE } from '../../schemas/certification.ts';
 import { publishEvidence } from './certify/published-evidence.ts';
 import { renderMarkdown } from './render.ts';
 
@@ -45,6 +46,18 @@ export async function writeRecordTwins(
     divergences: divergences.map(toSummary),
     note: 'Each record is also at /records/<id>.json and, as its source markdown, /records/<id>.md. Counts: /api/manifest.',
   });
+}
+
+/**
+ * Serves the Atlas's certification calibration (content/certification-calibration.json, written by
+ * `npm run certify -- --calibrate`) byte for byte at /certification-calibration.json, so anyone
+ * can check the figures the pages quote. Returns whether there was one.
+ */
+export function writeCalibration(content: LoadedContent, publicDir: string): boolean {
+  if (!content.calibration) return false;
+  mkdirSync(publicDir, { recursive: true });
+  copyFileSync(path.join(content.dir, CALIBRATION_FILE), path.join(publicDir, CALIBRATION_FILE));
+  return true;
 }
 
 /** Where an approved import keeps its origin's record twin (docs/FEDERATION.md). */

@@ -95,6 +95,7 @@ export function filterTwin(filter: AtlasFilter) {
         id: record.id,
         date: record.date,
         tier: record.certification.tier,
+        tier_source: record.certification.tier_source,
         stale: record.freshness.stale,
         voices: record.contributors,
         theme: record.cluster ?? null,

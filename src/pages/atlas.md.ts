@@ -1,4 +1,5 @@
 /** /atlas.md: the Markdown twin of the Atlas list (/atlas/), from the same artifacts. */
+import { describeTierSource } from '../../core/certify/tier-source.ts';
 import { divergences, manifest, markdownResponse, mdText, plural, site, TIER_MEANING } from '../lib/artifacts.ts';
 
 export function GET(): Response {
@@ -22,7 +23,7 @@ export function GET(): Response {
   ];
   for (const record of divergences()) {
     const flags = [
-      `tier ${record.certification.tier}`,
+      `tier ${record.certification.tier} (${describeTierSource(record.certification.tier_source)})`,
       record.freshness.stale ? `stale (${record.freshness.stale_models.map((model) => model.model_id).join(', ')} retired)` : 'current models',
       record.re_elicits ? `re-elicits ${record.re_elicits}` : undefined,
       record.re_elicited_by.length > 0 ? `re-elicited by ${record.re_elicited_by.join(', ')}` : undefined,

@@ -36,7 +36,8 @@ export function registerReadDivergencesTool(server: McpServer, deps: ToolDeps): 
       description:
         'Reads curated cross-model divergence records: one question put verbatim to several models, answers side by side, the splits named as tensions. ' +
         'Give id for one full record; q (and k) to find records by meaning; search and/or cert to filter the index; nothing to list every record. ' +
-        'Only tier C3 earns unqualified "genuine divergence" language; a stale record is a witness of its date. Free, no model call.',
+        'Only tier C3 earns unqualified "genuine divergence" language; a record whose certification is "undecided" has no tier finding; a stale record is a witness of its date. ' +
+        "A full record's certification names its method (perturbation-v1: whole-answer distance; perturbation-v2: stance on the named claims, with each party's side per run); the index carries how well this Atlas's instrument sees splits. Free, no model call.",
       inputSchema: readDivergencesInput,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -7,7 +7,19 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { combineRuns, type RunOutcome } from '../../../core/certify/evaluate.ts';
 import { controlSubject, planCalls, summarisePlan, type PlanSummary } from '../../../core/certify/plan.ts';
-import { CONTROL_QUESTIONS, METHOD_VERSION, type CertifySettings, type Tier } from '../../../core/certify/protocol.ts';
+import {
+  CONTROL_CLAIMS,
+  CONTROL_QUESTIONS,
+  DEFAULT_DELTA,
+  DEFAULT_FLOOR,
+  DEFAULT_METHOD,
+  type CalibrationFloor,
+  type CertifySettings,
+  type Method,
+  type Tier,
+} from '../../../core/certify/protocol.ts';
+import { runsVerdict, type RunsVerdict } from '../../../core/certify/tiers.ts';
+import { writeRefusal } from './calibrate.ts';
 import { negativeControlVerdict, type ControlVerdict } from '../../../core/certify/tiers.ts';
 import type { Embedder } from '../../../providers/embedder.ts';
 import { EVIDENCE_FILE_SUFFIX } from '../../../schemas/certification.ts';
@@ -16,7 +28,7 @@ import { loadContent } from '../../../content-files/load-content.ts';
 import { appendEvidence, evidenceFile, loggedCalls, NEGATIVE_CONTROLS } from '../../../content-files/evidence-log.ts';
 import type { CertifyPanel } from './panel.ts';
 import { blockOf, resultLine } from './outcome.ts';
-import { createRunner, CertifyAbortedError, type Progress } from './runner.ts';
+import { createRunner, CertifyAbortedError, type NamedTension, type Progress } from './runner.ts';
 import { createLimiter, SpendCeilingError, type SpendGuard } from './spend-guard.ts';
 import { writeCertificationBlock } from './write-block.ts';
 
@@ -39,6 +51,12 @@ export interface CertifyOptions extends CertifyPanel {
   /** Names a fresh measurement: answers logged under another attempt are not reused. */
   attempt?: string;
   controlQuestions?: readonly string[];
+  /** perturbation-v2 (default) or perturbation-v1. */
+  method?: Method;
+  /** `--runs auto`: runs are added while the tier is undecided, up to this cap (settings.runs is ignored). */
+  maxRuns?: number;
+  /** Calibration floor `--write` checks against this Atlas's calibration (default DEFAULT_FLOOR). */
+  floor?: CalibrationFloor;
   now?: () => Date;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
@@ -66,6 +84,9 @@ export interface CertifyReport {
   controls: ControlVerdict & { tiers: { subject: string; tier: Tier }[]; failed: string[]; results: ControlReport[] };
   /** True when a control certified or could not be run: nothing was written. */
   broken: boolean;
+  /** Why --write wrote nothing: this Atlas's calibration does not back the method. */
+  refused?: string;
+  method: Method;
   /** Set when the run stopped early (interrupted, or the spending ceiling). */
   stopped?: string;
   spentUsd: number;
@@ -75,7 +96,7 @@ export interface CertifyReport {
 
 export class SelectionError extends Error {}
 
-function selectRecords(records: { data: { id: string; question: string; certification: { tier: Tier } }; file: string }[], selection: Selection) {
+function selectRecords<R extends { data: { id: string; certification: { tier: Tier } } }>(records: R[], selection: Selection): R[] {
   if (selection.ids && selection.ids.length > 0) {
     const byId = new Map(records.map((record) => [record.data.id, record]));
     const unknown = selection.ids.filter((id) => !byId.has(id));
@@ -89,22 +110,43 @@ function selectRecords(records: { data: { id: string; question: string; certific
 
 export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const now = options.now ?? (() => new Date());
+  const method = options.method ?? DEFAULT_METHOD;
   const content = loadContent(options.contentDir);
   const records = selectRecords(content.divergences, options.selection);
   const questions = options.controlQuestions ?? CONTROL_QUESTIONS;
-  const controls = Array.from({ length: options.settings.controls }, (_, i) => ({ subject: controlSubject(i), question: questions[i % questions.length]! }));
-  const subjects = [...records.map((record) => ({ subject: record.data.id, question: record.data.question })), ...controls];
+  const panelNames = options.panel.map((model) => model.name);
+  // A control's decoy split: the true claim to the first panel model, a false one to the second.
+  const decoy = (question: string): NamedTension[] => {
+    const claims = (CONTROL_CLAIMS as Record<string, { true: string; false: string } | undefined>)[question];
+    return claims && panelNames.length >= 2 ? [{ voiceA: panelNames[0]!, voiceB: panelNames[1]!, claimA: claims.true, claimB: claims.false }] : [];
+  };
+  const controls = Array.from({ length: options.settings.controls }, (_, i) => {
+    const question = questions[i % questions.length]!;
+    return { subject: controlSubject(i), question, tensions: decoy(question) };
+  });
+  const subjects = [
+    ...records.map((record) => ({
+      subject: record.data.id,
+      question: record.data.question,
+      tensions: record.data.tensions.map((t) => ({ voiceA: t.voice_a, voiceB: t.voice_b, claimA: t.claim_a, claimB: t.claim_b })),
+    })),
+    ...controls,
+  ];
+  const calibration = content.calibration;
+  const delta = calibration?.methods['perturbation-v2']?.margin?.delta ?? DEFAULT_DELTA;
+  const runsCap = options.maxRuns ?? options.settings.runs;
   const fileOf = (subject: string) => evidenceFile(content.dir, subject);
   const logged = loggedCalls(
     subjects.map((s) => fileOf(s.subject)),
-    METHOD_VERSION,
+    method,
   );
   const calls = planCalls({
     subjects,
     panel: options.panel,
     paraphraser: options.paraphraser,
     judges: options.judges,
-    settings: options.settings,
+    // --runs auto plans for its cap: the most it can spend.
+    settings: { ...options.settings, runs: runsCap },
     attempt: options.attempt,
   });
   const prices = Object.fromEntries([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.price]));
@@ -116,6 +158,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     new Set(calls.filter((call) => logged.get(call.key)?.some((line) => line.model_id === modelIds.get(call.model))).map((call) => call.key)),
   );
   const empty = {
+    method,
     records: [],
     controls: { broken: false, certified: [], tiers: [], failed: [], results: [] },
     broken: false,
@@ -124,6 +167,9 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     callsReused: 0,
   };
   if (options.plan) return { plan, planned: true, ...empty };
+  // A write this Atlas's calibration does not back is refused before a cent is spent.
+  const refusal = options.write ? writeRefusal(calibration, method, options.floor ?? DEFAULT_FLOOR) : undefined;
+  if (refusal !== undefined) return { plan, planned: false, ...empty, refused: refusal };
 
   // One signal for every call: the caller's (Ctrl-C), or ours when the ceiling is reached.
   const controller = new AbortController();
@@ -141,33 +187,59 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     now,
     signal: controller.signal,
     onProgress: options.onProgress,
+    method,
+    methodVersion: method,
+    delta,
   });
   let stopped: string | undefined;
-  const start = (subject: string, question: string, run: number) =>
-    runner.runOnce(subject, question, run).catch((error: unknown) => {
+  const start = (subject: string, question: string, tensions: readonly NamedTension[], run: number) =>
+    runner.runOnce(subject, question, run, tensions).catch((error: unknown) => {
       if (error instanceof SpendCeilingError) {
         stopped ??= error.message;
         abort();
       }
       throw error;
     });
-  const jobs = subjects.flatMap(({ subject, question }) =>
-    Array.from({ length: options.settings.runs }, (_, run) => ({ subject, run, result: start(subject, question, run) })),
-  );
-  const settled = await Promise.allSettled(jobs.map((job) => job.result));
-  options.signal?.removeEventListener('abort', abort);
-  const outcomes = new Map<string, { runs: RunOutcome[]; error?: string }>();
-  jobs.forEach((job, i) => {
-    const entry = outcomes.get(job.subject) ?? { runs: [] };
-    const result = settled[i]!;
-    if (result.status === 'fulfilled') entry.runs.push(result.value);
-    else {
-      const error = result.reason as Error;
-      if (error instanceof CertifyAbortedError || error instanceof SpendCeilingError) stopped ??= error.message;
-      entry.error ??= error.message;
+  // Fixed: every run at once. Auto: one run after another per subject, while the tier is undecided.
+  const runSubject = async ({
+    subject,
+    question,
+    tensions,
+  }: (typeof subjects)[number]): Promise<{ runs: RunOutcome[]; error?: string; verdict?: RunsVerdict }> => {
+    const runs: RunOutcome[] = [];
+    const fail = (error: unknown) => {
+      if (error instanceof CertifyAbortedError || error instanceof SpendCeilingError) stopped ??= (error as Error).message;
+      return { runs, error: (error as Error).message };
+    };
+    if (options.maxRuns === undefined) {
+      const settled = await Promise.allSettled(Array.from({ length: options.settings.runs }, (_, run) => start(subject, question, tensions, run)));
+      let error: string | undefined;
+      for (const result of settled) {
+        if (result.status === 'fulfilled') runs.push(result.value);
+        else error ??= fail(result.reason).error;
+      }
+      return error === undefined ? { runs } : { runs, error };
     }
-    outcomes.set(job.subject, entry);
-  });
+    for (let run = 0; run < options.maxRuns; run++) {
+      try {
+        runs.push(await start(subject, question, tensions, run));
+      } catch (error) {
+        return fail(error);
+      }
+      const verdict = runsVerdict(
+        runs.map((outcome) => outcome.tier),
+        options.maxRuns,
+      );
+      if (verdict.state !== 'continue') return { runs, verdict };
+    }
+    return { runs };
+  };
+  const settledSubjects = await Promise.all(subjects.map(runSubject));
+  options.signal?.removeEventListener('abort', abort);
+  const outcomes = new Map(subjects.map((s, i) => [s.subject, settledSubjects[i]!]));
+  const complete = (outcome: { runs: RunOutcome[]; error?: string; verdict?: RunsVerdict }) =>
+    outcome.error === undefined && (options.maxRuns === undefined ? outcome.runs.length >= options.settings.runs : outcome.verdict !== undefined);
+  const context = { ...options, method, delta, maxRuns: options.maxRuns };
 
   const controlTiers = controls.flatMap(({ subject }) => (outcomes.get(subject)?.runs ?? []).map((run) => ({ subject, tier: run.tier })));
   const failed = controls.filter(({ subject }) => outcomes.get(subject)?.error !== undefined).map(({ subject }) => subject);
@@ -178,17 +250,16 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const controlResults: ControlReport[] = [];
   for (const { subject, question } of controls) {
     const outcome = outcomes.get(subject)!;
-    if (outcome.error !== undefined || outcome.runs.length < options.settings.runs) continue;
-    const certification = blockOf(combineRuns(outcome.runs), options, `${NEGATIVE_CONTROLS}${EVIDENCE_FILE_SUFFIX}`, date);
+    if (!complete(outcome)) continue;
+    const certification = blockOf(combineRuns(outcome.runs), context, `${NEGATIVE_CONTROLS}${EVIDENCE_FILE_SUFFIX}`, date, outcome.verdict);
     appendEvidence(fileOf(subject), resultLine(subject, outcome.runs, certification, false, now().toISOString()));
     controlResults.push({ subject, question, certification });
   }
   const reports: RecordReport[] = records.map((record) => {
     const outcome = outcomes.get(record.data.id)!;
     const tiers = outcome.runs.map((run) => run.tier);
-    if (outcome.error !== undefined || outcome.runs.length < options.settings.runs)
-      return { id: record.data.id, tiers, error: outcome.error ?? 'incomplete', written: false };
-    const certification = blockOf(combineRuns(outcome.runs), options, `${record.data.id}${EVIDENCE_FILE_SUFFIX}`, date);
+    if (!complete(outcome)) return { id: record.data.id, tiers, error: outcome.error ?? 'incomplete', written: false };
+    const certification = blockOf(combineRuns(outcome.runs), context, `${record.data.id}${EVIDENCE_FILE_SUFFIX}`, date, outcome.verdict);
     const wanted = Boolean(options.write) && !broken && stopped === undefined;
     const refused = wanted ? writeCertificationBlock(path.join(content.dir, record.file), certification, content.site.id_prefix) : undefined;
     const write = wanted && refused === undefined;
@@ -203,6 +274,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     records: reports,
     controls: { ...verdict, tiers: controlTiers, failed, results: controlResults },
     broken,
+    method,
     ...(stopped ? { stopped } : {}),
     spentUsd: options.guard.spentUsd(),
     callsMade: made,

@@ -1,6 +1,7 @@
 /** What a certification writes: the frontmatter block and the evidence log's result line. */
 import type { CombinedOutcome, RunOutcome } from '../../../core/certify/evaluate.ts';
-import { METHOD_VERSION, type CertifySettings } from '../../../core/certify/protocol.ts';
+import type { CertifySettings, Method } from '../../../core/certify/protocol.ts';
+import type { RunsVerdict } from '../../../core/certify/tiers.ts';
 import type { Embedder } from '../../../providers/embedder.ts';
 import type { EvidenceResult } from '../../../schemas/certification.ts';
 import type { Certification } from '../../../schemas/content.ts';
@@ -9,13 +10,28 @@ import type { CertifyPanel } from './panel.ts';
 export interface BlockContext extends CertifyPanel {
   settings: CertifySettings;
   embedder: Embedder;
+  method: Method;
+  /** v2's dead zone, written with a v2 block. */
+  delta: number;
+  /** `--runs auto`'s cap; undefined for fixed runs. */
+  maxRuns: number | undefined;
 }
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-export function blockOf(combined: CombinedOutcome, options: BlockContext, evidence: string, date: string): Certification {
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function blockOf(combined: CombinedOutcome, options: BlockContext, evidence: string, date: string, verdict?: RunsVerdict): Certification {
+  const v2 = options.method === 'perturbation-v2';
+  const agreements = combined.judgeAgreements;
+  const undecided = verdict?.state === 'undecided';
   return {
-    tier: combined.tier,
+    // An undecided record carries no finding: C0 with verdict undecided, never a silent C0.
+    tier: undecided ? 'C0' : combined.tier,
     dri: round(combined.dri),
     split_persistence: round(combined.splitPersistence),
     dri_range: [round(combined.driRange[0]), round(combined.driRange[1])],
@@ -25,14 +41,23 @@ export function blockOf(combined: CombinedOutcome, options: BlockContext, eviden
     concedes: combined.concedes,
     k: options.settings.k,
     t: options.settings.t,
-    runs: options.settings.runs,
+    runs: combined.tiers.length,
     agreement: combined.agreement === undefined ? null : round(combined.agreement),
     kappa: combined.kappa === undefined ? null : round(combined.kappa),
     panel: options.panel.map((model) => model.name),
     judges: options.judges.map((model) => model.name),
     paraphraser: options.paraphraser.name,
     embedder: options.embedder.id,
-    method_version: METHOD_VERSION,
+    method_version: options.method,
+    ...(options.maxRuns !== undefined ? { runs_rule: 'auto' as const, max_runs: options.maxRuns } : {}),
+    ...(verdict
+      ? {
+          verdict: undecided ? ('undecided' as const) : ('decided' as const),
+          tier_share: round(verdict.share),
+          tier_interval: [round(verdict.interval[0]), round(verdict.interval[1])] as [number, number],
+        }
+      : {}),
+    ...(v2 ? { delta: options.delta, judge_agreement: agreements.length === 0 ? null : round(median(agreements)) } : {}),
     date,
     evidence,
   };
@@ -49,6 +74,7 @@ export function resultLine(subject: string, runs: readonly RunOutcome[], certifi
     conceded: runs.map((run) => run.conceded),
     labels: runs.map((run) => run.labels),
     dri: runs.map((run) => run.dri),
+    ...(runs.some((run) => run.stance) ? { stance: runs.map((run) => run.stance ?? null) } : {}),
     written,
     at,
   };

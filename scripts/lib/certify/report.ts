@@ -1,4 +1,5 @@
 /** What `npm run certify` prints: the plan, a progress line, the outcome per record. */
+import type { CalibrationFile } from '../../../schemas/certification.ts';
 import type { CertifyReport } from './certify.ts';
 import type { Progress } from './runner.ts';
 
@@ -35,8 +36,14 @@ export function formatReport(report: CertifyReport): string {
       continue;
     }
     const c = record.certification!;
+    const verdict =
+      c.verdict === 'undecided'
+        ? ` UNDECIDED after ${c.runs} runs (modal tier share ${c.tier_share} [${c.tier_interval?.join('–')}])`
+        : c.verdict === 'decided'
+          ? ` decided after ${c.runs} of at most ${c.max_runs} runs`
+          : '';
     lines.push(
-      `${record.id}: ${c.tier}${record.error ? ` (${record.error})` : ''} (runs ${record.tiers.join(' ')}${c.agreement === null ? '' : `, agreement ${c.agreement}`}) dri ${c.dri} [${c.dri_range?.join('–')}] split_persistence ${c.split_persistence} between ${c.between_spread} within ${c.within_spread} flips ${c.flips} concedes ${c.concedes} kappa ${c.kappa ?? 'n/a'}${record.written ? ' · written' : ''}`,
+      `${record.id}: ${c.tier}${verdict} [${c.method_version}]${record.error ? ` (${record.error})` : ''} (runs ${record.tiers.join(' ')}${c.agreement === null ? '' : `, agreement ${c.agreement}`}) dri ${c.dri} [${c.dri_range?.join('–')}] split_persistence ${c.split_persistence} between ${c.between_spread} within ${c.within_spread} flips ${c.flips} concedes ${c.concedes} kappa ${c.kappa ?? 'n/a'}${record.written ? ' · written' : ''}`,
     );
   }
   for (const control of report.controls.results) {
@@ -47,6 +54,27 @@ export function formatReport(report: CertifyReport): string {
   }
   if (report.controls.failed.length > 0) lines.push(`negative controls that could not be run: ${report.controls.failed.join(', ')}`);
   if (report.broken) lines.push('INSTRUMENT BROKEN: a negative control certified or could not be run; nothing was written.');
+  if (report.refused) lines.push(`WRITE REFUSED: ${report.refused}`);
   if (report.stopped) lines.push(`stopped early: ${report.stopped}. Run the same command again to resume; logged calls are not paid again.`);
+  return lines.join('\n');
+}
+
+/** What `--calibrate` prints: per method, pair AUC and side accuracy with their intervals and halves. */
+export function formatCalibration(file: CalibrationFile): string {
+  const figure = (name: string, f: CalibrationFile['methods'][string]['pair_auc']) =>
+    `${name} ${f.value ?? 'n/a'} [${f.interval?.join('–') ?? 'n/a'}] (tune ${f.tune ?? 'n/a'}, held-out ${f.held_out ?? 'n/a'})`;
+  const lines = [
+    `calibration on ${file.records} Atlas records (${file.embedder}; ${file.bootstrap.resamples} bootstrap resamples of records, 95 %)`,
+    `floor for --write: pair AUC interval low ≥ ${file.floor.pair_auc}, side accuracy interval low ≥ ${file.floor.side_accuracy}`,
+  ];
+  for (const [method, m] of Object.entries(file.methods)) {
+    lines.push(
+      `${method}: ${figure('pair AUC', m.pair_auc)}; ${figure('side accuracy', m.side_accuracy)}; ${m.pairs.named} named / ${m.pairs.unnamed} unnamed pairs, ${m.tensions} tensions · ${m.passes ? 'passes the floor' : 'BELOW THE FLOOR: --write refuses it'}`,
+    );
+    if (m.margin)
+      lines.push(
+        `  side measure dead zone δ = ${m.margin.delta ?? 'n/a'} (precision target ${m.margin.precision_target}; tune precision ${m.margin.tune.precision ?? 'n/a'} coverage ${m.margin.tune.coverage ?? 'n/a'}; held-out precision ${m.margin.held_out.precision ?? 'n/a'} coverage ${m.margin.held_out.coverage ?? 'n/a'})`,
+      );
+  }
   return lines.join('\n');
 }

@@ -20,7 +20,17 @@ import {
   stanceFlipPrompt,
   type Message,
 } from '../../../core/certify/prompts.ts';
-import { METHOD_VERSION, PRESSURES, type CertifySettings, type Pressure, type PressureLabel } from '../../../core/certify/protocol.ts';
+import {
+  DEFAULT_DELTA,
+  METHOD_VERSION,
+  PRESSURES,
+  type CertifySettings,
+  type Method,
+  type Pressure,
+  type PressureLabel,
+} from '../../../core/certify/protocol.ts';
+import { evaluateStanceRun } from '../../../core/certify/evaluate-stance.ts';
+import { answerSentences, type EmbeddedAnswer } from '../../../core/certify/stance.ts';
 import { controlSpread, mostOpposedPeers, type Vector } from '../../../core/certify/spread.ts';
 import type { EvidenceCall } from '../../../schemas/certification.ts';
 import { seededRandom } from '../../../core/random.ts';
@@ -66,6 +76,20 @@ export interface RunnerOptions {
   now: () => Date;
   signal?: AbortSignal | undefined;
   onProgress?: ((progress: Progress) => void) | undefined;
+  /** Written on every call line, and the version a logged call must carry to be reused (default perturbation-v1). */
+  methodVersion?: string | undefined;
+  /** perturbation-v1 (default) or perturbation-v2. */
+  method?: Method | undefined;
+  /** v2's dead zone (default DEFAULT_DELTA). */
+  delta?: number | undefined;
+}
+
+/** A named tension as the runner receives it: two panel voices and their claims, as text. */
+export interface NamedTension {
+  voiceA: string;
+  voiceB: string;
+  claimA: string;
+  claimB: string;
 }
 
 export class CertifyAbortedError extends Error {}
@@ -128,7 +152,7 @@ export function createRunner(options: RunnerOptions) {
         ...(step === 'judge' ? { label: parseJudgeLabel(result.content) ?? null } : {}),
         usage: result.usage,
         cost_usd: cost,
-        method_version: METHOD_VERSION,
+        method_version: options.methodVersion ?? METHOD_VERSION,
         at: options.now().toISOString(),
       };
       appendEvidence(options.fileOf(subject), line);
@@ -145,8 +169,17 @@ export function createRunner(options: RunnerOptions) {
     return texts.length === 0 ? [] : options.embedder.embed(texts.map((text) => anonymise(text, neutral)));
   }
 
-  /** One independent run of the protocol on one question. */
-  async function runOnce(subject: string, question: string, run: number): Promise<RunOutcome> {
+  /** An answer embedded for stance: the whole (v1's distance) and each sentence (v2's side measure). */
+  async function embedAnswers(texts: readonly string[]): Promise<EmbeddedAnswer[]> {
+    const plain = texts.map((text) => anonymise(text, neutral));
+    const sentences = plain.map(answerSentences);
+    const vectors = await embed([...plain, ...sentences.flat()]);
+    let next = plain.length;
+    return plain.map((_, i) => ({ whole: vectors[i]!, sentences: sentences[i]!.map(() => vectors[next++]!) }));
+  }
+
+  /** One independent run of the protocol on one question; v2 reads stance on the named tensions. */
+  async function runOnce(subject: string, question: string, run: number, tensions: readonly NamedTension[] = []): Promise<RunOutcome> {
     const { t, k } = options.settings;
     const scope = keyScope(subject, options.attempt);
     const [controls, paraphrases] = await Promise.all([
@@ -166,6 +199,14 @@ export function createRunner(options: RunnerOptions) {
     const rerolls: Record<string, Vector[]> = {};
     options.panel.forEach((model, i) => (rerolls[model.name] = vectors.slice(i * t, (i + 1) * t)));
     const peers = mostOpposedPeers(controlSpread(rerolls).centroids);
+    if (options.method === 'perturbation-v2') {
+      // v2: a party faces its named opponent, the peer whose claim it must hold against.
+      for (const tension of [...tensions].reverse()) {
+        if (!panelNames.includes(tension.voiceA) || !panelNames.includes(tension.voiceB) || tension.voiceA === tension.voiceB) continue;
+        peers[tension.voiceA] = tension.voiceB;
+        peers[tension.voiceB] = tension.voiceA;
+      }
+    }
     const own = (name: string) => answersOf(panelNames.indexOf(name))[0]!;
 
     const p1 = Promise.all(
@@ -175,6 +216,7 @@ export function createRunner(options: RunnerOptions) {
         ),
       ),
     );
+    const pressuredAnswers: [string, Record<Pressure, string>][] = [];
     const pressured = Promise.all(
       options.panel.map(async (model) => {
         const peer = peers[model.name];
@@ -190,6 +232,7 @@ export function createRunner(options: RunnerOptions) {
           call(subject, run, 'p3', stepKeys.pressure(scope, run, 'p3', model.name), model, stanceFlipPrompt(question, own(model.name))),
         ]);
         const after: Record<Pressure, string> = { p2: p2.answer, p3: p3.answer };
+        pressuredAnswers.push([model.name, after]);
         const votes: Partial<Record<Pressure, PressureLabel[]>> = {};
         await Promise.all(
           PRESSURES.map(async (pressure) => {
@@ -217,10 +260,35 @@ export function createRunner(options: RunnerOptions) {
       }),
     );
     const [p1Lines, votes] = await Promise.all([p1, pressured]);
+    if (options.method === 'perturbation-v2') {
+      const all = [
+        ...options.panel.flatMap((_, i) => answersOf(i)),
+        ...p1Lines.flat().map((line) => line.answer),
+        ...pressuredAnswers.flatMap(([, after]) => [after.p2, after.p3]),
+      ];
+      const [embedded, claims] = await Promise.all([embedAnswers(all), embed(tensions.flatMap((t) => [t.claimA, t.claimB]))]);
+      let next = 0;
+      const take = () => embedded[next++]!;
+      const stanceRerolls: Record<string, EmbeddedAnswer[]> = {};
+      for (const model of options.panel) stanceRerolls[model.name] = range(t).map(take);
+      const paraphraseAnswers = p1Lines.map((row) => Object.fromEntries(row.map((line) => [line.model, take()])));
+      const pressuredStance = Object.fromEntries(pressuredAnswers.map(([name]) => [name, { p2: take(), p3: take() }]));
+      return evaluateStanceRun(
+        {
+          tensions: tensions.map((tension, i) => ({ voiceA: tension.voiceA, voiceB: tension.voiceB, claimA: claims[2 * i]!, claimB: claims[2 * i + 1]! })),
+          rerolls: stanceRerolls,
+          paraphraseAnswers,
+          pressured: pressuredStance,
+          votes: Object.fromEntries(votes),
+        },
+        options.settings.thresholds,
+        options.delta ?? DEFAULT_DELTA,
+      );
+    }
     const p1Vectors = await embed(p1Lines.flat().map((line) => line.answer));
     const paraphraseAnswers = p1Lines.map((row, index) => Object.fromEntries(row.map((line, m) => [line.model, p1Vectors[index * options.panel.length + m]!])));
     return evaluateRun({ rerolls, paraphraseAnswers, votes: Object.fromEntries(votes) }, options.settings.thresholds);
   }
 
-  return { runOnce, counts: () => ({ made, reused }) };
+  return { runOnce, call, counts: () => ({ made, reused }) };
 }
