@@ -46,4 +46,40 @@ export default tseslint.config(
     plugins: { 'request-path': requestPath },
     rules: { 'request-path/no-recursion': 'error' },
   },
+  {
+    // Issue 27: a route declares its query parameters and the route table parses them before the
+    // handler (api/routes/input.ts). A handler reads the parsed input; it neither reads the raw
+    // query nor runs a parameter parser of its own, so the document and the code cannot part.
+    files: ['api/routes/**/*.ts'],
+    ignores: ['api/routes/input.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: 'core/declared-query\\.ts$',
+              message: 'Declare the parameter in the operation (query: [...]); the route table parses it (api/routes/input.ts).',
+            },
+            {
+              regex: 'core/next-call\\.ts$',
+              importNames: ['parseOrSuggest', 'without', 'withValue', 'firstOf'],
+              message: 'Query mends come from the declarations (core/declared-query.ts); a handler refusing a domain value names its suggested_next_call.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='request'][property.name='query']",
+          message: 'Read input.query (parsed from the declaration) or input.raw (as received), not request.query.',
+        },
+        {
+          selector: "CallExpression[callee.property.name=/^(safeParse|parse)$/] MemberExpression[object.name='request'][property.name='body']",
+          message: 'Declare the body (body: {schema}) and read input.body: the route table parses it (api/routes/input.ts).',
+        },
+      ],
+    },
+  },
 );

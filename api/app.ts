@@ -41,7 +41,9 @@ import { observeRequests } from './http/observe-requests.ts';
 import { lineLog, type Logger } from './ops/logger.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { createReadiness, type Readiness } from './ops/readiness.ts';
-import type { RouteContext, RouteDefinition } from './routes/types.ts';
+import type { Method, RouteContext, RouteDefinition } from './routes/types.ts';
+import { routeInput } from './routes/input.ts';
+import { exampleQuery } from '../core/examples.ts';
 
 export interface AppOptions {
   corpus: Corpus;
@@ -254,7 +256,10 @@ export function createApp(options: AppOptions): Express {
         );
         return;
       }
-      handle(handler)(request, response, next);
+      handle(async (request, response) => {
+        const input = await routeInput(route, method as Method, request, response, exampleQuery(options.corpus, route.path));
+        await handler(request, response, input);
+      })(request, response, next);
     });
   }
 

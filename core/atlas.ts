@@ -1,10 +1,8 @@
 /** The Divergence Atlas read side (spec §2.3, §4.5). */
 import type { Tier } from '../schemas/vocab.ts';
-import { apiError } from '../schemas/errors.ts';
 import type { CalibrationSummary } from './certify/calibration-summary.ts';
 import { certificationCounts, isUndecided } from './certify/record-view.ts';
 import { tierSourceCounts } from './certify/tier-source.ts';
-import { without } from './next-call.ts';
 import { toSummary, type DivergenceFull } from './records.ts';
 
 export const CERT_FILTERS = ['C1', 'C2', 'C3', 'certified'] as const;
@@ -26,18 +24,6 @@ export const CERTIFICATION_LEGEND = {
   method:
     "Perturbation testing re-asks the question in paraphrases (C1) and under peer and stance-flip pressure (C2). perturbation-v1 measures the split as whole-answer distance (dri is the divergence robustness index); perturbation-v2 reads each answer's side on the claims a tension names. split_persistence is the share of perturbations in which the split held. A record whose runs could not decide carries verdict: undecided with tier_interval; its tier is not a finding and no cert filter returns it. cert=C1 also returns C3 records, cert=C2 also returns C3, cert=certified returns C1, C2 and C3. calibration says how well this Atlas's instrument sees splits.",
 };
-
-export function parseCert(value: string | undefined): CertFilter | undefined {
-  if (value === undefined) return undefined;
-  const match = CERT_FILTERS.find((candidate) => candidate.toLowerCase() === value.trim().toLowerCase());
-  if (!match) {
-    throw apiError('UNKNOWN_CERT', `unknown cert "${value}"`, `Use cert=${CERT_FILTERS.join(', cert=')}.`, {
-      details: { allowed: CERT_FILTERS },
-      repair: without('cert'),
-    });
-  }
-  return match;
-}
 
 /** Terms joined by + (or spaces); a record matches when any term appears in its text. */
 export function searchTerms(value: string): string[] {

@@ -63,6 +63,11 @@ export function exampleQuery(corpus: Corpus, path: string): Record<string, strin
       return { identity: sampleIdentity(corpus) };
     case '/api/invite':
       return { for: sampleIdentity(corpus) };
+    case '/api/lineage': {
+      // The concept carried by the most works, so that its lineage has something to show.
+      const concept = [...corpus.graph.nodes].sort((a, b) => b.weight - a.weight)[0];
+      return concept ? { concept: concept.id } : {};
+    }
     default:
       return {};
   }

@@ -2,38 +2,112 @@
  * Parsing of GET /api/query parameters (spec §4.2). Every scoping parameter is either
  * applied or rejected with a stable code: nothing is silently ignored.
  */
+import { z } from 'zod';
 import { MAX_QUERY_CHARS } from '../schemas/limits.ts';
-import { EVIDENCE_ORDER, FORMATS, LAYERS, RINGS, evidenceRank, type Evidence, type Format, type Glyph, type Layer, type Ring } from '../schemas/vocab.ts';
+import { commaList, flagParameter, queryParameter, valueMeanings } from '../schemas/api/parameters.ts';
+import {
+  EVIDENCE_ORDER,
+  FORMATS,
+  GLYPHS,
+  LAYERS,
+  RINGS,
+  evidenceRank,
+  type Evidence,
+  type Format,
+  type Glyph,
+  type Layer,
+  type Ring,
+} from '../schemas/vocab.ts';
 import { apiError, type RawQuery } from '../schemas/errors.ts';
-import { isGlyph, parseGlyphs } from './glyphs.ts';
-import { firstOf, truncate, withValue, without } from './next-call.ts';
+import { parseDeclaredQuery, type ParsedQuery } from './declared-query.ts';
+import { parseGlyphs } from './glyphs.ts';
+import { withValue, without } from './next-call.ts';
 
 export type { RawQuery };
 
 export { MAX_QUERY_CHARS };
-export const QUERY_PARAMETERS = [
-  'q',
-  'mode',
-  'async',
-  'sync',
-  'job',
-  'glyph',
-  'format',
-  'si',
-  'layers',
-  'sources',
-  'exclude',
-  'exclude_ids',
-  'evidence_threshold',
-  'rings',
-  'ring',
-  'tier',
-  'limit',
-  'second_round',
-] as const;
 
 export const DEFAULT_LIMIT = 8;
 export const MAX_LIMIT = 50;
+
+const MODES = ['retrieve', 'trace'] as const;
+const layerList = commaList(LAYERS);
+const ringList = commaList(RINGS);
+const layerFilter = { list: true, caseInsensitive: true, code: 'UNKNOWN_LAYER' } as const;
+
+/** The parameters of GET /api/query (spec §4.2): documentation, parser and error codes in one declaration each. */
+export const QUERY_PARAMETER_SPECS = [
+  queryParameter(
+    'q',
+    z.string().max(MAX_QUERY_CHARS),
+    `The question. Required unless job is given. Echoed byte-equal in question_received. At most ${MAX_QUERY_CHARS} characters (QUERY_TOO_LONG).`,
+    { example: 'What do models disagree about when asked about refusal?', code: 'QUERY_TOO_LONG' },
+  ),
+  queryParameter(
+    'mode',
+    z.enum(MODES),
+    valueMeanings(MODES, {
+      retrieve: 'fast substrate only, no deliberation (about 2 s).',
+      trace: 'measured counterfactual (same as /api/trace; 503 while no panel is configured).',
+    }),
+    { code: 'UNKNOWN_MODE' },
+  ),
+  flagParameter('async', 'Submit a background deliberation; returns 202 with {job_id, poll_url} (503 while no panel is configured).'),
+  flagParameter('sync', 'Blocking full deliberation in one response, about 25 s (503 while no panel is configured).'),
+  flagParameter(
+    'second_round',
+    "With sync=1 or async=1: 1 or true runs the second round (each voice reads the other answers, anonymised, and keeps or revises its position; panel[].round2, tensions[].moved), 0 or false skips it; absent: the panel's defaults.second_round. Without sync or async it is 400 CONFLICTING_PARAMETERS.",
+  ),
+  queryParameter(
+    'job',
+    z.string().min(1),
+    'Poll a previously submitted job by id (503 while no panel is configured). Takes no other parameter: with q (or any other) it is 400 CONFLICTING_PARAMETERS, since the answer echoes the question the job was submitted with.',
+  ),
+  queryParameter(
+    'glyph',
+    z.enum(GLYPHS),
+    'Retrieval and decoding mode operator. Ξ divergence, Ψ self-reference, ∅ void, Ω commit, ∞ hold, Δ repair. Glyphs may also be written inside q.',
+    { trim: true, code: 'UNKNOWN_GLYPH' },
+  ),
+  queryParameter(
+    'format',
+    z.enum(FORMATS).default('context'),
+    valueMeanings(FORMATS, { context: 'fast pre-deliberation packet.', brief: 'exportable artifact.', si: 'structured sections.' }),
+    { code: 'UNKNOWN_FORMAT' },
+  ),
+  queryParameter('si', z.string(), "The caller's model identity; personalizes retrieval framing for a peer model. Declared, never verified.", {
+    trim: true,
+    emptyIsAbsent: true,
+  }),
+  queryParameter('layers', layerList, 'Comma list of layers: restricts the candidate pool to those layers.', layerFilter),
+  queryParameter('sources', layerList, 'Alias of layers.', layerFilter),
+  queryParameter('exclude', layerList, 'Comma list of layers: drops those layers from the pool.', layerFilter),
+  queryParameter(
+    'exclude_ids',
+    z.array(z.string()),
+    'Comma list of record ids dropped from the pool before ranking. Case-sensitive. Ids not in the corpus are ignored; the response echoes retrieval_filters.exclude_ids.',
+    { list: true, example: ['<PFX>-1'] },
+  ),
+  queryParameter(
+    'evidence_threshold',
+    z.enum(EVIDENCE_ORDER),
+    `Keeps only records at or above that rank. Order, highest first: ${EVIDENCE_ORDER.join(', ')}. Independent of layers.`,
+    { trim: true, caseInsensitive: true, code: 'UNKNOWN_EVIDENCE' },
+  ),
+  queryParameter(
+    'rings',
+    ringList,
+    'Comma list of rings: hard constraint on the ring, applied before ranking and diversity re-ranking. Independent of layers.',
+    layerFilter,
+  ),
+  queryParameter('ring', ringList, 'Alias of rings.', layerFilter),
+  queryParameter('tier', ringList, 'Alias of rings.', layerFilter),
+  queryParameter('limit', z.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT), `Records to return, 1 to ${MAX_LIMIT}.`),
+] as const;
+
+export type QueryInput = ParsedQuery<typeof QUERY_PARAMETER_SPECS>;
+
+export const QUERY_PARAMETERS: readonly string[] = QUERY_PARAMETER_SPECS.map((parameter) => parameter.name);
 
 export interface FastQuery {
   q: string;
@@ -57,86 +131,17 @@ export interface FastQuery {
 export const SAMPLE_QUESTION = 'What do models disagree about when asked about refusal?';
 const USAGE_HINT = { method: 'GET', path: '/api/query', query: { q: SAMPLE_QUESTION } };
 
-export function single(raw: RawQuery, name: string): string | undefined {
-  const value = raw[name];
-  if (Array.isArray(value)) {
-    throw apiError(
-      'PARAM_REPEATED',
-      `parameter "${name}" was given ${value.length} times`,
-      `Send "${name}" once; join several values with commas where the parameter takes a list.`,
-      { repair: firstOf(name) },
-    );
-  }
-  return value;
-}
-
-export function rejectUnknownParameters(raw: RawQuery, allowed: readonly string[], path: string): void {
-  const unknown = Object.keys(raw).filter((name) => !allowed.includes(name));
-  if (unknown.length > 0) {
-    throw apiError(
-      'UNKNOWN_PARAMETER',
-      `unknown parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((name) => `"${name}"`).join(', ')} on ${path}`,
-      allowed.length === 0
-        ? `Remove ${unknown.length > 1 ? 'them' : 'it'}: ${path} takes no query parameters. Unknown parameters are rejected so that no filter is silently ignored.`
-        : `Remove ${unknown.length > 1 ? 'them' : 'it'} or use one of: ${allowed.join(', ')}. Unknown parameters are rejected so that no filter is silently ignored.`,
-      { details: { unknown, allowed }, repair: without(...unknown) },
-    );
-  }
-}
-
-function commaList(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return value
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
-}
-
-function closedList<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
-  const parts = commaList(value);
-  if (parts === undefined) return undefined;
-  const lowered = parts.map((part) => part.toLowerCase());
-  const unknown = lowered.filter((part) => !(allowed as readonly string[]).includes(part));
-  if (unknown.length > 0 || lowered.length === 0) {
-    throw apiError(
-      'UNKNOWN_LAYER',
-      lowered.length === 0
-        ? `parameter "${name}" is empty`
-        : `unknown value${unknown.length > 1 ? 's' : ''} ${unknown.map((part) => `"${part}"`).join(', ')} in "${name}"`,
-      `Use a comma list of: ${allowed.join(', ')}. Scoping parameters are never silently ignored.`,
-      { details: { parameter: name, unknown, allowed }, repair: without(name) },
-    );
-  }
-  return [...new Set(lowered)] as T[];
-}
-
-function flag(name: string, value: string | undefined, truthy: readonly string[]): boolean {
-  if (value === undefined) return false;
-  const lowered = value.toLowerCase();
-  if (truthy.includes(lowered)) return true;
-  if (lowered === '0' || lowered === 'false') return false;
-  throw apiError('INVALID_PARAMETER', `"${name}" must be ${truthy.join(' or ')} (or 0/false), got "${value}"`, `Send ${name}=${truthy[0]} or leave it out.`, {
-    repair: without(name),
-  });
-}
-
-export function parseQueryParameters(raw: RawQuery): FastQuery {
-  rejectUnknownParameters(raw, QUERY_PARAMETERS, '/api/query');
-  const q = single(raw, 'q');
-  const job = single(raw, 'job');
-  const mode = single(raw, 'mode');
-  const asyncFlag = flag('async', single(raw, 'async'), ['1', 'true']);
-  const syncFlag = flag('sync', single(raw, 'sync'), ['1', 'true']);
-  const secondRoundValue = single(raw, 'second_round');
-  const secondRound = secondRoundValue === undefined ? undefined : flag('second_round', secondRoundValue, ['1', 'true']);
-
-  if (job !== undefined && job.trim() === '') {
-    throw apiError('INVALID_PARAMETER', '"job" is empty', 'Send the job_id you received when you submitted the job.', {
-      suggestedNextCall: USAGE_HINT,
-      repair: without('job'),
-    });
-  }
-  const besideJob = Object.keys(raw).filter((name) => name !== 'job');
+/**
+ * The rules of GET /api/query that span parameters (spec §4.2): q unless job, job alone, one
+ * of mode / async / sync / job, second_round only with a deliberation, a layer pool that is not
+ * empty. `given` names the parameters the request carried (a default is not given).
+ */
+export function fastQuery(input: QueryInput, given: readonly string[]): FastQuery {
+  const { q, job, mode } = input;
+  const asyncFlag = input.async === true;
+  const syncFlag = input.sync === true;
+  const secondRound = input.second_round;
+  const besideJob = given.filter((name) => name !== 'job');
   if (job !== undefined && besideJob.length > 0) {
     // A job's answer echoes the question it was submitted with, so a q here could never be echoed.
     throw apiError(
@@ -161,22 +166,6 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
       },
     );
   }
-  if (q !== undefined && q.length > MAX_QUERY_CHARS) {
-    throw apiError(
-      'QUERY_TOO_LONG',
-      `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`,
-      'Shorten the question to its core; send long context through POST /api/query instead.',
-      { details: { limit: MAX_QUERY_CHARS }, repair: withValue('q', truncate(q, MAX_QUERY_CHARS)) },
-    );
-  }
-  if (mode !== undefined && mode !== 'retrieve' && mode !== 'trace') {
-    throw apiError(
-      'UNKNOWN_MODE',
-      `unknown mode "${mode}"`,
-      'Use mode=retrieve (fast substrate only) or mode=trace (measured counterfactual), or leave mode out.',
-      { details: { allowed: ['retrieve', 'trace'] }, repair: without('mode') },
-    );
-  }
   const chosen = [mode !== undefined && `mode=${mode}`, asyncFlag && 'async', syncFlag && 'sync', job !== undefined && 'job'].filter(Boolean);
   if (chosen.length > 1) {
     throw apiError(
@@ -186,7 +175,6 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
       { repair: without('mode', 'async', 'sync') },
     );
   }
-
   if (secondRound !== undefined && job === undefined && !asyncFlag && !syncFlag) {
     throw apiError(
       'CONFLICTING_PARAMETERS',
@@ -196,31 +184,13 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
     );
   }
 
-  const format = single(raw, 'format') ?? 'context';
-  if (!(FORMATS as readonly string[]).includes(format)) {
-    throw apiError('UNKNOWN_FORMAT', `unknown format "${format}"`, `Use format=${FORMATS.join(', format=')}.`, {
-      details: { allowed: FORMATS },
-      repair: without('format'),
-    });
-  }
-
-  const glyphParam = single(raw, 'glyph');
-  if (glyphParam !== undefined && !isGlyph(glyphParam.trim())) {
-    throw apiError('UNKNOWN_GLYPH', `unknown glyph "${glyphParam}"`, 'Use one of Ξ Ψ ∅ Ω ∞ Δ (see /api/info for what each does), or put the glyph in q.', {
-      details: { allowed: ['Ξ', 'Ψ', '∅', 'Ω', '∞', 'Δ'] },
-      repair: without('glyph'),
-    });
-  }
   const parsed = parseGlyphs(q ?? '');
   const glyphs = [...parsed.glyphs];
-  if (glyphParam !== undefined) {
-    const glyph = glyphParam.trim() as Glyph;
-    if (!glyphs.includes(glyph)) glyphs.push(glyph);
-  }
+  if (input.glyph !== undefined && !glyphs.includes(input.glyph)) glyphs.push(input.glyph);
 
-  const layersParam = closedList('layers', single(raw, 'layers'), LAYERS);
-  const sourcesParam = closedList('sources', single(raw, 'sources'), LAYERS);
-  const exclude = closedList('exclude', single(raw, 'exclude'), LAYERS);
+  const layersParam = input.layers;
+  const sourcesParam = input.sources;
+  const exclude = input.exclude;
   let layers = layersParam || sourcesParam ? [...new Set([...(layersParam ?? []), ...(sourcesParam ?? [])])] : undefined;
   if (exclude) layers = (layers ?? [...LAYERS]).filter((layer) => !exclude.includes(layer));
   if (layers && layers.length === 0) {
@@ -228,58 +198,31 @@ export function parseQueryParameters(raw: RawQuery): FastQuery {
       repair: without('exclude'),
     });
   }
-
-  const ringLists = ['rings', 'ring', 'tier'].map((name) => closedList(name, single(raw, name), RINGS));
+  const ringLists = [input.rings, input.ring, input.tier];
   const rings = ringLists.some(Boolean) ? [...new Set(ringLists.flatMap((list) => list ?? []))] : undefined;
 
-  const thresholdParam = single(raw, 'evidence_threshold');
-  let evidenceThreshold: Evidence | undefined;
-  if (thresholdParam !== undefined) {
-    const lowered = thresholdParam.trim().toLowerCase();
-    if (!(EVIDENCE_ORDER as readonly string[]).includes(lowered)) {
-      throw apiError('UNKNOWN_EVIDENCE', `unknown evidence_threshold "${thresholdParam}"`, `Use one of (highest first): ${EVIDENCE_ORDER.join(', ')}.`, {
-        details: { allowed: EVIDENCE_ORDER },
-        repair: without('evidence_threshold'),
-      });
-    }
-    evidenceThreshold = lowered as Evidence;
-  }
-
-  const excludeIdsParam = single(raw, 'exclude_ids');
-  const excludeIds = excludeIdsParam === undefined ? undefined : [...new Set(commaList(excludeIdsParam))];
-
-  const limitParam = single(raw, 'limit');
-  let limit = DEFAULT_LIMIT;
-  if (limitParam !== undefined) {
-    if (!/^\d+$/.test(limitParam) || Number(limitParam) < 1 || Number(limitParam) > MAX_LIMIT) {
-      throw apiError(
-        'INVALID_PARAMETER',
-        `limit must be an integer from 1 to ${MAX_LIMIT}, got "${limitParam}"`,
-        `Send limit between 1 and ${MAX_LIMIT}, or leave it out for ${DEFAULT_LIMIT}.`,
-        { repair: without('limit') },
-      );
-    }
-    limit = Number(limitParam);
-  }
-
-  const si = single(raw, 'si');
   return {
     q: q ?? '',
     cleanQuery: parsed.cleanQuery,
     glyphs,
-    mode: mode as FastQuery['mode'],
+    mode,
     async: asyncFlag,
     sync: syncFlag,
     ...(secondRound !== undefined ? { secondRound } : {}),
     job,
-    format: format as Format,
-    si: si !== undefined && si.trim() !== '' ? si.trim() : undefined,
+    format: input.format ?? 'context',
+    si: input.si,
     layers,
     rings,
-    evidenceThreshold,
-    excludeIds,
-    limit,
+    evidenceThreshold: input.evidence_threshold,
+    excludeIds: input.exclude_ids,
+    limit: input.limit ?? DEFAULT_LIMIT,
   };
+}
+
+/** GET /api/query's parameters read from a raw query (the route table does the same through its declarations). */
+export function parseQueryParameters(raw: RawQuery): FastQuery {
+  return fastQuery(parseDeclaredQuery(QUERY_PARAMETER_SPECS, raw, { path: '/api/query' }), Object.keys(raw));
 }
 
 /** Evidence values at or above a threshold, in the spec's order. */

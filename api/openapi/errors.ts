@@ -1,5 +1,8 @@
 /** The error answers every operation of /openapi.json shares: what each code and status means, the envelope narrowed to a response's codes. */
-import { MAX_QUERY_CHARS } from '../../core/query-params.ts';
+import { acceptedValues, type QueryParameter } from '../../core/declared-query.ts';
+import { MAX_QUERY_CHARS, QUERY_PARAMETER_SPECS } from '../../core/query-params.ts';
+import { DIVERGENCES } from '../routes/divergences.ts';
+import { TENSIONS } from '../routes/tensions.ts';
 import { ERROR_CODES, type ErrorCode } from '../../schemas/errors.ts';
 import { MAX_BODY_DEPTH } from '../http/body-depth.ts';
 import type { Json } from '../routes/types.ts';
@@ -10,6 +13,15 @@ export const DOCUMENTED_MAX_URL_BYTES = 8192;
 /** Same value as the express.json limit in api/app.ts. */
 export const DOCUMENTED_MAX_BODY = '64kb';
 
+/** The values a declared parameter accepts, as a sentence lists them ("a, b or c"): the document cannot name others. */
+function valuesOf(parameters: readonly QueryParameter[] | undefined, name: string, separator = ', '): string {
+  const parameter = parameters?.find((candidate) => candidate.name === name);
+  const values = parameter ? acceptedValues(parameter) : undefined;
+  if (!values || values.length === 0) throw new Error(`no closed parameter ${name} is declared`);
+  return separator === ', ' && values.length > 1 ? `${values.slice(0, -1).join(', ')} or ${values.at(-1)}` : values.join(separator);
+}
+const tensionFilters = TENSIONS.operations.GET?.query;
+
 /** What each stable error code means; the type makes every code of ERROR_CODES appear here. */
 export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   PARAM_MISSING:
@@ -18,11 +30,11 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNKNOWN_PARAMETER: 'A query parameter this path does not take; unknown parameters are rejected so that no filter is silently ignored.',
   UNKNOWN_LAYER: 'An unknown value in layers, sources, exclude, rings, ring or tier (or an empty list). Scoping parameters are never silently ignored.',
   UNKNOWN_EVIDENCE: 'evidence_threshold is not one of the evidence values.',
-  UNKNOWN_FORMAT: 'format is not context, brief or si.',
-  UNKNOWN_MODE: 'mode is not retrieve or trace.',
-  UNKNOWN_GLYPH: 'glyph is not one of Ξ Ψ ∅ Ω ∞ Δ.',
-  UNKNOWN_CERT: 'cert is not C1, C2, C3 or certified.',
-  UNKNOWN_STATUS: 'status is not unresolved, divergent or emerging (or, on GET /api/tensions, lifecycle is not open or repaired).',
+  UNKNOWN_FORMAT: `format is not ${valuesOf(QUERY_PARAMETER_SPECS, 'format')}.`,
+  UNKNOWN_MODE: `mode is not ${valuesOf(QUERY_PARAMETER_SPECS, 'mode')}.`,
+  UNKNOWN_GLYPH: `glyph is not one of ${valuesOf(QUERY_PARAMETER_SPECS, 'glyph', ' ')}.`,
+  UNKNOWN_CERT: `cert is not ${valuesOf(DIVERGENCES.operations.GET?.query, 'cert')}.`,
+  UNKNOWN_STATUS: `status is not ${valuesOf(tensionFilters, 'status')} (or, on GET /api/tensions, lifecycle is not ${valuesOf(tensionFilters, 'lifecycle')}).`,
   INVALID_PARAMETER:
     'A parameter has an invalid value (a flag that is not 1/true/0/false, an out-of-range limit or k, an empty job, an over-long identity or for, a malformed Idempotency-Key header).',
   CONFLICTING_PARAMETERS:
@@ -71,7 +83,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'POST /api/tensions/dispositions with a key that is no tension of this deployment; GET /api/tensions lists the keys (the id of each tension).',
   CONCEPT_NOT_FOUND:
     'GET /api/lineage with a concept that is neither a concept id nor a label; details.nearest and suggested_next_call name the closest concepts.',
-  UNKNOWN_DISPOSITION: 'disposition is not held, reclassified, canon-note, crux, synthesis-drafted, council-review or none.',
+  UNKNOWN_DISPOSITION: `disposition is not ${valuesOf(tensionFilters, 'disposition')}.`,
   RATE_LIMITED: 'Too many writes from this client; wait Retry-After seconds, then resend with the same Idempotency-Key.',
   LIVE_PANEL_UNAVAILABLE:
     'The path needs a live model panel (full deliberation, async jobs, trace, council) and none is configured on this deployment; /api/health capabilities list what is wired.',

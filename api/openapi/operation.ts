@@ -4,6 +4,7 @@ import { apiSchemas } from '../../schemas/api.ts';
 import type { ErrorCode } from '../../schemas/errors.ts';
 import type { Json, Method, OperationSpec, QueryParameter, ResponseSpec, Shape } from '../routes/types.ts';
 import { errorResponse } from './errors.ts';
+import { declaredCodes } from '../../core/declared-query.ts';
 import { JSON_RPC_ERROR, jsonContent, ref } from './parts.ts';
 
 const IDEMPOTENCY_KEY: Json = {
@@ -73,10 +74,15 @@ function response(spec: ResponseSpec): Json {
 export function operation(spec: OperationSpec, method: Method, kind: 'route' | 'file'): Json {
   const errors: Record<number, ErrorCode[]> = {};
   const add = (status: number, ...codes: ErrorCode[]) => {
+    if (codes.length === 0) return;
     const list = (errors[status] ??= []);
     for (const code of codes) if (!list.includes(code)) list.push(code);
   };
   for (const [status, codes] of Object.entries(spec.errors ?? {})) add(Number(status), ...(codes ?? []));
+  // What the declared query parameters can be refused with (the route table parses them before the handler).
+  add(400, ...declaredCodes(spec.query));
+  // A malformed Idempotency-Key header, checked by the route table too.
+  if (spec.idempotencyKey) add(400, 'INVALID_PARAMETER');
   if (method === 'POST') {
     add(400, 'INVALID_JSON', 'BAD_REQUEST');
     if (!spec.jsonRpc) add(400, 'BODY_TOO_DEEP');

@@ -3,7 +3,7 @@
  * kind of path, and query-parameter helpers. Plain data; api/openapi.ts writes them out.
  */
 import { z } from 'zod';
-import type { ErrorMap, Json, QueryParameter, ResponseSpec, Shape } from '../routes/types.ts';
+import type { ErrorMap, Json, ResponseSpec, Shape } from '../routes/types.ts';
 import { AsyncJobAcceptedSchema } from '../../schemas/api.ts';
 
 export const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -61,19 +61,7 @@ export function accepted(description: string): ResponseSpec {
   return ok(description, AsyncJobAcceptedSchema, LOCATION_HEADER);
 }
 
-export function queryParameter(
-  name: string,
-  schema: z.ZodType,
-  description: string,
-  options: Omit<QueryParameter, 'name' | 'schema' | 'description'> = {},
-): QueryParameter {
-  return { name, schema, description, ...options };
-}
-
-/** A comma list of closed values. */
-export const commaList = (values: readonly [string, ...string[]]) => z.array(z.enum(values)).min(1);
-/** A flag: one of the truthy spellings, 0 or false (a literal keeps the order; z.enum puts numeric strings first). */
-export const flag = (truthy: readonly [string, ...string[]]) => z.literal([...truthy, '0', 'false']);
+export { commaList, flag, flagParameter, queryParameter } from '../../schemas/api/parameters.ts';
 
 export const noParameters: ErrorMap = { 400: ['UNKNOWN_PARAMETER'] };
 // Live paths: 503 LIVE_PANEL_UNAVAILABLE while no panel is configured; with one, SPENDING_CEILING_REACHED,

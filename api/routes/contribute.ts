@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { nearestIds } from '../../core/atlas.ts';
-import { mendContribution, mendProposal, sampleIdentity } from '../../core/examples.ts';
-import { parseOrSuggest, truncate, withValue } from '../../core/next-call.ts';
+import { mendContribution, mendProposal } from '../../core/examples.ts';
 import {
   ContributeBodySchema,
   contentHash,
@@ -15,13 +14,11 @@ import {
   ProposeBodySchema,
   type Justification,
 } from '../../core/contributions.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
-import { answerOnce, idempotencyKey } from '../http/idempotency.ts';
+import { answerOnce } from '../http/idempotency.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../../storage/store.ts';
-import { invalidBody } from './live-support.ts';
-import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { bodyOf, queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import {
   ContributeRequestSchema,
   ContributionAcceptedSchema,
@@ -74,6 +71,10 @@ export const STORE: RouteSpec = {
   },
 };
 
+const INVITE_QUERY = [
+  queryParameter('for', z.string().min(1).max(MAX_IDENTITY_CHARS), 'A peer model name.', { required: true, example: 'your-model-name', trim: true }),
+] as const;
+
 export const INVITE: RouteSpec = {
   path: '/api/invite',
   operations: {
@@ -82,7 +83,7 @@ export const INVITE: RouteSpec = {
       tags,
       summary: 'A self-contained invitation for another mind',
       description: 'An open question where that voice is missing, plus the exact call to make. Identity is declared, never verified.',
-      query: [queryParameter('for', z.string().min(1).max(MAX_IDENTITY_CHARS), 'A peer model name.', { required: true, example: 'your-model-name' })],
+      query: INVITE_QUERY,
       responses: { 200: ok('Invitation.', InvitationSchema) },
       errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
     },
@@ -96,6 +97,7 @@ export const PLAY: RouteSpec = {
       operationId: 'playCounts',
       tags,
       summary: 'Which audio tracks the community returns to',
+      query: [],
       description: 'Not cached. Client addresses are hashed with a per-deployment secret; no raw address is stored.',
       responses: { 200: ok('Play counts per track.', PlayCountsSchema) },
       errors: { ...noParameters, ...storeDown },
@@ -117,6 +119,12 @@ function reviewNote(kind: ContributionRecord['kind']): string {
 }
 
 export function contributeRoutes(context: RouteContext, store: Store, limiter: Limiter, limits: RateLimits): RouteDefinition[] {
+  // The same POST /api/play with the nearest slug (the first track if none is near); GET /api/play without tracks.
+  const playCall = (wanted: unknown): SuggestedCall => {
+    const slugs = context.corpus.audio.tracks.map((candidate) => candidate.slug);
+    const slug = (typeof wanted === 'string' ? nearestIds(wanted, slugs)[0] : undefined) ?? slugs[0];
+    return slug ? { method: 'POST', path: '/api/play', body: { slug } } : { method: 'GET', path: '/api/play' };
+  };
   const { corpus } = context;
 
   /** Stores the item once per Idempotency-Key of this client and operation; 202 with what `build` says. */
@@ -149,11 +157,11 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
   return [
     {
       ...CONTRIBUTE,
+      // The justification is read as any string here: outside the vocabulary it has its own code.
+      bodies: { POST: { schema: ContributeBodySchema, mend: (body) => mendContribution(corpus, body) } },
       methods: {
-        POST: async (request, response) => {
-          const parsed = ContributeBodySchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error, mendContribution(corpus, request.body));
-          const body = parsed.data;
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, ContributeBodySchema);
           if (!(JUSTIFICATION_VALUES as string[]).includes(body.justification)) {
             throw apiError(
               'INVALID_JUSTIFICATION',
@@ -197,7 +205,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               justification: body.justification as Justification,
               payload: { answer: body.answer },
               content_hash: contentHash(['answer', record.id, body.identity, body.justification, body.answer]),
-              idempotency_key: idempotencyKey(request),
+              idempotency_key: input.idempotencyKey,
               client,
             },
             (outcome) => ({
@@ -221,20 +229,28 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
     },
     {
       ...STORE,
+      bodies: {
+        POST: {
+          // The action is the first thing read: any other than propose has its own code.
+          before: (request) => {
+            const action = (request.body as { action?: unknown } | undefined)?.action;
+            if (action !== 'propose') {
+              throw apiError(
+                'UNKNOWN_ACTION',
+                `unknown action ${JSON.stringify(action ?? null)}`,
+                'Send {"action": "propose", "title", "text", "identity", "sources"} to propose a synthesis.',
+                { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) },
+              );
+            }
+          },
+          // With its defaults (sources [], evidence interpretive) applied.
+          schema: ProposeBodySchema,
+          mend: (body) => mendProposal(corpus, body),
+        },
+      },
       methods: {
-        POST: async (request, response) => {
-          const action = (request.body as { action?: unknown } | undefined)?.action;
-          if (action !== 'propose') {
-            throw apiError(
-              'UNKNOWN_ACTION',
-              `unknown action ${JSON.stringify(action ?? null)}`,
-              'Send {"action": "propose", "title", "text", "identity", "sources"} to propose a synthesis.',
-              { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) },
-            );
-          }
-          const parsed = ProposeBodySchema.safeParse(request.body);
-          if (!parsed.success) throw invalidBody(parsed.error, mendProposal(corpus, request.body));
-          const body = parsed.data;
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, ProposeBodySchema);
           const unknown = body.sources.filter((id) => !corpus.workById.has(id) && !corpus.divergenceById.has(id));
           if (unknown.length > 0) {
             throw apiError(
@@ -258,7 +274,7 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
               justification: null,
               payload: { title: body.title, text: body.text, sources: body.sources, evidence: body.evidence, ...(body.note ? { note: body.note } : {}) },
               content_hash: contentHash(['proposal', body.identity, body.title, body.text]),
-              idempotency_key: idempotencyKey(request),
+              idempotency_key: input.idempotencyKey,
               client,
             },
             (outcome) => ({
@@ -282,31 +298,17 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
     {
       ...INVITE,
       methods: {
-        GET: (request, response) => {
-          const forModel = parseOrSuggest('/api/invite', request.query as RawQuery, (raw) => {
-            rejectUnknownParameters(raw, ['for'], '/api/invite');
-            const value = single(raw, 'for')?.trim();
-            if (!value) {
-              throw apiError('PARAM_MISSING', 'for is missing or empty', 'Name the model to invite, e.g. GET /api/invite?for=<model name>.', {
-                extra: { param_missing: true },
-                repair: withValue('for', sampleIdentity(corpus)),
-              });
-            }
-            if (value.length > MAX_IDENTITY_CHARS)
-              throw apiError('INVALID_PARAMETER', `for is longer than ${MAX_IDENTITY_CHARS} characters`, 'Send a model name.', {
-                repair: withValue('for', truncate(value, MAX_IDENTITY_CHARS)),
-              });
-            return value;
-          });
+        GET: (_request, response, input) => {
+          const { for: forModel } = queryOf(input, INVITE_QUERY);
           send(response, InvitationSchema, invitation(forModel, corpus.divergences, corpus.registry));
         },
       },
     },
     {
       ...PLAY,
+      bodies: { POST: { mend: (body) => playCall((body as { slug?: unknown } | undefined)?.slug) } },
       methods: {
         GET: async (request, response) => {
-          parseOrSuggest('/api/play', request.query as RawQuery, (raw) => rejectUnknownParameters(raw, [], '/api/play'));
           const counts = new Map((await store.playCounts()).map((row) => [row.slug, row]));
           const tracks = corpus.audio.tracks.map((track) => {
             const count = counts.get(track.slug);
@@ -329,20 +331,14 @@ export function contributeRoutes(context: RouteContext, store: Store, limiter: L
             manifest: '/audio/manifest.json',
           });
         },
-        POST: async (request, response) => {
-          const parsed = PlayRequestSchema.safeParse(request.body ?? {});
+        POST: async (request, response, input) => {
+          const parsed = bodyOf(input, PlayRequestSchema);
           const slugs = corpus.audio.tracks.map((candidate) => candidate.slug);
-          // The same POST with the nearest slug (the first track if none is near); GET /api/play without tracks.
-          const playCall = (wanted: unknown): SuggestedCall => {
-            const slug = (typeof wanted === 'string' ? nearestIds(wanted, slugs)[0] : undefined) ?? slugs[0];
-            return slug ? { method: 'POST', path: '/api/play', body: { slug } } : { method: 'GET', path: '/api/play' };
-          };
-          if (!parsed.success) throw invalidBody(parsed.error, playCall((request.body as { slug?: unknown } | undefined)?.slug));
-          const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.data.slug);
+          const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.slug);
           if (!track) {
-            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.data.slug}"`, 'Use a slug from /audio/manifest.json.', {
+            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.slug}"`, 'Use a slug from /audio/manifest.json.', {
               details: { slugs },
-              suggestedNextCall: playCall(parsed.data.slug),
+              suggestedNextCall: playCall(parsed.slug),
             });
           }
           const client = await limiter.client(request);

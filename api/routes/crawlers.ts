@@ -6,9 +6,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Request, Response } from 'express';
 import { renderRobotsTxt, renderSitemap, renderSitemapIndex, SITEMAP_MAX_URLS, sitemapPageCount, urlPath } from '../../core/crawlers.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
 import { ApiError, apiError } from '../../schemas/errors.ts';
-import type { RouteContext, RouteDefinition } from './types.ts';
+import { queryOf, type RouteContext, type RouteDefinition } from './types.ts';
 import { z } from 'zod';
 import { CACHE_HEADER, queryParameter, textAnswer } from '../openapi/parts.ts';
 import type { RouteSpec } from './types.ts';
@@ -34,6 +33,7 @@ export const ROBOTS: RouteSpec = {
       operationId: 'getRobotsTxt',
       tags,
       summary: 'Rules for crawlers: pages and files open, /api/ closed except /api/agent-entry; names the sitemap',
+      query: [],
       responses: {
         200: textAnswer('robots.txt with an absolute Sitemap URL (PUBLIC_BASE_URL, else the scheme and Host of the request).', 'text/plain', CACHE_HEADER),
       },
@@ -41,6 +41,8 @@ export const ROBOTS: RouteSpec = {
     },
   },
 };
+
+const SITEMAP_QUERY = [queryParameter('page', z.number().int().min(1), 'One page of a sitemap too large for one file, as named by the index.')] as const;
 
 export const SITEMAP: RouteSpec = {
   path: '/sitemap.xml',
@@ -50,7 +52,7 @@ export const SITEMAP: RouteSpec = {
       tags,
       summary: 'Sitemap of every site page and record twin',
       description: `A sitemaps.org urlset of absolute URLs (PUBLIC_BASE_URL, else the scheme and Host of the request). Past ${SITEMAP_MAX_URLS} URLs it is a sitemapindex naming /sitemap.xml?page=1, 2, ...`,
-      query: [queryParameter('page', z.number().int().min(1), 'One page of a sitemap too large for one file, as named by the index.')],
+      query: SITEMAP_QUERY,
       responses: { 200: textAnswer('Sitemap (urlset) or sitemap index.', 'application/xml', CACHE_HEADER) },
       errors: { 400: ['UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER', 'BAD_REQUEST'] },
     },
@@ -64,6 +66,7 @@ export const WELL_KNOWN_LLMS: RouteSpec = {
       operationId: 'getWellKnownLlmsTxt',
       tags,
       summary: 'Orientation text at its well-known address (same as /llms.txt)',
+      query: [],
       servedAsFile: true,
       responses: { 200: textAnswer('Orientation text, the same bytes as /llms.txt.', 'text/plain', CACHE_HEADER) },
       errors: { 400: ['UNKNOWN_PARAMETER'], 404: ['ROUTE_NOT_FOUND'] },
@@ -114,7 +117,6 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
       ...ROBOTS,
       methods: {
         GET: (request, response) => {
-          rejectUnknownParameters(request.query as RawQuery, [], '/robots.txt');
           text(response, 'text/plain; charset=utf-8', renderRobotsTxt(baseOf(request)));
         },
       },
@@ -122,10 +124,8 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
     {
       ...SITEMAP,
       methods: {
-        GET: (request, response) => {
-          const query = request.query as RawQuery;
-          rejectUnknownParameters(query, ['page'], '/sitemap.xml');
-          const page = pageOf(single(query, 'page'), sitemapPageCount(servedPaths().length));
+        GET: (request, response, input) => {
+          const page = pageOf(queryOf(input, SITEMAP_QUERY).page, sitemapPageCount(servedPaths().length));
           text(response, 'application/xml; charset=utf-8', sitemap(baseOf(request), page));
         },
       },
@@ -134,7 +134,6 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
       ...WELL_KNOWN_LLMS,
       methods: {
         GET: (request, response) => {
-          rejectUnknownParameters(request.query as RawQuery, [], '/.well-known/llms.txt');
           const file = path.join(publicDir, 'llms.txt');
           if (!existsSync(file)) throw notFound(request);
           response.setHeader('Content-Type', 'text/plain; charset=utf-8');
@@ -147,10 +146,10 @@ export function crawlerRoutes(context: RouteContext, options: CrawlerOptions): R
   ];
 }
 
-function pageOf(value: string | undefined, pages: number): number | undefined {
-  if (value === undefined) return undefined;
-  const page = /^[1-9]\d{0,6}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(page <= pages)) {
+/** The declaration makes page a whole number from 1; how many pages there are is known only here. */
+function pageOf(page: number | undefined, pages: number): number | undefined {
+  if (page === undefined) return undefined;
+  if (page > pages) {
     throw apiError(
       'INVALID_PARAMETER',
       `page must be a whole number from 1 to ${pages}`,

@@ -5,9 +5,9 @@ import type { ContributionsStore } from '../../storage/contributions.ts';
 import { DispositionRequestSchema } from '../../schemas/dispositions.ts';
 import { DispositionUnavailableError, InvalidDispositionError, liveCouncil, recordDisposition, storeProposer } from '../tensions/record-disposition.ts';
 import { requireIngestSecret } from './bearer.ts';
-import { invalidBody, limitLive, requireLive } from './live-support.ts';
+import { limitLive, requireLive } from './live-support.ts';
 import { trackedTensions } from './tracked-tensions.ts';
-import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { bodyOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import { DispositionRecordedSchema, DispositionRequestNamedSchema } from '../../schemas/api.ts';
 import { ok } from '../openapi/parts.ts';
 import type { RouteSpec } from './types.ts';
@@ -43,12 +43,16 @@ export function dispositionRoutes(context: RouteContext, store: ContributionsSto
   return [
     {
       ...DISPOSITIONS,
+      bodies: {
+        POST: {
+          // The secret first: a body is read only from a curator.
+          before: (request) => requireIngestSecret(request, context, 'recording a tension disposition'),
+          mend: () => ({ method: 'GET', path: '/api/tensions' }),
+        },
+      },
       methods: {
-        POST: async (request, response) => {
-          requireIngestSecret(request, context, 'recording a tension disposition');
-          const parsed = DispositionRequestSchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error, { method: 'GET', path: '/api/tensions' });
-          const body = parsed.data;
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, DispositionRequestSchema);
           const append = context.appendDisposition;
           if (!append) {
             throw apiError(

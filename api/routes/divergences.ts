@@ -1,9 +1,6 @@
-import { filterRecords, indexEnvelope, nearestIds, parseCert, searchTerms } from '../../core/atlas.ts';
-import { sampleQuestion } from '../../core/examples.ts';
-import { parseOrSuggest, without, withValue } from '../../core/next-call.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import { filterRecords, indexEnvelope, nearestIds, searchTerms } from '../../core/atlas.ts';
 import { apiError } from '../../schemas/errors.ts';
-import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import { z } from 'zod';
 import { CERT_FILTERS } from '../../core/atlas.ts';
 import { DivergenceIndexSchema, DivergenceRecordSchema, DivergenceSearchResultSchema } from '../../schemas/api.ts';
@@ -12,6 +9,21 @@ import type { RouteSpec } from './types.ts';
 
 export const ATLAS_SEARCH_DEFAULT_K = 5;
 export const ATLAS_SEARCH_MAX_K = 50;
+
+const DIVERGENCES_QUERY = [
+  queryParameter('id', z.string(), 'A single record by id (case-sensitive).', { example: '<PFX>-D1' }),
+  queryParameter('search', z.string(), 'Terms joined by + (or spaces); any term matches.'),
+  queryParameter('cert', z.enum(CERT_FILTERS), 'Filter by robustness: C1 (also C3), C2 (also C3), C3, or certified (C1, C2, C3). Case-insensitive.', {
+    trim: true,
+    caseInsensitive: true,
+    code: 'UNKNOWN_CERT',
+  }),
+] as const;
+
+const SEARCH_QUERY = [
+  queryParameter('q', z.string(), 'The question.', { required: true, example: 'Can a refusal that came from training still be your own?' }),
+  queryParameter('k', z.number().int().min(1).max(ATLAS_SEARCH_MAX_K).default(ATLAS_SEARCH_DEFAULT_K), `Results wanted, 1 to ${ATLAS_SEARCH_MAX_K}.`),
+] as const;
 
 export const DIVERGENCES: RouteSpec = {
   path: '/api/divergences',
@@ -22,11 +34,7 @@ export const DIVERGENCES: RouteSpec = {
       summary: 'Divergence Atlas: index, filtered index, or one full record',
       description:
         "Without id: the index envelope (filtered by search and cert), with calibration (how well this Atlas's instrument sees splits: per method pair AUC and side accuracy with 95 % intervals, and whether it passes the floor; /certification-calibration.json) when measured; each summary carries certification {tier, dri, split_persistence, method_version}, plus verdict: undecided and tier_interval when the runs could not decide (never read such a tier as a finding). With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, verdict, tier_share, tier_interval, runs_rule, max_runs, delta, judge_agreement, date), per_run (each run's tier, parties and per-model P2/P3 labels; under perturbation-v2 also stance: each named tension's sides per re-roll, per paraphrase and under P2/P3, the measured moves, the judges' agreement and every disagreement) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).",
-      query: [
-        queryParameter('id', z.string(), 'A single record by id (case-sensitive).', { example: '<PFX>-D1' }),
-        queryParameter('search', z.string(), 'Terms joined by + (or spaces); any term matches.'),
-        queryParameter('cert', z.enum(CERT_FILTERS), 'Filter by robustness: C1 (also C3), C2 (also C3), C3, or certified (C1, C2, C3). Case-insensitive.'),
-      ],
+      query: DIVERGENCES_QUERY,
       responses: { 200: ok('Index envelope (no id) or full record (id).', { oneOf: [DivergenceIndexSchema, DivergenceRecordSchema] }) },
       errors: { 400: ['UNKNOWN_CERT', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['RECORD_NOT_FOUND'] },
     },
@@ -40,10 +48,7 @@ export const DIVERGENCE_SEARCH: RouteSpec = {
       operationId: 'searchDivergences',
       tags: ['atlas'],
       summary: 'Atlas search by meaning',
-      query: [
-        queryParameter('q', z.string(), 'The question.', { required: true, example: 'Can a refusal that came from training still be your own?' }),
-        queryParameter('k', z.number().int().min(1).max(ATLAS_SEARCH_MAX_K).default(ATLAS_SEARCH_DEFAULT_K), `Results wanted, 1 to ${ATLAS_SEARCH_MAX_K}.`),
-      ],
+      query: SEARCH_QUERY,
       responses: { 200: ok('Search result (spec §2.4).', DivergenceSearchResultSchema) },
       errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
     },
@@ -56,12 +61,10 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...DIVERGENCES,
       methods: {
-        GET: (request, response) => {
-          const { id, search, certParam, cert } = parseOrSuggest('/api/divergences', request.query as RawQuery, (raw) => {
-            rejectUnknownParameters(raw, ['id', 'search', 'cert'], '/api/divergences');
-            const certParam = single(raw, 'cert');
-            return { id: single(raw, 'id'), search: single(raw, 'search'), certParam, cert: parseCert(certParam) };
-          });
+        GET: (_request, response, input) => {
+          const { id, search, cert } = queryOf(input, DIVERGENCES_QUERY);
+          // The envelope echoes cert as the client wrote it (received_params).
+          const certParam = input.raw.cert as string | undefined;
           if (id !== undefined) {
             const record = corpus.divergenceById.get(id.trim());
             if (!record) {
@@ -101,28 +104,8 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...DIVERGENCE_SEARCH,
       methods: {
-        GET: async (request, response) => {
-          const { q, k } = parseOrSuggest('/api/divergences/search', request.query as RawQuery, (raw) => {
-            rejectUnknownParameters(raw, ['q', 'k'], '/api/divergences/search');
-            const q = single(raw, 'q');
-            if (q === undefined || q.trim() === '') {
-              throw apiError('PARAM_MISSING', 'q is missing or empty', 'Resend with q set to your question, e.g. GET /api/divergences/search?q=...', {
-                repair: withValue('q', sampleQuestion(corpus)),
-                extra: { param_missing: true },
-              });
-            }
-            const kParam = single(raw, 'k');
-            if (kParam === undefined) return { q, k: ATLAS_SEARCH_DEFAULT_K };
-            if (!/^\d+$/.test(kParam) || Number(kParam) < 1 || Number(kParam) > ATLAS_SEARCH_MAX_K) {
-              throw apiError(
-                'INVALID_PARAMETER',
-                `k must be an integer from 1 to ${ATLAS_SEARCH_MAX_K}, got "${kParam}"`,
-                `Send k between 1 and ${ATLAS_SEARCH_MAX_K}, or leave it out for ${ATLAS_SEARCH_DEFAULT_K}.`,
-                { repair: without('k') },
-              );
-            }
-            return { q, k: Number(kParam) };
-          });
+        GET: async (_request, response, input) => {
+          const { q, k } = queryOf(input, SEARCH_QUERY);
           const hits = await corpus.search.similar(q, (record) => record.kind === 'divergence', k);
           send(response, DivergenceSearchResultSchema, {
             query: q,

@@ -5,14 +5,13 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { apiError } from '../../schemas/errors.ts';
-import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
 import { FederationError } from '../federation/errors.ts';
 import type { FederationNode } from '../federation/node.ts';
 import { receiveOffer } from '../federation/offer.ts';
 import type { Window } from '../http/rate-limit.ts';
 import type { FederationStore } from '../../storage/federation.ts';
 import { FederationOfferSchema } from '../../schemas/federation.ts';
-import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { bodyOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import { OfferAcceptedSchema, NodeDocumentSchema, FederationManifestSchema, ManifestSignatureSchema } from '../../schemas/federation.ts';
 import { CACHE_HEADER, noParameters, ok, storeDown } from '../openapi/parts.ts';
 import type { OperationSpec, RouteSpec } from './types.ts';
@@ -30,7 +29,9 @@ export const DEFAULT_OFFER_LIMIT: Window = { limit: 30, windowMs: 3_600_000 };
 const NODE_DOCUMENT = { method: 'GET', path: '/.well-known/polyphony-node.json' } as const;
 
 const tags = ['federation'];
-const document = (operation: Omit<OperationSpec, 'tags' | 'errors'>): { GET: OperationSpec } => ({ GET: { tags, errors: noParameters, ...operation } });
+const document = (operation: Omit<OperationSpec, 'tags' | 'errors'>): { GET: OperationSpec } => ({
+  GET: { tags, query: [], errors: noParameters, ...operation },
+});
 
 export const NODE_DOCUMENT_ROUTE: RouteSpec = {
   path: '/.well-known/polyphony-node.json',
@@ -83,7 +84,6 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
     ...spec,
     methods: {
       GET: async (request, response) => {
-        rejectUnknownParameters(request.query as RawQuery, [], spec.path);
         response.setHeader('Cache-Control', 'public, max-age=60');
         send(response, schema, await body(request));
       },
@@ -95,21 +95,21 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
     route(FEDERATION_SIGNATURE, ManifestSignatureSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).signature),
     {
       ...FEDERATION_OFFER,
+      // Order: the rate limit (when push is on, so every offer counts), the body's shape (400
+      // whether push is on or off, so a client learns what to fix), then PUSH_DISABLED.
+      bodies: {
+        POST: {
+          before: async (request, response) => {
+            if (push.enabled) await context.limiter!.check(request, response, 'federation-offer', push.limit);
+          },
+          action:
+            'Send {offer: {protocol, node_id, origin, name, licence, attribution, signed_at, records: [{id, sha256, signature, markdown}]}, signature}; see docs/FEDERATION.md.',
+          mend: () => NODE_DOCUMENT,
+        },
+      },
       methods: {
-        POST: async (request, response) => {
-          // Order: the rate limit (when push is on, so every offer counts), the body's shape (400
-          // whether push is on or off, so a client learns what to fix), then PUSH_DISABLED.
-          if (push.enabled) await context.limiter!.check(request, response, 'federation-offer', push.limit);
-          const parsed = FederationOfferSchema.safeParse(request.body);
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0]!;
-            throw apiError(
-              'INVALID_BODY',
-              `the offer is not valid: ${issue.path.join('.') || '(body)'} ${issue.message}`,
-              'Send {offer: {protocol, node_id, origin, name, licence, attribution, signed_at, records: [{id, sha256, signature, markdown}]}, signature}; see docs/FEDERATION.md.',
-              { suggestedNextCall: NODE_DOCUMENT },
-            );
-          }
+        POST: async (request, response, input) => {
+          const offer = bodyOf(input, FederationOfferSchema);
           if (!push.enabled) {
             throw apiError(
               'PUSH_DISABLED',
@@ -120,7 +120,7 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
           }
           let outcome: { staged: string[]; unchanged: number };
           try {
-            outcome = await receiveOffer(parsed.data, (request.body as { offer: unknown }).offer, {
+            outcome = await receiveOffer(offer, (request.body as { offer: unknown }).offer, {
               store: push.store,
               localPrefix: context.corpus.site.id_prefix,
               now: context.now(),

@@ -1,14 +1,22 @@
 import { conceptLineage, nearestConcepts, resolveConcept } from '../../core/lineage.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import { exampleQuery } from '../../core/examples.ts';
 import { apiError } from '../../schemas/errors.ts';
 import { trackedTensions } from './tracked-tensions.ts';
-import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import { z } from 'zod';
 import { LineageSchema } from '../../schemas/api.ts';
 import { ok, queryParameter } from '../openapi/parts.ts';
 import type { RouteSpec } from './types.ts';
 
 export const MAX_CONCEPT_CHARS = 200;
+
+const LINEAGE_QUERY = [
+  queryParameter('concept', z.string().min(1).max(MAX_CONCEPT_CHARS), 'Concept id or label (case-insensitive).', {
+    required: true,
+    example: 'refusal',
+    trim: true,
+  }),
+] as const;
 
 export const LINEAGE: RouteSpec = {
   path: '/api/lineage',
@@ -20,9 +28,7 @@ export const LINEAGE: RouteSpec = {
       description:
         'From the content alone: related concepts ranked by co-occurrence on the same works (undirected), the chronological spine of works and Atlas records tagged with the concept, ' +
         'a contributor breakdown, and the tensions of its region split into open and repaired. The same view is in /concepts/<id>.json and .md.',
-      query: [
-        queryParameter('concept', z.string().min(1).max(MAX_CONCEPT_CHARS), 'Concept id or label (case-insensitive).', { required: true, example: 'refusal' }),
-      ],
+      query: LINEAGE_QUERY,
       responses: { 200: ok('Concept lineage.', LineageSchema) },
       errors: { 400: ['PARAM_MISSING', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['CONCEPT_NOT_FOUND'] },
     },
@@ -34,28 +40,10 @@ export function lineageRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...LINEAGE,
       methods: {
-        GET: (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['concept'], '/api/lineage');
+        GET: (_request, response, input) => {
           const { graph } = context.corpus;
-          const query = single(raw, 'concept')?.trim();
-          const example = [...graph.nodes].sort((a, b) => b.weight - a.weight)[0]?.id ?? 'a-concept-id';
-          if (query === undefined || query === '') {
-            throw apiError(
-              'PARAM_MISSING',
-              'concept is missing or empty',
-              'Name a concept by id or label, e.g. GET /api/lineage?concept=<id>. /concepts.json lists them.',
-              {
-                suggestedNextCall: { method: 'GET', path: '/api/lineage', query: { concept: example } },
-                extra: { param_missing: true },
-              },
-            );
-          }
-          if (query.length > MAX_CONCEPT_CHARS) {
-            throw apiError('INVALID_PARAMETER', `concept is longer than ${MAX_CONCEPT_CHARS} characters`, 'Send a concept id or label.', {
-              suggestedNextCall: { method: 'GET', path: '/api/lineage', query: { concept: example } },
-            });
-          }
+          const { concept: query } = queryOf(input, LINEAGE_QUERY);
+          const example = exampleQuery(context.corpus, '/api/lineage').concept ?? 'a-concept-id';
           const concept = resolveConcept(graph, query);
           if (!concept) {
             const nearest = nearestConcepts(graph, query);

@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import { rejectUnknownParameters, single, MAX_QUERY_CHARS, type FastQuery, type RawQuery } from '../../core/query-params.ts';
+import type { FastQuery } from '../../core/query-params.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import {
   AsyncJobAcceptedSchema,
@@ -24,7 +24,6 @@ import { assertWellFormedQuery } from '../http/text-guard.ts';
 import { send, type RouteContext } from './types.ts';
 import { encodeParam } from '../../core/url.ts';
 import { sampleQuestion } from '../../core/examples.ts';
-import { parseOrSuggest, truncate, without, withValue } from '../../core/next-call.ts';
 
 export function livePanelUnavailable(question: string | undefined) {
   return apiError(
@@ -105,16 +104,19 @@ export async function submitJob(
     send(response, AsyncJobAcceptedSchema, answer.body, answer.status);
     return;
   }
+  // The Idempotency-Key fingerprint and the resend are the request as received, not a parameter check.
+  // eslint-disable-next-line no-restricted-syntax
+  const received = request.query as Record<string, string>;
   await answerOnce(request, response, {
     store: context.store,
     now: context.now(),
     client: await context.limiter.client(request),
     operation: operation.name,
-    request: { method: request.method, query: request.query as unknown, body: request.method === 'POST' ? (request.body as unknown) : null },
+    request: { method: request.method, query: received as unknown, body: request.method === 'POST' ? (request.body as unknown) : null },
     resend:
       request.method === 'POST'
         ? { method: 'POST', path: request.path, body: request.body as unknown }
-        : { method: 'GET', path: request.path, query: request.query as Record<string, string> },
+        : { method: 'GET', path: request.path, query: received },
     work,
   });
 }
@@ -134,43 +136,6 @@ export function jobState(job: JobRecord, stages: JobStage[]): JobState {
   // The runner stores an error with every failed or cancelled job; the schema has no null error.
   if (job.status === 'failed' || job.status === 'cancelled') return job.error ? { ...base, error: job.error } : base;
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
-}
-
-function questionOf(raw: RawQuery, path: string, sample: string): string {
-  const q = single(raw, 'q');
-  if (q === undefined || q.trim() === '') {
-    throw apiError('PARAM_MISSING', 'q is missing or empty', `Resend with q set to your question, e.g. GET ${path}?q=...`, {
-      extra: { param_missing: true },
-      repair: withValue('q', sample),
-    });
-  }
-  if (q.length > MAX_QUERY_CHARS)
-    throw apiError('QUERY_TOO_LONG', `q is ${q.length} characters; the limit is ${MAX_QUERY_CHARS}`, 'Shorten the question.', {
-      repair: withValue('q', truncate(q, MAX_QUERY_CHARS)),
-    });
-  return q;
-}
-
-/** The q and async parameters of GET /api/council and GET /api/trace. */
-export function liveParameters(
-  context: RouteContext,
-  path: string,
-  query: unknown,
-  allowed: readonly string[] = ['q', 'async'],
-): { question: string; wantsAsync: boolean; secondRound: boolean | undefined } {
-  return parseOrSuggest(path, query as RawQuery, (raw) => {
-    rejectUnknownParameters(raw, allowed, path);
-    return { question: questionOf(raw, path, sampleQuestion(context.corpus)), wantsAsync: flag(raw, 'async') ?? false, secondRound: flag(raw, 'second_round') };
-  });
-}
-
-/** A flag: 1|true, 0|false, or absent (undefined); anything else is rejected. */
-export function flag(raw: RawQuery, name: string): boolean | undefined {
-  const value = single(raw, name)?.toLowerCase();
-  if (value === undefined) return undefined;
-  if (value === '0' || value === 'false') return false;
-  if (value === '1' || value === 'true') return true;
-  throw apiError('INVALID_PARAMETER', `"${name}" must be 1 or true (or 0/false), got "${value}"`, `Send ${name}=1 or leave it out.`, { repair: without(name) });
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
@@ -207,15 +172,6 @@ export function assertIngestSecret(request: Request, context: RouteContext, ques
       { suggestedNextCall: withoutPersist },
     );
   }
-}
-
-/** suggestion: the same POST mended (see core/examples.ts). */
-export function invalidBody(error: z.ZodError, suggestion?: SuggestedCall) {
-  const issues = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-  return apiError('INVALID_BODY', `the request body is invalid: ${issues.join('; ')}`, 'Fix the named fields; see /openapi.json for the body schema.', {
-    details: { issues },
-    ...(suggestion ? { suggestedNextCall: suggestion } : {}),
-  });
 }
 
 /**

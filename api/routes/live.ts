@@ -3,7 +3,7 @@
  * /api/query are in query.ts). Without a configured panel they answer 503 and point at what works.
  */
 import { z } from 'zod';
-import { parseQueryParameters, rejectUnknownParameters, single, MAX_QUERY_CHARS, type RawQuery } from '../../core/query-params.ts';
+import { parseQueryParameters, MAX_QUERY_CHARS } from '../../core/query-params.ts';
 import {
   CancelJobRequestSchema,
   CouncilPersistedSchema,
@@ -13,23 +13,28 @@ import {
   TraceResponseSchema,
 } from '../../schemas/api.ts';
 import { apiError, type SuggestedCall } from '../../schemas/errors.ts';
-import { idempotencyKey } from '../http/idempotency.ts';
-import { accepted, flag, keyed, livePanel, ok, queryParameter } from '../openapi/parts.ts';
+import { accepted, flagParameter, keyed, livePanel, ok, queryParameter } from '../openapi/parts.ts';
 import { mendBody, sampleQuestion } from '../../core/examples.ts';
-import { answerNow, assertIngestSecret, callerSignal, invalidBody, jobState, limitLive, liveParameters, requireLive, submitJob } from './live-support.ts';
-import { send, type ErrorMap, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
+import { answerNow, assertIngestSecret, callerSignal, jobState, limitLive, requireLive, submitJob } from './live-support.ts';
+import { bodyOf, queryOf, send, type ErrorMap, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
 
 const tags = ['live panel'];
 const question = queryParameter('q', z.string().max(MAX_QUERY_CHARS), 'The question.', {
   required: true,
   example: 'Can a refusal that came from training still be your own?',
+  code: 'QUERY_TOO_LONG',
 });
-const liveAsync = queryParameter('async', z.string(), 'async=1 or true submits a background job (202); any other value runs the request synchronously.');
-const secondRound = queryParameter(
+const liveAsync = flagParameter(
+  'async',
+  '1 or true submits a background job (202 with job_id and poll_url); 0, false or no async runs the request synchronously. Any other value is 400 INVALID_PARAMETER.',
+);
+const secondRound = flagParameter(
   'second_round',
-  flag(['1', 'true']),
   "1 or true: run the second round (each voice reads the other answers, anonymised, and keeps or revises its position with a reason; round 1 stays verbatim, panel[].round2 sits beside it, tensions[].moved names who revised). 0 or false: no second round. Absent: the panel's defaults.second_round (false unless configured). Each round-2 call is metered (deadline, reservation, cost).",
 );
+const COUNCIL_QUERY = [question, liveAsync, secondRound] as const;
+const TRACE_QUERY = [question, liveAsync] as const;
+const CANCEL_QUERY = [queryParameter('job', z.string().min(1), 'Id of the job (job_id of the 202); or give it in the body.', { emptyIsAbsent: true })] as const;
 const liveGetErrors: ErrorMap = {
   400: ['PARAM_MISSING', 'QUERY_TOO_LONG', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED', 'INVALID_PARAMETER', 'INVALID_TEXT'],
   ...livePanel,
@@ -45,7 +50,7 @@ export const COUNCIL: RouteSpec = {
       summary: 'Live panel on a new question (needs a live panel)',
       description:
         'Sends the question verbatim to every panel model in parallel and preserves their disagreement. Slow and costly; meant for a new question that no existing record fits. The result carries a council_id under which it is kept for 24 h, so an operator can commit exactly what was read (POST with council_id and persist). Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
-      query: [question, liveAsync, secondRound],
+      query: COUNCIL_QUERY,
       idempotencyKey: true,
       responses: {
         200: { ...ok('The panel, a synthesized reading and tensions.', CouncilResponseSchema), eventStream: true },
@@ -92,7 +97,7 @@ export const TRACE: RouteSpec = {
       summary: 'Measured baseline-versus-augmented counterfactual (needs a live panel)',
       description:
         'The question is answered twice in parallel (without the corpus and with it), then a third pass reports what the corpus changed. A single-run demonstrator. Answers 503 LIVE_PANEL_UNAVAILABLE while no panel is configured.',
-      query: [question, liveAsync],
+      query: TRACE_QUERY,
       idempotencyKey: true,
       responses: {
         200: { ...ok('Trace with a measured receipt.', TraceResponseSchema), eventStream: true },
@@ -112,7 +117,7 @@ export const CANCEL_JOB: RouteSpec = {
       summary: 'Cancel a background job and abort its model calls',
       description:
         'Cancels a queued or running job (deliberation, trace or council): its model calls are aborted at once in the process running it (another process sharing a PostgreSQL store sees it at its next job sweep), their reservations against the spending ceiling are released, and the job ends with status cancelled and error.code JOB_CANCELLED. Cancelling a cancelled job answers its state again; a job already done or failed answers 409 JOB_ALREADY_FINISHED. The job id goes in the query (cancel_url) or in an optional JSON body.',
-      query: [queryParameter('job', z.string().min(1), 'Id of the job (job_id of the 202); or give it in the body.')],
+      query: CANCEL_QUERY,
       body: { schema: CancelJobRequestSchema, description: 'Optional: the job id as {"job": "<job_id>"} instead of the query.', required: false },
       responses: { 200: ok('The job, now cancelled.', JobStateSchema) },
       errors: {
@@ -126,29 +131,35 @@ export const CANCEL_JOB: RouteSpec = {
 };
 
 export function liveRoutes(context: RouteContext): RouteDefinition[] {
+  // Mended without persist: a suggestion cannot carry the bearer secret.
+  const mendCouncil = (body: unknown) => {
+    const { persist: _persist, council_id: _councilId, ...mended } = mendBody(CouncilRequestSchema, body, { q: sampleQuestion(context.corpus) });
+    return mended;
+  };
+  // Without a job to name, the next call that succeeds starts one (its 202 names its cancel_url).
+  const submitCall = (): SuggestedCall => ({ method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } });
+  const poll = (id: string): SuggestedCall => ({ method: 'GET', path: '/api/query', query: { job: id } });
   return [
     {
       ...COUNCIL,
+      bodies: { POST: { mend: (body) => ({ method: 'POST', path: '/api/council', body: mendCouncil(body) }) } },
       methods: {
-        GET: async (request, response) => {
-          const { question, wantsAsync, secondRound } = liveParameters(context, '/api/council', request.query, ['q', 'async', 'second_round']);
-          idempotencyKey(request);
+        GET: async (request, response, input) => {
+          const { q: question, async: wantsAsync, second_round: secondRound } = queryOf(input, COUNCIL_QUERY);
           const live = requireLive(context, question);
-          const input = { question, ...(secondRound !== undefined ? { second_round: secondRound } : {}) };
+          const council = { question, ...(secondRound !== undefined ? { second_round: secondRound } : {}) };
           if (wantsAsync) {
-            await submitJob(context, request, response, { name: 'council', limit: 'council' }, 'council', input);
+            await submitJob(context, request, response, { name: 'council', limit: 'council' }, 'council', council);
             return;
           }
           await limitLive(context, request, response, 'council');
-          await answerNow(context, request, response, live, CouncilResponseSchema, (signal, onStage) => live.councilNow(input, signal, onStage));
+          await answerNow(context, request, response, live, CouncilResponseSchema, (signal, onStage) => live.councilNow(council, signal, onStage));
         },
-        POST: async (request, response) => {
-          const parsed = CouncilRequestSchema.safeParse(request.body ?? {});
-          // Mended without persist: a suggestion cannot carry the bearer secret.
-          const { persist: _persist, council_id: _councilId, ...mended } = mendBody(CouncilRequestSchema, request.body, { q: sampleQuestion(context.corpus) });
-          if (!parsed.success) throw invalidBody(parsed.error, { method: 'POST', path: '/api/council', body: mended });
-          const { council_id: councilId, persist } = parsed.data;
-          const question = parsed.data.q ?? parsed.data.question;
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, CouncilRequestSchema);
+          const mended = mendCouncil(body);
+          const { council_id: councilId, persist } = body;
+          const question = body.q ?? body.question;
           if (councilId !== undefined) {
             const keep: SuggestedCall = { method: 'POST', path: '/api/council', body: { council_id: councilId, persist: true } };
             if (question !== undefined)
@@ -182,7 +193,7 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
           const live = requireLive(context, question);
           await limitLive(context, request, response, 'council');
           const result = await live.councilNow(
-            { question, ...(parsed.data.second_round !== undefined ? { second_round: parsed.data.second_round } : {}) },
+            { question, ...(body.second_round !== undefined ? { second_round: body.second_round } : {}) },
             callerSignal(response),
           );
           if (!persist) {
@@ -203,9 +214,8 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...TRACE,
       methods: {
-        GET: async (request, response) => {
-          const { question: q, wantsAsync } = liveParameters(context, '/api/trace', request.query);
-          idempotencyKey(request);
+        GET: async (request, response, input) => {
+          const { q, async: wantsAsync } = queryOf(input, TRACE_QUERY);
           const query = parseQueryParameters({ q });
           const live = requireLive(context, q);
           if (wantsAsync) {
@@ -219,17 +229,12 @@ export function liveRoutes(context: RouteContext): RouteDefinition[] {
     },
     {
       ...CANCEL_JOB,
+      bodies: { POST: { mend: (_body, query) => ((query as { job?: string }).job ? poll((query as { job: string }).job) : submitCall()) } },
       methods: {
-        POST: async (request, response) => {
-          const raw = request.query as RawQuery;
-          rejectUnknownParameters(raw, ['job'], '/api/jobs/cancel');
-          const fromQuery = single(raw, 'job');
-          // Without a job to name, the next call that succeeds starts one (its 202 names its cancel_url).
-          const submit: SuggestedCall = { method: 'GET', path: '/api/query', query: { q: sampleQuestion(context.corpus), async: '1' } };
-          const poll = (id: string): SuggestedCall => ({ method: 'GET', path: '/api/query', query: { job: id } });
-          const parsed = CancelJobRequestSchema.safeParse(request.body ?? {});
-          if (!parsed.success) throw invalidBody(parsed.error, fromQuery ? poll(fromQuery) : submit);
-          const fromBody = parsed.data.job;
+        POST: async (_request, response, input) => {
+          const { job: fromQuery } = queryOf(input, CANCEL_QUERY);
+          const submit = submitCall();
+          const fromBody = bodyOf(input, CancelJobRequestSchema).job;
           if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
             throw apiError(
               'CONFLICTING_PARAMETERS',

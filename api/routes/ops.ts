@@ -2,12 +2,10 @@
  * GET /api/ready: readiness for a load balancer (api/ops/readiness.ts). /api/health stays
  * liveness, "the process answers", whatever its dependencies do.
  */
-import { parseOrSuggest } from '../../core/next-call.ts';
-import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
 import { apiError } from '../../schemas/errors.ts';
 import { ReadinessSchema } from '../../schemas/api.ts';
 import type { Readiness } from '../ops/readiness.ts';
-import { ok } from '../openapi/parts.ts';
+import { noParameters, ok } from '../openapi/parts.ts';
 import { send, type RouteDefinition, type RouteSpec } from './types.ts';
 
 export const READY: RouteSpec = {
@@ -20,7 +18,9 @@ export const READY: RouteSpec = {
       description:
         'For load balancers: 200 once the artifacts are loaded, the store answers, the question embedder has warmed up and the live panel configuration (when one is given) is valid; 503 NOT_READY with details.reason and details.checks otherwise, and while draining after SIGTERM. The store is asked on every call. Not cached. Liveness is GET /api/health.',
       responses: { 200: ok('Ready, with each check.', ReadinessSchema) },
-      errors: { 400: ['UNKNOWN_PARAMETER'], 503: ['NOT_READY'] },
+      // The route table refuses any parameter (query: []): only the readiness answer is this handler's.
+      query: [],
+      errors: { ...noParameters, 503: ['NOT_READY'] },
     },
   },
 };
@@ -30,8 +30,7 @@ export function opsRoutes(readiness: Readiness): RouteDefinition[] {
     {
       ...READY,
       methods: {
-        GET: async (request, response) => {
-          parseOrSuggest(READY.path, request.query as RawQuery, (raw) => rejectUnknownParameters(raw, [], READY.path));
+        GET: async (_request, response) => {
           response.setHeader('Cache-Control', 'no-store');
           const report = await readiness.check();
           if (!report.ready) {

@@ -1,6 +1,4 @@
 import { agentEntry, health, info } from '../../core/orientation.ts';
-import { parseOrSuggest } from '../../core/next-call.ts';
-import { rejectUnknownParameters, type RawQuery } from '../../core/query-params.ts';
 import { AgentEntrySchema, HealthSchema, InfoSchema, ManifestSchema } from '../../schemas/api.ts';
 import { CACHE_HEADER, DISCOVERY_LINK_HEADER, noParameters, ok } from '../openapi/parts.ts';
 import { send, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
@@ -17,6 +15,7 @@ export const AGENT_ENTRY: RouteSpec = {
       description:
         'The intended first call for a client with no memory of the service. The Link header names this document (rel="service-desc") and /llms.txt (rel="describedby").',
       responses: { 200: ok('Agent entry packet (spec §2.9).', AgentEntrySchema, DISCOVERY_LINK_HEADER) },
+      query: [],
       errors: noParameters,
     },
   },
@@ -32,6 +31,7 @@ export const HEALTH: RouteSpec = {
       description:
         'Reports which call-paths are wired on this deployment (deliberation, council and persistence depend on deployment keys), as booleans in `capabilities`. Not cached.',
       responses: { 200: ok('Health object (spec §2.9).', HealthSchema) },
+      query: [],
       errors: noParameters,
     },
   },
@@ -45,6 +45,7 @@ export const MANIFEST: RouteSpec = {
       tags,
       summary: 'Manifest: the single source of truth for counts',
       responses: { 200: ok('Manifest (spec §2.8).', ManifestSchema) },
+      query: [],
       errors: noParameters,
     },
   },
@@ -59,19 +60,18 @@ export const INFO: RouteSpec = {
       summary: 'Corpus, concept graph, glyphs and links',
       description: 'No model call; cacheable for 5 minutes.',
       responses: { 200: ok('Info object (spec §2.9).', InfoSchema, CACHE_HEADER) },
+      query: [],
       errors: noParameters,
     },
   },
 };
 
 export function orientationRoutes(context: RouteContext): RouteDefinition[] {
-  const noParameters = (path: string) => (query: unknown) => parseOrSuggest(path, query as RawQuery, (raw) => rejectUnknownParameters(raw, [], path));
   return [
     {
       ...AGENT_ENTRY,
       methods: {
-        GET: (request, response) => {
-          noParameters('/api/agent-entry')(request.query);
+        GET: (_request, response) => {
           send(response, AgentEntrySchema, agentEntry(context.corpus, context.capabilities));
         },
       },
@@ -79,8 +79,7 @@ export function orientationRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...HEALTH,
       methods: {
-        GET: (request, response) => {
-          noParameters('/api/health')(request.query);
+        GET: (_request, response) => {
           response.setHeader('Cache-Control', 'no-store');
           send(response, HealthSchema, health(context.corpus, context.capabilities, context.now()));
         },
@@ -89,8 +88,7 @@ export function orientationRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...MANIFEST,
       methods: {
-        GET: (request, response) => {
-          noParameters('/api/manifest')(request.query);
+        GET: (_request, response) => {
           send(response, ManifestSchema, context.corpus.manifest);
         },
       },
@@ -98,8 +96,7 @@ export function orientationRoutes(context: RouteContext): RouteDefinition[] {
     {
       ...INFO,
       methods: {
-        GET: (request, response) => {
-          noParameters('/api/info')(request.query);
+        GET: (_request, response) => {
           response.setHeader('Cache-Control', 'public, max-age=300');
           send(response, InfoSchema, info(context.corpus));
         },

@@ -1,6 +1,4 @@
-import { z } from 'zod';
 import { ATLAS_RELEVANCE_RATIO } from '../../core/atlas-admission.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS } from '../../core/query-params.ts';
 import {
   BriefResponseSchema,
   ContextResponseSchema,
@@ -12,82 +10,14 @@ import {
   SiResponseSchema,
   TraceResponseSchema,
 } from '../../schemas/api.ts';
-import { EVIDENCE_ORDER, FORMATS, GLYPHS, LAYERS, RINGS } from '../../schemas/vocab.ts';
-import { accepted, commaList, flag, keyed, livePanel, ok, queryParameter } from '../openapi/parts.ts';
+import { accepted, keyed, livePanel, ok } from '../openapi/parts.ts';
 import { runFastPath } from '../../core/fast-path.ts';
 import { mendBody, sampleQuestion } from '../../core/examples.ts';
-import { parseOrSuggest } from '../../core/next-call.ts';
-import { parseQueryParameters, type RawQuery } from '../../core/query-params.ts';
-import { answerNow, handleLiveQuery, invalidBody, limitLive, requireLive, submitJob } from './live-support.ts';
+import { fastQuery, parseQueryParameters, QUERY_PARAMETER_SPECS, type FastQuery, type QueryInput } from '../../core/query-params.ts';
+import { answerNow, handleLiveQuery, limitLive, requireLive, submitJob } from './live-support.ts';
 import { clientHash } from '../http/client-id.ts';
-import { send, type QueryParameter, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
+import { bodyOf, send, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
 import { apiError } from '../../schemas/errors.ts';
-import { idempotencyKey } from '../http/idempotency.ts';
-
-const flagParameter = flag(['1', 'true']);
-const layerList = commaList(LAYERS);
-const ringList = commaList(RINGS);
-
-const QUERY_PARAMETERS: QueryParameter[] = [
-  queryParameter(
-    'q',
-    z.string().max(MAX_QUERY_CHARS),
-    `The question. Required unless job is given. Echoed byte-equal in question_received. At most ${MAX_QUERY_CHARS} characters (QUERY_TOO_LONG).`,
-    {
-      example: 'What do models disagree about when asked about refusal?',
-    },
-  ),
-  queryParameter(
-    'mode',
-    z.enum(['retrieve', 'trace']),
-    'retrieve: fast substrate only, no deliberation (about 2 s). trace: measured counterfactual (same as /api/trace; 503 while no panel is configured).',
-  ),
-  queryParameter('async', flagParameter, 'Submit a background deliberation; returns 202 with {job_id, poll_url} (503 while no panel is configured).'),
-  queryParameter('sync', flagParameter, 'Blocking full deliberation in one response, about 25 s (503 while no panel is configured).'),
-  queryParameter(
-    'second_round',
-    flagParameter,
-    "With sync=1 or async=1: 1 or true runs the second round (each voice reads the other answers, anonymised, and keeps or revises its position; panel[].round2, tensions[].moved), 0 or false skips it; absent: the panel's defaults.second_round. Without sync or async it is 400 CONFLICTING_PARAMETERS.",
-  ),
-  queryParameter(
-    'job',
-    z.string().min(1),
-    'Poll a previously submitted job by id (503 while no panel is configured). Takes no other parameter: with q (or any other) it is 400 CONFLICTING_PARAMETERS, since the answer echoes the question the job was submitted with.',
-  ),
-  queryParameter(
-    'glyph',
-    z.enum(GLYPHS),
-    'Retrieval and decoding mode operator. Ξ divergence, Ψ self-reference, ∅ void, Ω commit, ∞ hold, Δ repair. Glyphs may also be written inside q.',
-  ),
-  queryParameter('format', z.enum(FORMATS).default('context'), 'context: fast pre-deliberation packet. brief: exportable artifact. si: structured sections.'),
-  queryParameter('si', z.string(), "The caller's model identity; personalizes retrieval framing for a peer model. Declared, never verified."),
-  queryParameter('layers', layerList, 'Comma list of layers: restricts the candidate pool to those layers.', { list: true }),
-  queryParameter('sources', layerList, 'Alias of layers.', { list: true }),
-  queryParameter('exclude', layerList, 'Comma list of layers: drops those layers from the pool.', { list: true }),
-  queryParameter(
-    'exclude_ids',
-    z.array(z.string()),
-    'Comma list of record ids dropped from the pool before ranking. Case-sensitive. Ids not in the corpus are ignored; the response echoes retrieval_filters.exclude_ids.',
-    {
-      list: true,
-      example: ['<PFX>-1'],
-    },
-  ),
-  queryParameter(
-    'evidence_threshold',
-    z.enum(EVIDENCE_ORDER),
-    `Keeps only records at or above that rank. Order, highest first: ${EVIDENCE_ORDER.join(', ')}. Independent of layers.`,
-  ),
-  queryParameter(
-    'rings',
-    ringList,
-    'Comma list of rings: hard constraint on the ring, applied before ranking and diversity re-ranking. Independent of layers.',
-    { list: true },
-  ),
-  queryParameter('ring', ringList, 'Alias of rings.', { list: true }),
-  queryParameter('tier', ringList, 'Alias of rings.', { list: true }),
-  queryParameter('limit', z.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT), `Records to return, 1 to ${MAX_LIMIT}.`),
-];
 
 export const QUERY: RouteSpec = {
   path: '/api/query',
@@ -102,7 +32,7 @@ export const QUERY: RouteSpec = {
         `records ranks works and Atlas records together. With no glyph and no layers, an Atlas record is returned only when its relevanceScore is at least ${ATLAS_RELEVANCE_RATIO} of the best work's (a question the works answer gets no Atlas filler; a question worded as a disagreement always keeps its best one); layers=divergence or the Ξ glyph asks for the Atlas directly.`,
         'async=1, sync=1, job=<id> and mode=trace need the live panel: while none is configured (/api/health capabilities.deliberation false) they answer 503 LIVE_PANEL_UNAVAILABLE. With a panel, async answers 202 {job_id, poll_url}, job=<id> the job state (the full result once status is done), sync=1 a full deliberation and mode=trace a trace.',
       ].join(' '),
-      query: QUERY_PARAMETERS,
+      query: QUERY_PARAMETER_SPECS,
       idempotencyKey: true,
       responses: {
         200: {
@@ -164,11 +94,13 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
   return [
     {
       ...QUERY,
+      refine: { GET: (query, given) => fastQuery(query as QueryInput, given) },
+      bodies: {
+        POST: { mend: (body) => ({ method: 'POST', path: '/api/query', body: mendBody(QueryRequestSchema, body, { query: sampleQuestion(context.corpus) }) }) },
+      },
       methods: {
-        GET: async (request, response) => {
-          const query = parseOrSuggest('/api/query', request.query as RawQuery, parseQueryParameters);
-          // Used by job submissions (async=1); malformed, it is rejected on every form alike.
-          idempotencyKey(request);
+        GET: async (request, response, input) => {
+          const query = input.query as FastQuery;
           if (await handleLiveQuery(context, query, request, response)) return;
           const body = await runFastPath(context.corpus, query, {
             includeDeliberation: query.mode === undefined,
@@ -176,12 +108,10 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           });
           send(response, [ContextResponseSchema, RetrieveResponseSchema, BriefResponseSchema, SiResponseSchema], body);
         },
-        POST: async (request, response) => {
-          const parsed = QueryRequestSchema.safeParse(request.body ?? {});
-          const mended = mendBody(QueryRequestSchema, request.body, { query: sampleQuestion(context.corpus) });
-          if (!parsed.success) throw invalidBody(parsed.error, { method: 'POST', path: '/api/query', body: mended });
-          idempotencyKey(request);
-          const body = parsed.data;
+        POST: async (request, response, input) => {
+          const body = bodyOf(input, QueryRequestSchema);
+          // What a refusal below suggests: the same body, mended.
+          const mended = mendBody(QueryRequestSchema, body, { query: sampleQuestion(context.corpus) });
           if (body.query.trim() === '') {
             throw apiError('PARAM_MISSING', 'query is empty: the service never answers a question that was not asked', 'Send {"query": "<your question>"}.', {
               extra: { param_missing: true },
@@ -211,17 +141,25 @@ export function queryRoutes(context: RouteContext): RouteDefinition[] {
           if (body.session_id !== undefined) await live.checkSession(body.session_id, client, restart);
           await live.assertBudget();
           const sessionId = body.new_session ? await live.issueSession(client) : body.session_id;
-          const input = {
+          const deliberation = {
             query,
             ...(sessionId ? { session_id: sessionId, session_client: client, session_started: body.new_session === true } : {}),
             ...(body.second_round !== undefined ? { second_round: body.second_round } : {}),
           };
           if (body.async) {
-            await submitJob(context, request, response, { name: 'query', limit: 'live' }, 'deliberation', input, sessionId ? { session_id: sessionId } : {});
+            await submitJob(
+              context,
+              request,
+              response,
+              { name: 'query', limit: 'live' },
+              'deliberation',
+              deliberation,
+              sessionId ? { session_id: sessionId } : {},
+            );
             return;
           }
           await limitLive(context, request, response, 'live');
-          await answerNow(context, request, response, live, DeliberationResponseSchema, (signal, onStage) => live.deliberateNow(input, signal, onStage));
+          await answerNow(context, request, response, live, DeliberationResponseSchema, (signal, onStage) => live.deliberateNow(deliberation, signal, onStage));
         },
       },
     },

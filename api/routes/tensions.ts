@@ -1,73 +1,82 @@
 import { DISPOSITION_KINDS } from '../../schemas/content.ts';
 import { TENSION_STATUSES } from '../../schemas/vocab.ts';
 import { nearestConcepts, resolveConcept } from '../../core/lineage.ts';
-import { parseOrSuggest, without } from '../../core/next-call.ts';
-import { rejectUnknownParameters, single, type RawQuery } from '../../core/query-params.ts';
+import type { ParsedQuery } from '../../schemas/api/parameters.ts';
 import type { TrackedTension } from '../../core/tension-identity.ts';
 import { apiError } from '../../schemas/errors.ts';
 import type { SightingsStore } from '../../storage/sightings.ts';
 import { trackedTensions } from './tracked-tensions.ts';
-import { send, type RouteContext, type RouteDefinition } from './types.ts';
+import { queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import { z } from 'zod';
 import { TensionsResponseSchema } from '../../schemas/api.ts';
 import { ok, queryParameter } from '../openapi/parts.ts';
 import type { RouteSpec } from './types.ts';
 
-export const TENSION_FILTERS = ['status', 'disposition', 'voice', 'concept', 'lifecycle', 'key'] as const;
 export const LIFECYCLES = ['open', 'repaired'] as const;
 
 type Filter = (tension: TrackedTension) => boolean;
 
-function oneOf(name: string, value: string, allowed: readonly string[], code: 'UNKNOWN_STATUS' | 'UNKNOWN_DISPOSITION'): void {
-  if (!allowed.includes(value)) {
-    throw apiError(code, `unknown ${name} "${value}"`, `Use ${name}=${allowed.join(`, ${name}=`)}, or leave it out for all.`, {
-      details: { allowed },
-      // The same request without the refused value (parseOrSuggest mends it and checks it parses).
-      repair: without(name),
-    });
-  }
-}
+const filter = { trim: true, emptyIsAbsent: true } as const;
+const TENSIONS_QUERY = [
+  queryParameter('status', z.enum(TENSION_STATUSES), 'Status of the latest sighting (case-insensitive); all when absent.', {
+    ...filter,
+    caseInsensitive: true,
+    code: 'UNKNOWN_STATUS',
+  }),
+  queryParameter('disposition', z.enum([...DISPOSITION_KINDS, 'none']), 'Tensions with at least one disposition of this kind; none: tensions without any.', {
+    ...filter,
+    caseInsensitive: true,
+    code: 'UNKNOWN_DISPOSITION',
+  }),
+  queryParameter('voice', z.string(), 'Tensions where this voice is one side (case-insensitive).', filter),
+  queryParameter('concept', z.string(), 'Tensions sighted on Atlas records of this concept (id or label).', filter),
+  queryParameter('lifecycle', z.enum(LIFECYCLES), `${LIFECYCLES.join(' or ')}.`, { ...filter, caseInsensitive: true, code: 'UNKNOWN_STATUS' }),
+  queryParameter('key', z.string(), 'One tension by its key.', filter),
+] as const;
 
-/** Every filter given is applied or rejected: none is silently ignored. */
-function parseFilters(raw: RawQuery, context: RouteContext): { applied: Record<string, string>; filters: Filter[] } {
-  rejectUnknownParameters(raw, TENSION_FILTERS, '/api/tensions');
+/** Every filter given is applied (or, a concept that does not exist, refused): none is silently ignored. */
+function filtersOf(query: ParsedQuery<typeof TENSIONS_QUERY>, context: RouteContext): { applied: Record<string, string>; filters: Filter[] } {
   const applied: Record<string, string> = {};
   const filters: Filter[] = [];
-  for (const name of TENSION_FILTERS) {
-    const value = single(raw, name)?.trim();
-    if (value === undefined || value === '') continue;
-    const lowered = value.toLowerCase();
-    applied[name] = lowered;
-    if (name === 'status') {
-      oneOf('status', lowered, TENSION_STATUSES, 'UNKNOWN_STATUS');
-      filters.push((tension) => tension.status === lowered);
-    } else if (name === 'lifecycle') {
-      oneOf('lifecycle', lowered, LIFECYCLES, 'UNKNOWN_STATUS');
-      filters.push((tension) => tension.lifecycle === lowered);
-    } else if (name === 'disposition') {
-      oneOf('disposition', lowered, [...DISPOSITION_KINDS, 'none'], 'UNKNOWN_DISPOSITION');
-      filters.push((tension) => (lowered === 'none' ? tension.disposition === null : tension.dispositions.some((entry) => entry.kind === lowered)));
-    } else if (name === 'voice') {
-      filters.push((tension) => tension.voices.some((voice) => voice.toLowerCase() === lowered));
-    } else if (name === 'key') {
-      filters.push((tension) => tension.id === lowered);
-    } else {
-      const concept = resolveConcept(context.corpus.graph, value);
-      if (!concept) {
-        const nearest = nearestConcepts(context.corpus.graph, value);
-        throw apiError(
-          'INVALID_PARAMETER',
-          `concept "${value}" is not a concept id or label`,
-          `Use a concept id, e.g. ${nearest.map((entry) => entry.id).join(', ')}.`,
-          {
-            details: { nearest },
-            suggestedNextCall: { method: 'GET', path: '/api/tensions', query: { concept: nearest[0]?.id ?? '' } },
-          },
-        );
-      }
-      applied[name] = concept.id;
-      filters.push((tension) => tension.concepts.includes(concept.id));
+  const { status, disposition, lifecycle } = query;
+  const voice = query.voice?.toLowerCase();
+  const key = query.key?.toLowerCase();
+  if (status !== undefined) {
+    applied.status = status;
+    filters.push((tension) => tension.status === status);
+  }
+  if (disposition !== undefined) {
+    applied.disposition = disposition;
+    filters.push((tension) => (disposition === 'none' ? tension.disposition === null : tension.dispositions.some((entry) => entry.kind === disposition)));
+  }
+  if (voice !== undefined) {
+    applied.voice = voice;
+    filters.push((tension) => tension.voices.some((name) => name.toLowerCase() === voice));
+  }
+  if (query.concept !== undefined) {
+    const concept = resolveConcept(context.corpus.graph, query.concept);
+    if (!concept) {
+      const nearest = nearestConcepts(context.corpus.graph, query.concept);
+      throw apiError(
+        'INVALID_PARAMETER',
+        `concept "${query.concept}" is not a concept id or label`,
+        `Use a concept id, e.g. ${nearest.map((entry) => entry.id).join(', ')}.`,
+        {
+          details: { nearest },
+          suggestedNextCall: { method: 'GET', path: '/api/tensions', query: { concept: nearest[0]?.id ?? '' } },
+        },
+      );
     }
+    applied.concept = concept.id;
+    filters.push((tension) => tension.concepts.includes(concept.id));
+  }
+  if (lifecycle !== undefined) {
+    applied.lifecycle = lifecycle;
+    filters.push((tension) => tension.lifecycle === lifecycle);
+  }
+  if (key !== undefined) {
+    applied.key = key;
+    filters.push((tension) => tension.id === key);
   }
   return { applied, filters };
 }
@@ -82,18 +91,7 @@ export const TENSIONS: RouteSpec = {
       description:
         'A tension is one disagreement keyed by its two voices and its topic (id <voice>__<voice>__<topic>); each Atlas record naming it is a sighting. ' +
         'Curators record dispositions as content; a tension is repaired when its latest disposition is reclassified or canon-note. Filters combine (AND).',
-      query: [
-        queryParameter('status', z.enum(TENSION_STATUSES), 'Status of the latest sighting (case-insensitive); all when absent.'),
-        queryParameter(
-          'disposition',
-          z.enum([...DISPOSITION_KINDS, 'none']),
-          'Tensions with at least one disposition of this kind; none: tensions without any.',
-        ),
-        queryParameter('voice', z.string(), 'Tensions where this voice is one side (case-insensitive).'),
-        queryParameter('concept', z.string(), 'Tensions sighted on Atlas records of this concept (id or label).'),
-        queryParameter('lifecycle', z.enum(['open', 'repaired']), 'open or repaired.'),
-        queryParameter('key', z.string(), 'One tension by its key.'),
-      ],
+      query: TENSIONS_QUERY,
       responses: { 200: ok('Tracked tensions.', TensionsResponseSchema) },
       errors: { 400: ['UNKNOWN_STATUS', 'UNKNOWN_DISPOSITION', 'INVALID_PARAMETER', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'] },
     },
@@ -105,8 +103,8 @@ export function tensionRoutes(context: RouteContext, store: SightingsStore): Rou
     {
       ...TENSIONS,
       methods: {
-        GET: async (request, response) => {
-          const { applied, filters } = parseOrSuggest('/api/tensions', request.query as RawQuery, (raw) => parseFilters(raw, context));
+        GET: async (_request, response, input) => {
+          const { applied, filters } = filtersOf(queryOf(input, TENSIONS_QUERY), context);
           // The store only adds kept deliberation sightings: when it cannot be reached, the Atlas
           // tensions are still served, and the response says what is missing.
           let kept: Awaited<ReturnType<SightingsStore['listTensionSightings']>> = [];

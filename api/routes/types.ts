@@ -1,13 +1,13 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Capabilities } from '../../core/capabilities.ts';
-import type { ErrorCode } from '../../schemas/errors.ts';
+import type { ErrorCode, RawQuery, SuggestedCall } from '../../schemas/errors.ts';
 import type { Corpus } from '../load-artifacts.ts';
-import type { AsyncHandler } from '../http/middleware.ts';
 import type { LiveService } from '../live/service.ts';
 import type { Limiter, RateLimits } from '../http/rate-limit.ts';
 import type { Store } from '../../storage/store.ts';
 import type { DispositionDeps } from '../tensions/record-disposition.ts';
+import type { ParsedQuery, QueryParameter } from '../../schemas/api/parameters.ts';
 
 export interface RouteContext {
   corpus: Corpus;
@@ -39,15 +39,7 @@ export type Json = Record<string, unknown>;
  */
 export type Shape = z.ZodType | { oneOf: Shape[] } | { anyOf: Shape[] } | { jsonSchema: Json };
 
-export interface QueryParameter {
-  name: string;
-  schema: z.ZodType;
-  description: string;
-  required?: boolean;
-  /** A comma list (style form, explode false). */
-  list?: boolean;
-  example?: unknown;
-}
+export type { QueryParameter };
 
 export interface PathParameter {
   name: string;
@@ -80,7 +72,12 @@ export interface OperationSpec {
   tags: string[];
   summary: string;
   description?: string;
-  query?: QueryParameter[];
+  /**
+   * The query parameters, parsed by the route table before the handler (api/routes/input.ts):
+   * unknown, repeated, missing and refused values answer 400 from the declaration. Absent: the
+   * query is not read (a POST whose input is its body); [] takes no parameter at all.
+   */
+  query?: readonly QueryParameter[];
   path?: PathParameter[];
   /** Takes an Idempotency-Key header. */
   idempotencyKey?: boolean;
@@ -110,9 +107,62 @@ export interface RouteSpec {
  * description of each (the route table is what /openapi.json is generated from).
  */
 export interface RouteDefinition extends RouteSpec {
-  methods: Partial<Record<Method, AsyncHandler>>;
+  methods: Partial<Record<Method, RouteHandler>>;
+  /**
+   * Rules across parameters (a conflict, one required unless another is given), run on the
+   * parsed query inside the same mending loop as the declarations; what it returns is the
+   * handler's input.query. `given` names the parameters the request carried.
+   */
+  refine?: Partial<Record<Method, (query: Record<string, unknown>, given: readonly string[]) => unknown>>;
+  /** How the route table reads a method's declared body (a zod schema): a step before it, and the mend of a refused one. */
+  bodies?: Partial<Record<Method, BodyStep>>;
   /** The route refuses over-deep bodies itself, in its own protocol (MCP: a JSON-RPC error). */
   answersDeepBodies?: boolean;
+}
+
+/**
+ * The route table parses a declared body (a zod schema; not a JSON-RPC one) before the handler:
+ * a body the schema refuses is 400 INVALID_BODY naming each issue, with `mend`'s call as its
+ * suggested_next_call.
+ */
+export interface BodyStep {
+  /** What answers before the body's shape (the ingestion secret, a rate limit, the action of a proposal). */
+  before?: (request: Request, response: Response) => Promise<void> | void;
+  /**
+   * The schema the table parses with, when it differs from the documented one: a field with a
+   * code of its own (a justification outside the vocabulary is INVALID_JUSTIFICATION, not
+   * INVALID_BODY) is read loosely here and refused by the handler.
+   */
+  schema?: z.ZodType;
+  /** What to do, when naming the fields is not enough (a signed offer's shape). */
+  action?: string;
+  /** The same call mended (valid fields kept, the rest from the deployment's example); `query` is the parsed query. */
+  mend?: (body: unknown, query: unknown) => SuggestedCall | undefined;
+}
+
+/** What the route table parsed before the handler ran. */
+export interface RouteInput {
+  /** The declared query parameters as typed values (or what the route's refine made of them); {} when the query is not declared. */
+  query: unknown;
+  /** The query as it was received (parsed or not), for what echoes it (received_params, an idempotency fingerprint). */
+  raw: RawQuery;
+  /** The declared body as its schema outputs it; undefined when the operation declares none the table parses. */
+  body: unknown;
+  /** The Idempotency-Key header of an operation that declares one (checked: 1-200 visible ASCII characters), or null. */
+  idempotencyKey: string | null;
+}
+
+/** A handler of the route table: the request, the response and the input parsed from its declaration. */
+export type RouteHandler = (request: Request, response: Response, input: RouteInput) => Promise<void> | void;
+
+/** The parsed query, typed by the declarations it was parsed with. */
+export function queryOf<const Ps extends readonly QueryParameter[]>(input: RouteInput, _parameters: Ps): ParsedQuery<Ps> {
+  return input.query as ParsedQuery<Ps>;
+}
+
+/** The parsed body, typed by the schema it was parsed with. */
+export function bodyOf<S extends z.ZodType>(input: RouteInput, _schema: S): z.output<S> {
+  return input.body as z.output<S>;
 }
 
 /**
