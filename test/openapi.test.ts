@@ -183,6 +183,14 @@ describe('the document', () => {
     }
   });
 
+  it("documents a deliberation's records[] as the fast path's CorpusRecord (issue 29 item 10)", () => {
+    const schemas = (document.components as { schemas: Record<string, Json> }).schemas;
+    const deliberation = schemas.DeliberationResponse as { properties: Record<string, Json>; required: string[] };
+    expect(deliberation.properties.records).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/CorpusRecord' } });
+    expect(deliberation.required).toContain('records');
+    expect(String(deliberation.properties.records!.description)).toMatch(/divergence/);
+  });
+
   it('compiles: every schema compiles with Ajv (2020-12) and every $ref resolves', () => {
     expect(validator.schemaProblems()).toEqual([]);
     const schemas = (document.components as { schemas: Record<string, Json> }).schemas;
@@ -715,7 +723,9 @@ describe('live panel responses match the document', () => {
   }
 
   it('sync deliberation, trace and council bodies', async () => {
-    DeliberationResponseSchema.parse((await checked('GET', `/api/query?q=${refusal}&sync=1`, 200)).body);
+    const deliberation = DeliberationResponseSchema.parse((await checked('GET', `/api/query?q=${refusal}&sync=1`, 200)).body);
+    expect(deliberation.records.map((record) => record.id)).toEqual(deliberation.sources);
+    expect(deliberation.records.length).toBeGreaterThan(0);
     const started = await checked('POST', '/api/query', 200, { query: 'Can a refusal be owned?', new_session: true, glyph: 'Ξ' });
     DeliberationResponseSchema.parse(started.body);
     DeliberationResponseSchema.parse((await checked('POST', '/api/query', 200, { query: 'And then?', session_id: started.body.session.session_id })).body);

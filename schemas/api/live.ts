@@ -1,7 +1,7 @@
 /** Live panel: deliberation, trace, council and jobs (spec §3, §4.2 rules 5-7, §4.3, §4.4, §4.6). */
 import { z } from 'zod';
 import { DateTimeSchema, TensionStatusSchema, count, named, strings, text } from './common.ts';
-import { ReceiptSchema } from './query.ts';
+import { CorpusRecordSchema, ReceiptSchema } from './query.ts';
 
 export const JobKindSchema = named('JobKind', z.enum(['deliberation', 'trace', 'council']).describe('What the job runs.'));
 export type JobKind = z.infer<typeof JobKindSchema>;
@@ -170,6 +170,11 @@ export const DeliberationResponseSchema = named(
       query: text('Query as submitted.'),
       answer: text('Synthesized answer.'),
       sources: strings('Ids of the corpus records the panel saw.'),
+      records: z
+        .array(CorpusRecordSchema)
+        .describe(
+          "The records that grounded the deliberation, in the order of sources, shaped as the fast path's records (spec §2.1): type is the work's kind, or divergence for an Atlas record (role says the same: relevance or divergence).",
+        ),
       tensions: z.array(LiveTensionSchema).describe('Named tensions.'),
       deliberationCard: z.looseObject({}).describe('Deliberation card; fields not shown.'),
       panel: z.array(panelVoice).describe('The panel voices.'),
@@ -188,7 +193,7 @@ export const DeliberationResponseSchema = named(
         .describe('POST /api/query with new_session or session_id.'),
     })
     .describe(
-      'Full deliberation (spec §4.2 rule 7): answer, sources, tensions, deliberationCard, trace and a receipt. Live panel outputs are perspectives, not truth.',
+      'Full deliberation (spec §4.2 rule 7): answer, sources and the records behind them, tensions, deliberationCard, trace and a receipt. Live panel outputs are perspectives, not truth.',
     ),
 );
 export type DeliberationResponse = z.infer<typeof DeliberationResponseSchema>;
