@@ -53,6 +53,8 @@ export default mergeConfig(
         // real model: certify with the engine embedder, the MCP stdio bin over built artifacts).
         'test/curate-cli.test.ts',
         'test/dispositions-cli.test.ts',
+        // Two child processes (tsx each) appending to one tension history at once.
+        'test/dispositions-processes.test.ts',
         'test/certify-cli.test.ts',
         'test/mcp-stdio.test.ts',
         'test/curation.test.ts',
