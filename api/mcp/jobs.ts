@@ -137,8 +137,12 @@ function failedJob(tool: string, job: JsonObject): CallToolResult {
       status: 200,
       code: typeof error.code === 'string' ? error.code : 'JOB_FAILED',
       message: `job ${String(job.job_id)} ${job.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${typeof error.message === 'string' ? error.message : 'no reason recorded'}`,
-      agent_action: `Submit the question again with ${tool} {"q": ...}, or use fast_context for retrieval without a model call.`,
-      retryable: true,
+      // The job's own word when it has one: a ceiling refusal is not mended by submitting again.
+      agent_action:
+        typeof error.agent_action === 'string'
+          ? error.agent_action
+          : `Submit the question again with ${tool} {"q": ...}, or use fast_context for retrieval without a model call.`,
+      retryable: typeof error.retryable === 'boolean' ? error.retryable : true,
       suggested_next_call: null,
       suggested_tool: null,
     },

@@ -76,7 +76,15 @@ export const JobStateSchema = named(
           'Progress so far, oldest first: retrieval, each voice as it answered or failed (failure timeout, spending_ceiling, truncated, aborted, ...), the chair. Stored as they happen; a cancelled job stores no stage after its cancel.',
         ),
       error: z
-        .looseObject({ code: text('Failure code (JOB_CANCELLED when cancelled).'), message: text('What failed.') })
+        .looseObject({
+          code: text('Failure code (JOB_CANCELLED when cancelled).'),
+          message: text('What failed.'),
+          retryable: z
+            .boolean()
+            .optional()
+            .describe('Whether submitting again can succeed, when the failure says: false for SPENDING_CEILING_REACHED (only an operator raising the ceiling helps).'),
+          agent_action: text('What to do instead, when the failure says.').optional(),
+        })
         .optional()
         .describe('Present when status is failed or cancelled.'),
     })
@@ -153,7 +161,26 @@ export const LiveCostSchema = named(
     .describe('What a live response cost, as recorded against the spending ceiling.'),
 );
 
+export const BudgetRefusalSchema = named(
+  'BudgetRefusal',
+  z
+    .strictObject({
+      stage: z
+        .enum(['panel', 'round2', 'chair', 'trace-baseline', 'trace-augmented', 'trace-delta'])
+        .describe('Which call: a panel voice (round 1 or round 2), a chair, or a pass of a trace.'),
+      name: text('The voice or chair.'),
+      model_id: text('Its model id.').optional(),
+    })
+    .describe('A call the spending ceiling refused (its reservation would have crossed the ceiling, so it was not made).'),
+);
+
 const liveCost = {
+  refused_for_budget: z
+    .array(BudgetRefusalSchema)
+    .optional()
+    .describe(
+      'Present when the spending ceiling refused some calls and the run still did its job (at least two voices answered; for a trace, the comparison pass): which ones. When the ceiling leaves fewer than two voices, the answer is 503 SPENDING_CEILING_REACHED instead (not retryable; error.details.refused_for_budget names them).',
+    ),
   cost_usd: z.number().nonnegative().describe('Cost of every call the response made, chair included (= cost.total_usd).'),
   cost: LiveCostSchema,
   second_round: z
