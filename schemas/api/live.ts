@@ -82,7 +82,9 @@ export const JobStateSchema = named(
           retryable: z
             .boolean()
             .optional()
-            .describe('Whether submitting again can succeed, when the failure says: false for SPENDING_CEILING_REACHED (only an operator raising the ceiling helps).'),
+            .describe(
+              'Whether submitting again can succeed, when the failure says: false for SPENDING_CEILING_REACHED (only an operator raising the ceiling helps).',
+            ),
           agent_action: text('What to do instead, when the failure says.').optional(),
         })
         .optional()
