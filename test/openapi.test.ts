@@ -20,7 +20,7 @@ import { createOpenApiDocument, DOCUMENTED_MAX_URL_BYTES } from '../api/openapi.
 import { testEmbedder } from '../devkit/app.ts';
 import { fileSpecs } from '../api/routes/files.ts';
 import { ROUTE_SPECS } from '../api/routes/specs.ts';
-import { FederationManifestSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
+import { FederationManifestSchema, KeyRotationsDocumentSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
 import {
   AgentEntrySchema,
   apiSchemas,
@@ -99,6 +99,7 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/.well-known/polyphony-node.json': ['get'],
   '/federation/manifest.json': ['get'],
   '/federation/manifest.sig': ['get'],
+  '/.well-known/polyphony-key-rotations.json': ['get'],
   '/api/federation/offer': ['post'],
   '/limitations.md': ['get'],
   '/evidence-status.md': ['get'],
@@ -553,6 +554,7 @@ const rows: Row[] = [
   { method: 'GET', url: '/.well-known/polyphony-node.json', status: 200, zod: NodeDocumentSchema },
   { method: 'GET', url: '/federation/manifest.json', status: 200, zod: FederationManifestSchema },
   { method: 'GET', url: '/federation/manifest.sig', status: 200, zod: ManifestSignatureSchema },
+  { method: 'GET', url: '/.well-known/polyphony-key-rotations.json', status: 200, zod: KeyRotationsDocumentSchema },
   { method: 'GET', url: '/federation/manifest.json?x=1', status: 400, code: 'UNKNOWN_PARAMETER' },
   // The shape is checked first (400), then whether push is on (a well-formed offer: 403).
   { method: 'POST', url: '/api/federation/offer', body: { offer: {}, signature: 'x' }, status: 400, code: 'INVALID_BODY' },
