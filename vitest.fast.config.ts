@@ -30,6 +30,7 @@ export default mergeConfig(
         'test/intent-set.test.ts',
         'test/omnarai-api.test.ts',
         'test/import-omnarai.test.ts',
+        'test/tension-merges-omnarai.test.ts',
         // The embedder itself and the native kernels: they load USE-lite on purpose.
         'test/embedder-runtime.test.ts',
         'test/native-kernels.test.ts',

@@ -6,6 +6,7 @@
  */
 import { deriveDivergence } from '../../core/records.ts';
 import { trackTensions } from '../../core/tension-identity.ts';
+import { proposeTensionMerges, type MergeProposal } from '../../core/tension-merges.ts';
 import type { Store } from '../../storage/store.ts';
 import { InvalidDispositionError, recordDisposition, storeProposer } from '../../api/tensions/record-disposition.ts';
 import { DISPOSITION_KINDS } from '../../schemas/content.ts';
@@ -103,4 +104,23 @@ export async function runTensionCommand(
   } finally {
     await store?.close();
   }
+}
+
+/** Merge proposals over a content folder's tensions (issue 29 item 4): same two voices, topics and claims alike. */
+export function listTensionMerges(contentDir: string): { tensions: number; proposals: MergeProposal[] } {
+  const content = loadContent(contentDir);
+  const entries = content.divergences.flatMap((entry) => deriveDivergence(entry.data, entry.body, content.registry).tensions);
+  const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
+  const tensions = trackTensions(entries, dispositions);
+  return { tensions: tensions.length, proposals: proposeTensionMerges(tensions) };
+}
+
+export function describeTensionMerges(found: { tensions: number; proposals: MergeProposal[] }): string {
+  return [
+    `${found.proposals.length} merge proposal${found.proposals.length === 1 ? '' : 's'} among ${found.tensions} tensions (same two voices; topics and claims alike). Read both before deciding.`,
+    ...found.proposals.map(
+      (proposal) =>
+        `${proposal.similarity.toFixed(3)}  ${proposal.voices.join(' vs ')}: "${proposal.topics[1]}" → "${proposal.topics[0]}"\n        ${proposal.from}\n     →  ${proposal.into}`,
+    ),
+  ].join('\n');
 }
