@@ -64,6 +64,7 @@ export default mergeConfig(
         // Static site builds: `astro build` in a child process over built artifacts.
         'test/site.test.ts',
         'test/tension-pages.test.ts',
+        'test/tension-merge-pages.test.ts',
         'test/federation-site.test.ts',
         'test/certify-evidence.test.ts',
       ],

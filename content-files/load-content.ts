@@ -17,17 +17,19 @@ import {
   REQUIRED_PAGES,
   SiteConfigSchema,
   TensionFileSchema,
+  TensionMergesFileSchema,
   type AudioTrack,
   type ConceptFrontmatter,
   type DivergenceFrontmatter,
   type ModelRegistry,
   type SiteConfig,
   type TensionFile,
+  type TensionMergeDecision,
   type WorkFrontmatter,
 } from '../schemas/content.ts';
 import { EVIDENCE_FILE_SUFFIX } from '../schemas/certification.ts';
 import { checkEvidenceFile, NEGATIVE_CONTROLS } from './evidence-log.ts';
-import { checkTensionFiles } from './tension-files.ts';
+import { checkTensionFiles, checkTensionMerges, TENSION_MERGES_FILE } from './tension-files.ts';
 import { parseMarkdown, parseYaml } from './frontmatter.ts';
 import { ContentError, issuesFromZod, type ContentIssue } from './issues.ts';
 
@@ -59,6 +61,8 @@ export interface LoadedContent {
   claims: z.infer<typeof ClaimsFileSchema>['claims'];
   /** Curators' dispositions of tensions (content/tensions/<key>.yaml), by tension key. */
   tensions: { file: string; data: TensionFile }[];
+  /** Curators' decisions on tension merges (content/tension-merges.yaml), oldest first. */
+  tensionMerges: TensionMergeDecision[];
   /** Every content file's bytes, for hashing. */
   files: SourceFile[];
 }
@@ -167,14 +171,18 @@ export function loadContent(contentDir: string): LoadedContent {
     }
   }
 
+  // Optional: absent until a curator decides a merge.
+  const tensionMerges = existsSync(path.join(dir, TENSION_MERGES_FILE)) ? (readYamlFile(TENSION_MERGES_FILE, TensionMergesFileSchema)?.decisions ?? []) : [];
+
   if (registry) checkRegistry(registry, issues);
   checkCrossReferences(raw, registry, issues);
   checkEvidenceLogs(dir, new Set(divergences.map((entry) => entry.data.id)), issues);
   checkTensionFiles(tensions, divergences, issues);
+  checkTensionMerges(tensionMerges, divergences, issues);
 
   if (issues.length > 0 || !registry) throw new ContentError(issues);
   files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return { dir, site, registry, works, proposals, divergences, concepts, audio, pages, claims, tensions, files };
+  return { dir, site, registry, works, proposals, divergences, concepts, audio, pages, claims, tensions, tensionMerges, files };
 }
 
 /** Certification evidence beside the records (`divergences/<id>.certification.jsonl`): valid lines, known records. */

@@ -9,7 +9,8 @@
  */
 import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { TENSION_KEY_PATTERN, type TensionDisposition, type TensionFile } from '../schemas/content.ts';
+import { TENSION_KEY_PATTERN, type TensionDisposition, type TensionFile, type TensionMergeDecision, type TensionMergesFile } from '../schemas/content.ts';
+import { TENSION_MERGES_FILE } from './tension-files.ts';
 import { parseYaml, stringifyYaml } from './frontmatter.ts';
 import { withFileLock } from './file-lock.ts';
 import { ContentError } from './issues.ts';
@@ -79,4 +80,30 @@ function appendLocked(contentDir: string, key: string, disposition: TensionDispo
       throw new Error(`the disposition would make the content invalid, nothing was written:\n${error.message}`, { cause: error });
     throw error;
   }
+}
+
+/**
+ * Appends a curator's merge decision to content/tension-merges.yaml (issue 29 item 4), under the
+ * same lock as dispositions: the file grows by the new entry's lines only; the whole content is
+ * validated (both keys name tensions between the same two voices, no circle) and a decision that
+ * would break the build is rolled back.
+ */
+export function appendTensionMerge(contentDir: string, decision: TensionMergeDecision): { file: string; decisions: TensionMergeDecision[] } {
+  return withFileLock(path.join(contentDir, DISPOSITIONS_LOCK), () => {
+    const file = path.join(contentDir, TENSION_MERGES_FILE);
+    const previous = existsSync(file) ? readFileSync(file, 'utf8') : null;
+    replaceFile(
+      file,
+      previous === null ? stringifyYaml({ decisions: [decision] } satisfies TensionMergesFile) : appendToSequence(previous, ['decisions'], decision),
+    );
+    try {
+      return { file: TENSION_MERGES_FILE, decisions: loadContent(contentDir).tensionMerges };
+    } catch (error) {
+      if (previous === null) unlinkSync(file);
+      else replaceFile(file, previous);
+      if (error instanceof ContentError)
+        throw new Error(`the decision would make the content invalid, nothing was written:\n${error.message}`, { cause: error });
+      throw error;
+    }
+  });
 }

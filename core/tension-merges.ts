@@ -7,6 +7,40 @@
  */
 import type { TrackedTension } from './tension-identity.ts';
 
+/** What the merge map needs of a curator's decision (schemas/content.ts TensionMergeDecision). */
+export interface MergeDecisionLike {
+  from: string;
+  into: string;
+  decision: 'merged' | 'declined';
+}
+
+/**
+ * The merges in force: key merged away → the key it resolves to (followed to the end of a
+ * chain). The latest decision on a pair stands (a merge declined later is undone). Throws on a
+ * circle, which the content check reports.
+ */
+export function mergeMap(decisions: readonly MergeDecisionLike[]): Map<string, string> {
+  const latest = new Map<string, MergeDecisionLike>();
+  for (const decision of decisions) latest.set(`${decision.from}\u0000${decision.into}`, decision);
+  const direct = new Map<string, string>();
+  for (const decision of latest.values()) {
+    if (decision.decision === 'merged') direct.set(decision.from, decision.into);
+    else if (direct.get(decision.from) === decision.into) direct.delete(decision.from);
+  }
+  const resolved = new Map<string, string>();
+  for (const from of direct.keys()) {
+    const seen = new Set([from]);
+    let at = direct.get(from)!;
+    while (direct.has(at)) {
+      if (seen.has(at)) throw new Error(`the merges of ${[...seen].join(', ')} go round in a circle`);
+      seen.add(at);
+      at = direct.get(at)!;
+    }
+    resolved.set(from, at);
+  }
+  return resolved;
+}
+
 export interface MergeProposal {
   /** The surviving key: the tension seen more often (then first, then by key). */
   into: string;
@@ -67,7 +101,12 @@ function survivorFirst(a: TrackedTension, b: TrackedTension): [TrackedTension, T
   return [a, b];
 }
 
-export function proposeTensionMerges(tensions: readonly TrackedTension[], threshold = MERGE_THRESHOLD): MergeProposal[] {
+/** `decided`: pairs a curator already decided ("from\u0000into", either order), not proposed again. */
+export function proposeTensionMerges(
+  tensions: readonly TrackedTension[],
+  threshold = MERGE_THRESHOLD,
+  decided: ReadonlySet<string> = new Set(),
+): MergeProposal[] {
   const byPair = new Map<string, TrackedTension[]>();
   for (const tension of tensions) {
     const pair = tension.voices.join('\u0000');
@@ -78,6 +117,7 @@ export function proposeTensionMerges(tensions: readonly TrackedTension[], thresh
     for (let i = 0; i < group.length; i++) {
       for (let j = i + 1; j < group.length; j++) {
         const [into, from] = survivorFirst(group[i]!, group[j]!);
+        if (decided.has(`${from.id}\u0000${into.id}`) || decided.has(`${into.id}\u0000${from.id}`)) continue;
         const topicSimilarity = dice(contentWords(into.topic), contentWords(from.topic));
         const claimSimilarity =
           (dice(claimsOf(into, into.voices[0]), claimsOf(from, into.voices[0])) + dice(claimsOf(into, into.voices[1]), claimsOf(from, into.voices[1]))) / 2;

@@ -18,7 +18,7 @@ import { approveContribution, rejectContribution } from './lib/curation.ts';
 import { approveImport, describeImport, rejectImport } from './lib/curation-imports.ts';
 import { DEFAULT_LIST_LIMIT, describeContribution, listQuery, pageHeader, pageJson, UsageError, type RecordContext } from './lib/curation-list.ts';
 import { describeSightings, listSightings, reviewSighting } from './lib/curate-sightings.ts';
-import { describeTensionMerges, listTensionMerges, runTensionCommand } from './lib/curate-tension.ts';
+import { decideTensionMerge, describeTensionMerges, listTensionMerges, runTensionCommand } from './lib/curate-tension.ts';
 import { loadContent } from '../content-files/load-content.ts';
 import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 
@@ -51,6 +51,9 @@ const USAGE = `usage: npm run curate -- <command> [options]
   tension-merges [--json]
         proposes merging tensions that are one disagreement named in other words (same two
         voices; topics and claims alike), the surviving key first; read both before deciding
+  tension-merge <from key> <into key> merged|declined --by <name> [--json]
+        records the decision in content/tension-merges.yaml (append-only, validated): merged, the
+        old key's sightings and dispositions join the surviving key and ?key=<old> resolves to it
   sightings [--status pending|kept|dismissed|all] [--json]
         tensions named by live deliberations, grouped by tension key, most sighted first
   sighting <id> keep|dismiss --by <name> [--json]
@@ -237,6 +240,16 @@ async function main(args: string[]): Promise<number> {
       const found = listTensionMerges(values.content);
       print(
         values.json ? JSON.stringify({ tensions: found.tensions, count: found.proposals.length, proposals: found.proposals }) : describeTensionMerges(found),
+      );
+      return 0;
+    }
+    if (command === 'tension-merge') {
+      const decided = decideTensionMerge(values.content, id, positionals[2], positionals[3], values.by);
+      const last = decided.decisions.at(-1)!;
+      print(
+        values.json
+          ? JSON.stringify(decided)
+          : `recorded ${last.decision} ${last.from} → ${last.into} in ${decided.file}. Commit it for review; the next build applies it.`,
       );
       return 0;
     }

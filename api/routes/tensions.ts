@@ -50,7 +50,9 @@ function parseFilters(raw: RawQuery, context: RouteContext): { applied: Record<s
     } else if (name === 'voice') {
       filters.push((tension) => tension.voices.some((voice) => voice.toLowerCase() === lowered));
     } else if (name === 'key') {
-      filters.push((tension) => tension.id === lowered);
+      // A key merged into another resolves to it.
+      const resolved = context.corpus.tensionMerges.get(lowered) ?? lowered;
+      filters.push((tension) => tension.id === resolved);
     } else {
       const concept = resolveConcept(context.corpus.graph, value);
       if (!concept) {
