@@ -31,6 +31,7 @@ export default mergeConfig(
         'test/omnarai-api.test.ts',
         'test/import-omnarai.test.ts',
         'test/certify-calibration-omnarai.test.ts',
+        'test/tension-merges-omnarai.test.ts',
         // The embedder itself and the native kernels: they load USE-lite on purpose.
         'test/embedder-runtime.test.ts',
         'test/native-kernels.test.ts',
@@ -60,6 +61,8 @@ export default mergeConfig(
         // real model: certify with the engine embedder, the MCP stdio bin over built artifacts).
         'test/curate-cli.test.ts',
         'test/dispositions-cli.test.ts',
+        // Two child processes (tsx each) appending to one tension history at once.
+        'test/dispositions-processes.test.ts',
         'test/certify-cli.test.ts',
         'test/mcp-stdio.test.ts',
         'test/curation.test.ts',
@@ -71,6 +74,7 @@ export default mergeConfig(
         // Static site builds: `astro build` in a child process over built artifacts.
         'test/site.test.ts',
         'test/tension-pages.test.ts',
+        'test/tension-merge-pages.test.ts',
         'test/federation-site.test.ts',
         'test/certify-evidence.test.ts',
       ],

@@ -25,6 +25,7 @@ import { crawlerRoutes } from './routes/crawlers.ts';
 import { DEFAULT_OFFER_LIMIT, federationRoutes } from './routes/federation.ts';
 import { loadNodeKey } from './federation/keys.ts';
 import { createFederationNode, type FederationNode } from './federation/node.ts';
+import { readRotations } from './federation/rotation.ts';
 import { readRecordTwin } from './load-artifacts.ts';
 import { createLimiter, DEFAULT_RATE_LIMITS, type RateLimits } from './http/rate-limit.ts';
 import { createSqliteStore } from '../storage/sqlite-store.ts';
@@ -212,6 +213,7 @@ export function createApp(options: AppOptions): Express {
     readTwin: (id, suffix) => readRecordTwin(options.corpus, id, suffix),
     origin: options.federation?.origin,
     push: options.federation?.push ?? false,
+    rotations: () => readRotations(store),
   });
 
   const routes: RouteDefinition[] = [

@@ -41,6 +41,8 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     tensions: readJson(paths.tensions),
     // Artifacts built before dispositions existed have none.
     dispositions: existsSync(paths.dispositions) ? readJson(paths.dispositions) : {},
+    // Artifacts built before merges existed have none.
+    tensionMerges: new Map(Object.entries(existsSync(paths.tensionMerges) ? readJson<Record<string, string>>(paths.tensionMerges) : {})),
     graph: readJson(paths.concepts),
     manifest: readJson(paths.manifest),
     pages: readJson(paths.pages),

@@ -17,17 +17,19 @@ import {
   REQUIRED_PAGES,
   SiteConfigSchema,
   TensionFileSchema,
+  TensionMergesFileSchema,
   type AudioTrack,
   type ConceptFrontmatter,
   type DivergenceFrontmatter,
   type ModelRegistry,
   type SiteConfig,
   type TensionFile,
+  type TensionMergeDecision,
   type WorkFrontmatter,
 } from '../schemas/content.ts';
 import { CALIBRATION_FILE, CalibrationFileSchema, EVIDENCE_FILE_SUFFIX, type CalibrationFile } from '../schemas/certification.ts';
 import { checkEvidenceFile, NEGATIVE_CONTROLS } from './evidence-log.ts';
-import { checkTensionFiles } from './tension-files.ts';
+import { checkTensionFiles, checkTensionMerges, TENSION_MERGES_FILE } from './tension-files.ts';
 import { parseMarkdown, parseYaml } from './frontmatter.ts';
 import { ContentError, issuesFromZod, type ContentIssue } from './issues.ts';
 
@@ -61,6 +63,8 @@ export interface LoadedContent {
   tensions: { file: string; data: TensionFile }[];
   /** How well this Atlas's instrument sees splits (`npm run certify -- --calibrate`), when measured. */
   calibration?: CalibrationFile;
+  /** Curators' decisions on tension merges (content/tension-merges.yaml), oldest first. */
+  tensionMerges: TensionMergeDecision[];
   /** Every content file's bytes, for hashing. */
   files: SourceFile[];
 }
@@ -178,15 +182,33 @@ export function loadContent(contentDir: string): LoadedContent {
       issues.push({ file: CALIBRATION_FILE, field: '(file)', message: `is not valid JSON: ${(error as Error).message}` });
     }
   }
+  // Optional: absent until a curator decides a merge.
+  const tensionMerges = existsSync(path.join(dir, TENSION_MERGES_FILE)) ? (readYamlFile(TENSION_MERGES_FILE, TensionMergesFileSchema)?.decisions ?? []) : [];
 
   if (registry) checkRegistry(registry, issues);
   checkCrossReferences(raw, registry, issues);
   checkEvidenceLogs(dir, new Set(divergences.map((entry) => entry.data.id)), issues);
   checkTensionFiles(tensions, divergences, issues);
+  checkTensionMerges(tensionMerges, divergences, issues);
 
   if (issues.length > 0 || !registry) throw new ContentError(issues);
   files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return { dir, site, registry, works, proposals, divergences, concepts, audio, pages, claims, tensions, ...(calibration ? { calibration } : {}), files };
+  return {
+    dir,
+    site,
+    registry,
+    works,
+    proposals,
+    divergences,
+    concepts,
+    audio,
+    pages,
+    claims,
+    tensions,
+    tensionMerges,
+    ...(calibration ? { calibration } : {}),
+    files,
+  };
 }
 
 /** Certification evidence beside the records (`divergences/<id>.certification.jsonl`): valid lines, known records. */

@@ -17,6 +17,7 @@ export function artifactPaths(artifactsDir: string) {
     divergences: path.join(data, 'divergences.json'),
     tensions: path.join(data, 'tensions.json'),
     dispositions: path.join(data, 'dispositions.json'),
+    tensionMerges: path.join(data, 'tension-merges.json'),
     concepts: path.join(data, 'concepts.json'),
     models: path.join(data, 'models.json'),
     manifest: path.join(data, 'manifest.json'),

@@ -18,6 +18,8 @@ export interface Corpus {
   tensions: TensionEntry[];
   /** Curators' dispositions by tension key (content/tensions/). */
   dispositions: Record<string, TensionDisposition[]>;
+  /** Tension merges in force (content/tension-merges.yaml): key merged away → surviving key. */
+  tensionMerges: Map<string, string>;
   graph: ConceptGraph;
   manifest: Manifest;
   pages: Record<string, { title: string; description: string; path: string; html: string }>;

@@ -83,6 +83,8 @@ export interface TrackedTension {
   concepts: string[];
   sighting_count: number;
   sightings: TensionSighting[];
+  /** Keys a curator merged into this one (they resolve to it); present when there are any. */
+  merged_keys?: string[];
 }
 
 function sightingOf(entry: TensionEntry): TensionSighting {
@@ -128,16 +130,25 @@ export function trackTensions(
   dispositions: Readonly<Record<string, readonly TensionDisposition[]>>,
   conceptsOf: (recordId: string) => readonly string[] = () => [],
   kept: readonly KeptSighting[] = [],
+  /** Merges in force (core/tension-merges.ts mergeMap): a merged key's sightings and dispositions join the key it resolves to. */
+  merges: ReadonlyMap<string, string> = new Map(),
 ): TrackedTension[] {
   const groups = new Map<string, TensionSighting[]>();
-  const add = (key: string, sighting: TensionSighting) => groups.set(key, [...(groups.get(key) ?? []), sighting]);
+  const add = (key: string, sighting: TensionSighting) => {
+    const into = merges.get(key) ?? key;
+    groups.set(into, [...(groups.get(into) ?? []), sighting]);
+  };
+  const mergedInto = new Map<string, string[]>();
+  for (const [from, into] of merges) mergedInto.set(into, [...(mergedInto.get(into) ?? []), from].sort());
   for (const entry of entries) add(tensionKey(entry.voice_a, entry.voice_b, entry.topic), sightingOf(entry));
   for (const sighting of kept) add(sighting.key, keptSightingOf(sighting));
   const tracked: TrackedTension[] = [];
   for (const [key, group] of groups) {
     const sightings = [...group].sort((a, b) => a.date.localeCompare(b.date) || a.tension_id.localeCompare(b.tension_id, 'en', { numeric: true }));
     const latest = sightings[sightings.length - 1]!;
-    const history = [...(dispositions[key] ?? [])];
+    const merged = mergedInto.get(key) ?? [];
+    // Every disposition of the merged keys too, in the order they were recorded.
+    const history = [key, ...merged].flatMap((each) => dispositions[each] ?? []).sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
     const last = history[history.length - 1];
     const voices = [latest.voice_a, latest.voice_b].sort() as [string, string];
     tracked.push({
@@ -157,6 +168,7 @@ export function trackTensions(
       concepts: [...new Set(sightings.flatMap((sighting) => (sighting.record_id ? conceptsOf(sighting.record_id) : [])))].sort(),
       sighting_count: sightings.length,
       sightings,
+      ...(merged.length > 0 ? { merged_keys: merged } : {}),
     });
   }
   return tracked.sort((a, b) => b.last_seen.localeCompare(a.last_seen) || a.id.localeCompare(b.id));

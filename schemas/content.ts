@@ -339,3 +339,21 @@ export const TensionFileSchema = z.strictObject({
   dispositions: z.array(TensionDispositionSchema).min(1, 'needs at least one disposition').describe('Append-only history, oldest first'),
 });
 export type TensionFile = z.infer<typeof TensionFileSchema>;
+
+const tensionKeyField = (description: string) => z.string().regex(TENSION_KEY_PATTERN, 'must be a tension key <voice>__<voice>__<topic>').describe(description);
+
+/** A curator's decision on a merge proposal (npm run curate -- tension-merge), appended to content/tension-merges.yaml. */
+export const TensionMergeDecisionSchema = z.strictObject({
+  from: tensionKeyField('The key merged away (it resolves to `into` once merged).'),
+  into: tensionKeyField('The surviving key.'),
+  decision: z.enum(['merged', 'declined']).describe('merged: one disagreement; declined: two. The latest decision on a pair stands.'),
+  by: nonEmpty.describe('The curator.'),
+  at: DateOrDateTimeSchema.describe('When it was decided.'),
+  similarity: z.number().min(0).max(1).optional().describe('The proposal similarity the curator read.'),
+});
+export type TensionMergeDecision = z.infer<typeof TensionMergeDecisionSchema>;
+
+export const TensionMergesFileSchema = z.strictObject({
+  decisions: z.array(TensionMergeDecisionSchema).min(1).describe('Append-only, oldest first.'),
+});
+export type TensionMergesFile = z.infer<typeof TensionMergesFileSchema>;

@@ -46,6 +46,7 @@ export const NodeDocumentSchema = z
       .describe('Public key that signs the manifest and each record.'),
     manifest_url: text('Path of the signed manifest.'),
     signature_url: text('Path of the manifest signature.'),
+    key_rotations_url: text('Path of the key rotation statements (present when the node has rotated its key).').optional(),
   })
   .describe('Federation node document (docs/FEDERATION.md).');
 export type NodeDocument = z.infer<typeof NodeDocumentSchema>;
@@ -157,3 +158,44 @@ export const FederationProvenanceSchema = z.object({
   approved_by: z.string().optional(),
 });
 export type FederationProvenance = z.infer<typeof FederationProvenanceSchema>;
+
+const publicKeyRef = (description: string) =>
+  z
+    .strictObject({
+      key_id: z
+        .string()
+        .regex(/^[0-9a-f]{32}$/)
+        .describe('First 32 hex digits of sha256 of the raw public key.'),
+      raw: base64url('Raw 32-byte Ed25519 public key, base64url.'),
+    })
+    .describe(description);
+
+/** What a node says when it replaces its key: signed by the key it retires (and by the new one). */
+export const KeyRotationStatementSchema = z
+  .strictObject({
+    protocol: text(`Federation protocol version (${FEDERATION_PROTOCOL}).`),
+    type: z.literal('key-rotation').describe('Statement type.'),
+    origin: z.string().url().describe('Origin of the node whose key changes.'),
+    previous: publicKeyRef('The key retired.'),
+    next: publicKeyRef('The key that replaces it.'),
+    rotated_at: isoTime('When the key was replaced.'),
+  })
+  .describe('Key rotation statement (docs/FEDERATION.md).');
+export type KeyRotationStatement = z.infer<typeof KeyRotationStatementSchema>;
+
+export const SignedKeyRotationSchema = z
+  .strictObject({
+    statement: KeyRotationStatementSchema,
+    signature: base64url('Ed25519 signature of the canonical JSON of the statement by the previous key.'),
+    next_signature: base64url('The same, by the next key (the node holds it).'),
+  })
+  .describe('A rotation statement and its two signatures.');
+export type SignedKeyRotation = z.infer<typeof SignedKeyRotationSchema>;
+
+export const KeyRotationsDocumentSchema = z
+  .strictObject({
+    protocol: text(`Federation protocol version (${FEDERATION_PROTOCOL}).`),
+    rotations: z.array(SignedKeyRotationSchema).describe('Every rotation of this node, oldest first: a chain from its first key to its current one.'),
+  })
+  .describe('Key rotation statements of a node: GET /.well-known/polyphony-key-rotations.json (docs/FEDERATION.md).');
+export type KeyRotationsDocument = z.infer<typeof KeyRotationsDocumentSchema>;

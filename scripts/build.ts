@@ -12,6 +12,7 @@ import { sha256Hex } from '../core/manifest.ts';
 import { deriveConceptGraph, deriveDivergence, deriveWork, type DivergenceFull } from '../core/records.ts';
 import { buildManifest } from '../core/build-manifest.ts';
 import { recordConcepts, trackTensions } from '../core/tension-identity.ts';
+import { mergeMap } from '../core/tension-merges.ts';
 import { encodeFullText } from '../core/search/fulltext.ts';
 import { artifactPaths } from '../core/artifacts.ts';
 import { createEmbeddingCache } from './lib/embedding-cache.ts';
@@ -74,6 +75,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     works,
   );
   const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
+  const merges = mergeMap(content.tensionMerges);
 
   const embedder = options.embedder ?? (await createUseLiteEmbedder());
   const answersEmbedded = await attachLongitudinal(
@@ -88,6 +90,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   writeJson(out.divergences, divergences);
   writeJson(out.tensions, tensions);
   writeJson(out.dispositions, dispositions);
+  writeJson(out.tensionMerges, Object.fromEntries(merges));
   writeJson(out.concepts, graph);
   writeJson(out.models, content.registry);
   writeJson(out.site, content.site);
@@ -97,7 +100,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   if (writeCalibration(content, out.public)) log('certification calibration served at /certification-calibration.json');
   const conceptIds = new Set(graph.nodes.map((node) => node.id));
   const byRecord = new Map(divergences.map((record) => [record.id, recordConcepts(record, conceptIds)]));
-  const tracked = trackTensions(tensions, dispositions, (id) => byRecord.get(id) ?? []);
+  const tracked = trackTensions(tensions, dispositions, (id) => byRecord.get(id) ?? [], [], merges);
   await writeConcepts(content, graph, out.public, { graph, works, divergences, tensions: tracked });
   const audio = writeAudio(content, out.public);
   writeJson(out.audio, audio);

@@ -18,7 +18,7 @@ import { approveContribution, rejectContribution } from './lib/curation.ts';
 import { approveImport, describeImport, rejectImport } from './lib/curation-imports.ts';
 import { DEFAULT_LIST_LIMIT, describeContribution, listQuery, pageHeader, pageJson, UsageError, type RecordContext } from './lib/curation-list.ts';
 import { describeSightings, listSightings, reviewSighting } from './lib/curate-sightings.ts';
-import { runTensionCommand } from './lib/curate-tension.ts';
+import { decideTensionMerge, describeTensionMerges, listTensionMerges, runTensionCommand } from './lib/curate-tension.ts';
 import { loadContent } from '../content-files/load-content.ts';
 import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 
@@ -48,6 +48,12 @@ const USAGE = `usage: npm run curate -- <command> [options]
         crux --moves-a <text> --moves-b <text> | --undecidable
         synthesis-drafted --title <text> --text <text>   also stores a pending proposal
         council-review --url <server>            the server re-asks the panel (INGEST_SECRET)
+  tension-merges [--json]
+        proposes merging tensions that are one disagreement named in other words (same two
+        voices; topics and claims alike), the surviving key first; read both before deciding
+  tension-merge <from key> <into key> merged|declined --by <name> [--json]
+        records the decision in content/tension-merges.yaml (append-only, validated): merged, the
+        old key's sightings and dispositions join the surviving key and ?key=<old> resolves to it
   sightings [--status pending|kept|dismissed|all] [--json]
         tensions named by live deliberations, grouped by tension key, most sighted first
   sighting <id> keep|dismiss --by <name> [--json]
@@ -230,6 +236,23 @@ async function main(args: string[]): Promise<number> {
   }
   let store: Store | undefined;
   try {
+    if (command === 'tension-merges') {
+      const found = listTensionMerges(values.content);
+      print(
+        values.json ? JSON.stringify({ tensions: found.tensions, count: found.proposals.length, proposals: found.proposals }) : describeTensionMerges(found),
+      );
+      return 0;
+    }
+    if (command === 'tension-merge') {
+      const decided = decideTensionMerge(values.content, id, positionals[2], positionals[3], values.by);
+      const last = decided.decisions.at(-1)!;
+      print(
+        values.json
+          ? JSON.stringify(decided)
+          : `recorded ${last.decision} ${last.from} → ${last.into} in ${decided.file}. Commit it for review; the next build applies it.`,
+      );
+      return 0;
+    }
     if (command === 'tension') {
       // The store is opened only for a synthesis draft (a pending proposal).
       const result = await runTensionCommand(id, positionals[2], values, () => openStore(values.store));

@@ -1,6 +1,7 @@
 /**
- * `npm run verify -- <url>`: checks a deployment's signed federation manifest, every record
- * twin's hash and signature, and every import's origin signature (docs/FEDERATION.md). Prints
+ * `npm run verify -- <url> [--expect-key <key id>]`: checks a deployment's signed federation
+ * manifest (signed with the expected key, when given), every record twin's hash and signature,
+ * and every import's origin signature (docs/FEDERATION.md). Prints
  * each mismatch; exit 0 when everything verifies, 1 otherwise, 2 on a usage error.
  */
 import { FederationError } from '../api/federation/errors.ts';
@@ -10,14 +11,20 @@ import { verifyDeployment } from '../api/federation/verify.ts';
 import { exitWhenFlushed, quietOnClosedPipe } from './lib/cli-exit.ts';
 
 async function main(args: string[]): Promise<number> {
-  const [url, ...rest] = args.filter((arg) => arg !== '--');
-  if (!url || rest.length > 0 || url.startsWith('-')) {
-    process.stderr.write('usage: npm run verify -- <url>   (FEDERATION_ALLOW_PRIVATE=1 for loopback or private addresses)\n');
+  const positional = args.filter((arg) => arg !== '--');
+  const expectAt = positional.indexOf('--expect-key');
+  const expectKey = expectAt >= 0 ? positional[expectAt + 1] : undefined;
+  if (expectAt >= 0) positional.splice(expectAt, 2);
+  const [url, ...rest] = positional;
+  if (!url || rest.length > 0 || url.startsWith('-') || (expectAt >= 0 && !/^[0-9a-f]{32}$/.test(expectKey ?? ''))) {
+    process.stderr.write(
+      'usage: npm run verify -- <url> [--expect-key <key id>]   (key id: 32 hex digits; FEDERATION_ALLOW_PRIVATE=1 for loopback or private addresses)\n',
+    );
     return 2;
   }
   try {
     const limits = federationLimitsFromEnv(process.env);
-    const report = await verifyDeployment(url, createFetcher(limits));
+    const report = await verifyDeployment(url, createFetcher(limits), expectKey !== undefined ? { expectKey } : {});
     for (const problem of report.problems) process.stdout.write(`MISMATCH ${problem}\n`);
     const summary = `${report.origin}: ${report.records} records and ${report.imports} imports checked`;
     process.stdout.write(

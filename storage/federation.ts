@@ -23,12 +23,21 @@ export interface FederationImport {
   reason: string | null;
 }
 
-/** What a puller remembers of a peer: the key first seen for its origin, and its newest accepted manifest. */
+/**
+ * What a puller remembers of a peer: the key first seen for its origin (or pinned by the
+ * operator before any pull: then `public_key` is '' until the first pull fills it, and
+ * `node_id` names the key), and its newest accepted manifest ('' before any).
+ */
 export interface FederationPeer {
   origin: string;
   node_id: string;
   public_key: string;
   last_signed_at: string;
+}
+
+/** Whether a pinned peer's key is this one: the same raw key, or (pinned by key id only) the same node id. */
+export function pinMatches(pinned: Pick<FederationPeer, 'node_id' | 'public_key'>, peer: Pick<FederationPeer, 'node_id' | 'public_key'>): boolean {
+  return pinned.public_key === '' ? pinned.node_id === peer.node_id : pinned.public_key === peer.public_key;
 }
 
 export type NewImport = Omit<FederationImport, 'status' | 'reviewed_at' | 'reviewer' | 'reason'>;
@@ -43,6 +52,13 @@ export interface FederationStore {
    * store already holds a newer manifest of that origin, or a different key for it.
    */
   stageImports(peer: FederationPeer, imports: readonly NewImport[]): Promise<{ accepted: boolean; staged: FederationImport[] }>;
+  /**
+   * Pins a key for an origin before any pull (`npm run federate -- trust`): 'pinned' when new,
+   * 'same' when that key is already pinned, 'conflict' (nothing written) when another is.
+   */
+  trustPeer(origin: string, nodeId: string): Promise<'pinned' | 'same' | 'conflict'>;
+  /** Moves an origin's pin from one key to the next after a verified rotation; false (nothing written) when the pin is no longer `from`. */
+  rotatePeer(origin: string, from: Pick<FederationPeer, 'node_id' | 'public_key'>, to: Pick<FederationPeer, 'node_id' | 'public_key'>): Promise<boolean>;
   /** Content hashes already known per record id of an origin node (any status). */
   knownImports(originNode: string): Promise<Map<string, Set<string>>>;
   getImport(id: string): Promise<FederationImport | undefined>;

@@ -9,7 +9,7 @@ export interface JobRecord {
   status: JobStatus;
   input: unknown;
   result: unknown | null;
-  error: { code: string; message: string } | null;
+  error: JobError | null;
   attempts: number;
   created_at: string;
   updated_at: string;
@@ -26,6 +26,14 @@ export interface JobRecord {
  */
 import type { JobStage } from '../schemas/api/live.ts';
 export type { JobStage };
+
+/** A failed or cancelled job's error; `retryable` and `agent_action` when the failure says (a ceiling refusal is not retryable). */
+export interface JobError {
+  code: string;
+  message: string;
+  retryable?: boolean;
+  agent_action?: string;
+}
 
 /** The error stored on a job cancelled by its caller. */
 export const CANCELLED = { code: 'JOB_CANCELLED', message: 'the job was cancelled by its caller; its model calls were aborted' };
@@ -45,7 +53,7 @@ export interface JobsStore {
    */
   renewJobLease(id: string, attempt: number, now: Date, leaseMs: number): Promise<boolean>;
   /** Ends a running job; a job cancelled meanwhile stays cancelled. */
-  finishJob(id: string, outcome: { result: unknown } | { error: { code: string; message: string } }, now: Date): Promise<void>;
+  finishJob(id: string, outcome: { result: unknown } | { error: JobError }, now: Date): Promise<void>;
   /** Cancels a queued or running job; the job as it is afterwards (undefined when unknown). */
   cancelJob(id: string, now: Date): Promise<JobRecord | undefined>;
   /** Jobs left queued or running, e.g. by a crash: the runner resumes or fails them at start. */

@@ -3,6 +3,8 @@
  * A, the curator approves, B serves A's record verbatim with verifiable provenance; a record
  * altered in transit, a forged signature and a replayed old manifest are each refused; a second
  * pull stages nothing new. Real server processes; a tampering proxy stands between B and A.
+ * Issue 29 item 3: keys pinned (on the first pull, or by the operator before it), a rotation
+ * signed by the pinned key accepted, an unsigned key change and a mismatched first contact refused.
  */
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -32,11 +34,16 @@ const run = promisify(execFile);
 type Rewrite = (path: string, body: Buffer) => Buffer;
 
 /** A loopback proxy in front of a server that can rewrite any answer on the way. */
-async function startProxy(target: string): Promise<{ base: string; rewrite: Rewrite | undefined; close(): void }> {
-  const state: { base: string; rewrite: Rewrite | undefined; close(): void } = { base: '', rewrite: undefined, close: () => server.close() };
+async function startProxy(target: string): Promise<{ base: string; target: string; rewrite: Rewrite | undefined; close(): void }> {
+  const state: { base: string; target: string; rewrite: Rewrite | undefined; close(): void } = {
+    base: '',
+    target,
+    rewrite: undefined,
+    close: () => server.close(),
+  };
   const server = http.createServer((request, response) => {
     // The Host header is passed on: the node signs for the origin it is reached at.
-    http.get(new URL(request.url!, target), { headers: { host: request.headers.host! } }, (upstream) => {
+    http.get(new URL(request.url!, state.target), { headers: { host: request.headers.host! } }, (upstream) => {
       const chunks: Buffer[] = [];
       upstream.on('data', (chunk: Buffer) => chunks.push(chunk));
       upstream.on('end', () => {
@@ -364,5 +371,154 @@ describe('federation between two deployments on loopback', () => {
     const tampered = await verifyDeployment(bProxy.base, fetcher);
     bProxy.close();
     expect(tampered.problems).toEqual([expect.stringMatching(/^AAA-D2: the origin copy .* has sha256 [0-9a-f]{64}; the provenance says [0-9a-f]{64}$/)]);
+  }, 180_000);
+});
+
+describe('federation keys: pinned, rotated with a signed statement (issue 29 item 3)', () => {
+  let a: BuiltApp;
+  let aContent: string;
+  let dir: string;
+  let aKeyFile: string;
+  let aStorePath: string;
+  let aServer: ServerProcess;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  const servers: ServerProcess[] = [];
+  const fetcher = createFetcher({ allowPrivate: true, timeoutMs: 10_000 });
+
+  const cli = (script: 'federate' | 'verify', args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, `scripts/${script}.ts`), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, FEDERATION_ALLOW_PRIVATE: '1', ...env },
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+  const pullInto = (storePath: string) =>
+    cli('federate', ['pull', proxy.base, '--store', storePath, '--content', writeFixtureContent({ prefix: 'BBB' }), '--json']);
+  const startA = async () => {
+    aServer = await startServerProcess({
+      ARTIFACTS_DIR: a.artifactsDir,
+      STORE_PATH: aStorePath,
+      SITE_DIR: path.join(dir, 'none'),
+      FEDERATION_KEY_FILE: aKeyFile,
+    });
+    servers.push(aServer);
+  };
+  const keyIdOfA = async () =>
+    ((await (await fetch(`${proxy.base}/.well-known/polyphony-node.json`)).json()) as { public_key: { key_id: string } }).public_key.key_id;
+
+  beforeAll(async () => {
+    aContent = writeFixtureContent({ prefix: 'AAA' });
+    a = await buildApp(aContent);
+    dir = tempDir('federation-keys');
+    aKeyFile = path.join(dir, 'a-key.pem');
+    aStorePath = path.join(dir, 'a.db');
+    await startA();
+    proxy = await startProxy(aServer.base);
+  }, 180_000);
+  afterAll(() => {
+    proxy?.close();
+    for (const server of servers) server.child.kill('SIGTERM');
+  });
+
+  it('a key pinned by the operator before any pull: another key on first contact is refused, the right one pulls; verify --expect-key checks it', async () => {
+    const keyId = await keyIdOfA();
+    const wrong = 'f'.repeat(32);
+    const storePath = path.join(dir, 'b-trusting.db');
+    const pinned = await cli('federate', ['trust', proxy.base, '--key', wrong, '--store', storePath]);
+    expect(pinned).toMatchObject({ code: 0, stdout: expect.stringContaining(`key ${wrong} pinned`) });
+    const refused = await pullInto(storePath);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(`^pull refused \\(PINNED_KEY_MISMATCH\\): ${proxy.base} presents key ${keyId}, but the operator pinned ${wrong}`),
+    );
+    const store = createSqliteStore(storePath);
+    expect(await store.listImports()).toEqual([]);
+    // a pinned key changes only through a signed rotation, not by trusting again
+    expect((await cli('federate', ['trust', proxy.base, '--key', keyId, '--store', storePath])).code).toBe(1);
+
+    const rightPath = path.join(dir, 'b-right.db');
+    expect((await cli('federate', ['trust', proxy.base, '--key', keyId, '--store', rightPath])).code).toBe(0);
+    const pulled = JSON.parse((await pullInto(rightPath)).stdout) as { staged: unknown[] };
+    expect(pulled.staged).toHaveLength(2);
+    const right = createSqliteStore(rightPath);
+    expect((await right.getPeer(proxy.base))?.public_key).not.toBe('');
+    await Promise.all([store.close(), right.close()]);
+
+    expect(await cli('verify', [proxy.base, '--expect-key', keyId])).toMatchObject({ code: 0 });
+    const mismatch = await cli('verify', [proxy.base, '--expect-key', wrong]);
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stdout).toContain(`presents key ${keyId}, not the expected ${wrong}`);
+    expect((await cli('verify', [proxy.base, '--expect-key', 'nothex'])).code).toBe(2);
+  }, 120_000);
+
+  it('a key rotated with rotate-key is accepted by a puller that pinned the old one; an unsigned key change is refused with a clear error', async () => {
+    const storePath = path.join(dir, 'b-rotating.db');
+    const first = JSON.parse((await pullInto(storePath)).stdout) as { staged: unknown[]; node_id: string };
+    expect(first.staged).toHaveLength(2);
+    const oldKeyId = await keyIdOfA();
+    expect(((await (await fetch(`${proxy.base}/.well-known/polyphony-key-rotations.json`)).json()) as { rotations: unknown[] }).rotations).toEqual([]);
+
+    // An impostor's key, with no statement: refused, naming the missing signed statement.
+    const impostor = keyFromFile(path.join(tempDir('impostor'), 'key.pem'));
+    proxy.rewrite = (url, body) =>
+      url === '/.well-known/polyphony-node.json'
+        ? Buffer.from(
+            JSON.stringify({ ...json(body), node_id: impostor.nodeId, public_key: { algorithm: 'ed25519', key_id: impostor.keyId, raw: impostor.publicKey } }),
+          )
+        : body;
+    const unsigned = await pullInto(storePath);
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stderr).toMatch(
+      /^pull refused \(KEY_CHANGED\): .* now presents key [0-9a-f]{32}, not the key [0-9a-f]{32} pinned for it, and .*a key change without a rotation statement signed by the pinned key is refused/,
+    );
+    proxy.rewrite = undefined;
+
+    // The operator of A rotates its key: the statement is published, then A restarts on the new key.
+    aServer.child.kill('SIGTERM');
+    const rotated = await cli('federate', ['rotate-key', '--store', aStorePath, '--content', aContent, '--origin', proxy.base, '--json'], {
+      FEDERATION_KEY_FILE: aKeyFile,
+    });
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const { previous, next } = JSON.parse(rotated.stdout) as { previous: string; next: string };
+    expect(previous).toBe(oldKeyId);
+    await startA();
+    proxy.target = aServer.base;
+    expect(await keyIdOfA()).toBe(next);
+    const statements = (await (await fetch(`${proxy.base}/.well-known/polyphony-key-rotations.json`)).json()) as {
+      rotations: { statement: { previous: { key_id: string }; next: { key_id: string } } }[];
+    };
+    expect(statements.rotations.map((rotation) => [rotation.statement.previous.key_id, rotation.statement.next.key_id])).toEqual([[previous, next]]);
+
+    // A statement not signed by the pinned key does not carry the pin.
+    const genuine = await (await fetch(`${proxy.base}/.well-known/polyphony-key-rotations.json`)).text();
+    proxy.rewrite = (url, body) => {
+      if (url !== '/.well-known/polyphony-key-rotations.json') return body;
+      const document = JSON.parse(body.toString('utf8')) as { rotations: { signature: string; next_signature: string }[] };
+      for (const rotation of document.rotations) rotation.signature = rotation.next_signature;
+      return Buffer.from(JSON.stringify(document));
+    };
+    const forged = await pullInto(storePath);
+    expect(forged.stderr).toMatch(/^pull refused \(KEY_CHANGED\): .*is not signed by the pinned key/);
+    proxy.rewrite = undefined;
+    expect(JSON.parse(genuine)).toEqual(JSON.parse(await (await fetch(`${proxy.base}/.well-known/polyphony-key-rotations.json`)).text()));
+
+    // The signed rotation is accepted: the pin moves, and the records pulled under the old key are not staged again.
+    const accepted = await pullInto(storePath);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(JSON.parse(accepted.stdout)).toMatchObject({ rotated: { from: previous, to: next, steps: 1 }, unchanged: 2, staged: [] });
+    const store = createSqliteStore(storePath);
+    expect((await store.getPeer(proxy.base))?.node_id).toBe(`pn1:${next}`);
+    await store.close();
+    // and the old key is now the one refused
+    const back = keyFromFile(`${aKeyFile}.retired-${previous}`);
+    expect(back.keyId).toBe(previous);
+    proxy.rewrite = (url, body) =>
+      url === '/.well-known/polyphony-node.json'
+        ? Buffer.from(JSON.stringify({ ...json(body), node_id: back.nodeId, public_key: { algorithm: 'ed25519', key_id: back.keyId, raw: back.publicKey } }))
+        : body;
+    expect((await pullInto(storePath)).stderr).toMatch(/^pull refused \(KEY_CHANGED\)/);
+    proxy.rewrite = undefined;
+    expect(await verifyDeployment(proxy.base, fetcher, { expectKey: next })).toMatchObject({ problems: [] });
   }, 180_000);
 });

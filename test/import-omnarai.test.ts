@@ -234,9 +234,21 @@ describe.skipIf(!hasData)(hasData ? 'import of the real Omnarai data' : `import 
     expect(content.registry.models.find((model) => model.model_id === 'gpt-5.5')?.family).toBe('GPT');
   });
 
-  it('writes every concept node with related ids from the edges, once each', () => {
-    expect(content.concepts).toHaveLength(graph.nodes.length);
+  it('writes every concept node with related ids from the edges, once each, and a concept for each Atlas cluster that names none', () => {
+    const nodeIds = new Set(graph.nodes.map((node) => node.id as string));
+    const clusters = [...new Set(divergences.map((record) => record.cluster as string | undefined).filter((cluster): cluster is string => !!cluster))];
+    const unnamed = clusters.filter((cluster) => !nodeIds.has(cluster));
+    expect(content.concepts).toHaveLength(graph.nodes.length + unnamed.length);
+    expect(summary.clusters.registered.sort()).toEqual([...unnamed].sort());
     const concepts = byId(content.concepts);
+    for (const cluster of unnamed) {
+      const size = divergences.filter((record) => record.cluster === cluster).length;
+      expect(concepts.get(cluster)?.data, cluster).toMatchObject({ type: 'theme', category: 'Atlas cluster', weight: size, ring: 'core' });
+    }
+    // Each record is written with its cluster as a concept id.
+    for (const entry of content.divergences) {
+      if (entry.data.cluster !== undefined) expect(concepts.has(entry.data.cluster), entry.data.id).toBe(true);
+    }
     for (const node of graph.nodes) {
       const entry = concepts.get(node.id as string);
       expect(entry?.data).toMatchObject({ label: node.label, ring: node.ring, type: node.type, weight: node.weight });
@@ -474,6 +486,45 @@ describe('importer rules', () => {
       'canon',
       'canon',
     ]);
+  });
+
+  it('writes a cluster as the concept it names (id, or label as a slug), and registers any other as an Atlas cluster concept (issue 29 item 5)', () => {
+    const base = syntheticSources();
+    const record = (id: string, cluster: string) => ({
+      id,
+      date: '2026-01-02',
+      question: `Question ${id}?`,
+      cluster,
+      method: 'm',
+      answers: [
+        { model: 'Alpha', lab: 'Lab A', model_id: 'alpha-1', date: '2026-01-02', text: 'one' },
+        { model: 'Beta', lab: 'Lab B', model_id: 'beta-7', date: '2026-01-02', text: 'other' },
+      ],
+      tensions: [],
+    });
+    const lines = [
+      record('OMN-D1', 'alpha-theme'),
+      record('OMN-D2', 'Beta  Theme'),
+      record('OMN-D3', 'values-in-tension'),
+      record('OMN-D4', 'values-in-tension'),
+    ];
+    const { files, report } = buildOmnaraiContent({ ...base, divergences: lines.map((line) => JSON.stringify(line)).join('\n') });
+    const clusterOf = (id: string) => parseMarkdown(files.get(`divergences/${id}.md`)!).data.cluster;
+    expect([clusterOf('OMN-D1'), clusterOf('OMN-D2'), clusterOf('OMN-D3'), clusterOf('OMN-D4')]).toEqual([
+      'alpha-theme',
+      'beta-theme',
+      'values-in-tension',
+      'values-in-tension',
+    ]);
+    expect(report.clusters).toEqual({ mapped: { 'Beta  Theme': 'beta-theme' }, registered: ['values-in-tension'] });
+    expect(parseMarkdown(files.get('concepts/values-in-tension.md')!).data).toMatchObject({
+      id: 'values-in-tension',
+      label: 'Values in tension',
+      type: 'theme',
+      category: 'Atlas cluster',
+      weight: 2,
+    });
+    expect(files.has('concepts/alpha-theme.md') && !files.has('concepts/beta-theme-2.md')).toBe(true);
   });
 
   it('keeps any answer text byte for byte through the written file', () => {

@@ -293,6 +293,19 @@ describe.skipIf(!existsSync(omnaraiDir))('lineage on the imported Omnarai data (
       if (tagged.length > 0) checked++;
     }
     expect(checked).toBeGreaterThan(5);
+    // Every Atlas record shows on a concept: its cluster's (issue 29 item 5). No cluster of the
+    // source is a concept id, so each is a concept of its own, and none has 0 records.
+    const clusters = [...new Set(divergences.map((record) => record.cluster).filter((cluster): cluster is string => !!cluster))];
+    expect(clusters.length).toBeGreaterThan(5);
+    let onConcepts = 0;
+    for (const cluster of clusters) {
+      const lineage = of(cluster);
+      expect(lineage.concept.category, cluster).toBe('Atlas cluster');
+      expect(lineage.counts.divergences, cluster).toBe(divergences.filter((record) => record.cluster === cluster).length);
+      expect(lineage.counts.divergences, cluster).toBeGreaterThan(0);
+      onConcepts += lineage.counts.divergences;
+    }
+    expect(onConcepts).toBe(divergences.filter((record) => record.cluster).length);
     const busiest = of('architecture-scaling');
     expect(busiest.counts.works).toBe(sourceWorks.filter((work) => (work.lineage ?? []).includes('architecture-scaling')).length);
     expect(busiest.related[0]!.co_occurrences).toBeGreaterThanOrEqual(busiest.related.at(-1)!.co_occurrences);

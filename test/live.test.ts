@@ -175,6 +175,16 @@ describe('deliberation, jobs and sessions', () => {
     );
     expect(body.receipt.verdict).toBe('substantive');
     expect(body.trace.usage.cost_usd).toBeGreaterThan(0);
+    // records[] (issue 29 item 10): the fast path's records, in the order of sources, each typed.
+    expect(body.records.map((record: { id: string }) => record.id)).toEqual(body.sources);
+    const fast = await request(app).get('/api/query?q=Can%20a%20trained%20refusal%20be%20owned%3F&mode=retrieve&limit=6');
+    const fastById = new Map((fast.body.records as { id: string }[]).map((record) => [record.id, record]));
+    for (const record of body.records) expect(record).toEqual(fastById.get(record.id));
+    const atlas = body.records.find((record: { id: string }) => record.id === 'TST-D1');
+    expect(atlas).toMatchObject({ type: 'divergence', role: 'divergence', href: '/api/divergences?id=TST-D1' });
+    const works = body.records.filter((record: { role: string }) => record.role === 'relevance');
+    expect(works.length).toBeGreaterThan(0);
+    for (const work of works) expect(work.type).not.toBe('divergence');
   });
 
   it('async=1 gives 202 with job_id and poll_url, then the full deliberation once done', async () => {
@@ -189,6 +199,7 @@ describe('deliberation, jobs and sessions', () => {
     const done = await request(app).get(submitted.body.poll_url);
     expect(done.body.status).toBe('done');
     expect(done.body.answer).toBe(DEFAULT_SYNTHESIS.answer);
+    expect(done.body.records.map((record: { id: string }) => record.id)).toEqual(done.body.sources);
     expect(done.body.panel.find((voice: { name: string }) => voice.name === 'Alder').answer).toBe('slow alder');
     const unknown = await request(app).get('/api/query?job=job_nope');
     expect(unknown.status).toBe(404);

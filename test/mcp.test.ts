@@ -340,6 +340,24 @@ describe('live tools', () => {
       expect(fake.requestsFor('birch-live').length).toBeGreaterThan(0);
     });
 
+    it('deliberate and council take second_round as the HTTP routes do (issue 29 item 2)', async () => {
+      for (const tool of ['deliberate', 'council']) {
+        fake.reset();
+        scriptDefaults(fake);
+        fake.script('birch-live', [
+          { kind: 'answer', content: 'Birch: installed is not owned.' },
+          { kind: 'json', value: { stance: 'revised', reason: 'Voice A moved me.', revised_answer: 'Birch: owned once endorsed.' } },
+        ]);
+        const done = await call(client, tool, { q: 'Is a refusal owned?', second_round: true, wait_seconds: 30 });
+        expect(done.isError, tool).toBeFalsy();
+        expect(structured(done).second_round, tool).toEqual({ moved: ['Birch'] });
+        const skipped = await call(client, tool, { q: 'Is a refusal owned?', second_round: false, wait_seconds: 30 });
+        expect(structured(skipped), tool).not.toHaveProperty('second_round');
+        const polling = await call(client, tool, { job_id: 'job_x', second_round: true });
+        expect(errorOf(polling).code, tool).toBe('CONFLICTING_PARAMETERS');
+      }
+    });
+
     it('deliberate refuses submit-only options when polling', async () => {
       const result = await call(client, 'deliberate', { job_id: 'job_x', glyph: 'Ξ' });
       expect(errorOf(result).code).toBe('CONFLICTING_PARAMETERS');

@@ -16,6 +16,7 @@ const hasData = haveFixtures(['corpus.json', 'media-corpus.jsonl', 'divergences.
 
 interface SourceDivergence {
   id: string;
+  cluster?: string;
   question: string;
   answers: string | { model: string; model_id: string; text: string }[];
   tensions: string | unknown[];
@@ -64,7 +65,32 @@ describe.skipIf(!hasData)('read API on the imported Omnarai data (../shared/omna
     expect(body.counts.corpus.evidence.fictional).toBe(source!.corpus.filter((work) => work.evidence_status === 'fictional').length);
     expect(body.counts.atlas.live_records).toBe(source!.divergences.length);
     expect(body.counts.atlas.verbatim_answers).toBe(source!.divergences.reduce((sum, record) => sum + answersOf(record).length, 0));
-    expect(body.counts.concept_graph.nodes).toBe(source!.concepts.nodes.length);
+    // The graph's concepts, plus one per Atlas cluster that names none of them (issue 29 item 5).
+    const clusters = new Set(source!.divergences.map((record) => record.cluster).filter((cluster) => typeof cluster === 'string' && cluster !== ''));
+    const conceptIds = new Set((source!.concepts.nodes as { id: string }[]).map((node) => node.id));
+    expect(body.counts.concept_graph.nodes).toBe(source!.concepts.nodes.length + [...clusters].filter((cluster) => !conceptIds.has(cluster!)).length);
+  });
+
+  it('shows the Atlas records on concept lineage: every record on the concept of its cluster, in the API and the concept files (issue 29 item 5)', async () => {
+    const byCluster = new Map<string, string[]>();
+    for (const record of source!.divergences) {
+      if (record.cluster) byCluster.set(record.cluster, [...(byCluster.get(record.cluster) ?? []), record.id]);
+    }
+    expect(byCluster.size).toBeGreaterThan(5);
+    let shown = 0;
+    for (const [cluster, ids] of byCluster) {
+      const { body, status } = await get(`/api/lineage?concept=${encodeURIComponent(cluster)}`);
+      expect(status, cluster).toBe(200);
+      expect(body.concept.category, cluster).toBe('Atlas cluster');
+      expect(body.counts.divergences, cluster).toBe(ids.length);
+      const spine = (body.spine as { kind: string; id: string }[]).filter((entry) => entry.kind === 'divergence').map((entry) => entry.id);
+      expect(spine.sort(), cluster).toEqual([...ids].sort());
+      shown += spine.length;
+      const file = await request(built.app).get(`/concepts/${encodeURIComponent(body.concept.id)}.json`);
+      expect(file.status, cluster).toBe(200);
+      expect(file.body.lineage, cluster).toEqual(body);
+    }
+    expect(shown).toBe(source!.divergences.filter((record) => record.cluster).length);
   });
 
   it('serves every answer verbatim with its model id', async () => {

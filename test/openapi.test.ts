@@ -20,7 +20,7 @@ import { createOpenApiDocument, DOCUMENTED_MAX_URL_BYTES } from '../api/openapi.
 import { testEmbedder } from '../devkit/app.ts';
 import { fileSpecs } from '../api/routes/files.ts';
 import { ROUTE_SPECS } from '../api/routes/specs.ts';
-import { FederationManifestSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
+import { FederationManifestSchema, KeyRotationsDocumentSchema, ManifestSignatureSchema, NodeDocumentSchema } from '../schemas/federation.ts';
 import {
   AgentEntrySchema,
   apiSchemas,
@@ -101,6 +101,7 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/.well-known/polyphony-node.json': ['get'],
   '/federation/manifest.json': ['get'],
   '/federation/manifest.sig': ['get'],
+  '/.well-known/polyphony-key-rotations.json': ['get'],
   '/api/federation/offer': ['post'],
   '/limitations.md': ['get'],
   '/evidence-status.md': ['get'],
@@ -183,6 +184,14 @@ describe('the document', () => {
         assertMatchesOpenApi(validator, method, routePath, response);
       }
     }
+  });
+
+  it("documents a deliberation's records[] as the fast path's CorpusRecord (issue 29 item 10)", () => {
+    const schemas = (document.components as { schemas: Record<string, Json> }).schemas;
+    const deliberation = schemas.DeliberationResponse as { properties: Record<string, Json>; required: string[] };
+    expect(deliberation.properties.records).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/CorpusRecord' } });
+    expect(deliberation.required).toContain('records');
+    expect(String(deliberation.properties.records!.description)).toMatch(/divergence/);
   });
 
   it('compiles: every schema compiles with Ajv (2020-12) and every $ref resolves', () => {
@@ -549,6 +558,7 @@ const rows: Row[] = [
   { method: 'GET', url: '/.well-known/polyphony-node.json', status: 200, zod: NodeDocumentSchema },
   { method: 'GET', url: '/federation/manifest.json', status: 200, zod: FederationManifestSchema },
   { method: 'GET', url: '/federation/manifest.sig', status: 200, zod: ManifestSignatureSchema },
+  { method: 'GET', url: '/.well-known/polyphony-key-rotations.json', status: 200, zod: KeyRotationsDocumentSchema },
   { method: 'GET', url: '/federation/manifest.json?x=1', status: 400, code: 'UNKNOWN_PARAMETER' },
   // The shape is checked first (400), then whether push is on (a well-formed offer: 403).
   { method: 'POST', url: '/api/federation/offer', body: { offer: {}, signature: 'x' }, status: 400, code: 'INVALID_BODY' },
@@ -719,7 +729,9 @@ describe('live panel responses match the document', () => {
   }
 
   it('sync deliberation, trace and council bodies', async () => {
-    DeliberationResponseSchema.parse((await checked('GET', `/api/query?q=${refusal}&sync=1`, 200)).body);
+    const deliberation = DeliberationResponseSchema.parse((await checked('GET', `/api/query?q=${refusal}&sync=1`, 200)).body);
+    expect(deliberation.records.map((record) => record.id)).toEqual(deliberation.sources);
+    expect(deliberation.records.length).toBeGreaterThan(0);
     const started = await checked('POST', '/api/query', 200, { query: 'Can a refusal be owned?', new_session: true, glyph: 'Ξ' });
     DeliberationResponseSchema.parse(started.body);
     DeliberationResponseSchema.parse((await checked('POST', '/api/query', 200, { query: 'And then?', session_id: started.body.session.session_id })).body);

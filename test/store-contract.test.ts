@@ -465,6 +465,12 @@ for (const driver of drivers) {
       const [first, second] = await Promise.all([store.secret('salt'), store.secret('salt')]);
       expect(first).toMatch(/^[0-9a-f]{64}$/);
       expect(second).toBe(first);
+      // found without being created; replaced (the federation key on rotation, its statements)
+      expect(await store.findSecret('never-made')).toBeUndefined();
+      expect(await store.findSecret('salt')).toBe(first);
+      await store.replaceSecret('salt', 'replaced');
+      await store.replaceSecret('new-one', 'value');
+      expect([await store.secret('salt'), await store.findSecret('new-one')]).toEqual(['replaced', 'value']);
       await store.close();
     });
 
@@ -549,6 +555,29 @@ for (const driver of drivers) {
         ['imp_5', 'approved'],
       ]);
       expect((await store.getImport('imp_5'))!.markdown).toBe(markdown);
+      await store.close();
+    });
+
+    it('pins a key by id before any pull, fills it on the first pull, and moves a pin only from the key it holds (issue 29 item 3)', async () => {
+      const store = await driver.open();
+      const origin = 'http://b.test';
+      expect(await store.trustPeer(origin, 'pn1:bb')).toBe('pinned');
+      expect(await store.trustPeer(origin, 'pn1:bb')).toBe('same');
+      expect(await store.trustPeer(origin, 'pn1:cc')).toBe('conflict');
+      expect(await store.getPeer(origin)).toEqual({ origin, node_id: 'pn1:bb', public_key: '', last_signed_at: '' });
+      // another key on first contact: refused; the pinned one fills in its full key
+      expect(await store.stageImports({ origin, node_id: 'pn1:cc', public_key: 'keyC', last_signed_at: at(1).toISOString() }, [])).toEqual({
+        accepted: false,
+        staged: [],
+      });
+      const filled = { origin, node_id: 'pn1:bb', public_key: 'keyB', last_signed_at: at(1).toISOString() };
+      expect((await store.stageImports(filled, [])).accepted).toBe(true);
+      expect(await store.getPeer(origin)).toEqual(filled);
+      // a rotation moves the pin only from the key it holds (compare and set), keeping the manifest clock
+      expect(await store.rotatePeer(origin, { node_id: 'pn1:xx', public_key: 'keyX' }, { node_id: 'pn1:dd', public_key: 'keyD' })).toBe(false);
+      expect(await store.rotatePeer(origin, filled, { node_id: 'pn1:dd', public_key: 'keyD' })).toBe(true);
+      expect(await store.getPeer(origin)).toEqual({ ...filled, node_id: 'pn1:dd', public_key: 'keyD' });
+      expect(await store.rotatePeer(origin, filled, { node_id: 'pn1:ee', public_key: 'keyE' })).toBe(false);
       await store.close();
     });
   });

@@ -9,6 +9,7 @@ export type FederationErrorCode =
   | 'PROTOCOL_MISMATCH'
   | 'ORIGIN_MISMATCH'
   | 'KEY_CHANGED'
+  | 'PINNED_KEY_MISMATCH'
   | 'BAD_SIGNATURE'
   | 'EXPIRED_MANIFEST'
   | 'REPLAYED_MANIFEST'

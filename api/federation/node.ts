@@ -4,10 +4,17 @@
  * record signatures are computed once; a manifest is signed once per signing window.
  */
 import { sha256Hex } from '../../core/manifest.ts';
-import { FEDERATION_PROTOCOL, type FederationManifest, type ManifestSignature, type NodeDocument } from '../../schemas/federation.ts';
+import {
+  FEDERATION_PROTOCOL,
+  type FederationManifest,
+  type KeyRotationsDocument,
+  type ManifestSignature,
+  type NodeDocument,
+} from '../../schemas/federation.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import type { NodeKey } from './keys.ts';
 import { signingWindow, signManifest, signRecord } from './protocol.ts';
+import { KEY_ROTATIONS_PATH } from './rotation.ts';
 
 export interface FederationNodeOptions {
   corpus: Corpus;
@@ -19,6 +26,8 @@ export interface FederationNodeOptions {
   origin?: string | undefined;
   /** Whether POST /api/federation/offer accepts offers (listed in `offers`). */
   push?: boolean;
+  /** The key rotation statements this node publishes (rotation.ts); none when absent. */
+  rotations?: () => Promise<KeyRotationsDocument>;
 }
 
 export interface SignedManifest {
@@ -30,6 +39,7 @@ export interface FederationNode {
   origin(requestOrigin: string): string;
   nodeDocument(requestOrigin: string): Promise<NodeDocument>;
   signedManifest(requestOrigin: string, now: Date): Promise<SignedManifest>;
+  keyRotations(): Promise<KeyRotationsDocument>;
 }
 
 export function createFederationNode(options: FederationNodeOptions): FederationNode {
@@ -69,10 +79,14 @@ export function createFederationNode(options: FederationNodeOptions): Federation
 
   const origin = (requestOrigin: string) => configured ?? requestOrigin;
 
+  const keyRotations = async (): Promise<KeyRotationsDocument> => (await options.rotations?.()) ?? { protocol: FEDERATION_PROTOCOL, rotations: [] };
+
   return {
     origin,
+    keyRotations,
     async nodeDocument(requestOrigin) {
       const nodeKey = await getKey();
+      const rotated = (await keyRotations()).rotations.length > 0;
       return {
         protocol: FEDERATION_PROTOCOL,
         node_id: nodeKey.nodeId,
@@ -86,6 +100,7 @@ export function createFederationNode(options: FederationNodeOptions): Federation
         public_key: { algorithm: 'ed25519', key_id: nodeKey.keyId, raw: nodeKey.publicKey },
         manifest_url: '/federation/manifest.json',
         signature_url: '/federation/manifest.sig',
+        ...(rotated ? { key_rotations_url: KEY_ROTATIONS_PATH } : {}),
       };
     },
     async signedManifest(requestOrigin, now) {

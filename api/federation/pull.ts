@@ -8,6 +8,7 @@ import { createDivergenceSchema } from '../../schemas/content.ts';
 import {
   FEDERATION_PROTOCOL,
   FederationManifestSchema,
+  KeyRotationsDocumentSchema,
   ManifestSignatureSchema,
   NodeDocumentSchema,
   type FederationManifest,
@@ -17,11 +18,12 @@ import {
 } from '../../schemas/federation.ts';
 import { parseMarkdown } from '../../content-files/frontmatter.ts';
 import { sha256Hex } from '../../core/manifest.ts';
-import type { FederationStore, NewImport } from '../../storage/federation.ts';
+import { pinMatches, type FederationPeer, type FederationStore, type NewImport } from '../../storage/federation.ts';
 import { FederationError } from './errors.ts';
 import { parseHttpUrl, type Fetcher } from './fetch.ts';
 import { keyIdOf, nodeIdOf } from './keys.ts';
 import { verifyManifestSignature, verifyRecordSignature } from './protocol.ts';
+import { followRotations, KEY_ROTATIONS_PATH, type RotationPath } from './rotation.ts';
 
 export interface PullLimits {
   /** FEDERATION_MAX_RECORDS: most manifest entries a pull accepts. */
@@ -51,6 +53,45 @@ export interface PullReport {
   /** Staged (or, with plan, that would be staged): original id, sha256, import id. */
   staged: { record_id: string; sha256: string; import_id: string | null }[];
   plan: boolean;
+  /** Present when the origin's key changed since the pin and its rotation statements carried the pin to the new key. */
+  rotated?: { from: string; to: string; steps: number };
+}
+
+/**
+ * The origin's key against the one pinned for it. Pinned by key id only (federate trust): the
+ * node must present that key. Pinned by a pull: the same key, or a chain of rotation statements
+ * from the pinned key to the presented one, each signed by the key it retires.
+ */
+async function checkPin(
+  pinned: FederationPeer,
+  node: NodeDocument,
+  origin: string,
+  fetchCounted: (href: string, cap: number) => Promise<{ body: Buffer }>,
+): Promise<{ from: string; keys: string[] } | undefined> {
+  if (pinMatches(pinned, { node_id: node.node_id, public_key: node.public_key.raw })) return undefined;
+  const pinnedKeyId = pinned.node_id.replace(/^pn1:/, '');
+  if (pinned.public_key === '') {
+    throw new FederationError(
+      'PINNED_KEY_MISMATCH',
+      `${origin} presents key ${node.public_key.key_id}, but the operator pinned ${pinnedKeyId} for it (npm run federate -- trust) before any pull; nothing was staged. Check the key id with the origin's operator out of band.`,
+    );
+  }
+  const rotationsUrl = new URL(KEY_ROTATIONS_PATH, origin).href;
+  let found: RotationPath;
+  try {
+    const document = parseJson((await fetchCounted(rotationsUrl, DOCUMENT_BYTES)).body, rotationsUrl, KeyRotationsDocumentSchema).data;
+    found = followRotations(document, origin, pinned.public_key, node.public_key.raw);
+  } catch (error) {
+    if (!(error instanceof FederationError) || error.code === 'LIMIT_EXCEEDED') throw error;
+    found = { ok: false, reason: `it publishes no readable rotation statements at ${rotationsUrl} (${error.message})` };
+  }
+  if (!found.ok) {
+    throw new FederationError(
+      'KEY_CHANGED',
+      `${origin} now presents key ${node.public_key.key_id}, not the key ${pinnedKeyId} pinned for it, and ${found.reason}: a key change without a rotation statement signed by the pinned key is refused; nothing was staged. If its operator replaced the key, they publish the statement with npm run federate -- rotate-key.`,
+    );
+  }
+  return { from: pinnedKeyId, keys: found.keys };
 }
 
 const DOCUMENT_BYTES = 1_000_000;
@@ -101,12 +142,7 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     );
   }
   const pinned = await options.store.getPeer(base.origin);
-  if (pinned && pinned.public_key !== node.public_key.raw) {
-    throw new FederationError(
-      'KEY_CHANGED',
-      `${base.origin} now presents key ${node.public_key.key_id}, not the key ${keyIdOf(Buffer.from(pinned.public_key, 'base64url'))} first seen for it; nothing was staged`,
-    );
-  }
+  const rotation = pinned ? await checkPin(pinned, node, base.origin, fetchCounted) : undefined;
 
   // 2. The manifest and its signature.
   const manifestUrl = new URL(node.manifest_url, base);
@@ -161,7 +197,13 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
   }
 
   // 3. Only records whose hashes are new, each verified before anything is staged.
+  // Records first pulled under a key this one replaced are known too (a rotation changes the node id, not the records).
   const known = await options.store.knownImports(node.node_id);
+  for (const earlier of rotation?.keys.slice(0, -1) ?? []) {
+    for (const [id, hashes] of await options.store.knownImports(nodeIdOf(keyIdOf(Buffer.from(earlier, 'base64url'))))) {
+      for (const hash of hashes) known.set(id, (known.get(id) ?? new Set()).add(hash));
+    }
+  }
   const wanted = manifest.records.filter((entry) => !known.get(entry.id)?.has(entry.sha256));
   const wantedBytes = wanted.reduce((sum, entry) => sum + entry.bytes, 0);
   if (wantedBytes > budget)
@@ -231,8 +273,13 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     bytes_fetched: options.maxBytes - budget,
     staged: wanted.map((entry) => ({ record_id: entry.id, sha256: entry.sha256, import_id: null })),
     plan: Boolean(options.plan),
+    ...(rotation ? { rotated: { from: rotation.from, to: node.public_key.key_id, steps: rotation.keys.length - 1 } } : {}),
   };
   if (options.plan) return report;
+  // The pin moves to the new key only now, after everything the new key signed has verified.
+  if (rotation && pinned && !(await options.store.rotatePeer(base.origin, pinned, { node_id: node.node_id, public_key: node.public_key.raw }))) {
+    throw new FederationError('KEY_CHANGED', `the key pinned for ${base.origin} changed meanwhile (another pull); nothing was staged`);
+  }
   const outcome = await options.store.stageImports(
     { origin: node.origin, node_id: node.node_id, public_key: node.public_key.raw, last_signed_at: signedAt },
     fetched.sort((a, b) => (a.record_id < b.record_id ? -1 : 1)),

@@ -35,11 +35,15 @@ async function json(fetch: Fetcher, url: string): Promise<unknown> {
   }
 }
 
-export async function verifyDeployment(url: string, fetch: Fetcher): Promise<VerifyReport> {
+export async function verifyDeployment(url: string, fetch: Fetcher, options: { expectKey?: string } = {}): Promise<VerifyReport> {
   const base = new URL(url);
   const nodeUrl = new URL('/.well-known/polyphony-node.json', base).href;
   const node = NodeDocumentSchema.parse(await json(fetch, nodeUrl));
   const problems: string[] = [];
+  // The key id learnt out of band: a node presenting another key is not the one expected, whatever it signs.
+  if (options.expectKey !== undefined && node.public_key.key_id !== options.expectKey) {
+    problems.push(`${nodeUrl}: presents key ${node.public_key.key_id}, not the expected ${options.expectKey}`);
+  }
   if (node.protocol !== FEDERATION_PROTOCOL) problems.push(`${nodeUrl}: protocol ${node.protocol}, expected ${FEDERATION_PROTOCOL}`);
   if (keyIdOf(Buffer.from(node.public_key.raw, 'base64url')) !== node.public_key.key_id) problems.push(`${nodeUrl}: key_id is not the hash of the public key`);
   const manifestUrl = new URL(node.manifest_url, base).href;

@@ -18,6 +18,9 @@ export type JobHandler = (input: unknown, job: { id: string; attempt: number; si
 export interface JobFailure {
   code: string;
   message: string;
+  /** Whether submitting again can succeed (absent: it may); false for a ceiling refusal. */
+  retryable?: boolean;
+  agent_action?: string;
 }
 
 export interface JobRunnerOptions {

@@ -8,6 +8,7 @@ import { deliberate, type LiveDeps } from '../../core/live/deliberate.ts';
 import { runCouncil } from '../../core/live/council.ts';
 import type { OnStage } from '../../core/live/stages.ts';
 import { runTrace } from '../../core/live/trace.ts';
+import { BUDGET_FAILURE, budgetRefusals, ceilingLeftTooFew, type BudgetRefusal, type PanelRunLike } from '../../core/live/budget.ts';
 import type { FastQuery } from '../../core/query-params.ts';
 import { ApiError, apiError, type SuggestedCall } from '../../schemas/errors.ts';
 import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
@@ -88,16 +89,24 @@ export interface CouncilJobInput {
 const CEILING_ACTION =
   'Use the fast path (GET /api/query?q=...) and existing Atlas records (GET /api/divergences/search?q=...); live work resumes when an operator raises the ceiling.';
 
-/** Every voice refused by the ceiling: the run answers as the ceiling, not as a panel that failed. */
-function assertSomeoneWasCalled(voices: readonly { status: string; failure?: string }[], ceiling: number): void {
-  if (voices.length > 0 && voices.every((voice) => voice.status === 'failed' && voice.failure === 'spending_ceiling')) {
+/**
+ * The ceiling refused voices and fewer than two answered: the run answers as the ceiling (503,
+ * not retryable), not as a panel that failed nor as a record that cannot be persisted. A run
+ * that still did its job carries refused_for_budget: which calls the ceiling refused.
+ */
+function withBudget<T extends object>(result: T, run: PanelRunLike, ceiling: number): T & { refused_for_budget?: BudgetRefusal[] } {
+  const refused = budgetRefusals(run);
+  if (ceilingLeftTooFew(run)) {
+    const names = refused.filter((entry) => entry.stage === 'panel').map((entry) => entry.name);
+    const answered = run.panel.filter((voice) => voice.status === 'answered').length;
     throw apiError(
       'SPENDING_CEILING_REACHED',
-      `the live panel's spending ceiling of $${ceiling.toFixed(2)} leaves no room for another call (spend plus calls in flight)`,
+      `the live panel's spending ceiling of $${ceiling.toFixed(2)} refused ${names.length} of ${run.panel.length} voices (${names.join(', ')}), so ${answered === 0 ? 'none' : 'only one'} answered: too few for a disagreement`,
       CEILING_ACTION,
-      { retryable: false },
+      { retryable: false, details: { refused_for_budget: refused, answered } },
     );
   }
+  return refused.length > 0 ? { ...result, refused_for_budget: refused } : result;
 }
 
 export function createLiveService(options: LiveServiceOptions) {
@@ -129,8 +138,14 @@ export function createLiveService(options: LiveServiceOptions) {
     try {
       return await work(run.signal);
     } catch (error) {
-      if (error instanceof ProviderError && error.failure === 'spending_ceiling')
-        assertSomeoneWasCalled([{ status: 'failed', failure: error.failure }], ceiling);
+      if (error instanceof ProviderError && error.failure === BUDGET_FAILURE) {
+        throw apiError(
+          'SPENDING_CEILING_REACHED',
+          `the live panel's spending ceiling of $${ceiling.toFixed(2)} refused a call the run cannot do without (${error.message})`,
+          CEILING_ACTION,
+          { retryable: false },
+        );
+      }
       throw error;
     } finally {
       run.done();
@@ -146,7 +161,7 @@ export function createLiveService(options: LiveServiceOptions) {
 
   async function runDeliberation(input: DeliberationJobInput, caller?: AbortSignal, onStage?: OnStage) {
     const history = input.session_id ? await openSession(input.session_id, input.session_client) : [];
-    const result = await bounded(caller, (signal) =>
+    const deliberation = await bounded(caller, (signal) =>
       deliberate(deps, {
         query: input.query,
         history: history.map((turn) => ({ question: turn.question, answer: turn.answer })),
@@ -155,7 +170,7 @@ export function createLiveService(options: LiveServiceOptions) {
         ...(input.second_round !== undefined ? { secondRound: input.second_round } : {}),
       }),
     );
-    assertSomeoneWasCalled(result.panel, ceiling);
+    const result = withBudget(deliberation, { panel: deliberation.panel, chair_attempts: deliberation.deliberationCard.chair_attempts }, ceiling);
     await recordDeliberationSightings(store, result.tensions, input.query.q, now(), log);
     // Nobody reads a run whose caller went away (or whose job was cancelled): it joins no session.
     if (input.session_id && !caller?.aborted) {
@@ -183,8 +198,8 @@ export function createLiveService(options: LiveServiceOptions) {
   /** Runs a council and keeps its result under a council_id, so what was shown can be persisted as is. */
   async function runKeptCouncil(input: CouncilJobInput, caller?: AbortSignal, onStage?: OnStage) {
     const secondRound = input.second_round !== undefined ? { secondRound: input.second_round } : {};
-    const result = await bounded(caller, (signal) => runCouncil(councilDeps, input.question, { signal, ...(onStage ? { onStage } : {}), ...secondRound }));
-    assertSomeoneWasCalled(result.panel, ceiling);
+    const council = await bounded(caller, (signal) => runCouncil(councilDeps, input.question, { signal, ...(onStage ? { onStage } : {}), ...secondRound }));
+    const result = withBudget(council, council, ceiling);
     // Nobody reads a run whose caller went away (or whose job was cancelled): nothing to keep.
     if (caller?.aborted) return { council_id: null, kept_until: null, ...result };
     const councilId = `council_${randomBytes(16).toString('hex')}`;
@@ -246,7 +261,7 @@ export function createLiveService(options: LiveServiceOptions) {
     newId: () => `job_${randomUUID()}`,
     describeFailure: (error) =>
       error instanceof ApiError
-        ? { code: error.code, message: error.message }
+        ? { code: error.code, message: error.message, retryable: error.options.retryable ?? false, agent_action: error.agentAction }
         : error instanceof ProviderError
           ? { code: 'PROVIDER_FAILED', message: error.message }
           : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },

@@ -34,10 +34,33 @@ export const liveJobShape = {
     ),
 };
 
+/** second_round of the tools whose HTTP routes take it (deliberate, council): the same switch as the HTTP field. */
+export const secondRoundInput = z
+  .boolean()
+  .optional()
+  .describe(
+    "Run the second round: each voice reads the other answers, anonymised and only as data, and keeps or revises its position with a reason (panel[].round2, tensions[].moved). Absent: the panel's defaults.second_round. Each round-2 call is metered. Same as second_round on the HTTP route (with q only).",
+  );
+
 export interface LiveJobInput {
   q?: string | undefined;
   job_id?: string | undefined;
   wait_seconds?: number | undefined;
+}
+
+/** A poll (job_id) carrying options that only apply when submitting: refused, naming them, rather than silently ignored. */
+export function submitOnlyConflict(tool: string, input: Record<string, unknown>, names: readonly string[]): CallToolResult | undefined {
+  const given = names.filter((name) => input[name] !== undefined);
+  if (typeof input.job_id !== 'string' || given.length === 0) return undefined;
+  return errorResult({
+    status: 400,
+    code: 'CONFLICTING_PARAMETERS',
+    message: `${given.join(', ')} only apply when submitting with q, not when polling a job_id`,
+    agent_action: 'Poll with {"job_id": "..."} alone.',
+    retryable: false,
+    suggested_next_call: null,
+    suggested_tool: { name: tool, arguments: { job_id: input.job_id } },
+  });
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -114,8 +137,12 @@ function failedJob(tool: string, job: JsonObject): CallToolResult {
       status: 200,
       code: typeof error.code === 'string' ? error.code : 'JOB_FAILED',
       message: `job ${String(job.job_id)} ${job.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${typeof error.message === 'string' ? error.message : 'no reason recorded'}`,
-      agent_action: `Submit the question again with ${tool} {"q": ...}, or use fast_context for retrieval without a model call.`,
-      retryable: true,
+      // The job's own word when it has one: a ceiling refusal is not mended by submitting again.
+      agent_action:
+        typeof error.agent_action === 'string'
+          ? error.agent_action
+          : `Submit the question again with ${tool} {"q": ...}, or use fast_context for retrieval without a model call.`,
+      retryable: typeof error.retryable === 'boolean' ? error.retryable : true,
       suggested_next_call: null,
       suggested_tool: null,
     },

@@ -12,7 +12,13 @@ import type { Window } from '../http/rate-limit.ts';
 import type { FederationStore } from '../../storage/federation.ts';
 import { FederationOfferSchema } from '../../schemas/federation.ts';
 import { bodyOf, send, type RouteContext, type RouteDefinition } from './types.ts';
-import { OfferAcceptedSchema, NodeDocumentSchema, FederationManifestSchema, ManifestSignatureSchema } from '../../schemas/federation.ts';
+import {
+  OfferAcceptedSchema,
+  NodeDocumentSchema,
+  FederationManifestSchema,
+  KeyRotationsDocumentSchema,
+  ManifestSignatureSchema,
+} from '../../schemas/federation.ts';
 import { CACHE_HEADER, noParameters, ok, storeDown } from '../openapi/parts.ts';
 import type { OperationSpec, RouteSpec } from './types.ts';
 
@@ -62,6 +68,17 @@ export const FEDERATION_SIGNATURE: RouteSpec = {
   }),
 };
 
+export const KEY_ROTATIONS_ROUTE: RouteSpec = {
+  path: '/.well-known/polyphony-key-rotations.json',
+  operations: document({
+    operationId: 'getFederationKeyRotations',
+    summary: "This node's key rotation statements, oldest first (empty until it rotates its key)",
+    description:
+      'docs/FEDERATION.md. Each statement names the retired key and its replacement and is signed by both; a puller that pinned an earlier key follows the chain to the current one. Written by npm run federate -- rotate-key.',
+    responses: { 200: ok('Key rotation statements.', KeyRotationsDocumentSchema, CACHE_HEADER) },
+  }),
+};
+
 export const FEDERATION_OFFER: RouteSpec = {
   path: '/api/federation/offer',
   operations: {
@@ -93,6 +110,7 @@ export function federationRoutes(context: RouteContext, node: FederationNode, pu
     route(NODE_DOCUMENT_ROUTE, NodeDocumentSchema, (request) => node.nodeDocument(requestOrigin(request))),
     route(FEDERATION_MANIFEST, FederationManifestSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).manifest),
     route(FEDERATION_SIGNATURE, ManifestSignatureSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).signature),
+    route(KEY_ROTATIONS_ROUTE, KeyRotationsDocumentSchema, () => node.keyRotations()),
     {
       ...FEDERATION_OFFER,
       // Order: the rate limit (when push is on, so every offer counts), the body's shape (400

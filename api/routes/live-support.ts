@@ -134,7 +134,7 @@ export function jobState(job: JobRecord, stages: JobStage[]): JobState {
   };
   if (job.status === 'done') return { ...base, ...(job.result as Record<string, unknown>) };
   // The runner stores an error with every failed or cancelled job; the schema has no null error.
-  if (job.status === 'failed' || job.status === 'cancelled') return job.error ? { ...base, error: job.error } : base;
+  if (job.status === 'failed' || job.status === 'cancelled') return job.error ? { ...base, error: { ...job.error } } : base;
   return { ...base, poll_after_seconds: POLL_INTERVAL_SECONDS };
 }
 

@@ -8,7 +8,7 @@ import { CONTRIBUTE, INVITE, PLAY, STORE } from './contribute.ts';
 import { ROBOTS, SITEMAP, WELL_KNOWN_LLMS } from './crawlers.ts';
 import { DISPOSITIONS } from './dispositions.ts';
 import { DIVERGENCE_SEARCH, DIVERGENCES } from './divergences.ts';
-import { FEDERATION_MANIFEST, FEDERATION_OFFER, FEDERATION_SIGNATURE, NODE_DOCUMENT_ROUTE } from './federation.ts';
+import { FEDERATION_MANIFEST, FEDERATION_OFFER, FEDERATION_SIGNATURE, KEY_ROTATIONS_ROUTE, NODE_DOCUMENT_ROUTE } from './federation.ts';
 import { KIN } from './kin.ts';
 import { LINEAGE } from './lineage.ts';
 import { CANCEL_JOB, COUNCIL, TRACE } from './live.ts';
@@ -43,6 +43,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   NODE_DOCUMENT_ROUTE,
   FEDERATION_MANIFEST,
   FEDERATION_SIGNATURE,
+  KEY_ROTATIONS_ROUTE,
   FEDERATION_OFFER,
   OPENAPI,
   CONCEPT_INDEX,

@@ -76,7 +76,9 @@ function filtersOf(query: ParsedQuery<typeof TENSIONS_QUERY>, context: RouteCont
   }
   if (key !== undefined) {
     applied.key = key;
-    filters.push((tension) => tension.id === key);
+    // A key merged into another resolves to it.
+    const resolved = context.corpus.tensionMerges.get(key) ?? key;
+    filters.push((tension) => tension.id === resolved);
   }
   return { applied, filters };
 }

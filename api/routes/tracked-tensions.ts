@@ -13,5 +13,6 @@ export function trackedTensions(corpus: Corpus, kept: readonly KeptSighting[] = 
       return record ? recordConcepts(record, conceptIds) : [];
     },
     kept,
+    corpus.tensionMerges,
   );
 }

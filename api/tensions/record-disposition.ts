@@ -15,7 +15,8 @@ import type { ContributionsStore } from '../../storage/contributions.ts';
 
 export interface DispositionDeps {
   now: () => Date;
-  append: (key: string, disposition: TensionDisposition) => { file: string; dispositions: TensionDisposition[] };
+  /** Appends the entry; `disposition` is the entry as written when the writer re-stamped it (two writers at once). */
+  append: (key: string, disposition: TensionDisposition) => { file: string; dispositions: TensionDisposition[]; disposition?: TensionDisposition };
   /** Stores a pending proposal; returns its contribution id. */
   propose?: (proposal: { identity: string; title: string; text: string; sources: string[] }) => Promise<string>;
   /** Runs a council on the question and persists it; returns the record. */
@@ -81,7 +82,13 @@ export async function recordDisposition(deps: DispositionDeps, tension: TrackedT
     }
   }
   const written = deps.append(tension.id, disposition);
-  return { tension: tension.id, disposition, ...created, file: `content/${written.file}`, dispositions: written.dispositions };
+  return {
+    tension: tension.id,
+    disposition: written.disposition ?? disposition,
+    ...created,
+    file: `content/${written.file}`,
+    dispositions: written.dispositions,
+  };
 }
 
 /** A pending proposal in the store, exactly as POST /api/store {action: "propose"} stores one. */

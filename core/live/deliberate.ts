@@ -7,6 +7,7 @@ import type { Panel } from '../ports/chat.ts';
 import { retrieve } from '../retrieve.ts';
 import { GLYPH_MODES } from '../glyphs.ts';
 import type { FastQuery } from '../query-params.ts';
+import { toCorpusRecord } from '../fast-path.ts';
 import { deterministicReceipt } from '../receipt.ts';
 import type { ScoredRecord } from '../search/types.ts';
 import { costOf, createLedger, type CallScope } from './metered-call.ts';
@@ -120,6 +121,9 @@ export async function deliberate(deps: LiveDeps, input: DeliberationInput) {
     glyphsDetected: query.glyphs.map((glyph) => GLYPH_MODES[glyph]),
     answer,
     sources: retrieval.hits.map((hit) => hit.record.id),
+    // The records that grounded it, shaped as the fast path's (a client of the service this
+    // engine replaces reads records[] and tells works from Atlas records by type).
+    records: retrieval.hits.map(toCorpusRecord),
     // With a second round, each tension says which of its two voices moved (revised).
     tensions: round2 ? withMoved(outcome.synthesis?.tensions ?? [], movedVoices(round2)) : (outcome.synthesis?.tensions ?? []),
     ...(round2 ? { second_round: { moved: movedVoices(round2) } } : {}),

@@ -3,6 +3,7 @@
  * then a third pass reports what the corpus changed. A single-run demonstrator.
  */
 import { ProviderError, type ChatModel } from '../ports/chat.ts';
+import { BUDGET_FAILURE, type BudgetRefusal } from './budget.ts';
 import { retrieve } from '../retrieve.ts';
 import type { FastQuery } from '../query-params.ts';
 import { deterministicReceipt, type Receipt } from '../receipt.ts';
@@ -12,17 +13,24 @@ import { createMarker, traceAugmentedMessages, traceBaselineMessages, traceDelta
 import { parseStructured, TraceDeltaSchema, type TraceDelta } from './structured.ts';
 import type { RunControl } from './stages.ts';
 
+/**
+ * The first chair that answers. When none does and the ceiling refused one of them, the
+ * ceiling's refusal is what failed (another chair's later error would hide it: the run would
+ * answer as a provider failure that a retry could mend, when only a raised ceiling can).
+ */
 async function firstWorking(chairs: readonly ChatModel[], run: (model: ChatModel) => Promise<string>): Promise<{ model: ChatModel; content: string }> {
   let last: unknown;
+  let refused: ProviderError | undefined;
   for (const model of chairs) {
     try {
       return { model, content: await run(model) };
     } catch (error) {
       if (!(error instanceof ProviderError)) throw error;
       last = error;
+      if (error.failure === BUDGET_FAILURE) refused ??= error;
     }
   }
-  throw last instanceof ProviderError ? last : new ProviderError('malformed', String(last));
+  throw refused ?? (last instanceof ProviderError ? last : new ProviderError('malformed', String(last)));
 }
 
 /** Cut off answers (finish_reason "length") are shown as said and marked `truncated`. */
@@ -49,6 +57,7 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, run: RunControl
 
   let delta: TraceDelta | null = null;
   const problems: string[] = [];
+  const refused: BudgetRefusal[] = [];
   const marker = createMarker(deps.randomHex);
   for (const model of deps.panel.chair) {
     let correction: string | undefined;
@@ -64,6 +73,7 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, run: RunControl
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
         problems.push(`${model.name}: ${error.message}`);
+        if (error.failure === BUDGET_FAILURE) refused.push({ stage: 'trace-delta', name: model.name, model_id: model.modelId });
         break;
       }
     }
@@ -101,6 +111,8 @@ export async function runTrace(deps: LiveDeps, query: FastQuery, run: RunControl
       sources: retrieval.hits.map((hit) => hit.record.id),
     },
     delta: delta ? { ...delta, cited_ids: citedIds } : { error: 'comparison failed', problems },
+    // The comparison pass is the only one a trace can do without: its refusals are named.
+    ...(delta === null && refused.length > 0 ? { refused_for_budget: refused } : {}),
     sources: retrieval.hits.map((hit) => ({ id: hit.record.id, relevanceScore: hit.relevanceScore, similarity: hit.similarity })),
     receipt,
     cost_usd: scope.ledger.cost_usd,

@@ -9,7 +9,14 @@ import {
   TierSchema as ContentTierSchema,
 } from '../content.ts';
 import { GLYPHS, LAYERS } from '../vocab.ts';
-import { FederationManifestSchema, FederationOfferSchema, ManifestSignatureSchema, NodeDocumentSchema, OfferAcceptedSchema } from '../federation.ts';
+import {
+  FederationManifestSchema,
+  FederationOfferSchema,
+  KeyRotationsDocumentSchema,
+  ManifestSignatureSchema,
+  NodeDocumentSchema,
+  OfferAcceptedSchema,
+} from '../federation.ts';
 
 /** Every schema that becomes a named component of /openapi.json, by component name. */
 export const apiSchemas = z.registry<{ id: string }>();
@@ -23,6 +30,7 @@ named('FederationNode', NodeDocumentSchema);
 named('FederationManifest', FederationManifestSchema);
 named('FederationManifestSignature', ManifestSignatureSchema);
 named('FederationOffer', FederationOfferSchema);
+named('FederationKeyRotations', KeyRotationsDocumentSchema);
 named('OfferAccepted', OfferAcceptedSchema);
 
 export const text = (description: string) => z.string().describe(description);

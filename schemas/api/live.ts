@@ -1,7 +1,7 @@
 /** Live panel: deliberation, trace, council and jobs (spec §3, §4.2 rules 5-7, §4.3, §4.4, §4.6). */
 import { z } from 'zod';
 import { DateTimeSchema, TensionStatusSchema, count, named, strings, text } from './common.ts';
-import { ReceiptSchema } from './query.ts';
+import { CorpusRecordSchema, ReceiptSchema } from './query.ts';
 
 export const JobKindSchema = named('JobKind', z.enum(['deliberation', 'trace', 'council']).describe('What the job runs.'));
 export type JobKind = z.infer<typeof JobKindSchema>;
@@ -76,7 +76,17 @@ export const JobStateSchema = named(
           'Progress so far, oldest first: retrieval, each voice as it answered or failed (failure timeout, spending_ceiling, truncated, aborted, ...), the chair. Stored as they happen; a cancelled job stores no stage after its cancel.',
         ),
       error: z
-        .looseObject({ code: text('Failure code (JOB_CANCELLED when cancelled).'), message: text('What failed.') })
+        .looseObject({
+          code: text('Failure code (JOB_CANCELLED when cancelled).'),
+          message: text('What failed.'),
+          retryable: z
+            .boolean()
+            .optional()
+            .describe(
+              'Whether submitting again can succeed, when the failure says: false for SPENDING_CEILING_REACHED (only an operator raising the ceiling helps).',
+            ),
+          agent_action: text('What to do instead, when the failure says.').optional(),
+        })
         .optional()
         .describe('Present when status is failed or cancelled.'),
     })
@@ -153,7 +163,26 @@ export const LiveCostSchema = named(
     .describe('What a live response cost, as recorded against the spending ceiling.'),
 );
 
+export const BudgetRefusalSchema = named(
+  'BudgetRefusal',
+  z
+    .strictObject({
+      stage: z
+        .enum(['panel', 'round2', 'chair', 'trace-baseline', 'trace-augmented', 'trace-delta'])
+        .describe('Which call: a panel voice (round 1 or round 2), a chair, or a pass of a trace.'),
+      name: text('The voice or chair.'),
+      model_id: text('Its model id.').optional(),
+    })
+    .describe('A call the spending ceiling refused (its reservation would have crossed the ceiling, so it was not made).'),
+);
+
 const liveCost = {
+  refused_for_budget: z
+    .array(BudgetRefusalSchema)
+    .optional()
+    .describe(
+      'Present when the spending ceiling refused some calls and the run still did its job (at least two voices answered; for a trace, the comparison pass): which ones. When the ceiling leaves fewer than two voices, the answer is 503 SPENDING_CEILING_REACHED instead (not retryable; error.details.refused_for_budget names them).',
+    ),
   cost_usd: z.number().nonnegative().describe('Cost of every call the response made, chair included (= cost.total_usd).'),
   cost: LiveCostSchema,
   second_round: z
@@ -170,6 +199,11 @@ export const DeliberationResponseSchema = named(
       query: text('Query as submitted.'),
       answer: text('Synthesized answer.'),
       sources: strings('Ids of the corpus records the panel saw.'),
+      records: z
+        .array(CorpusRecordSchema)
+        .describe(
+          "The records that grounded the deliberation, in the order of sources, shaped as the fast path's records (spec §2.1): type is the work's kind, or divergence for an Atlas record (role says the same: relevance or divergence).",
+        ),
       tensions: z.array(LiveTensionSchema).describe('Named tensions.'),
       deliberationCard: z.looseObject({}).describe('Deliberation card; fields not shown.'),
       panel: z.array(panelVoice).describe('The panel voices.'),
@@ -188,7 +222,7 @@ export const DeliberationResponseSchema = named(
         .describe('POST /api/query with new_session or session_id.'),
     })
     .describe(
-      'Full deliberation (spec §4.2 rule 7): answer, sources, tensions, deliberationCard, trace and a receipt. Live panel outputs are perspectives, not truth.',
+      'Full deliberation (spec §4.2 rule 7): answer, sources and the records behind them, tensions, deliberationCard, trace and a receipt. Live panel outputs are perspectives, not truth.',
     ),
 );
 export type DeliberationResponse = z.infer<typeof DeliberationResponseSchema>;

@@ -130,6 +130,12 @@ export const TrackedTensionSchema = named(
       concepts: strings('Concept ids of the records it was sighted on.'),
       sighting_count: count('Sightings.'),
       sightings: z.array(TensionSightingSchema).describe('Sightings, oldest first.'),
+      merged_keys: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'Keys a curator merged into this tension (npm run curate -- tension-merge): their sightings and dispositions are here, and ?key= with one of them answers this tension.',
+        ),
     })
     .describe('One disagreement, identified by its two voices and its topic, with every sighting and its curator dispositions.'),
 );

@@ -6,13 +6,14 @@
  */
 import { deriveDivergence } from '../../core/records.ts';
 import { trackTensions } from '../../core/tension-identity.ts';
+import { mergeMap, proposeTensionMerges, type MergeProposal } from '../../core/tension-merges.ts';
 import type { Store } from '../../storage/store.ts';
 import { InvalidDispositionError, recordDisposition, storeProposer } from '../../api/tensions/record-disposition.ts';
 import { DISPOSITION_KINDS } from '../../schemas/content.ts';
 import { DispositionRequestSchema } from '../../schemas/dispositions.ts';
 import { UsageError } from './curation-list.ts';
 import { loadContent } from '../../content-files/load-content.ts';
-import { appendDisposition } from '../../content-files/tension-dispositions.ts';
+import { appendDisposition, appendTensionMerge } from '../../content-files/tension-dispositions.ts';
 
 export interface TensionOptions {
   by?: string | undefined;
@@ -103,4 +104,47 @@ export async function runTensionCommand(
   } finally {
     await store?.close();
   }
+}
+
+/** Merge proposals over a content folder's tensions (issue 29 item 4): same two voices, topics and claims alike. */
+export function listTensionMerges(contentDir: string): { tensions: number; decided: number; proposals: MergeProposal[] } {
+  const content = loadContent(contentDir);
+  const entries = content.divergences.flatMap((entry) => deriveDivergence(entry.data, entry.body, content.registry).tensions);
+  const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
+  // Merges in force apply first; a pair a curator decided either way is not proposed again.
+  const tensions = trackTensions(entries, dispositions, () => [], [], mergeMap(content.tensionMerges));
+  const decided = new Set(content.tensionMerges.map((decision) => `${decision.from}\u0000${decision.into}`));
+  return { tensions: tensions.length, decided: decided.size, proposals: proposeTensionMerges(tensions, undefined, decided) };
+}
+
+/** Records a curator's decision on a proposal (merged or declined), as content. */
+export function decideTensionMerge(
+  contentDir: string,
+  from: string | undefined,
+  into: string | undefined,
+  decision: string | undefined,
+  by: string | undefined,
+) {
+  if (!from || !into || (decision !== 'merged' && decision !== 'declined') || !by) {
+    throw new UsageError('tension-merge needs <from key> <into key> merged|declined --by <curator>');
+  }
+  const proposal = listTensionMerges(contentDir).proposals.find((candidate) => candidate.from === from && candidate.into === into);
+  return appendTensionMerge(contentDir, {
+    from,
+    into,
+    decision,
+    by,
+    at: new Date().toISOString(),
+    ...(proposal ? { similarity: proposal.similarity } : {}),
+  });
+}
+
+export function describeTensionMerges(found: { tensions: number; decided: number; proposals: MergeProposal[] }): string {
+  return [
+    `${found.proposals.length} merge proposal${found.proposals.length === 1 ? '' : 's'} among ${found.tensions} tensions (same two voices; topics and claims alike; ${found.decided} pairs decided before). Read both, then: npm run curate -- tension-merge <from> <into> merged|declined --by <curator>`,
+    ...found.proposals.map(
+      (proposal) =>
+        `${proposal.similarity.toFixed(3)}  ${proposal.voices.join(' vs ')}: "${proposal.topics[1]}" → "${proposal.topics[0]}"\n        ${proposal.from}\n     →  ${proposal.into}`,
+    ),
+  ].join('\n');
 }

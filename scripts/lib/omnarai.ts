@@ -3,10 +3,11 @@
  * out (no disk, no clock). scripts/import-omnarai.ts reads the source folder, writes the
  * files and is the CLI. The data is CC BY-SA 4.0 test data and never enters the repository.
  * The parts are in scripts/lib/omnarai/: sources (parsing), records (validated content files),
- * registry (models.yaml), pages (fixed files), report (counts and summary).
+ * registry (models.yaml), clusters (Atlas clusters as concepts), pages (fixed files), report (counts and summary).
  */
 import { ClaimsFileSchema, PageSchema } from '../../schemas/content.ts';
 import { stringifyMarkdown, stringifyYaml } from '../../content-files/frontmatter.ts';
+import { addClusterConcepts } from './omnarai/clusters.ts';
 import { addConcepts, addDivergence, addWork, corpusWork, mediaWork, warnCaseCollisions, type Build } from './omnarai/records.ts';
 import { deriveRegistry, modelsYaml, type Retirement } from './omnarai/registry.ts';
 import { PAGES, siteConfig } from './omnarai/pages.ts';
@@ -28,6 +29,7 @@ export function buildOmnaraiContent(sources: OmnaraiSources, options: { retire?:
     droppedLineage: new Map(),
     concepts: new Map(),
     ids: new Map(),
+    clusters: new Map(),
   };
   const corpus = objectsOf(parseJson(sources.corpus, SOURCE_FILES.corpus), SOURCE_FILES.corpus, 'an array of works');
   const media = parseJsonLines(sources.media, SOURCE_FILES.media);
@@ -39,6 +41,9 @@ export function buildOmnaraiContent(sources: OmnaraiSources, options: { retire?:
   addConcepts(graph, build);
   const works = corpus.records.filter((work) => addWork(SOURCE_FILES.corpus, corpusWork(work, build), build)).length;
   const mediaWorks = media.records.filter((item) => addWork(SOURCE_FILES.media, mediaWork(item, build), build)).length;
+
+  // Before the records are written: each record's cluster is written as a concept id.
+  const clusters = addClusterConcepts(divergences.records, build);
 
   const registry = deriveRegistry(
     divergences.records.flatMap((record) => answersOf(record) ?? []),
@@ -61,6 +66,7 @@ export function buildOmnaraiContent(sources: OmnaraiSources, options: { retire?:
       answers: written.reduce((sum, counts) => sum + counts.answers, 0),
       tensions: written.reduce((sum, counts) => sum + counts.tensions, 0),
       concepts: build.concepts.size,
+      clusters,
       families: registry.families.length,
       models: registry.models.length,
       pages: Object.keys(PAGES).length,

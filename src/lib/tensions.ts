@@ -25,7 +25,11 @@ export function trackedTensions(): TrackedTension[] {
     : {};
   const conceptIds = new Set(conceptGraph().nodes.map((node) => node.id));
   const byRecord = new Map(divergences().map((record) => [record.id, recordConcepts(record, conceptIds)]));
-  tracked = trackTensions(entries, dispositions, (id) => byRecord.get(id) ?? []);
+  // Artifacts built before merges existed have none.
+  const merges = existsSync(path.join(artifactsDir(), 'data', 'tension-merges.json'))
+    ? new Map(Object.entries(readArtifact<Record<string, string>>('data', 'tension-merges.json')))
+    : new Map<string, string>();
+  tracked = trackTensions(entries, dispositions, (id) => byRecord.get(id) ?? [], [], merges);
   return tracked;
 }
 

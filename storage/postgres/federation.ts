@@ -1,5 +1,5 @@
 /** Pending federation imports and peers on PostgreSQL (the FederationStore part of the store). */
-import { IMPORT_COLUMNS as COLUMNS, type FederationImport, type FederationPeer, type FederationStore } from '../federation.ts';
+import { IMPORT_COLUMNS as COLUMNS, pinMatches, type FederationImport, type FederationPeer, type FederationStore } from '../federation.ts';
 import type { Queryable, Transaction } from './db.ts';
 
 export function createPostgresFederation(pool: Queryable, transaction: Transaction): FederationStore {
@@ -12,16 +12,37 @@ export function createPostgresFederation(pool: Queryable, transaction: Transacti
       const { rows } = await pool.query<FederationPeer>('SELECT origin, node_id, public_key, last_signed_at FROM federation_peers WHERE origin = $1', [origin]);
       return rows[0];
     },
+    async trustPeer(origin, nodeId) {
+      const inserted = await pool.query(
+        "INSERT INTO federation_peers (origin, node_id, public_key, last_signed_at) VALUES ($1, $2, '', '') ON CONFLICT DO NOTHING",
+        [origin, nodeId],
+      );
+      if (inserted.rowCount === 1) return 'pinned';
+      const { rows } = await pool.query<{ node_id: string }>('SELECT node_id FROM federation_peers WHERE origin = $1', [origin]);
+      return rows[0]?.node_id === nodeId ? 'same' : 'conflict';
+    },
+    async rotatePeer(origin, from, to) {
+      const updated = await pool.query('UPDATE federation_peers SET node_id = $1, public_key = $2 WHERE origin = $3 AND node_id = $4 AND public_key = $5', [
+        to.node_id,
+        to.public_key,
+        origin,
+        from.node_id,
+        from.public_key,
+      ]);
+      return updated.rowCount === 1;
+    },
     async stageImports(peer, imports) {
       return transaction(async (client) => {
         // One pull of an origin at a time, across processes.
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`federation:${peer.origin}`]);
-        const { rows } = await client.query<FederationPeer>('SELECT public_key, last_signed_at FROM federation_peers WHERE origin = $1', [peer.origin]);
+        const { rows } = await client.query<FederationPeer>('SELECT node_id, public_key, last_signed_at FROM federation_peers WHERE origin = $1', [
+          peer.origin,
+        ]);
         const known = rows[0];
-        if (known && (known.public_key !== peer.public_key || known.last_signed_at > peer.last_signed_at)) return { accepted: false, staged: [] };
+        if (known && (!pinMatches(known, peer) || known.last_signed_at > peer.last_signed_at)) return { accepted: false, staged: [] };
         await client.query(
           `INSERT INTO federation_peers (origin, node_id, public_key, last_signed_at) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (origin) DO UPDATE SET last_signed_at = EXCLUDED.last_signed_at`,
+           ON CONFLICT (origin) DO UPDATE SET last_signed_at = EXCLUDED.last_signed_at, public_key = EXCLUDED.public_key`,
           [peer.origin, peer.node_id, peer.public_key, peer.last_signed_at],
         );
         const staged: FederationImport[] = [];

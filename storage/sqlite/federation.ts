@@ -1,6 +1,7 @@
 /** Pending federation imports and peers on SQLite (the FederationStore part of the store). */
 import {
   IMPORT_COLUMNS as COLUMNS,
+  pinMatches,
   toImport as fromRow,
   type FederationImport,
   type FederationPeer,
@@ -15,7 +16,9 @@ export function createSqliteFederation(db: Database, transaction: Transaction): 
   const statements = {
     getPeer: db.prepare('SELECT origin, node_id, public_key, last_signed_at FROM federation_peers WHERE origin = ?'),
     putPeer: db.prepare(`INSERT INTO federation_peers (origin, node_id, public_key, last_signed_at) VALUES (?, ?, ?, ?)
-      ON CONFLICT(origin) DO UPDATE SET last_signed_at = excluded.last_signed_at`),
+      ON CONFLICT(origin) DO UPDATE SET last_signed_at = excluded.last_signed_at, public_key = excluded.public_key`),
+    trust: db.prepare("INSERT OR IGNORE INTO federation_peers (origin, node_id, public_key, last_signed_at) VALUES (?, ?, '', '')"),
+    rotate: db.prepare('UPDATE federation_peers SET node_id = ?, public_key = ? WHERE origin = ? AND node_id = ? AND public_key = ?'),
     known: db.prepare('SELECT 1 FROM federation_imports WHERE origin_node = ? AND record_id = ? AND content_hash = ?'),
     supersede: db.prepare("UPDATE federation_imports SET status = 'superseded' WHERE origin_node = ? AND record_id = ? AND status = 'pending'"),
     insert: db.prepare(`INSERT INTO federation_imports (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, NULL, NULL)`),
@@ -32,8 +35,8 @@ export function createSqliteFederation(db: Database, transaction: Transaction): 
     },
     async stageImports(peer, imports) {
       return transaction(() => {
-        const known = statements.getPeer.get(peer.origin) as { public_key: string; last_signed_at: string } | undefined;
-        if (known && (known.public_key !== peer.public_key || known.last_signed_at > peer.last_signed_at)) return { accepted: false, staged: [] };
+        const known = statements.getPeer.get(peer.origin) as FederationPeer | undefined;
+        if (known && (!pinMatches(known, peer) || known.last_signed_at > peer.last_signed_at)) return { accepted: false, staged: [] };
         statements.putPeer.run(peer.origin, peer.node_id, peer.public_key, peer.last_signed_at);
         const staged: FederationImport[] = [];
         for (const item of imports) {
@@ -53,6 +56,15 @@ export function createSqliteFederation(db: Database, transaction: Transaction): 
         }
         return { accepted: true, staged };
       });
+    },
+    async trustPeer(origin, nodeId) {
+      return transaction(() => {
+        if (statements.trust.run(origin, nodeId).changes === 1) return 'pinned' as const;
+        return (statements.getPeer.get(origin) as FederationPeer).node_id === nodeId ? ('same' as const) : ('conflict' as const);
+      });
+    },
+    async rotatePeer(origin, from, to) {
+      return statements.rotate.run(to.node_id, to.public_key, origin, from.node_id, from.public_key).changes === 1;
     },
     async knownImports(originNode) {
       const known = new Map<string, Set<string>>();

@@ -4,10 +4,12 @@
  * exposed over MCP: an agent holding the ingestion secret should not be the norm.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { liveJobShape, runLiveJob } from '../jobs.ts';
+import { liveJobShape, runLiveJob, secondRoundInput, submitOnlyConflict } from '../jobs.ts';
 import { jobProgress } from '../progress.ts';
 import { guarded } from '../results.ts';
 import type { ToolDeps } from '../types.ts';
+
+export const councilInput = { ...liveJobShape, second_round: secondRoundInput };
 
 export function registerCouncilTool(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
@@ -19,19 +21,25 @@ export function registerCouncilTool(server: McpServer, deps: ToolDeps): void {
         'Slow and costly: use it sparingly, for a new question no Atlas record fits (check read_divergences with q first). The result is not persisted over MCP; it carries a council_id under which an operator can commit exactly that result (POST /api/council with the bearer secret) within 24 h. ' +
         'Call with q to submit a background job (returns job_id; set wait_seconds to wait for it), then with job_id to poll. ' +
         'Answers a LIVE_PANEL_UNAVAILABLE error when the deployment has no panel. Same as GET /api/council?q=&async=1.',
-      inputSchema: liveJobShape,
+      inputSchema: councilInput,
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
     },
     (input, extra) =>
-      guarded(() =>
-        runLiveJob(
-          deps,
-          'council',
-          input,
-          (question) => ({ method: 'GET', path: '/api/council', query: { q: question, async: '1' } }),
-          extra.signal,
-          jobProgress(extra),
-        ),
+      guarded(
+        async () =>
+          submitOnlyConflict('council', input, ['second_round']) ??
+          runLiveJob(
+            deps,
+            'council',
+            input,
+            (question) => ({
+              method: 'GET',
+              path: '/api/council',
+              query: { q: question, async: '1', ...(input.second_round !== undefined ? { second_round: input.second_round ? '1' : '0' } : {}) },
+            }),
+            extra.signal,
+            jobProgress(extra),
+          ),
       ),
   );
 }

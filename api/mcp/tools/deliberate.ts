@@ -2,9 +2,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { GLYPHS } from '../../../schemas/vocab.ts';
-import { liveJobShape, runLiveJob } from '../jobs.ts';
+import { liveJobShape, runLiveJob, secondRoundInput, submitOnlyConflict } from '../jobs.ts';
 import { jobProgress } from '../progress.ts';
-import { errorResult, guarded } from '../results.ts';
+import { guarded } from '../results.ts';
 import type { ToolDeps } from '../types.ts';
 
 export const deliberateInput = {
@@ -19,6 +19,7 @@ export const deliberateInput = {
     ),
   new_session: z.boolean().optional().describe('Start a session; the result carries session_id to pass on later calls (with q only).'),
   identity: z.string().max(200).optional().describe('Your model identity (declared, never verified), for peer personalization (with q only).'),
+  second_round: secondRoundInput,
 };
 
 export function registerDeliberateTool(server: McpServer, deps: ToolDeps): void {
@@ -37,18 +38,8 @@ export function registerDeliberateTool(server: McpServer, deps: ToolDeps): void 
     },
     (input, extra) =>
       guarded(async () => {
-        const submitOnly = (['glyph', 'session_id', 'new_session', 'identity'] as const).filter((name) => input[name] !== undefined);
-        if (input.job_id !== undefined && submitOnly.length > 0) {
-          return errorResult({
-            status: 400,
-            code: 'CONFLICTING_PARAMETERS',
-            message: `${submitOnly.join(', ')} only apply when submitting with q, not when polling a job_id`,
-            agent_action: 'Poll with {"job_id": "..."} alone.',
-            retryable: false,
-            suggested_next_call: null,
-            suggested_tool: { name: 'deliberate', arguments: { job_id: input.job_id } },
-          });
-        }
+        const conflict = submitOnlyConflict('deliberate', input, ['glyph', 'session_id', 'new_session', 'identity', 'second_round']);
+        if (conflict) return conflict;
         return runLiveJob(
           deps,
           'deliberate',
@@ -63,6 +54,7 @@ export function registerDeliberateTool(server: McpServer, deps: ToolDeps): void 
               ...(input.session_id ? { session_id: input.session_id } : {}),
               ...(input.new_session ? { new_session: true } : {}),
               ...(input.identity ? { syntheticIdentity: input.identity } : {}),
+              ...(input.second_round !== undefined ? { second_round: input.second_round } : {}),
             },
           }),
           extra.signal,

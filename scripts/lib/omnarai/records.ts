@@ -78,6 +78,8 @@ export interface Build {
   concepts: Map<string, ConceptFrontmatter>;
   /** Works and divergence records share one id space. */
   ids: Map<string, string>;
+  /** A source cluster → the concept id its records are written with (clusters.ts). */
+  clusters: Map<string, string>;
 }
 
 export function addConcepts(graph: unknown, build: Build): void {
@@ -237,7 +239,7 @@ export function addDivergence(record: Record<string, unknown>, registry: ModelRe
     id: record.id,
     date: calendarDate(record.date),
     question: record.question,
-    ...(typeof record.cluster === 'string' && record.cluster !== '' ? { cluster: record.cluster } : {}),
+    ...(typeof record.cluster === 'string' && record.cluster !== '' ? { cluster: build.clusters.get(record.cluster) ?? record.cluster } : {}),
     method: record.method,
     // No perturbation results in the data: every record is uncertified.
     certification: { tier: 'C0' },

@@ -1,4 +1,5 @@
 /** What an import reports: rejected records, normalized values, warnings and counts, and their text summary. */
+import type { ClusterReport } from './clusters.ts';
 
 /** A source record that was not written, and why. */
 export interface RejectedRecord {
@@ -24,6 +25,8 @@ export interface BuildReport {
   answers: number;
   tensions: number;
   concepts: number;
+  /** Atlas clusters written as concept ids: mapped onto a concept of the graph, or registered as one. */
+  clusters: ClusterReport;
   families: number;
   models: number;
   pages: number;
@@ -46,6 +49,13 @@ export function formatSummary(summary: ImportSummary): string {
     `imported ${summary.from} → ${summary.out} in ${summary.durationMs} ms (${summary.files} files)`,
     `  works ${summary.works}, media ${summary.media}, divergences ${summary.divergences} (${summary.answers} answers, ${summary.tensions} tensions)`,
     `  concepts ${summary.concepts}, families ${summary.families}, model versions ${summary.models}, pages ${summary.pages}`,
+    `  Atlas clusters as concepts: ${Object.keys(summary.clusters.mapped).length} mapped onto a concept${
+      Object.keys(summary.clusters.mapped).length > 0
+        ? ` [${Object.entries(summary.clusters.mapped)
+            .map(([cluster, concept]) => `${cluster} → ${concept}`)
+            .join(', ')}]`
+        : ''
+    }, ${summary.clusters.registered.length} registered as concepts of their own`,
     `  lineage entries dropped (no such concept): ${summary.lineageDropped.references}${summary.lineageDropped.ids.length > 0 ? ` [${summary.lineageDropped.ids.join(', ')}]` : ''}`,
   ];
   if (summary.normalized.length > 0) {
