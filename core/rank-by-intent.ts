@@ -4,11 +4,10 @@ import { recognizeFamily } from './kin.ts';
 import { admitAtlasByRelevance } from './atlas-admission.ts';
 import type { QuestionIntent, VoiceLexiconEntry } from './query-intent.ts';
 import type { TensionEntry } from './records.ts';
-import type { Retrieval } from './retrieve.ts';
 import { SURFACE_SIMILARITY } from './receipt.ts';
 import { DEFAULT_TUNING, diversify } from './search/search-index.ts';
 import { createTermTokenizer } from './search/tokenizer.ts';
-import type { SearchFilters } from './search/types.ts';
+import type { ScoredRecord, SearchFilters } from './search/types.ts';
 
 /**
  * Ranking by the kind of question (query-intent.ts), for callers who set no glyph and no layer.
@@ -70,12 +69,22 @@ function namedSplitsOn(
   });
 }
 
+/** What ranking by the question's intent decides; retrieve.ts adds the filters it applied. */
+export interface IntentRanking {
+  hits: ScoredRecord[];
+  /**
+   * Tensions of returned Atlas records that answer the question as asked: the voices it names
+   * split on its topic ("Where do A and B disagree about X?"). The receipt lists them first.
+   */
+  answering?: ReadonlyMap<string, readonly TensionEntry[]>;
+}
+
 export async function rankForIntent(
   corpus: Corpus,
   question: string,
   intent: QuestionIntent,
   options: { filters: SearchFilters; limit: number; atlasRatio: number; similarityFloor?: number },
-): Promise<Pick<Retrieval, 'hits' | 'answering'>> {
+): Promise<IntentRanking> {
   const { filters, limit } = options;
   const floor = options.similarityFloor !== undefined ? { similarityFloor: options.similarityFloor } : {};
   const byTopic = intent.kind === 'contested' && intent.topic !== question.trim();

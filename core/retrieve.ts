@@ -6,17 +6,10 @@ import type { Corpus } from './corpus.ts';
 import { ATLAS_RELEVANCE_RATIO, admitAtlasByRelevance } from './atlas-admission.ts';
 import { evidenceAtOrAbove, type FastQuery } from './query-params.ts';
 import { readQuestion } from './query-intent.ts';
-import { rankForIntent, voiceLexicon } from './rank-by-intent.ts';
-import type { TensionEntry } from './records.ts';
-import type { ScoredRecord, SearchFilters } from './search/types.ts';
+import { rankForIntent, voiceLexicon, type IntentRanking } from './rank-by-intent.ts';
+import type { SearchFilters } from './search/types.ts';
 
-export interface Retrieval {
-  hits: ScoredRecord[];
-  /**
-   * Tensions of returned Atlas records that answer the question as asked: the voices it names
-   * split on its topic ("Where do A and B disagree about X?"). The receipt lists them first.
-   */
-  answering?: ReadonlyMap<string, readonly TensionEntry[]>;
+export interface Retrieval extends IntentRanking {
   filters: SearchFilters;
   excludeIds?: { requested: string[]; matched: string[]; unmatched: string[] };
 }

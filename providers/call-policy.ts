@@ -5,7 +5,7 @@
  * (429, 5xx) and dropped connections are retried, never a timeout, and never a wait that
  * would end past the deadline.
  */
-import type { ProviderFailure } from './chat.ts';
+import type { ProviderFailure } from '../core/ports/chat.ts';
 
 export const RETRYABLE: ReadonlySet<ProviderFailure> = new Set(['rate_limited', 'server_error', 'connection']);
 

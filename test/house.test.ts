@@ -31,18 +31,14 @@ function sourceFiles(folder: string): string[] {
 }
 
 const files = productionFolders.flatMap((folder) => sourceFiles(join(root, folder))).sort();
-const parsed = new Map(
-  files.map((file) => [file, ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)]),
-);
+const parsed = new Map(files.map((file) => [file, ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)]));
 
 function functionName(node: ts.Node): string {
-  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node)) && node.name)
-    return node.name.getText();
+  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node)) && node.name) return node.name.getText();
   if (ts.isConstructorDeclaration(node)) return 'constructor';
   if ((ts.isGetAccessor(node) || ts.isSetAccessor(node)) && node.name) return node.name.getText();
   const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
-    return parent.name.getText();
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText();
   if (ts.isCallExpression(parent)) return `(callback of ${parent.expression.getText().slice(0, 60)})`;
   return '(anonymous)';
 }

@@ -10,16 +10,10 @@
 import { ConceptSchema, type ConceptFrontmatter } from '../../../schemas/content.ts';
 import { stringifyMarkdown } from '../../../content-files/frontmatter.ts';
 import type { Build } from './records.ts';
+import type { ClusterReport } from './report.ts';
 
 /** The category of a concept registered from an Atlas cluster. */
 export const CLUSTER_CATEGORY = 'Atlas cluster';
-
-export interface ClusterReport {
-  /** Clusters written as the id of a concept of the graph: cluster → concept id. */
-  mapped: Record<string, string>;
-  /** Clusters registered as concepts of their own (their id is the cluster's slug). */
-  registered: string[];
-}
 
 export function slugOf(value: string): string {
   return value

@@ -1,5 +1,4 @@
 /** What an import reports: rejected records, normalized values, warnings and counts, and their text summary. */
-import type { ClusterReport } from './clusters.ts';
 
 /** A source record that was not written, and why. */
 export interface RejectedRecord {
@@ -16,6 +15,14 @@ export interface Normalization {
   from: string;
   to: string;
   reason: string;
+}
+
+/** How Atlas clusters became concept ids (clusters.ts). */
+export interface ClusterReport {
+  /** Clusters written as the id of a concept of the graph: cluster → concept id. */
+  mapped: Record<string, string>;
+  /** Clusters registered as concepts of their own (their id is the cluster's slug). */
+  registered: string[];
 }
 
 export interface BuildReport {

@@ -9,7 +9,7 @@ import { anonymise, judgePrompt } from '../../../core/certify/prompts.ts';
 import { PRESSURE_LABELS, type PressureLabel } from '../../../core/certify/protocol.ts';
 import type { LongitudinalJudgement } from '../../../schemas/certification.ts';
 import type { SpendGuard } from '../certify/spend-guard.ts';
-import type { ReelicitModel } from './reelicit.ts';
+import type { ReelicitModel } from './model.ts';
 
 export const JUDGE_REPLY_TOKENS = 60;
 

@@ -17,21 +17,10 @@ import { stringifyMarkdown } from '../../../content-files/frontmatter.ts';
 import type { PressureLabel } from '../../../core/certify/protocol.ts';
 import { LONGITUDINAL_FILE_SUFFIX, type LongitudinalJudgement } from '../../../schemas/certification.ts';
 import { judgePair, JUDGE_REPLY_TOKENS } from './judge-pair.ts';
+import type { ReelicitModel } from './model.ts';
 import { loadContent, type LoadedContent, type MarkdownEntry } from '../../../content-files/load-content.ts';
 
-export interface ReelicitModel {
-  /** Voice label written as the answer's `model`. */
-  name: string;
-  /** Model version stamped as the answer's `model_id` (must be in models.yaml). */
-  modelId: string;
-  lab?: string;
-  maxTokens: number;
-  price?: { input_per_mtok: number; output_per_mtok: number } | undefined;
-  complete(
-    messages: { role: 'system' | 'user' | 'assistant'; content: string }[],
-    maxTokens: number,
-  ): Promise<{ content: string; usage: { prompt_tokens: number; completion_tokens: number }; truncated: boolean }>;
-}
+export type { ReelicitModel } from './model.ts';
 
 export type ReelicitSelection = { stale: true } | { ids: string[] };
 
