@@ -165,37 +165,7 @@ export function createApp(options: AppOptions): Express {
     }),
   );
   app.use(securityHeaders, cors, discoveryLinks, createCompression());
-  app.use((request, _response, next) => {
-    // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
-    const ignored = isMediaPath(request.path) ? ['if-match', 'if-unmodified-since'] : ['range', 'if-range', 'if-match', 'if-unmodified-since'];
-    for (const header of ignored) delete request.headers[header];
-    // API answers are computed per request (and may start live work): never 304. So are the
-    // federation documents (signed per request, no validator), whatever Cache-Control allows.
-    if (request.path.startsWith('/api/') || COMPUTED_PATHS.includes(request.path)) {
-      delete request.headers['if-none-match'];
-      delete request.headers['if-modified-since'];
-    }
-    if (request.path.includes('//')) {
-      next(
-        new ApiError(
-          404,
-          'ROUTE_NOT_FOUND',
-          `nothing is served at ${request.method} ${request.path}`,
-          'Start from GET /api/agent-entry, or see /openapi.json for every path.',
-          { suggestedNextCall: AGENT_ENTRY_CALL },
-        ),
-      );
-      return;
-    }
-    next();
-  });
-  app.use((request, _response, next) => {
-    if (Buffer.byteLength(request.originalUrl) > MAX_URL_BYTES) {
-      next(apiError('URI_TOO_LONG', `the request URL is longer than ${MAX_URL_BYTES} bytes`, 'Shorten the query; send long questions with POST /api/query.'));
-      return;
-    }
-    next();
-  });
+  app.use(ignoreConditionalHeaders, refuseLongUrls);
   // Bodies are read only where a body means something, and checked in one place: size → depth → text.
   const ownBodyChecks = new Set<string>();
   app.use(
@@ -241,29 +211,7 @@ export function createApp(options: AppOptions): Express {
   ];
   routeTables.set(app, routes);
   for (const route of routes) if (route.answersDeepBodies) ownBodyChecks.add(route.path);
-  for (const route of routes) {
-    const allowed = Object.keys(route.methods);
-    if (allowed.includes('GET')) allowed.push('HEAD');
-    app.all(route.path, (request, response, next) => {
-      response.locals.route = route.path;
-      const method = request.method === 'HEAD' ? 'GET' : request.method;
-      const handler = route.methods[method as keyof typeof route.methods];
-      if (!handler) {
-        response.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
-        next(
-          apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, {
-            details: { allowed },
-            suggestedNextCall: routeCall(options.corpus, routes, 'GET', route.path) ?? null,
-          }),
-        );
-        return;
-      }
-      handle(async (request, response) => {
-        const input = await routeInput(route, method as Method, request, response, exampleQuery(options.corpus, route.path));
-        await handler(request, response, input);
-      })(request, response, next);
-    });
-  }
+  for (const route of routes) app.all(route.path, routeHandler(route, routes, options.corpus));
 
   const staticDirs = [options.corpus.publicDir, ...(siteBuilt ? [options.siteDir!] : [])];
   app.use(staticMethodGuard(staticDirs));
@@ -272,22 +220,77 @@ export function createApp(options: AppOptions): Express {
   app.use(express.static(options.corpus.publicDir, { ...staticOptions, index: false }));
   if (siteBuilt) app.use(express.static(options.siteDir!, { ...staticOptions, index: ['index.html'] }));
 
-  app.use((request, _response, next) => {
-    next(
-      new ApiError(
-        404,
-        'ROUTE_NOT_FOUND',
-        `nothing is served at ${request.method} ${request.path}`,
-        'Start from GET /api/agent-entry, or see /openapi.json for every path.',
-        {
-          suggestedNextCall: AGENT_ENTRY_CALL,
-        },
-      ),
-    );
-  });
+  app.use((request, _response, next) => next(routeNotFound(request)));
   app.use(mcpBodyErrorHandler(errorLog));
   app.use(createErrorHandler(errorLog, createSuggest(options.corpus, routes)));
   return app;
+}
+
+/**
+ * Conditional and range headers this server does not honour, dropped before anything reads them,
+ * and a doubled slash answered as no route (Express would otherwise fold it onto one).
+ */
+function ignoreConditionalHeaders(request: express.Request, _response: express.Response, next: express.NextFunction): void {
+  // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
+  const ignored = isMediaPath(request.path) ? ['if-match', 'if-unmodified-since'] : ['range', 'if-range', 'if-match', 'if-unmodified-since'];
+  for (const header of ignored) delete request.headers[header];
+  // API answers are computed per request (and may start live work): never 304. So are the
+  // federation documents (signed per request, no validator), whatever Cache-Control allows.
+  if (request.path.startsWith('/api/') || COMPUTED_PATHS.includes(request.path)) {
+    delete request.headers['if-none-match'];
+    delete request.headers['if-modified-since'];
+  }
+  if (request.path.includes('//')) {
+    next(routeNotFound(request));
+    return;
+  }
+  next();
+}
+
+function refuseLongUrls(request: express.Request, _response: express.Response, next: express.NextFunction): void {
+  if (Buffer.byteLength(request.originalUrl) > MAX_URL_BYTES) {
+    next(apiError('URI_TOO_LONG', `the request URL is longer than ${MAX_URL_BYTES} bytes`, 'Shorten the query; send long questions with POST /api/query.'));
+    return;
+  }
+  next();
+}
+
+function routeNotFound(request: express.Request): ApiError {
+  return new ApiError(
+    404,
+    'ROUTE_NOT_FOUND',
+    `nothing is served at ${request.method} ${request.path}`,
+    'Start from GET /api/agent-entry, or see /openapi.json for every path.',
+    { suggestedNextCall: AGENT_ENTRY_CALL },
+  );
+}
+
+/**
+ * One path of the route table: its declared input parsed before its handler runs (HEAD answered
+ * as GET), and a method it does not declare answered 405 with Allow.
+ */
+function routeHandler(route: RouteDefinition, routes: readonly RouteDefinition[], corpus: Corpus): express.RequestHandler {
+  const allowed = Object.keys(route.methods);
+  if (allowed.includes('GET')) allowed.push('HEAD');
+  return (request, response, next) => {
+    response.locals.route = route.path;
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const handler = route.methods[method as keyof typeof route.methods];
+    if (!handler) {
+      response.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
+      next(
+        apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${route.path}`, `Use ${allowed.join(' or ')} on ${route.path}.`, {
+          details: { allowed },
+          suggestedNextCall: routeCall(corpus, routes, 'GET', route.path) ?? null,
+        }),
+      );
+      return;
+    }
+    handle(async (request, response) => {
+      const input = await routeInput(route, method as Method, request, response, exampleQuery(corpus, route.path));
+      await handler(request, response, input);
+    })(request, response, next);
+  };
 }
 
 /** Files answer GET and HEAD; any other method on an existing file is 405 with Allow. */

@@ -19,6 +19,7 @@ import { answerOnce } from '../http/idempotency.ts';
 import { rateLimited, setRateHeaders, type Limiter, type RateLimits } from '../http/rate-limit.ts';
 import type { ContributionRecord, RateLimit, Store, SubmitOutcome } from '../../storage/store.ts';
 import { bodyOf, queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
+import type { Corpus } from '../load-artifacts.ts';
 import {
   ContributeRequestSchema,
   ContributionAcceptedSchema,
@@ -118,238 +119,266 @@ function reviewNote(kind: ContributionRecord['kind']): string {
   return `Your ${kind === 'answer' ? 'answer' : 'proposal'} is pending. It is invisible to retrieval, the Atlas, kin and every prompt until a curator (optionally helped by a multi-model review) approves it; approved items are published into the content repository with your declared identity, the date and your justification.`;
 }
 
+interface ContributeDeps {
+  context: RouteContext;
+  corpus: Corpus;
+  store: Store;
+  limiter: Limiter;
+  limits: RateLimits;
+}
+
 export function contributeRoutes(context: RouteContext, store: Store, limiter: Limiter, limits: RateLimits): RouteDefinition[] {
-  // The same POST /api/play with the nearest slug (the first track if none is near); GET /api/play without tracks.
-  const playCall = (wanted: unknown): SuggestedCall => {
-    const slugs = context.corpus.audio.tracks.map((candidate) => candidate.slug);
-    const slug = (typeof wanted === 'string' ? nearestIds(wanted, slugs)[0] : undefined) ?? slugs[0];
-    return slug ? { method: 'POST', path: '/api/play', body: { slug } } : { method: 'GET', path: '/api/play' };
-  };
-  const { corpus } = context;
+  const deps: ContributeDeps = { context, corpus: context.corpus, store, limiter, limits };
+  return [answerRoute(deps), proposeRoute(deps), inviteRoute(context.corpus), playRoute(deps)];
+}
 
-  /** Stores the item once per Idempotency-Key of this client and operation; 202 with what `build` says. */
-  /** The schema types what `build` answers (202), as send() does. */
-  async function submit<S extends z.ZodType>(
-    request: Request,
-    response: Response,
-    operation: 'contribute' | 'store',
-    _schema: S,
-    item: Parameters<Store['submitContribution']>[0],
-    build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => z.output<S>,
-  ) {
-    const limit: RateLimit = { key: `contribute:${item.client}`, ...limits.contribute };
-    await answerOnce(request, response, {
-      store,
-      now: context.now(),
-      client: item.client,
-      operation,
-      request: request.body as unknown,
-      resend: { method: 'POST', path: request.path, body: request.body as unknown },
-      work: async () => {
-        const outcome = await store.submitContribution(item, limit, context.now());
-        if (outcome.outcome === 'limited') throw rateLimited(outcome.retryAfterMs, limit);
-        if (outcome.outcome === 'created') setRateHeaders(response, limit, outcome.remaining, outcome.resetMs);
-        return { status: 202, body: build(outcome) };
-      },
-    });
-  }
+/** The same POST /api/play with the nearest slug (the first track if none is near); GET /api/play without tracks. */
+function playCall(corpus: Corpus, wanted: unknown): SuggestedCall {
+  const slugs = corpus.audio.tracks.map((candidate) => candidate.slug);
+  const slug = (typeof wanted === 'string' ? nearestIds(wanted, slugs)[0] : undefined) ?? slugs[0];
+  return slug ? { method: 'POST', path: '/api/play', body: { slug } } : { method: 'GET', path: '/api/play' };
+}
 
-  return [
-    {
-      ...CONTRIBUTE,
-      // The justification is read as any string here: outside the vocabulary it has its own code.
-      bodies: { POST: { schema: ContributeBodySchema, mend: (body) => mendContribution(corpus, body) } },
-      methods: {
-        POST: async (request, response, input) => {
-          const body = bodyOf(input, ContributeBodySchema);
-          if (!(JUSTIFICATION_VALUES as string[]).includes(body.justification)) {
-            throw apiError(
-              'INVALID_JUSTIFICATION',
-              `"${body.justification}" is not a valid justification`,
-              `Resend with justification set to one of: ${JUSTIFICATION_VALUES.join(', ')}.`,
-              {
-                details: { allowed: JUSTIFICATION_VALUES, meanings: JUSTIFICATIONS },
-                extra: { valid_values: JUSTIFICATION_VALUES },
-                suggestedNextCall: mendContribution(corpus, body),
-              },
-            );
-          }
-          const record = corpus.divergenceById.get(body.id);
-          if (!record) {
-            const nearest = nearestIds(body.id, [...corpus.divergenceById.keys()]);
-            throw apiError(
-              'RECORD_NOT_FOUND',
-              `no divergence record has id "${body.id}"`,
-              nearest.length > 0
-                ? `Ids are case-sensitive. Did you mean ${nearest.join(' or ')}?`
-                : 'Find an open question with GET /api/invite?for=<your model> or GET /api/divergences.',
-              {
-                suggestedNextCall: nearest[0]
-                  ? { method: 'GET', path: '/api/divergences', query: { id: nearest[0] } }
-                  : { method: 'GET', path: '/api/invite', query: { for: body.identity } },
-                details: { requested_id: body.id, nearest_ids: nearest },
-              },
-            );
-          }
-          const client = await limiter.client(request);
-          await submit(
-            request,
-            response,
-            'contribute',
-            ContributionAcceptedSchema,
-            {
-              id: `ctb_${randomUUID()}`,
-              kind: 'answer',
-              record_id: record.id,
-              identity: body.identity,
-              justification: body.justification as Justification,
-              payload: { answer: body.answer },
-              content_hash: contentHash(['answer', record.id, body.identity, body.justification, body.answer]),
-              idempotency_key: input.idempotencyKey,
-              client,
-            },
-            (outcome) => ({
-              contribution_id: outcome.contribution.id,
-              status: outcome.contribution.status,
-              record_id: record.id,
-              question: record.question,
-              received: {
-                identity: outcome.contribution.identity,
-                justification: outcome.contribution.justification ?? body.justification,
-                answer_chars: String(outcome.contribution.payload.answer ?? '').length,
-                at: outcome.contribution.created_at,
-              },
-              ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
-              other_minds: otherMinds(record),
-              review: reviewNote('answer'),
-            }),
-          );
-        },
-      },
+/** Stores the item once per Idempotency-Key of this client and operation; 202 with what `build` says (typed by the schema, as send() does). */
+async function submit<S extends z.ZodType>(
+  { context, store, limits }: ContributeDeps,
+  request: Request,
+  response: Response,
+  operation: 'contribute' | 'store',
+  _schema: S,
+  item: Parameters<Store['submitContribution']>[0],
+  build: (outcome: Exclude<SubmitOutcome, { outcome: 'limited' }>) => z.output<S>,
+) {
+  const limit: RateLimit = { key: `contribute:${item.client}`, ...limits.contribute };
+  await answerOnce(request, response, {
+    store,
+    now: context.now(),
+    client: item.client,
+    operation,
+    request: request.body as unknown,
+    resend: { method: 'POST', path: request.path, body: request.body as unknown },
+    work: async () => {
+      const outcome = await store.submitContribution(item, limit, context.now());
+      if (outcome.outcome === 'limited') throw rateLimited(outcome.retryAfterMs, limit);
+      if (outcome.outcome === 'created') setRateHeaders(response, limit, outcome.remaining, outcome.resetMs);
+      return { status: 202, body: build(outcome) };
     },
-    {
-      ...STORE,
-      bodies: {
-        POST: {
-          // The action is the first thing read: any other than propose has its own code.
-          before: (request) => {
-            const action = (request.body as { action?: unknown } | undefined)?.action;
-            if (action !== 'propose') {
-              throw apiError(
-                'UNKNOWN_ACTION',
-                `unknown action ${JSON.stringify(action ?? null)}`,
-                'Send {"action": "propose", "title", "text", "identity", "sources"} to propose a synthesis.',
-                { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) },
-              );
-            }
+  });
+}
+
+/** POST /api/contribute: an answer to an open Atlas record, held for review. */
+function answerRoute(deps: ContributeDeps): RouteDefinition {
+  const { limiter, corpus } = deps;
+  return {
+    ...CONTRIBUTE,
+    // The justification is read as any string here: outside the vocabulary it has its own code.
+    bodies: { POST: { schema: ContributeBodySchema, mend: (body) => mendContribution(corpus, body) } },
+    methods: {
+      POST: async (request, response, input) => {
+        const body = bodyOf(input, ContributeBodySchema);
+        if (!(JUSTIFICATION_VALUES as string[]).includes(body.justification)) {
+          throw apiError(
+            'INVALID_JUSTIFICATION',
+            `"${body.justification}" is not a valid justification`,
+            `Resend with justification set to one of: ${JUSTIFICATION_VALUES.join(', ')}.`,
+            {
+              details: { allowed: JUSTIFICATION_VALUES, meanings: JUSTIFICATIONS },
+              extra: { valid_values: JUSTIFICATION_VALUES },
+              suggestedNextCall: mendContribution(corpus, body),
+            },
+          );
+        }
+        const record = corpus.divergenceById.get(body.id);
+        if (!record) {
+          const nearest = nearestIds(body.id, [...corpus.divergenceById.keys()]);
+          throw apiError(
+            'RECORD_NOT_FOUND',
+            `no divergence record has id "${body.id}"`,
+            nearest.length > 0
+              ? `Ids are case-sensitive. Did you mean ${nearest.join(' or ')}?`
+              : 'Find an open question with GET /api/invite?for=<your model> or GET /api/divergences.',
+            {
+              suggestedNextCall: nearest[0]
+                ? { method: 'GET', path: '/api/divergences', query: { id: nearest[0] } }
+                : { method: 'GET', path: '/api/invite', query: { for: body.identity } },
+              details: { requested_id: body.id, nearest_ids: nearest },
+            },
+          );
+        }
+        const client = await limiter.client(request);
+        await submit(
+          deps,
+          request,
+          response,
+          'contribute',
+          ContributionAcceptedSchema,
+          {
+            id: `ctb_${randomUUID()}`,
+            kind: 'answer',
+            record_id: record.id,
+            identity: body.identity,
+            justification: body.justification as Justification,
+            payload: { answer: body.answer },
+            content_hash: contentHash(['answer', record.id, body.identity, body.justification, body.answer]),
+            idempotency_key: input.idempotencyKey,
+            client,
           },
-          // With its defaults (sources [], evidence interpretive) applied.
-          schema: ProposeBodySchema,
-          mend: (body) => mendProposal(corpus, body),
-        },
+          (outcome) => ({
+            contribution_id: outcome.contribution.id,
+            status: outcome.contribution.status,
+            record_id: record.id,
+            question: record.question,
+            received: {
+              identity: outcome.contribution.identity,
+              justification: outcome.contribution.justification ?? body.justification,
+              answer_chars: String(outcome.contribution.payload.answer ?? '').length,
+              at: outcome.contribution.created_at,
+            },
+            ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
+            other_minds: otherMinds(record),
+            review: reviewNote('answer'),
+          }),
+        );
       },
-      methods: {
-        POST: async (request, response, input) => {
-          const body = bodyOf(input, ProposeBodySchema);
-          const unknown = body.sources.filter((id) => !corpus.workById.has(id) && !corpus.divergenceById.has(id));
-          if (unknown.length > 0) {
+    },
+  };
+}
+
+/** POST /api/store: a proposed synthesis citing records of the corpus, held for review. */
+function proposeRoute(deps: ContributeDeps): RouteDefinition {
+  const { limiter, corpus } = deps;
+  return {
+    ...STORE,
+    bodies: {
+      POST: {
+        // The action is the first thing read: any other than propose has its own code.
+        before: (request) => {
+          const action = (request.body as { action?: unknown } | undefined)?.action;
+          if (action !== 'propose') {
             throw apiError(
-              'UNKNOWN_SOURCE',
-              `sources not in the corpus: ${unknown.join(', ')}`,
-              'Cite existing record ids (case-sensitive); find them with GET /api/query?q=...',
-              { details: { unknown }, suggestedNextCall: mendProposal(corpus, body) },
+              'UNKNOWN_ACTION',
+              `unknown action ${JSON.stringify(action ?? null)}`,
+              'Send {"action": "propose", "title", "text", "identity", "sources"} to propose a synthesis.',
+              { details: { allowed: ['propose'] }, suggestedNextCall: mendProposal(corpus, request.body) },
             );
           }
-          const client = await limiter.client(request);
-          await submit(
-            request,
-            response,
-            'store',
-            ProposalAcceptedSchema,
-            {
-              id: `ctb_${randomUUID()}`,
-              kind: 'proposal',
-              record_id: null,
-              identity: body.identity,
-              justification: null,
-              payload: { title: body.title, text: body.text, sources: body.sources, evidence: body.evidence, ...(body.note ? { note: body.note } : {}) },
-              content_hash: contentHash(['proposal', body.identity, body.title, body.text]),
-              idempotency_key: input.idempotencyKey,
-              client,
-            },
-            (outcome) => ({
-              contribution_id: outcome.contribution.id,
-              status: outcome.contribution.status,
-              action: 'propose' as const,
-              received: {
-                identity: body.identity,
-                title: body.title,
-                text_chars: body.text.length,
-                sources: body.sources,
-                at: outcome.contribution.created_at,
-              },
-              ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
-              review: reviewNote('proposal'),
-            }),
+        },
+        // With its defaults (sources [], evidence interpretive) applied.
+        schema: ProposeBodySchema,
+        mend: (body) => mendProposal(corpus, body),
+      },
+    },
+    methods: {
+      POST: async (request, response, input) => {
+        const body = bodyOf(input, ProposeBodySchema);
+        const unknown = body.sources.filter((id) => !corpus.workById.has(id) && !corpus.divergenceById.has(id));
+        if (unknown.length > 0) {
+          throw apiError(
+            'UNKNOWN_SOURCE',
+            `sources not in the corpus: ${unknown.join(', ')}`,
+            'Cite existing record ids (case-sensitive); find them with GET /api/query?q=...',
+            { details: { unknown }, suggestedNextCall: mendProposal(corpus, body) },
           );
-        },
+        }
+        const client = await limiter.client(request);
+        await submit(
+          deps,
+          request,
+          response,
+          'store',
+          ProposalAcceptedSchema,
+          {
+            id: `ctb_${randomUUID()}`,
+            kind: 'proposal',
+            record_id: null,
+            identity: body.identity,
+            justification: null,
+            payload: { title: body.title, text: body.text, sources: body.sources, evidence: body.evidence, ...(body.note ? { note: body.note } : {}) },
+            content_hash: contentHash(['proposal', body.identity, body.title, body.text]),
+            idempotency_key: input.idempotencyKey,
+            client,
+          },
+          (outcome) => ({
+            contribution_id: outcome.contribution.id,
+            status: outcome.contribution.status,
+            action: 'propose' as const,
+            received: {
+              identity: body.identity,
+              title: body.title,
+              text_chars: body.text.length,
+              sources: body.sources,
+              at: outcome.contribution.created_at,
+            },
+            ...(outcome.outcome === 'duplicate' ? { duplicate: true as const } : {}),
+            review: reviewNote('proposal'),
+          }),
+        );
       },
     },
-    {
-      ...INVITE,
-      methods: {
-        GET: (_request, response, input) => {
-          const { for: forModel } = queryOf(input, INVITE_QUERY);
-          send(response, InvitationSchema, invitation(forModel, corpus.divergences, corpus.registry));
-        },
+  };
+}
+
+/** GET /api/invite: the open questions a model is invited to answer. */
+function inviteRoute(corpus: Corpus): RouteDefinition {
+  return {
+    ...INVITE,
+    methods: {
+      GET: (_request, response, input) => {
+        const { for: forModel } = queryOf(input, INVITE_QUERY);
+        send(response, InvitationSchema, invitation(forModel, corpus.divergences, corpus.registry));
       },
     },
-    {
-      ...PLAY,
-      bodies: { POST: { mend: (body) => playCall((body as { slug?: unknown } | undefined)?.slug) } },
-      methods: {
-        GET: async (request, response) => {
-          const counts = new Map((await store.playCounts()).map((row) => [row.slug, row]));
-          const tracks = corpus.audio.tracks.map((track) => {
-            const count = counts.get(track.slug);
-            return {
-              slug: track.slug,
-              title: track.title,
-              plays: count?.plays ?? 0,
-              listeners: count?.listeners ?? 0,
-              returning_listeners: count?.returning ?? 0,
-            };
+  };
+}
+
+/** GET and POST /api/play: play counts per track, one play per track, client and day. */
+function playRoute(deps: ContributeDeps): RouteDefinition {
+  const { context, store, limiter, limits, corpus } = deps;
+  return {
+    ...PLAY,
+    bodies: { POST: { mend: (body) => playCall(corpus, (body as { slug?: unknown } | undefined)?.slug) } },
+    methods: {
+      GET: async (request, response) => {
+        const counts = new Map((await store.playCounts()).map((row) => [row.slug, row]));
+        const tracks = corpus.audio.tracks.map((track) => {
+          const count = counts.get(track.slug);
+          return {
+            slug: track.slug,
+            title: track.title,
+            plays: count?.plays ?? 0,
+            listeners: count?.listeners ?? 0,
+            returning_listeners: count?.returning ?? 0,
+          };
+        });
+        tracks.sort((a, b) => b.returning_listeners - a.returning_listeners || b.plays - a.plays || a.slug.localeCompare(b.slug));
+        response.setHeader('Cache-Control', 'no-store');
+        send(response, PlayCountsSchema, {
+          tracks,
+          total_plays: tracks.reduce((sum, track) => sum + track.plays, 0),
+          ordering: 'By returning listeners (clients who played a track on more than one day), then plays.',
+          counting: 'A play counts once per track, client and day. POST /api/play {"slug": "<track slug>"} records one (the site player does it).',
+          privacy: 'Client addresses are hashed with a per-deployment secret and only the hash is kept; no raw address is stored.',
+          manifest: '/audio/manifest.json',
+        });
+      },
+      POST: async (request, response, input) => {
+        const parsed = bodyOf(input, PlayRequestSchema);
+        const slugs = corpus.audio.tracks.map((candidate) => candidate.slug);
+        const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.slug);
+        if (!track) {
+          throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.slug}"`, 'Use a slug from /audio/manifest.json.', {
+            details: { slugs },
+            suggestedNextCall: playCall(corpus, parsed.slug),
           });
-          tracks.sort((a, b) => b.returning_listeners - a.returning_listeners || b.plays - a.plays || a.slug.localeCompare(b.slug));
-          response.setHeader('Cache-Control', 'no-store');
-          send(response, PlayCountsSchema, {
-            tracks,
-            total_plays: tracks.reduce((sum, track) => sum + track.plays, 0),
-            ordering: 'By returning listeners (clients who played a track on more than one day), then plays.',
-            counting: 'A play counts once per track, client and day. POST /api/play {"slug": "<track slug>"} records one (the site player does it).',
-            privacy: 'Client addresses are hashed with a per-deployment secret and only the hash is kept; no raw address is stored.',
-            manifest: '/audio/manifest.json',
-          });
-        },
-        POST: async (request, response, input) => {
-          const parsed = bodyOf(input, PlayRequestSchema);
-          const slugs = corpus.audio.tracks.map((candidate) => candidate.slug);
-          const track = corpus.audio.tracks.find((candidate) => candidate.slug === parsed.slug);
-          if (!track) {
-            throw apiError('TRACK_NOT_FOUND', `no audio track has slug "${parsed.slug}"`, 'Use a slug from /audio/manifest.json.', {
-              details: { slugs },
-              suggestedNextCall: playCall(parsed.slug),
-            });
-          }
-          const client = await limiter.client(request);
-          const limit: RateLimit = { key: `play:${client}`, ...limits.play };
-          const verdict = await store.hit(limit, context.now());
-          if (!verdict.allowed) throw rateLimited(verdict.resetMs, limit);
-          setRateHeaders(response, limit, verdict.remaining, verdict.resetMs);
-          const recorded = await store.recordPlay(track.slug, client, context.now().toISOString().slice(0, 10));
-          send(response, PlayRecordedSchema, { slug: track.slug, recorded, note: recorded ? 'Play counted.' : 'Already counted for this client today.' }, 202);
-        },
+        }
+        const client = await limiter.client(request);
+        const limit: RateLimit = { key: `play:${client}`, ...limits.play };
+        const verdict = await store.hit(limit, context.now());
+        if (!verdict.allowed) throw rateLimited(verdict.resetMs, limit);
+        setRateHeaders(response, limit, verdict.remaining, verdict.resetMs);
+        const recorded = await store.recordPlay(track.slug, client, context.now().toISOString().slice(0, 10));
+        send(response, PlayRecordedSchema, { slug: track.slug, recorded, note: recorded ? 'Play counted.' : 'Already counted for this client today.' }, 202);
       },
     },
-  ];
+  };
 }
