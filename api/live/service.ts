@@ -11,7 +11,7 @@ import { runTrace } from '../../core/live/trace.ts';
 import { BUDGET_FAILURE, budgetRefusals, ceilingLeftTooFew, type BudgetRefusal, type PanelRunLike } from '../../core/live/budget.ts';
 import type { FastQuery } from '../../core/query-params.ts';
 import { ApiError, apiError, type SuggestedCall } from '../../schemas/errors.ts';
-import { createJobRunner, type JobRunner } from '../jobs/runner.ts';
+import { createJobRunner, type JobFailure, type JobRunner } from '../jobs/runner.ts';
 import type { Corpus } from '../load-artifacts.ts';
 import { ProviderError, type Panel } from '../../providers/chat.ts';
 import type { Exchange, JobRecord, JobStage, Store } from '../../storage/store.ts';
@@ -132,25 +132,7 @@ export function createLiveService(options: LiveServiceOptions) {
     }
   }
 
-  /** Runs `work` under the run's deadline and the caller's signal; a run every call of which the ceiling refused is the ceiling's error. */
-  async function bounded<T>(caller: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const run = runSignal(deadlineMs, caller);
-    try {
-      return await work(run.signal);
-    } catch (error) {
-      if (error instanceof ProviderError && error.failure === BUDGET_FAILURE) {
-        throw apiError(
-          'SPENDING_CEILING_REACHED',
-          `the live panel's spending ceiling of $${ceiling.toFixed(2)} refused a call the run cannot do without (${error.message})`,
-          CEILING_ACTION,
-          { retryable: false },
-        );
-      }
-      throw error;
-    } finally {
-      run.done();
-    }
-  }
+  const bounded = <T>(caller: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>) => boundedRun(deadlineMs, ceiling, caller, work);
 
   /** The exchanges of a session issued to this client, or SESSION_NOT_FOUND. */
   async function openSession(sessionId: string, client: string | undefined, restart?: SuggestedCall): Promise<Exchange[]> {
@@ -217,62 +199,14 @@ export function createLiveService(options: LiveServiceOptions) {
   const traceRun = (query: FastQuery, caller?: AbortSignal, onStage?: OnStage) =>
     bounded(caller, (signal) => runTrace(deps, query, { signal, ...(onStage ? { onStage } : {}) }));
 
-  /**
-   * Runs `run` with its stages stored on the job, all of them stored before the job ends.
-   * A cancelled job's stages stop: nothing heard after the cancel is stored.
-   */
-  async function withStages<T>(job: { id: string; attempt: number; signal: AbortSignal }, run: (onStage: OnStage) => Promise<T>): Promise<T> {
-    const recorder = createStageRecorder(store, job, now, log);
-    try {
-      return await run((stage) => {
-        if (!job.signal.aborted) recorder.onStage(stage);
-      });
-    } finally {
-      await recorder.flushed();
-    }
-  }
-
   const stamped = (listener: StageListener | undefined): OnStage | undefined => listener && ((stage) => listener(stampStage(stage, now)));
 
   const persistence = createCouncilPersistence({ corpus, store, now });
 
-  /** Runs a job in the context of the request that submitted it (its log lines and calls name both), and counts how it ended. */
-  async function inJobContext<T>(kind: JobRecord['kind'], input: unknown, job: { id: string; signal: AbortSignal }, run: () => Promise<T>): Promise<T> {
-    return runInContext({ requestId: submitterOf(input) ?? job.id, jobId: job.id }, async () => {
-      log(`job ${job.id} (${kind}) started`);
-      try {
-        const result = await run();
-        options.onJobFinished?.(kind, 'done');
-        return result;
-      } catch (error) {
-        const reason = job.signal.aborted ? (job.signal.reason as Error | undefined)?.name : undefined;
-        options.onJobFinished?.(kind, reason === 'JobHandedBack' ? 'handed_back' : reason ? 'cancelled' : 'failed');
-        throw error;
-      }
-    });
-  }
-
-  const runner: JobRunner = createJobRunner({
-    store,
-    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-    concurrency: options.concurrency ?? 4,
-    now,
-    log,
-    newId: () => `job_${randomUUID()}`,
-    describeFailure: (error) =>
-      error instanceof ApiError
-        ? { code: error.code, message: error.message, retryable: error.options.retryable ?? false, agent_action: error.agentAction }
-        : error instanceof ProviderError
-          ? { code: 'PROVIDER_FAILED', message: error.message }
-          : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' },
-    handlers: {
-      deliberation: (input, job) =>
-        inJobContext('deliberation', input, job, () => withStages(job, (onStage) => runDeliberation(input as DeliberationJobInput, job.signal, onStage))),
-      trace: (input, job) =>
-        inJobContext('trace', input, job, () => withStages(job, (onStage) => traceRun((input as { query: FastQuery }).query, job.signal, onStage))),
-      council: (input, job) =>
-        inJobContext('council', input, job, () => withStages(job, (onStage) => runKeptCouncil(input as CouncilJobInput, job.signal, onStage))),
-    },
+  const runner = createLiveJobRunner(options, now, log, {
+    deliberation: runDeliberation,
+    trace: traceRun,
+    council: runKeptCouncil,
   });
 
   return {
@@ -316,6 +250,98 @@ export function createLiveService(options: LiveServiceOptions) {
   };
 }
 export type LiveService = ReturnType<typeof createLiveService>;
+
+/** Runs `work` under the run's deadline and the caller's signal; a run every call of which the ceiling refused is the ceiling's error. */
+async function boundedRun<T>(deadlineMs: number, ceiling: number, caller: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const run = runSignal(deadlineMs, caller);
+  try {
+    return await work(run.signal);
+  } catch (error) {
+    if (error instanceof ProviderError && error.failure === BUDGET_FAILURE) {
+      throw apiError(
+        'SPENDING_CEILING_REACHED',
+        `the live panel's spending ceiling of $${ceiling.toFixed(2)} refused a call the run cannot do without (${error.message})`,
+        CEILING_ACTION,
+        { retryable: false },
+      );
+    }
+    throw error;
+  } finally {
+    run.done();
+  }
+}
+
+/** The three live runs as a job handler calls them: with the job's signal and its stage callback. */
+interface LiveRuns {
+  deliberation(input: DeliberationJobInput, signal: AbortSignal, onStage: OnStage): Promise<unknown>;
+  trace(query: FastQuery, signal: AbortSignal, onStage: OnStage): Promise<unknown>;
+  council(input: CouncilJobInput, signal: AbortSignal, onStage: OnStage): Promise<unknown>;
+}
+
+/**
+ * The job runner of the live paths: each job runs in the context of the request that submitted
+ * it, with its stages stored on the job record, and ends counted (done, failed, cancelled).
+ */
+function createLiveJobRunner(options: LiveServiceOptions, now: () => Date, log: (line: string) => void, runs: LiveRuns): JobRunner {
+  const { store } = options;
+  /**
+   * Runs `run` with its stages stored on the job, all of them stored before the job ends.
+   * A cancelled job's stages stop: nothing heard after the cancel is stored.
+   */
+  async function withStages<T>(job: { id: string; attempt: number; signal: AbortSignal }, run: (onStage: OnStage) => Promise<T>): Promise<T> {
+    const recorder = createStageRecorder(store, job, now, log);
+    try {
+      return await run((stage) => {
+        if (!job.signal.aborted) recorder.onStage(stage);
+      });
+    } finally {
+      await recorder.flushed();
+    }
+  }
+
+  /** Runs a job in the context of the request that submitted it (its log lines and calls name both), and counts how it ended. */
+  async function inJobContext<T>(kind: JobRecord['kind'], input: unknown, job: { id: string; signal: AbortSignal }, run: () => Promise<T>): Promise<T> {
+    return runInContext({ requestId: submitterOf(input) ?? job.id, jobId: job.id }, async () => {
+      log(`job ${job.id} (${kind}) started`);
+      try {
+        const result = await run();
+        options.onJobFinished?.(kind, 'done');
+        return result;
+      } catch (error) {
+        const reason = job.signal.aborted ? (job.signal.reason as Error | undefined)?.name : undefined;
+        options.onJobFinished?.(kind, reason === 'JobHandedBack' ? 'handed_back' : reason ? 'cancelled' : 'failed');
+        throw error;
+      }
+    });
+  }
+
+  return createJobRunner({
+    store,
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    concurrency: options.concurrency ?? 4,
+    now,
+    log,
+    newId: () => `job_${randomUUID()}`,
+    describeFailure: describeJobFailure,
+    handlers: {
+      deliberation: (input, job) =>
+        inJobContext('deliberation', input, job, () => withStages(job, (onStage) => runs.deliberation(input as DeliberationJobInput, job.signal, onStage))),
+      trace: (input, job) =>
+        inJobContext('trace', input, job, () => withStages(job, (onStage) => runs.trace((input as { query: FastQuery }).query, job.signal, onStage))),
+      council: (input, job) =>
+        inJobContext('council', input, job, () => withStages(job, (onStage) => runs.council(input as CouncilJobInput, job.signal, onStage))),
+    },
+  });
+}
+
+/** What a failed job says: an API error as itself, a provider's failure, or the error's message. */
+function describeJobFailure(error: unknown): JobFailure {
+  return error instanceof ApiError
+    ? { code: error.code, message: error.message, retryable: error.options.retryable ?? false, agent_action: error.agentAction }
+    : error instanceof ProviderError
+      ? { code: 'PROVIDER_FAILED', message: error.message }
+      : { code: 'JOB_FAILED', message: (error as Error)?.message?.slice(0, 300) ?? 'the job failed' };
+}
 
 /**
  * Panel models join the runtime model registry, so kin and freshness know the voices of
