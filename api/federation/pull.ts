@@ -127,20 +127,7 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
   // 1. The node document.
   const nodeUrl = new URL('/.well-known/polyphony-node.json', base).href;
   const node = parseJson<NodeDocument>((await fetchCounted(nodeUrl, DOCUMENT_BYTES)).body, nodeUrl, NodeDocumentSchema).data;
-  if (node.protocol !== FEDERATION_PROTOCOL) {
-    throw new FederationError('PROTOCOL_MISMATCH', `${nodeUrl} speaks ${JSON.stringify(node.protocol)}; this deployment speaks ${FEDERATION_PROTOCOL}`);
-  }
-  if (node.origin !== base.origin) throw new FederationError('ORIGIN_MISMATCH', `${nodeUrl} says its origin is ${node.origin}, not ${base.origin}`);
-  const rawKey = Buffer.from(node.public_key.raw, 'base64url');
-  if (rawKey.length !== 32 || node.public_key.key_id !== keyIdOf(rawKey) || node.node_id !== nodeIdOf(node.public_key.key_id)) {
-    throw new FederationError('INVALID_DOCUMENT', `${nodeUrl}: key_id and node_id must be derived from the public key`);
-  }
-  if (node.id_prefix === options.localPrefix) {
-    throw new FederationError(
-      'INVALID_DOCUMENT',
-      `${node.origin} uses the id prefix ${node.id_prefix}, which is this deployment's own: its records would collide with ours`,
-    );
-  }
+  checkNodeDocument(node, nodeUrl, base, options.localPrefix);
   const pinned = await options.store.getPeer(base.origin);
   const rotation = pinned ? await checkPin(pinned, node, base.origin, fetchCounted) : undefined;
 
@@ -163,38 +150,8 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     );
   }
   const manifest = manifestDocument.data;
-  if (manifest.protocol !== FEDERATION_PROTOCOL) throw new FederationError('PROTOCOL_MISMATCH', `the manifest speaks ${JSON.stringify(manifest.protocol)}`);
-  for (const field of ['node_id', 'origin', 'id_prefix'] as const) {
-    if (manifest[field] !== node[field])
-      throw new FederationError('ORIGIN_MISMATCH', `the manifest's ${field} is ${manifest[field]}, the node document's ${node[field]}`);
-  }
   const now = options.now();
-  const signedAt = new Date(manifest.signed_at).toISOString();
-  if (new Date(manifest.expires_at).getTime() < now.getTime())
-    throw new FederationError('EXPIRED_MANIFEST', `the manifest signed at ${signedAt} expired at ${manifest.expires_at}`);
-  if (pinned && signedAt < pinned.last_signed_at) {
-    throw new FederationError(
-      'REPLAYED_MANIFEST',
-      `the manifest was signed at ${signedAt}, before the one already accepted from ${base.origin} (${pinned.last_signed_at}): an old manifest replayed; nothing was staged`,
-    );
-  }
-  if (manifest.records.length > options.maxRecords) {
-    throw new FederationError(
-      'LIMIT_EXCEEDED',
-      `the manifest lists ${manifest.records.length} records, more than FEDERATION_MAX_RECORDS (${options.maxRecords})`,
-    );
-  }
-  const idPattern = new RegExp(`^${node.id_prefix}-[DL]\\d+$`);
-  const seen = new Set<string>();
-  for (const entry of manifest.records) {
-    if (!idPattern.test(entry.id))
-      throw new FederationError('INVALID_RECORD', `the manifest lists ${JSON.stringify(entry.id)}, not an Atlas record id of prefix ${node.id_prefix}`);
-    if (seen.has(entry.id)) throw new FederationError('INVALID_RECORD', `the manifest lists ${entry.id} twice`);
-    seen.add(entry.id);
-    if (!verifyRecordSignature(node.public_key.raw, node.node_id, entry.id, entry.sha256, entry.signature)) {
-      throw new FederationError('BAD_SIGNATURE', `the record signature of ${entry.id} does not verify with ${node.public_key.key_id}`);
-    }
-  }
+  const signedAt = checkManifest(manifest, node, { now, pinned, origin: base.origin, maxRecords: options.maxRecords });
 
   // 3. Only records whose hashes are new, each verified before anything is staged.
   // Records first pulled under a key this one replaced are known too (a rotation changes the node id, not the records).
@@ -288,6 +245,67 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     throw new FederationError('REPLAYED_MANIFEST', `a newer manifest of ${base.origin}, or another key for it, was accepted meanwhile; nothing was staged`);
   report.staged = outcome.staged.map((item) => ({ record_id: item.record_id, sha256: item.content_hash, import_id: item.id }));
   return report;
+}
+
+/** The node document speaks our protocol, for its own origin, under a key its ids derive from, with a prefix not ours. */
+function checkNodeDocument(node: NodeDocument, nodeUrl: string, base: URL, localPrefix: string): void {
+  if (node.protocol !== FEDERATION_PROTOCOL) {
+    throw new FederationError('PROTOCOL_MISMATCH', `${nodeUrl} speaks ${JSON.stringify(node.protocol)}; this deployment speaks ${FEDERATION_PROTOCOL}`);
+  }
+  if (node.origin !== base.origin) throw new FederationError('ORIGIN_MISMATCH', `${nodeUrl} says its origin is ${node.origin}, not ${base.origin}`);
+  const rawKey = Buffer.from(node.public_key.raw, 'base64url');
+  if (rawKey.length !== 32 || node.public_key.key_id !== keyIdOf(rawKey) || node.node_id !== nodeIdOf(node.public_key.key_id)) {
+    throw new FederationError('INVALID_DOCUMENT', `${nodeUrl}: key_id and node_id must be derived from the public key`);
+  }
+  if (node.id_prefix === localPrefix) {
+    throw new FederationError(
+      'INVALID_DOCUMENT',
+      `${node.origin} uses the id prefix ${node.id_prefix}, which is this deployment's own: its records would collide with ours`,
+    );
+  }
+}
+
+/**
+ * The verified manifest describes the node that signed it, is fresh, no older than the one last
+ * accepted from this origin, within the record limit, and lists each record once under the
+ * node's prefix with a record signature that verifies. Answers when it was signed.
+ */
+function checkManifest(
+  manifest: FederationManifest,
+  node: NodeDocument,
+  context: { now: Date; pinned: FederationPeer | undefined; origin: string; maxRecords: number },
+): string {
+  const { now, pinned, origin, maxRecords } = context;
+  if (manifest.protocol !== FEDERATION_PROTOCOL) throw new FederationError('PROTOCOL_MISMATCH', `the manifest speaks ${JSON.stringify(manifest.protocol)}`);
+  for (const field of ['node_id', 'origin', 'id_prefix'] as const) {
+    if (manifest[field] !== node[field])
+      throw new FederationError('ORIGIN_MISMATCH', `the manifest's ${field} is ${manifest[field]}, the node document's ${node[field]}`);
+  }
+  const signedAt = new Date(manifest.signed_at).toISOString();
+  if (new Date(manifest.expires_at).getTime() < now.getTime())
+    throw new FederationError('EXPIRED_MANIFEST', `the manifest signed at ${signedAt} expired at ${manifest.expires_at}`);
+  if (pinned && signedAt < pinned.last_signed_at) {
+    throw new FederationError(
+      'REPLAYED_MANIFEST',
+      `the manifest was signed at ${signedAt}, before the one already accepted from ${origin} (${pinned.last_signed_at}): an old manifest replayed; nothing was staged`,
+    );
+  }
+  if (manifest.records.length > maxRecords) {
+    throw new FederationError('LIMIT_EXCEEDED', `the manifest lists ${manifest.records.length} records, more than FEDERATION_MAX_RECORDS (${maxRecords})`);
+  }
+  const idPattern = new RegExp(`^${node.id_prefix}-[DL]\\d+$`);
+  const seen = new Set<string>();
+  for (const entry of manifest.records) {
+    if (!idPattern.test(entry.id))
+      throw new FederationError('INVALID_RECORD', `the manifest lists ${JSON.stringify(entry.id)}, not an Atlas record id of prefix ${node.id_prefix}`);
+    if (seen.has(entry.id)) throw new FederationError('INVALID_RECORD', `the manifest lists ${entry.id} twice`);
+    seen.add(entry.id);
+    if (!verifyRecordSignature(node.public_key.raw, node.node_id, entry.id, entry.sha256, entry.signature)) {
+      throw new FederationError('BAD_SIGNATURE', `the record signature of ${entry.id} does not verify with ${node.public_key.key_id}`);
+    }
+  }
+
+  return signedAt;
 }
 
 /** A pulled record must be a valid Atlas record of its origin, under the id the manifest gives, and not itself an import. */
