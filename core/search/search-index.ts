@@ -131,27 +131,6 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     queryTermWeight: tuning.queryTermWeight,
   };
 
-  function allowedMask(filters: SearchFilters | undefined): Uint8Array {
-    const mask = new Uint8Array(records.length);
-    records.forEach((record, index) => {
-      const ok =
-        (!filters?.layers || filters.layers.includes(record.layer)) &&
-        (!filters?.rings || filters.rings.includes(record.ring)) &&
-        (!filters?.evidence || filters.evidence.includes(record.evidence)) &&
-        !filters?.excludeIds?.has(record.id);
-      mask[index] = ok ? 1 : 0;
-    });
-    return mask;
-  }
-
-  function allowedList(mask: Uint8Array): Uint32Array {
-    let count = 0;
-    for (let index = 0; index < mask.length; index++) count += mask[index]!;
-    const list = new Uint32Array(count);
-    for (let index = 0, at = 0; index < mask.length; index++) if (mask[index] === 1) list[at++] = index;
-    return list;
-  }
-
   /** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
   function poolMask(scores: Float64Array, size: number): Uint8Array {
     const values = scores.filter((score) => !Number.isNaN(score));
@@ -191,74 +170,6 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     return vector!;
   }
 
-  /** Fused scores in [0, 1] for the allowed records (NaN elsewhere); `allowed` lists them. */
-  function fuse(cosine: Float32Array, lexical: Float64Array, allowed: Uint32Array): Float64Array {
-    const fused = new Float64Array(records.length).fill(Number.NaN);
-    const w = tuning.vectorWeight;
-    if (tuning.fusion === 'rrf') {
-      const rankOf = (score: (index: number) => number, present: (index: number) => boolean) => {
-        const ranks = new Map<number, number>();
-        [...allowed]
-          .filter(present)
-          .sort((a, b) => score(b) - score(a) || a - b)
-          .forEach((index, rank) => ranks.set(index, rank + 1));
-        return ranks;
-      };
-      const vectorRanks = rankOf(
-        (index) => cosine[index]!,
-        () => true,
-      );
-      const lexicalRanks = rankOf(
-        (index) => lexical[index]!,
-        (index) => lexical[index]! > 0,
-      );
-      const top = 1 / (tuning.rrfK + 1);
-      for (const index of allowed) {
-        const v = 1 / (tuning.rrfK + vectorRanks.get(index)!);
-        const l = lexicalRanks.has(index) ? 1 / (tuning.rrfK + lexicalRanks.get(index)!) : 0;
-        fused[index] = (w * v + (1 - w) * l) / top;
-      }
-      return fused;
-    }
-    const maxLexical = maxOf(lexical);
-    if (tuning.fusion === 'minmax') {
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const index of allowed) {
-        lo = Math.min(lo, cosine[index]!);
-        hi = Math.max(hi, cosine[index]!);
-      }
-      const span = hi - lo || 1;
-      for (const index of allowed) {
-        const v = (cosine[index]! - lo) / span;
-        const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
-        fused[index] = w * v + (1 - w) * l;
-      }
-      return fused;
-    }
-    for (const index of allowed) {
-      const v = Math.max(0, cosine[index]!);
-      const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
-      fused[index] = w * v + (1 - w) * l;
-    }
-    return fused;
-  }
-
-  /** The k best-scoring records (NaN skipped), best first; ties by id. Linear for small k. */
-  function topIndices(scores: Float64Array, k: number): number[] {
-    const better = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && records[a]!.id < records[b]!.id);
-    const top: number[] = [];
-    for (let index = 0; index < scores.length; index++) {
-      if (Number.isNaN(scores[index]!)) continue;
-      if (top.length === k && !better(index, top[k - 1]!)) continue;
-      let at = top.length === k ? k - 1 : top.length;
-      while (at > 0 && better(index, top[at - 1]!)) at--;
-      top.splice(at, 0, index);
-      if (top.length > k) top.pop();
-    }
-    return top;
-  }
-
   return {
     records,
     chunkCount: chunkRecords.length,
@@ -275,30 +186,28 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       // The question is embedded (on a worker thread, in the server) while the words are scored here.
       const embedding = embedQuery(query);
       embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
-      const mask = allowedMask(options.filters);
+      const mask = allowedMask(records, options.filters);
       const allowed = allowedList(mask);
       const lexical = fullText.scores(query, fullTextOptions, mask);
       const queryVector = await embedding;
       const { best: similarity, bestChunk } = scan(queryVector, mask);
-      let fused = fuse(similarity, lexical, allowed);
+      let fused = fuse(tuning, similarity, lexical, allowed);
 
       if (tuning.feedbackDocs > 0 && tuning.feedbackWeight > 0) {
         // Rocchio: move the query vector towards the best passages of the first ranking.
-        const expanded = Float32Array.from(queryVector);
-        const top = topIndices(fused, tuning.feedbackDocs).filter((index) => bestChunk[index]! >= 0);
-        for (const index of top) {
-          const offset = bestChunk[index]! * dims;
-          for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! + (tuning.feedbackWeight / top.length) * vectors[offset + d]!;
-        }
-        let norm = 0;
-        for (let d = 0; d < dims; d++) norm += expanded[d]! * expanded[d]!;
-        norm = Math.sqrt(norm) || 1;
-        for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! / norm;
+        const top = topIndices(records, fused, tuning.feedbackDocs).filter((index) => bestChunk[index]! >= 0);
+        const expanded = feedbackVector(
+          queryVector,
+          vectors,
+          dims,
+          top.map((index) => bestChunk[index]!),
+          tuning.feedbackWeight,
+        );
         // The second scan covers the first ranking's best `feedbackPool` records only: a
         // record ranked below them is not pulled into the results by feedback, and on a large
         // corpus this halves the scanning.
         const pool = allowed.length > tuning.feedbackPool ? poolMask(fused, tuning.feedbackPool) : mask;
-        const rescored = fuse(scan(expanded, pool).best, lexical, pool === mask ? allowed : allowedList(pool));
+        const rescored = fuse(tuning, scan(expanded, pool).best, lexical, pool === mask ? allowed : allowedList(pool));
         if (pool !== mask) for (const index of allowed) if (pool[index] === 0) rescored[index] = fused[index]! - 2; // stays below every pooled record
         fused = rescored;
       }
@@ -333,6 +242,111 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       return hits.slice(0, k).map((hit) => ({ ...hit, score: round(hit.score) }));
     },
   };
+}
+
+/** 1 for each record the filters allow, 0 elsewhere. */
+function allowedMask(records: readonly SearchRecord[], filters: SearchFilters | undefined): Uint8Array {
+  const mask = new Uint8Array(records.length);
+  records.forEach((record, index) => {
+    const ok =
+      (!filters?.layers || filters.layers.includes(record.layer)) &&
+      (!filters?.rings || filters.rings.includes(record.ring)) &&
+      (!filters?.evidence || filters.evidence.includes(record.evidence)) &&
+      !filters?.excludeIds?.has(record.id);
+    mask[index] = ok ? 1 : 0;
+  });
+  return mask;
+}
+
+/** The indices of a mask's 1s. */
+function allowedList(mask: Uint8Array): Uint32Array {
+  let count = 0;
+  for (let index = 0; index < mask.length; index++) count += mask[index]!;
+  const list = new Uint32Array(count);
+  for (let index = 0, at = 0; index < mask.length; index++) if (mask[index] === 1) list[at++] = index;
+  return list;
+}
+
+/** Fused scores in [0, 1] for the allowed records (NaN elsewhere); `allowed` lists them. */
+function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array, allowed: Uint32Array): Float64Array {
+  const fused = new Float64Array(cosine.length).fill(Number.NaN);
+  const w = tuning.vectorWeight;
+  if (tuning.fusion === 'rrf') {
+    const rankOf = (score: (index: number) => number, present: (index: number) => boolean) => {
+      const ranks = new Map<number, number>();
+      [...allowed]
+        .filter(present)
+        .sort((a, b) => score(b) - score(a) || a - b)
+        .forEach((index, rank) => ranks.set(index, rank + 1));
+      return ranks;
+    };
+    const vectorRanks = rankOf(
+      (index) => cosine[index]!,
+      () => true,
+    );
+    const lexicalRanks = rankOf(
+      (index) => lexical[index]!,
+      (index) => lexical[index]! > 0,
+    );
+    const top = 1 / (tuning.rrfK + 1);
+    for (const index of allowed) {
+      const v = 1 / (tuning.rrfK + vectorRanks.get(index)!);
+      const l = lexicalRanks.has(index) ? 1 / (tuning.rrfK + lexicalRanks.get(index)!) : 0;
+      fused[index] = (w * v + (1 - w) * l) / top;
+    }
+    return fused;
+  }
+  const maxLexical = maxOf(lexical);
+  if (tuning.fusion === 'minmax') {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const index of allowed) {
+      lo = Math.min(lo, cosine[index]!);
+      hi = Math.max(hi, cosine[index]!);
+    }
+    const span = hi - lo || 1;
+    for (const index of allowed) {
+      const v = (cosine[index]! - lo) / span;
+      const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
+      fused[index] = w * v + (1 - w) * l;
+    }
+    return fused;
+  }
+  for (const index of allowed) {
+    const v = Math.max(0, cosine[index]!);
+    const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
+    fused[index] = w * v + (1 - w) * l;
+  }
+  return fused;
+}
+
+/** The k best-scoring records (NaN skipped), best first; ties by id. Linear for small k. */
+function topIndices(records: readonly SearchRecord[], scores: Float64Array, k: number): number[] {
+  const better = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && records[a]!.id < records[b]!.id);
+  const top: number[] = [];
+  for (let index = 0; index < scores.length; index++) {
+    if (Number.isNaN(scores[index]!)) continue;
+    if (top.length === k && !better(index, top[k - 1]!)) continue;
+    let at = top.length === k ? k - 1 : top.length;
+    while (at > 0 && better(index, top[at - 1]!)) at--;
+    top.splice(at, 0, index);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}
+
+/** The query vector moved towards the given chunks by `weight` (shared among them), unit length again. */
+function feedbackVector(queryVector: Float32Array, vectors: Float32Array, dims: number, chunks: readonly number[], weight: number): Float32Array {
+  const expanded = Float32Array.from(queryVector);
+  for (const chunk of chunks) {
+    const offset = chunk * dims;
+    for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! + (weight / chunks.length) * vectors[offset + d]!;
+  }
+  let norm = 0;
+  for (let d = 0; d < dims; d++) norm += expanded[d]! * expanded[d]!;
+  norm = Math.sqrt(norm) || 1;
+  for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! / norm;
+  return expanded;
 }
 
 /** The n-th largest value (1-based) by quickselect; reorders `values`. */
