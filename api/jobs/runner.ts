@@ -89,6 +89,70 @@ function heldUntil(job: JobRecord, leaseMs: number): number {
   return job.lease_expires_at ? Date.parse(job.lease_expires_at) : Date.parse(job.updated_at) + leaseMs;
 }
 
+/**
+ * One heartbeat of a job running here: its lease renewed, or found cancelled (through another
+ * process), or lost (re-queued, and maybe claimed again, by another process after the lease
+ * lapsed: then it is no longer ours to run or finish); undefined when the job is gone.
+ */
+async function renewLease(options: JobRunnerOptions, id: string, attempt: number, leaseMs: number): Promise<'renewed' | 'cancelled' | 'lost' | undefined> {
+  if (await options.store.renewJobLease(id, attempt, options.now(), leaseMs)) return 'renewed';
+  const job = await options.store.getJob(id);
+  if (!job) return undefined;
+  if (job.status === 'cancelled') return 'cancelled';
+  if (job.status === 'queued' || (job.status === 'running' && job.attempts !== attempt)) return 'lost';
+  return undefined;
+}
+
+/**
+ * The sweep of unfinished jobs in the store: each queued job, or running one whose lease lapsed,
+ * is taken (`take`) to run here, re-queued first if it was running; one that was interrupted
+ * MAX_ATTEMPTS times fails instead. Jobs already this process's are left alone.
+ */
+async function sweepUnfinished(
+  options: JobRunnerOptions,
+  leaseMs: number,
+  mine: ReadonlySet<string>,
+  take: (id: string) => void,
+): Promise<{ resumed: number; failed: number }> {
+  let resumed = 0;
+  let failed = 0;
+  for (const job of await options.store.unfinishedJobs()) {
+    if (mine.has(job.id)) continue;
+    // A running job whose process still renews its lease is that process's.
+    if (job.status === 'running' && options.now().getTime() < heldUntil(job, leaseMs)) continue;
+    if (job.status === 'running' && job.attempts >= MAX_ATTEMPTS) {
+      await options.store.finishJob(
+        job.id,
+        { error: { code: 'JOB_INTERRUPTED', message: `the server stopped while this job was running, ${job.attempts} times; it was not retried again` } },
+        options.now(),
+      );
+      failed++;
+      continue;
+    }
+    if (job.status === 'running') await options.store.requeueJob(job.id, options.now());
+    take(job.id);
+    resumed++;
+  }
+  return { resumed, failed };
+}
+
+/** Releases a job's lease at a drain, so any process's sweep runs it again; a store error is logged. */
+async function handBack(options: JobRunnerOptions, id: string, attempt: number): Promise<void> {
+  try {
+    // Conditional on still running as this claim: a job that just finished is not re-run.
+    await options.store.renewJobLease(id, attempt, options.now(), 0);
+  } catch (error) {
+    options.log(`job ${id}: hand back: ${(error as Error).message}`);
+  }
+}
+
+/** Waits for `settled`, or `ms` at most. */
+async function atMost(ms: number, settled: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const queue: string[] = [];
   const mine = new Set<string>();
@@ -128,14 +192,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         .filter(([id]) => !lost.has(id))
         .map(async ([id, attempt]) => {
           try {
-            if (await options.store.renewJobLease(id, attempt, options.now(), leaseMs)) return;
-            // Cancelled (through another process), or re-queued (and maybe claimed again) by
-            // another process after the lease lapsed: then it is no longer ours to run or finish.
-            const job = await options.store.getJob(id);
-            if (!attempts.has(id) || !job) return;
-            if (job.status === 'cancelled') {
+            const lease = await renewLease(options, id, attempt, leaseMs);
+            if (!attempts.has(id)) return;
+            if (lease === 'cancelled') {
               controllers.get(id)?.abort(cancelledReason());
-            } else if (job.status === 'queued' || (job.status === 'running' && job.attempts !== attempt)) {
+            } else if (lease === 'lost') {
               lost.add(id);
               controllers.get(id)?.abort(leaseLostReason());
             }
@@ -203,31 +264,15 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       return job;
     },
     async resume() {
-      let resumed = 0;
-      let failed = 0;
       for (const [id, controller] of controllers) {
         if ((await options.store.getJob(id))?.status === 'cancelled') controller.abort(cancelledReason());
       }
-      for (const job of await options.store.unfinishedJobs()) {
-        if (mine.has(job.id)) continue;
-        // A running job whose process still renews its lease is that process's.
-        if (job.status === 'running' && options.now().getTime() < heldUntil(job, leaseMs)) continue;
-        if (job.status === 'running' && job.attempts >= MAX_ATTEMPTS) {
-          await options.store.finishJob(
-            job.id,
-            { error: { code: 'JOB_INTERRUPTED', message: `the server stopped while this job was running, ${job.attempts} times; it was not retried again` } },
-            options.now(),
-          );
-          failed++;
-          continue;
-        }
-        if (job.status === 'running') await options.store.requeueJob(job.id, options.now());
-        mine.add(job.id);
-        queue.push(job.id);
-        resumed++;
-      }
+      const swept = await sweepUnfinished(options, leaseMs, mine, (id) => {
+        mine.add(id);
+        queue.push(id);
+      });
       pump();
-      return { resumed, failed };
+      return swept;
     },
     heartbeat,
     idle() {
@@ -240,20 +285,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       // Not started here: left queued in the store, where any process's sweep finds them.
       for (const id of queue.splice(0)) mine.delete(id);
       const before = attempts.size;
-      if (running > 0) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([new Promise<void>((resolve) => idleWaiters.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-        clearTimeout(timer);
-      }
+      if (running > 0) await atMost(graceMs, new Promise<void>((resolve) => idleWaiters.push(resolve)));
       const left = [...attempts];
       for (const [id, attempt] of left) {
         lost.add(id);
-        try {
-          // Conditional on still running as this claim: a job that just finished is not re-run.
-          await options.store.renewJobLease(id, attempt, options.now(), 0);
-        } catch (error) {
-          options.log(`job ${id}: hand back: ${(error as Error).message}`);
-        }
+        await handBack(options, id, attempt);
         controllers.get(id)?.abort(handedBackReason());
       }
       return { finished: before - left.length, handedBack: left.length };
