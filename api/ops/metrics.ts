@@ -38,6 +38,86 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Model calls take seconds to minutes. */
 const CALL_SECONDS = [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 
+/**
+ * The gauges read at scrape time: spend and unfinished jobs from the store (the same in every
+ * process sharing it), and this process's embedding queue.
+ */
+function registerScrapeGauges(registers: Registry[], sourcesNow: () => MetricSources): void {
+  new Gauge({
+    name: 'polyphony_spend_usd',
+    help: 'Live model spend in USD: settled (committed), reserved (calls in flight) and the ceiling; absent without a live panel.',
+    labelNames: ['kind'] as const,
+    aggregator: 'max',
+    registers,
+    async collect() {
+      const { store, spendCeilingUsd } = sourcesNow();
+      if (!store || spendCeilingUsd === undefined) return;
+      const status = await guarded(() => store.spendStatus(now()));
+      if (!status) return;
+      this.set({ kind: 'settled' }, status.spent_usd);
+      this.set({ kind: 'reserved' }, status.reserved_usd);
+      this.set({ kind: 'ceiling' }, spendCeilingUsd);
+    },
+  });
+  let unfinished: { queued: number; running: number; oldestQueuedSeconds: number } | undefined;
+  new Gauge({
+    name: 'polyphony_jobs',
+    help: 'Background jobs not finished, by state (queued, running), across every process sharing the store.',
+    labelNames: ['state'] as const,
+    aggregator: 'max',
+    registers,
+    async collect() {
+      unfinished = await readJobs();
+      if (!unfinished) return;
+      this.set({ state: 'queued' }, unfinished.queued);
+      this.set({ state: 'running' }, unfinished.running);
+    },
+  });
+  new Gauge({
+    name: 'polyphony_jobs_oldest_queued_age_seconds',
+    help: 'Age of the oldest queued job (0 when none is queued).',
+    aggregator: 'max',
+    registers,
+    collect() {
+      // Read by the polyphony_jobs collector of the same scrape (registered first).
+      if (unfinished) this.set(unfinished.oldestQueuedSeconds);
+    },
+  });
+  new Gauge({
+    name: 'polyphony_embedding_queue_texts',
+    help: 'Texts waiting for an embedding worker thread (EMBED_WORKERS).',
+    registers,
+    collect() {
+      this.set(sourcesNow().embeddingQueue?.() ?? 0);
+    },
+  });
+
+  const now = () => (sourcesNow().now ?? (() => new Date()))();
+
+  async function readJobs() {
+    const store = sourcesNow().store;
+    if (!store) return undefined;
+    const list = await guarded(() => store.unfinishedJobs());
+    if (!list) return undefined;
+    const queued = list.filter((job) => job.status === 'queued');
+    const oldest = Math.min(...queued.map((job) => Date.parse(job.created_at)));
+    return {
+      queued: queued.length,
+      running: list.length - queued.length,
+      oldestQueuedSeconds: queued.length > 0 ? Math.max(0, (now().getTime() - oldest) / 1000) : 0,
+    };
+  }
+
+  /** A store that fails during a scrape leaves the last figures (its error is counted by the store wrapper). */
+  async function guarded<T>(read: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
   const registers = [registry];
@@ -84,80 +164,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     registers,
   });
 
-  // Read at scrape time from the store: the same in every process sharing it.
-  new Gauge({
-    name: 'polyphony_spend_usd',
-    help: 'Live model spend in USD: settled (committed), reserved (calls in flight) and the ceiling; absent without a live panel.',
-    labelNames: ['kind'] as const,
-    aggregator: 'max',
-    registers,
-    async collect() {
-      const { store, spendCeilingUsd } = sources;
-      if (!store || spendCeilingUsd === undefined) return;
-      const status = await guarded(() => store.spendStatus(now()));
-      if (!status) return;
-      this.set({ kind: 'settled' }, status.spent_usd);
-      this.set({ kind: 'reserved' }, status.reserved_usd);
-      this.set({ kind: 'ceiling' }, spendCeilingUsd);
-    },
-  });
-  let unfinished: { queued: number; running: number; oldestQueuedSeconds: number } | undefined;
-  new Gauge({
-    name: 'polyphony_jobs',
-    help: 'Background jobs not finished, by state (queued, running), across every process sharing the store.',
-    labelNames: ['state'] as const,
-    aggregator: 'max',
-    registers,
-    async collect() {
-      unfinished = await readJobs();
-      if (!unfinished) return;
-      this.set({ state: 'queued' }, unfinished.queued);
-      this.set({ state: 'running' }, unfinished.running);
-    },
-  });
-  new Gauge({
-    name: 'polyphony_jobs_oldest_queued_age_seconds',
-    help: 'Age of the oldest queued job (0 when none is queued).',
-    aggregator: 'max',
-    registers,
-    collect() {
-      // Read by the polyphony_jobs collector of the same scrape (registered first).
-      if (unfinished) this.set(unfinished.oldestQueuedSeconds);
-    },
-  });
-  new Gauge({
-    name: 'polyphony_embedding_queue_texts',
-    help: 'Texts waiting for an embedding worker thread (EMBED_WORKERS).',
-    registers,
-    collect() {
-      this.set(sources.embeddingQueue?.() ?? 0);
-    },
-  });
-
-  const now = () => (sources.now ?? (() => new Date()))();
-
-  async function readJobs() {
-    const store = sources.store;
-    if (!store) return undefined;
-    const list = await guarded(() => store.unfinishedJobs());
-    if (!list) return undefined;
-    const queued = list.filter((job) => job.status === 'queued');
-    const oldest = Math.min(...queued.map((job) => Date.parse(job.created_at)));
-    return {
-      queued: queued.length,
-      running: list.length - queued.length,
-      oldestQueuedSeconds: queued.length > 0 ? Math.max(0, (now().getTime() - oldest) / 1000) : 0,
-    };
-  }
-
-  /** A store that fails during a scrape leaves the last figures (its error is counted by the store wrapper). */
-  async function guarded<T>(read: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await read();
-    } catch {
-      return undefined;
-    }
-  }
+  registerScrapeGauges(registers, () => sources);
 
   return {
     registry,
