@@ -23,7 +23,7 @@ import { writeRefusal } from './calibrate.ts';
 import { negativeControlVerdict, type ControlVerdict } from '../../../core/certify/tiers.ts';
 import type { Embedder } from '../../../providers/embedder.ts';
 import { EVIDENCE_FILE_SUFFIX } from '../../../schemas/certification.ts';
-import type { Certification } from '../../../schemas/content.ts';
+import type { Certification, DivergenceFrontmatter } from '../../../schemas/content.ts';
 import { loadContent } from '../../../content-files/load-content.ts';
 import { appendEvidence, evidenceFile, loggedCalls, NEGATIVE_CONTROLS } from '../../../content-files/evidence-log.ts';
 import type { CertifyPanel } from './panel.ts';
@@ -108,11 +108,8 @@ function selectRecords<R extends { data: { id: string; certification: { tier: Ti
   throw new SelectionError('name record ids, --all, or --tier <C0|C1|C2|C3>');
 }
 
-export async function certify(options: CertifyOptions): Promise<CertifyReport> {
-  const now = options.now ?? (() => new Date());
-  const method = options.method ?? DEFAULT_METHOD;
-  const content = loadContent(options.contentDir);
-  const records = selectRecords(content.divergences, options.selection);
+/** What certify measures: the selected records, then the negative controls (with a decoy split when the panel has two models). */
+function certificationSubjects(records: readonly { data: DivergenceFrontmatter }[], options: CertifyOptions) {
   const questions = options.controlQuestions ?? CONTROL_QUESTIONS;
   const panelNames = options.panel.map((model) => model.name);
   // A control's decoy split: the true claim to the first panel model, a false one to the second.
@@ -132,6 +129,28 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     })),
     ...controls,
   ];
+  return { controls, subjects };
+}
+
+/** The plan's calls priced, those already answered by the same model version counted as logged. */
+function planOf(calls: Parameters<typeof summarisePlan>[0], options: CertifyOptions, logged: ReturnType<typeof loggedCalls>) {
+  const prices = Object.fromEntries([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.price]));
+  // The plan counts a step as logged when its model version answered it; the runner also checks the prompt.
+  const modelIds = new Map([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.modelId]));
+  const plan = summarisePlan(
+    calls,
+    prices,
+    new Set(calls.filter((call) => logged.get(call.key)?.some((line) => line.model_id === modelIds.get(call.model))).map((call) => call.key)),
+  );
+  return plan;
+}
+
+export async function certify(options: CertifyOptions): Promise<CertifyReport> {
+  const now = options.now ?? (() => new Date());
+  const method = options.method ?? DEFAULT_METHOD;
+  const content = loadContent(options.contentDir);
+  const records = selectRecords(content.divergences, options.selection);
+  const { controls, subjects } = certificationSubjects(records, options);
   const calibration = content.calibration;
   const delta = calibration?.methods['perturbation-v2']?.margin?.delta ?? DEFAULT_DELTA;
   const runsCap = options.maxRuns ?? options.settings.runs;
@@ -149,14 +168,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     settings: { ...options.settings, runs: runsCap },
     attempt: options.attempt,
   });
-  const prices = Object.fromEntries([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.price]));
-  // The plan counts a step as logged when its model version answered it; the runner also checks the prompt.
-  const modelIds = new Map([...options.panel, options.paraphraser, ...options.judges].map((model) => [model.name, model.modelId]));
-  const plan = summarisePlan(
-    calls,
-    prices,
-    new Set(calls.filter((call) => logged.get(call.key)?.some((line) => line.model_id === modelIds.get(call.model))).map((call) => call.key)),
-  );
+  const plan = planOf(calls, options, logged);
   const empty = {
     method,
     records: [],
