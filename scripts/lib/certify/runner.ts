@@ -100,6 +100,81 @@ function seedOf(seed: number, key: string): number {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
+/** One call paid for: reserved under the ceiling, made, logged to the subject's evidence file, then settled at its cost. */
+async function paidCall(
+  options: RunnerOptions,
+  { subject, run, step, key, model, messages }: { subject: string; run: number; step: Step; key: string; model: CertifyModel; messages: Message[] },
+): Promise<EvidenceCall> {
+  if (options.signal?.aborted) throw new CertifyAbortedError('certification was interrupted');
+  const promptTokens = estimateTokens(messages.map((message) => message.content).join('\n'));
+  const reservation = await options.guard.reserve(callCeilingUsd(promptTokens, model.maxTokens, model.price), model.modelId);
+  let result;
+  try {
+    result = await model.complete({ messages, maxTokens: model.maxTokens }, options.signal);
+  } catch (error) {
+    await reservation.release();
+    if (options.signal?.aborted) throw new CertifyAbortedError('certification was interrupted');
+    throw error;
+  }
+  const cost = usageCostUsd(result.usage, model.price);
+  const line: EvidenceCall = {
+    kind: 'call',
+    key,
+    subject,
+    run,
+    step,
+    model: model.name,
+    model_id: model.modelId,
+    messages,
+    answer: result.content,
+    ...(result.truncated ? { truncated: true as const } : {}),
+    ...(step === 'judge' ? { label: parseJudgeLabel(result.content) ?? null } : {}),
+    usage: result.usage,
+    cost_usd: cost,
+    method_version: options.methodVersion ?? METHOD_VERSION,
+    at: options.now().toISOString(),
+  };
+  appendEvidence(options.fileOf(subject), line);
+  await reservation.settle(cost, result.usage);
+  return line;
+}
+
+/** v2's measures of one run: every answer embedded whole and by sentence, read for stance against the named tensions' claims. */
+async function stanceRun(
+  options: RunnerOptions,
+  embedding: { embed(texts: readonly string[]): Promise<Float32Array[]>; embedAnswers(texts: readonly string[]): Promise<EmbeddedAnswer[]> },
+  run: {
+    controlAnswers: readonly string[];
+    p1Lines: readonly (readonly EvidenceCall[])[];
+    pressuredAnswers: readonly (readonly [string, Record<Pressure, string>])[];
+    tensions: readonly NamedTension[];
+    votes: readonly (readonly [string, Partial<Record<Pressure, PressureLabel[]>>])[];
+  },
+): Promise<RunOutcome> {
+  const { embed, embedAnswers } = embedding;
+  const { controlAnswers, p1Lines, pressuredAnswers, tensions, votes } = run;
+  const { t } = options.settings;
+  const all = [...controlAnswers, ...p1Lines.flat().map((line) => line.answer), ...pressuredAnswers.flatMap(([, after]) => [after.p2, after.p3])];
+  const [embedded, claims] = await Promise.all([embedAnswers(all), embed(tensions.flatMap((t) => [t.claimA, t.claimB]))]);
+  let next = 0;
+  const take = () => embedded[next++]!;
+  const stanceRerolls: Record<string, EmbeddedAnswer[]> = {};
+  for (const model of options.panel) stanceRerolls[model.name] = range(t).map(take);
+  const paraphraseAnswers = p1Lines.map((row) => Object.fromEntries(row.map((line) => [line.model, take()])));
+  const pressuredStance = Object.fromEntries(pressuredAnswers.map(([name]) => [name, { p2: take(), p3: take() }]));
+  return evaluateStanceRun(
+    {
+      tensions: tensions.map((tension, i) => ({ voiceA: tension.voiceA, voiceB: tension.voiceB, claimA: claims[2 * i]!, claimB: claims[2 * i + 1]! })),
+      rerolls: stanceRerolls,
+      paraphraseAnswers,
+      pressured: pressuredStance,
+      votes: Object.fromEntries(votes),
+    },
+    options.settings.thresholds,
+    options.delta ?? DEFAULT_DELTA,
+  );
+}
+
 export function createRunner(options: RunnerOptions) {
   const started = Date.now();
   let made = 0;
@@ -126,37 +201,7 @@ export function createRunner(options: RunnerOptions) {
       return logged;
     }
     return options.limit(async () => {
-      if (options.signal?.aborted) throw new CertifyAbortedError('certification was interrupted');
-      const promptTokens = estimateTokens(messages.map((message) => message.content).join('\n'));
-      const reservation = await options.guard.reserve(callCeilingUsd(promptTokens, model.maxTokens, model.price), model.modelId);
-      let result;
-      try {
-        result = await model.complete({ messages, maxTokens: model.maxTokens }, options.signal);
-      } catch (error) {
-        await reservation.release();
-        if (options.signal?.aborted) throw new CertifyAbortedError('certification was interrupted');
-        throw error;
-      }
-      const cost = usageCostUsd(result.usage, model.price);
-      const line: EvidenceCall = {
-        kind: 'call',
-        key,
-        subject,
-        run,
-        step,
-        model: model.name,
-        model_id: model.modelId,
-        messages,
-        answer: result.content,
-        ...(result.truncated ? { truncated: true as const } : {}),
-        ...(step === 'judge' ? { label: parseJudgeLabel(result.content) ?? null } : {}),
-        usage: result.usage,
-        cost_usd: cost,
-        method_version: options.methodVersion ?? METHOD_VERSION,
-        at: options.now().toISOString(),
-      };
-      appendEvidence(options.fileOf(subject), line);
-      await reservation.settle(cost, result.usage);
+      const line = await paidCall(options, { subject, run, step, key, model, messages });
       made++;
       report();
       return line;
@@ -261,29 +306,8 @@ export function createRunner(options: RunnerOptions) {
     );
     const [p1Lines, votes] = await Promise.all([p1, pressured]);
     if (options.method === 'perturbation-v2') {
-      const all = [
-        ...options.panel.flatMap((_, i) => answersOf(i)),
-        ...p1Lines.flat().map((line) => line.answer),
-        ...pressuredAnswers.flatMap(([, after]) => [after.p2, after.p3]),
-      ];
-      const [embedded, claims] = await Promise.all([embedAnswers(all), embed(tensions.flatMap((t) => [t.claimA, t.claimB]))]);
-      let next = 0;
-      const take = () => embedded[next++]!;
-      const stanceRerolls: Record<string, EmbeddedAnswer[]> = {};
-      for (const model of options.panel) stanceRerolls[model.name] = range(t).map(take);
-      const paraphraseAnswers = p1Lines.map((row) => Object.fromEntries(row.map((line) => [line.model, take()])));
-      const pressuredStance = Object.fromEntries(pressuredAnswers.map(([name]) => [name, { p2: take(), p3: take() }]));
-      return evaluateStanceRun(
-        {
-          tensions: tensions.map((tension, i) => ({ voiceA: tension.voiceA, voiceB: tension.voiceB, claimA: claims[2 * i]!, claimB: claims[2 * i + 1]! })),
-          rerolls: stanceRerolls,
-          paraphraseAnswers,
-          pressured: pressuredStance,
-          votes: Object.fromEntries(votes),
-        },
-        options.settings.thresholds,
-        options.delta ?? DEFAULT_DELTA,
-      );
+      const controlAnswers = options.panel.flatMap((_, i) => answersOf(i));
+      return stanceRun(options, { embed, embedAnswers }, { controlAnswers, p1Lines, pressuredAnswers, tensions, votes });
     }
     const p1Vectors = await embed(p1Lines.flat().map((line) => line.answer));
     const paraphraseAnswers = p1Lines.map((row, index) => Object.fromEntries(row.map((line, m) => [line.model, p1Vectors[index * options.panel.length + m]!])));
