@@ -115,6 +115,7 @@ const COMPUTED_PATHS = [
   '/.well-known/polyphony-node.json',
   '/federation/manifest.json',
   '/federation/manifest.sig',
+  '/.well-known/polyphony-key-rotations.json',
 ];
 
 const routeTables = new WeakMap<Express, readonly RouteDefinition[]>();

@@ -137,7 +137,12 @@ describe('compression', () => {
   });
 
   it('the federation documents are computed per request: a conditional GET answers 200, never 304', async () => {
-    for (const documentPath of ['/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig']) {
+    for (const documentPath of [
+      '/.well-known/polyphony-node.json',
+      '/.well-known/polyphony-key-rotations.json',
+      '/federation/manifest.json',
+      '/federation/manifest.sig',
+    ]) {
       for (const [header, value] of [
         ['If-None-Match', '*'],
         ['If-Modified-Since', new Date(Date.now() + 86_400_000).toUTCString()],
