@@ -31,7 +31,9 @@ export function openDatabase(file: string): { db: Database; transaction: Transac
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const Libsql = createRequire(import.meta.url)('libsql') as new (file: string) => Database;
   const db = new Libsql(file);
-  db.exec('PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000;');
+  // The busy timeout first: another process opening the same new file may hold its lock while it
+  // switches to WAL or migrates, and the switch below would otherwise fail at once with SQLITE_BUSY.
+  db.exec('PRAGMA busy_timeout=5000; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;');
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
