@@ -73,7 +73,8 @@ export function panelMember(world: () => WorldScript, name: string, usage?: Usag
   };
 }
 
-function between(prompt: string, heading: string): string {
+/** The text a prompt holds between `<heading>\n<<<\n` and `\n>>>` (how the protocol's prompts carry data). */
+export function between(prompt: string, heading: string): string {
   const start = prompt.indexOf(`${heading}\n<<<\n`);
   if (start < 0) return '';
   const from = start + heading.length + 5;

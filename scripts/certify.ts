@@ -2,7 +2,7 @@
 import { createUseLiteEmbedder } from '../providers/embedder.ts';
 import { loadPanelConfig } from '../providers/panel-config.ts';
 import { certify } from './lib/certify/certify.ts';
-import { calibrateContent, planJudgeCalls, type CalibrateOptions, type CalibrationMethod } from './lib/certify/calibrate.ts';
+import { CALIBRATION_CALLS_VERSION, calibrateContent, planJudgeCalls, type CalibrateOptions, type CalibrationMethod } from './lib/certify/calibrate.ts';
 import { createRunner } from './lib/certify/runner.ts';
 import { createLimiter } from './lib/certify/spend-guard.ts';
 import { createEmbeddingCache } from './lib/embedding-cache.ts';
@@ -115,7 +115,7 @@ async function runCalibration(requested: CalibrationMethod[], args: CertifyArgs)
       settings: args.settings,
       logged: loggedCalls(
         content.divergences.map((entry) => evidenceFile(content.dir, entry.data.id)),
-        'calibration',
+        CALIBRATION_CALLS_VERSION,
       ),
       fileOf: (subject) => evidenceFile(content.dir, subject),
       limit: createLimiter(args.concurrency),
@@ -123,7 +123,7 @@ async function runCalibration(requested: CalibrationMethod[], args: CertifyArgs)
       seed: args.seed,
       total: 0,
       now: () => new Date(),
-      methodVersion: 'calibration',
+      methodVersion: CALIBRATION_CALLS_VERSION,
     });
     judges = { models: models.judges, runner };
   }

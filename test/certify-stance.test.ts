@@ -15,11 +15,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { consensusTier } from '../core/certify/tiers.ts';
 import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
 import { startFakeOpenAI, type Behaviour, type FakeOpenAI, type RecordedRequest } from '../devkit/fake-openai.ts';
-import { utilityModel } from '../devkit/fake-world.ts';
+import { between, utilityModel } from '../devkit/fake-world.ts';
 import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import { readEvidence } from '../content-files/evidence-log.ts';
 import { loadContent } from '../content-files/load-content.ts';
-import { calibrateContent } from '../scripts/lib/certify/calibrate.ts';
+import { CALIBRATION_CALLS_VERSION, calibrateContent } from '../scripts/lib/certify/calibrate.ts';
 import { createRunner } from '../scripts/lib/certify/runner.ts';
 import { createLimiter } from '../scripts/lib/certify/spend-guard.ts';
 import { evidenceFile, loggedCalls } from '../content-files/evidence-log.ts';
@@ -91,10 +91,6 @@ const always =
 /** The scripted utility model, which also reads stance: the claim whose words the answer contains. */
 function stanceAwareUtility() {
   const base = utilityModel({ usage: USAGE }) as Extract<Behaviour, { kind: 'answer' }>;
-  const between = (prompt: string, heading: string) => {
-    const start = prompt.indexOf(`${heading}\n<<<\n`);
-    return start < 0 ? '' : prompt.slice(start + heading.length + 5, prompt.indexOf('\n>>>', start + heading.length + 5));
-  };
   return {
     kind: 'answer' as const,
     usage: USAGE,
@@ -327,14 +323,14 @@ describe('judges as a stance instrument (--calibrate --method judges)', () => {
         ...models,
         embedder: createHashedEmbedder(),
         settings: options().settings,
-        logged: loggedCalls(files, 'calibration'),
+        logged: loggedCalls(files, CALIBRATION_CALLS_VERSION),
         fileOf: (subject) => evidenceFile(content.dir, subject),
         limit: createLimiter(4),
         guard,
         seed: 0,
         total: 0,
         now: () => new Date('2026-11-26T12:00:00Z'),
-        methodVersion: 'calibration',
+        methodVersion: CALIBRATION_CALLS_VERSION,
       });
     const calibrate = () =>
       calibrateContent({

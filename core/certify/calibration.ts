@@ -12,6 +12,7 @@
  * tuning half and a held-out half by a hash of their id, so a threshold fitted on one half is
  * reported on the other. Pure: scores in, figures out.
  */
+import { fnv1a } from '../random.ts';
 import { cosineDistance, type Vector } from './spread.ts';
 import { mean, sideMargin, sideStrength, type EmbeddedAnswer, type Side } from './stance.ts';
 
@@ -216,12 +217,7 @@ export type Half = 'tune' | 'held_out';
 
 /** FNV-1a of the id: which half a record falls in, the same on every machine and run. */
 export function halfOf(id: string): Half {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % 2 === 0 ? 'tune' : 'held_out';
+  return fnv1a(id) % 2 === 0 ? 'tune' : 'held_out';
 }
 
 const round = (value: number | undefined) => (value === undefined ? null : Math.round(value * 1000) / 1000);

@@ -84,8 +84,8 @@ export interface CombinedOutcome {
   concedes: number;
   agreement: number | undefined;
   kappa: number | undefined;
-  /** perturbation-v2: each run's share of moves on which the judges agreed with the measure (runs with judges only). */
-  judgeAgreements: number[];
+  /** perturbation-v2: median over runs with judges of the share of moves on which the judges agreed with the measure. */
+  judgeAgreement: number | undefined;
 }
 
 function median(values: readonly number[]): number {
@@ -99,6 +99,7 @@ export function combineRuns(runs: readonly RunOutcome[]): CombinedOutcome {
   const tiers = runs.map((run) => run.tier);
   const dris = runs.map((run) => run.dri);
   const kappas = runs.map((run) => run.kappa).filter((kappa): kappa is number => kappa !== undefined);
+  const agreements = runs.flatMap((run) => (run.stance?.judge_agreement == null ? [] : [run.stance.judge_agreement]));
   return {
     tier: consensusTier(tiers),
     tiers,
@@ -111,6 +112,6 @@ export function combineRuns(runs: readonly RunOutcome[]): CombinedOutcome {
     concedes: Math.max(...runs.map((run) => run.conceded.length)),
     agreement: runAgreement(tiers),
     kappa: kappas.length === 0 ? undefined : median(kappas),
-    judgeAgreements: runs.flatMap((run) => (run.stance?.judge_agreement === null || run.stance === undefined ? [] : [run.stance.judge_agreement])),
+    judgeAgreement: agreements.length === 0 ? undefined : median(agreements),
   };
 }

@@ -15,11 +15,14 @@ import { callCeilingUsd, estimateTokens } from '../../../core/certify/plan.ts';
 import { anonymise, parseStanceReply, stanceJudgePrompt } from '../../../core/certify/prompts.ts';
 import { DEFAULT_FLOOR, MARGIN_PRECISION_TARGET, type CalibrationFloor } from '../../../core/certify/protocol.ts';
 import { answerSentences, type EmbeddedAnswer, type Side } from '../../../core/certify/stance.ts';
-import { seededRandom } from '../../../core/random.ts';
-import { CALIBRATION_FILE, CalibrationFileSchema, type CalibrationFile, type EvidenceCall } from '../../../schemas/certification.ts';
+import { fnv1a, seededRandom } from '../../../core/random.ts';
+import { CALIBRATION_FILE, CalibrationFileSchema, type CalibrationFile } from '../../../schemas/certification.ts';
 import type { Embedder } from '../../../providers/embedder.ts';
 import { loadContent } from '../../../content-files/load-content.ts';
 import type { createRunner, CertifyModel } from './runner.ts';
+
+/** The method version the judges' stance calls are logged under (and read back by). */
+export const CALIBRATION_CALLS_VERSION = 'calibration';
 
 export const CALIBRATION_METHODS = ['perturbation-v1', 'perturbation-v2', 'judges'] as const;
 export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
@@ -114,7 +117,7 @@ function stanceView(record: AtlasRecord, index: number, voice: string, judge: st
   const voices = [...record.answers.keys()].sort();
   const key = `${record.id}/calibrate/stance/${index}/${voice}/${judge}`;
   // Claim order drawn per call from the seed and the key: reproducible, and no position habit.
-  const flipped = seededRandom(hash(`${seed}\u0000${key}`))() < 0.5;
+  const flipped = seededRandom(fnv1a(`${seed}\u0000${key}`))() < 0.5;
   const replacements = voices.map((name, i): [string, string] => [name, `Voice ${String.fromCharCode(65 + i)}`]);
   const hide = (text: string) => anonymise(text, replacements);
   const claims: [string, string] = flipped ? [hide(tension.claimB), hide(tension.claimA)] : [hide(tension.claimA), hide(tension.claimB)];
@@ -140,12 +143,7 @@ export function planJudgeCalls(contentDir: string, judges: readonly CertifyModel
 }
 
 /** Each judge's reading of each (tension, voice); the majority decides, a tie is `neither`. */
-async function judgeSides(
-  record: AtlasRecord,
-  judges: NonNullable<CalibrateOptions['judges']>,
-  seed: number,
-): Promise<{ sides: Map<string, Side | 'both'>[]; calls: EvidenceCall[] }> {
-  const calls: EvidenceCall[] = [];
+async function judgeSides(record: AtlasRecord, judges: NonNullable<CalibrateOptions['judges']>, seed: number): Promise<Map<string, Side | 'both'>[]> {
   const voices = [...record.answers.keys()].sort();
   const sides = await Promise.all(
     record.tensions.map(async (_, index) => {
@@ -156,7 +154,6 @@ async function judgeSides(
             judges.models.map(async (judge) => {
               const { key, flipped, messages } = stanceView(record, index, voice, judge.name, seed);
               const line = await judges.runner.call(record.id, 0, 'stance', key, judge, messages);
-              calls.push(line);
               const reply = parseStanceReply(line.answer);
               if (reply === undefined) return undefined;
               if (reply === 'both' || reply === 'neither') return reply;
@@ -173,16 +170,7 @@ async function judgeSides(
       return byVoice;
     }),
   );
-  return { sides, calls };
-}
-
-function hash(text: string): number {
-  let value = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    value ^= text.charCodeAt(i);
-    value = Math.imul(value, 0x01000193) >>> 0;
-  }
-  return value;
+  return sides;
 }
 
 export async function calibrateContent(options: CalibrateOptions): Promise<CalibrationFile> {
@@ -205,7 +193,7 @@ export async function calibrateContent(options: CalibrateOptions): Promise<Calib
     if (!options.judges || options.judges.models.length === 0) throw new Error('--method judges needs judges: configure extra models in PANEL_CONFIG');
     const scored = [];
     for (const [i, record] of records.entries()) {
-      const { sides } = await judgeSides(record, options.judges, seed);
+      const sides = await judgeSides(record, options.judges, seed);
       scored.push(scoreJudges(inputs[i]!, sides));
     }
     methods.judges = { ...figures(scored), judges: options.judges.models.map((model) => model.name) };

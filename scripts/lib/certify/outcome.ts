@@ -19,15 +19,8 @@ export interface BlockContext extends CertifyPanel {
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 export function blockOf(combined: CombinedOutcome, options: BlockContext, evidence: string, date: string, verdict?: RunsVerdict): Certification {
   const v2 = options.method === 'perturbation-v2';
-  const agreements = combined.judgeAgreements;
   const undecided = verdict?.state === 'undecided';
   return {
     // An undecided record carries no finding: C0 with verdict undecided, never a silent C0.
@@ -57,7 +50,7 @@ export function blockOf(combined: CombinedOutcome, options: BlockContext, eviden
           tier_interval: [round(verdict.interval[0]), round(verdict.interval[1])] as [number, number],
         }
       : {}),
-    ...(v2 ? { delta: options.delta, judge_agreement: agreements.length === 0 ? null : round(median(agreements)) } : {}),
+    ...(v2 ? { delta: options.delta, judge_agreement: combined.judgeAgreement === undefined ? null : round(combined.judgeAgreement) } : {}),
     date,
     evidence,
   };
