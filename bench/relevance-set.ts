@@ -76,3 +76,100 @@ export function questionNumber(id: string): number {
 export function loadRelevanceSet(file: string = RELEVANCE_SET_FILE): RelevanceSet {
   return RelevanceSetSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 }
+
+/** The places a caller sees by default (GET /api/query limit). */
+export const TOP = 8;
+
+/** One returned record, as much as the judgement needs. */
+export interface ShownRecord {
+  id: string;
+  atlas: boolean;
+  /** Cosine similarity of the record to the question, before fusion. */
+  similarity: number;
+}
+
+export interface RelevanceOutcome {
+  item: RelevanceQuestion;
+  /** The top places, in rank order. */
+  shown: ShownRecord[];
+}
+
+export async function judgeRelevance(items: readonly RelevanceQuestion[], ask: (question: string) => Promise<ShownRecord[]>): Promise<RelevanceOutcome[]> {
+  const outcomes: RelevanceOutcome[] = [];
+  for (const item of items) outcomes.push({ item, shown: (await ask(item.question)).slice(0, TOP) });
+  return outcomes;
+}
+
+/** 1-based place of the first expected id in the top places, or undefined. */
+export function firstExpectedPlace(outcome: RelevanceOutcome): number | undefined {
+  const place = outcome.shown.findIndex((record) => outcome.item.expect.includes(record.id));
+  return place < 0 ? undefined : place + 1;
+}
+
+/** The best similarity among the top places: what a floor marking weak results would read. */
+export function bestSimilarity(outcome: RelevanceOutcome): number {
+  return Math.max(0, ...outcome.shown.map((record) => record.similarity));
+}
+
+/**
+ * Probability that a random positive scores above a random negative (ties count half): how
+ * well one number separates two families, whatever threshold is later chosen.
+ */
+export function separation(positives: readonly number[], negatives: readonly number[]): number | undefined {
+  if (positives.length === 0 || negatives.length === 0) return undefined;
+  let wins = 0;
+  for (const positive of positives) for (const negative of negatives) wins += positive > negative ? 1 : positive === negative ? 0.5 : 0;
+  return wins / (positives.length * negatives.length);
+}
+
+export function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export interface RelevanceSummary {
+  answers: { total: number; expectedShown: number; expectedFirst: number; reciprocalRank: number; atlasShown: number };
+  offCorpus: { total: number; nothingShown: number; atlasShown: number };
+  contested: { total: number; ownShown: number; otherAtlasOnly: number; noAtlas: number };
+  medianBestSimilarity: Record<RelevanceFamily, number | undefined>;
+  /** Best similarity, answers against off-corpus questions. */
+  answersOverOffCorpus: number | undefined;
+}
+
+export function summariseRelevance(outcomes: readonly RelevanceOutcome[]): RelevanceSummary {
+  const of = (family: RelevanceFamily) => outcomes.filter((outcome) => outcome.item.family === family);
+  const answers = of('answers');
+  const offCorpus = of('off_corpus');
+  const contested = of('contested');
+  const places = answers.map(firstExpectedPlace);
+  const atlasOf = (outcome: RelevanceOutcome) => outcome.shown.filter((record) => record.atlas).map((record) => record.id);
+  const ownShown = (outcome: RelevanceOutcome) => atlasOf(outcome).includes(outcome.item.expect[0]!);
+  return {
+    answers: {
+      total: answers.length,
+      expectedShown: places.filter((place) => place !== undefined).length,
+      expectedFirst: places.filter((place) => place === 1).length,
+      reciprocalRank: answers.length === 0 ? 0 : places.reduce<number>((sum, place) => sum + (place ? 1 / place : 0), 0) / answers.length,
+      atlasShown: answers.filter((outcome) => atlasOf(outcome).length > 0).length,
+    },
+    offCorpus: {
+      total: offCorpus.length,
+      nothingShown: offCorpus.filter((outcome) => outcome.shown.length === 0).length,
+      atlasShown: offCorpus.filter((outcome) => atlasOf(outcome).length > 0).length,
+    },
+    contested: {
+      total: contested.length,
+      ownShown: contested.filter(ownShown).length,
+      otherAtlasOnly: contested.filter((outcome) => !ownShown(outcome) && atlasOf(outcome).length > 0).length,
+      noAtlas: contested.filter((outcome) => atlasOf(outcome).length === 0).length,
+    },
+    medianBestSimilarity: {
+      answers: median(answers.map(bestSimilarity)),
+      off_corpus: median(offCorpus.map(bestSimilarity)),
+      contested: median(contested.map(bestSimilarity)),
+    },
+    answersOverOffCorpus: separation(answers.map(bestSimilarity), offCorpus.map(bestSimilarity)),
+  };
+}

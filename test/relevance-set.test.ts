@@ -18,7 +18,10 @@ import {
   questionNumber,
   RELEVANCE_FAMILIES,
   RelevanceQuestionSchema,
+  separation,
   splitFor,
+  summariseRelevance,
+  type RelevanceOutcome,
   type RelevanceQuestion,
 } from '../bench/relevance-set.ts';
 import { parseMarkdown } from '../content-files/frontmatter.ts';
@@ -98,6 +101,43 @@ describe('the judged relevance set (bench/relevance-set.json)', () => {
     const answers = { ...base, id: 'answers-01', family: 'answers', expect: ['OMN-D1780429830432'] };
     expect(RelevanceQuestionSchema.safeParse(answers).success).toBe(false);
     expect(RelevanceQuestionSchema.safeParse({ ...answers, id: 'contested-02' }).success).toBe(false);
+  });
+});
+
+describe('scoring the judged relevance set (bench/relevance.ts)', () => {
+  const item = (id: string, family: RelevanceQuestion['family'], expect: string[]): RelevanceQuestion => ({
+    id,
+    family,
+    split: splitFor(id),
+    question: `question ${id}`,
+    expect,
+  });
+  const shown = (...records: [string, number][]) => records.map(([id, similarity]) => ({ id, atlas: ATLAS_ID.test(id), similarity }));
+  const outcomes: RelevanceOutcome[] = [
+    { item: item('answers-01', 'answers', ['OMN-002', 'OMN-009']), shown: shown(['OMN-001', 0.5], ['OMN-009', 0.4]) },
+    { item: item('answers-02', 'answers', ['OMN-003']), shown: shown(['OMN-003', 0.6], ['OMN-D1', 0.3]) },
+    { item: item('answers-03', 'answers', ['OMN-004']), shown: shown(['OMN-005', 0.2]) },
+    { item: item('off-corpus-01', 'off_corpus', []), shown: [] },
+    { item: item('off-corpus-02', 'off_corpus', []), shown: shown(['OMN-001', 0.3], ['OMN-D2', 0.25]) },
+    { item: item('contested-01', 'contested', ['OMN-D1']), shown: shown(['OMN-001', 0.4], ['OMN-D1', 0.5]) },
+    { item: item('contested-02', 'contested', ['OMN-D1']), shown: shown(['OMN-D2', 0.5]) },
+    { item: item('contested-03', 'contested', ['OMN-D1']), shown: shown(['OMN-001', 0.5]) },
+  ];
+
+  it('counts places, reciprocal ranks and Atlas records by family', () => {
+    const summary = summariseRelevance(outcomes);
+    expect(summary.answers).toEqual({ total: 3, expectedShown: 2, expectedFirst: 1, reciprocalRank: (1 / 2 + 1) / 3, atlasShown: 1 });
+    expect(summary.offCorpus).toEqual({ total: 2, nothingShown: 1, atlasShown: 1 });
+    expect(summary.contested).toEqual({ total: 3, ownShown: 1, otherAtlasOnly: 1, noAtlas: 1 });
+    expect(summary.medianBestSimilarity).toEqual({ answers: 0.5, off_corpus: 0.15, contested: 0.5 });
+  });
+
+  it('separates two families by the share of pairs ordered right, ties counting half', () => {
+    expect(separation([0.5, 0.6], [0.1, 0.2])).toBe(1);
+    expect(separation([0.1], [0.1, 0.5])).toBe(0.25);
+    expect(separation([], [0.1])).toBeUndefined();
+    // answers' best similarities 0.5, 0.6, 0.2 against off-corpus 0 and 0.3: five of six pairs.
+    expect(summariseRelevance(outcomes).answersOverOffCorpus).toBeCloseTo(5 / 6, 10);
   });
 });
 
