@@ -5,7 +5,9 @@
  * how often the works that answer a question are in its top 8, what off-corpus questions get
  * (nothing, an Atlas record), whether contested questions show their Atlas record, and how
  * well the best similarity in the top 8 separates answered questions from off-corpus ones —
- * the number a floor marking weak results would read. Then every miss, by id.
+ * the number a floor marking weak results would read. Then, as the reference measured in the
+ * same run, bench/intent-set.json's factual questions (written in the corpus's vocabulary,
+ * which the Atlas admission ratio was calibrated on), and every miss, by id.
  *
  *   npx tsx bench/relevance.ts [--from ../shared/omnarai]
  */
@@ -24,11 +26,14 @@ import {
   firstExpectedPlace,
   judgeRelevance,
   loadRelevanceSet,
+  median,
   summariseRelevance,
   TOP,
   type RelevanceOutcome,
+  type ShownRecord,
   type RelevanceSummary,
 } from './relevance-set.ts';
+import { loadIntentSet } from './intent-eval.ts';
 
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
@@ -83,10 +88,11 @@ async function main(): Promise<void> {
     const embedder = withQueryCache(await createUseLiteEmbedder());
     await buildArtifacts({ contentDir, artifactsDir, cacheDir: pathsFromEnv().cacheDir, embedder });
     const corpus = await loadCorpus(artifactsDir, embedder);
-    const outcomes = await judgeRelevance(loadRelevanceSet().questions, async (question) => {
+    const ask = async (question: string): Promise<ShownRecord[]> => {
       const { hits } = await retrieve(corpus, parseQueryParameters({ q: question }));
       return hits.map((hit) => ({ id: hit.record.id, atlas: hit.record.kind === 'divergence', similarity: hit.similarity }));
-    });
+    };
+    const outcomes = await judgeRelevance(loadRelevanceSet().questions, ask);
     const half = (split: string) => summariseRelevance(outcomes.filter((outcome) => outcome.item.split === split));
     console.log(
       renderSummary([
@@ -94,6 +100,19 @@ async function main(): Promise<void> {
         ['holdout', half('holdout')],
         ['both', summariseRelevance(outcomes)],
       ]),
+    );
+    // The reference, in the same run: bench/intent-set.json's factual questions, written with the
+    // corpus's vocabulary, which the Atlas admission ratio was calibrated on.
+    const factual = loadIntentSet().filter((item) => item.kind === 'factual');
+    let factualWithAtlas = 0;
+    const factualBest: number[] = [];
+    for (const item of factual) {
+      const top = (await ask(item.question)).slice(0, TOP);
+      if (top.some((record) => record.atlas)) factualWithAtlas++;
+      factualBest.push(Math.max(0, ...top.map((record) => record.similarity)));
+    }
+    console.log(
+      `\nReference (bench/intent-set.json factual, same run): any Atlas record shown ${factualWithAtlas}/${factual.length}, median best similarity ${fixed(median(factualBest), 3)}`,
     );
     const missed = outcomes.map(missLine).filter((line): line is string => line !== undefined);
     console.log(`\nMisses:${missed.map((line) => `\n- ${line}`).join('') || ' none'}`);
