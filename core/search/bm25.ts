@@ -61,6 +61,12 @@ export interface FullTextIndex {
    * 0 where no term matches or the record is not allowed.
    */
   scores(query: string, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
+  /**
+   * The most BM25 the query can score on a passage: each term at full saturation (idf ·
+   * (k1 + 1), times its query weight), a term no passage holds counted at the idf of a term in
+   * no document. A record's score over this is how much of the question it covers (relevance.ts).
+   */
+  ceiling(query: string, options: FullTextQueryOptions): number;
 }
 
 function buildField(documents: readonly string[][]): FieldData {
@@ -285,15 +291,29 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     }
   }
 
+  function queryTerms(query: string, options: FullTextQueryOptions): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const terms = new Map<string, number>();
+    for (const [term, count] of counts) {
+      terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
+    }
+    return terms;
+  }
+
   return {
     passages: chunkRecords.length,
-    scores(query, options, allowed) {
-      const counts = new Map<string, number>();
-      for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
-      const terms = new Map<string, number>();
-      for (const [term, count] of counts) {
-        terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
+    ceiling(query, options) {
+      const n = text.lengths.length;
+      let total = 0;
+      for (const [term, weight] of queryTerms(query, options)) {
+        const df = (text.postings.get(term)?.length ?? 0) / 2;
+        total += weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (options.text.k1 + 1);
       }
+      return total;
+    },
+    scores(query, options, allowed) {
+      const terms = queryTerms(query, options);
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
       const chunkScores = new Float64Array(chunkRecords.length);
