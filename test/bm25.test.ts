@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, type FullTextQueryOptions } from '../core/search/bm25.ts';
 
-const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
+const OPTIONS: FullTextQueryOptions = {
+  text: { k1: 1.5, b: 1 },
+  title: { k1: 1.2, b: 0.75 },
+  titleBoost: 0,
+  queryTermWeight: 'count',
+  queryIdfPower: 0,
+  otherPassagesWeight: 0,
+};
 
 async function fixture() {
   return buildBm25Data({

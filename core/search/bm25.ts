@@ -51,16 +51,33 @@ export interface FullTextQueryOptions {
   titleBoost: number;
   /** How a term repeated in the query counts: raw count, 1 + ln(count), or once. */
   queryTermWeight: 'count' | 'log' | 'once';
+  /**
+   * A query term's weight is also multiplied by its passage idf to this power (0: off), so
+   * the rare words of a long question count for more than BM25's own idf gives them.
+   */
+  queryIdfPower: number;
+  /**
+   * A record's score is its best passage's plus this share of its other passages' scores
+   * (0: the best passage alone).
+   */
+  otherPassagesWeight: number;
 }
 
 export interface FullTextIndex {
   /** Passages (chunks) indexed. The loaded index keeps typed postings, not the JSON data. */
   readonly passages: number;
+  /** A text's terms as the index has them (stemmed, stop words out, repeats kept). */
+  tokenize(text: string): string[];
+  /** A query's terms and their weights (the options' repeat rule and idf power): what `scores` sums over. */
+  queryTerms(query: string, options: FullTextQueryOptions): Map<string, number>;
   /**
    * BM25 per record, indexed by record: its best passage plus the weighted title score;
-   * 0 where no term matches or the record is not allowed.
+   * 0 where no term matches or the record is not allowed. Weighted terms (`queryTerms`, or
+   * an expanded query) are scored with the weights given.
    */
-  scores(query: string, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
+  scores(query: string | ReadonlyMap<string, number>, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
+  /** A passage's terms with their counts, and its length in terms (for pseudo-relevance feedback). */
+  passageTerms(chunk: number): { terms: Map<string, number>; length: number };
 }
 
 function buildField(documents: readonly string[][]): FieldData {
@@ -241,6 +258,53 @@ function loadField(field: PackedField): LoadedField {
   return { lengths, average: lengths.length > 0 ? total / lengths.length || 1 : 1, postings };
 }
 
+/** Per passage, the term ids (into the field's terms) and counts it holds: passage p's are [offsets[p], offsets[p + 1]). */
+interface ForwardIndex {
+  offsets: Uint32Array;
+  terms: Uint32Array;
+  counts: Uint32Array;
+}
+
+/** The postings turned around: what each passage holds, in two passes over them. */
+function forwardIndex(field: PackedField): ForwardIndex {
+  const offsets = new Uint32Array(field.lengths.length + 1);
+  for (let at = 0; at < field.postings.length; at += 2) offsets[field.postings[at]! + 1]!++;
+  for (let doc = 0; doc < field.lengths.length; doc++) offsets[doc + 1]! += offsets[doc]!;
+  const next = offsets.slice(0, field.lengths.length);
+  const terms = new Uint32Array(field.postings.length / 2);
+  const counts = new Uint32Array(field.postings.length / 2);
+  for (let term = 0; term < field.terms.length; term++) {
+    for (let at = field.offsets[term]!; at < field.offsets[term + 1]!; at += 2) {
+      const slot = next[field.postings[at]!]!++;
+      terms[slot] = term;
+      counts[slot] = field.postings[at + 1]!;
+    }
+  }
+  return { offsets, terms, counts };
+}
+
+/** BM25's idf (Lucene's, never negative) of a term whose postings list is `list`. */
+function idfOf(field: LoadedField, list: Uint32Array): number {
+  const df = list.length / 2;
+  return Math.log(1 + (field.lengths.length - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * Per record, into `best`: its best passage's score plus `othersWeight` times the sum of its
+ * other passages' scores.
+ */
+export function aggregatePassages(chunkScores: Float64Array, chunkRecords: Uint32Array, othersWeight: number, best: Float64Array): void {
+  const sums = othersWeight > 0 ? new Float64Array(best.length) : undefined;
+  for (let chunk = 0; chunk < chunkScores.length; chunk++) {
+    const score = chunkScores[chunk]!;
+    if (score <= 0) continue;
+    const record = chunkRecords[chunk]!;
+    if (score > best[record]!) best[record] = score;
+    if (sums) sums[record] = sums[record]! + score;
+  }
+  if (sums) for (let record = 0; record < best.length; record++) best[record] = best[record]! + othersWeight * (sums[record]! - best[record]!);
+}
+
 export function isFullTextData(value: unknown): value is FullTextData {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === FULL_TEXT_FORMAT;
 }
@@ -253,6 +317,8 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   const title = loadField(data.title);
   const chunkRecords = data.chunkRecords;
   const recordCount = title.lengths.length;
+  // Built on the first feedback call: a server that never asks for it does not pay for it.
+  let forward: ForwardIndex | undefined;
 
   /**
    * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents;
@@ -260,21 +326,18 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
    */
   function scoreField(
     field: LoadedField,
-    terms: Map<string, number>,
+    terms: ReadonlyMap<string, number>,
     { k1, b }: Bm25Parameters,
     out: Float64Array,
     owner: Uint32Array | undefined,
     allowed: Uint8Array | undefined,
   ): void {
-    const n = field.lengths.length;
     const lengths = field.lengths;
     const average = field.average;
     for (const [term, weight] of terms) {
       const list = field.postings.get(term);
       if (!list) continue;
-      const df = list.length / 2;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const factor = weight * idf * (k1 + 1);
+      const factor = weight * idfOf(field, list) * (k1 + 1);
       for (let i = 0; i < list.length; i += 2) {
         const doc = list[i]!;
         if (allowed && allowed[owner ? owner[doc]! : doc] !== 1) continue;
@@ -285,25 +348,36 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     }
   }
 
+  /** Query term weights: the repeat rule, then the idf power (measured on the passages). */
+  function queryTerms(query: string, options: FullTextQueryOptions): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const terms = new Map<string, number>();
+    for (const [term, count] of counts) {
+      const repeats = options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1;
+      const list = options.queryIdfPower !== 0 ? text.postings.get(term) : undefined;
+      terms.set(term, list ? repeats * idfOf(text, list) ** options.queryIdfPower : repeats);
+    }
+    return terms;
+  }
+
   return {
     passages: chunkRecords.length,
-    scores(query, options, allowed) {
-      const counts = new Map<string, number>();
-      for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    tokenize,
+    queryTerms,
+    passageTerms(chunk) {
+      forward ??= forwardIndex(data.text);
       const terms = new Map<string, number>();
-      for (const [term, count] of counts) {
-        terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
-      }
+      for (let at = forward.offsets[chunk]!; at < forward.offsets[chunk + 1]!; at++) terms.set(data.text.terms[forward.terms[at]!]!, forward.counts[at]!);
+      return { terms, length: text.lengths[chunk]! };
+    },
+    scores(query, options, allowed) {
+      const terms = typeof query === 'string' ? queryTerms(query, options) : query;
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
       const chunkScores = new Float64Array(chunkRecords.length);
       scoreField(text, terms, options.text, chunkScores, chunkRecords, allowed);
-      for (let chunk = 0; chunk < chunkScores.length; chunk++) {
-        const score = chunkScores[chunk]!;
-        if (score <= 0) continue;
-        const record = chunkRecords[chunk]!;
-        if (score > best[record]!) best[record] = score;
-      }
+      aggregatePassages(chunkScores, chunkRecords, options.otherPassagesWeight, best);
       if (options.titleBoost > 0) {
         const titleScores = new Float64Array(recordCount);
         scoreField(title, terms, options.title, titleScores, undefined, allowed);

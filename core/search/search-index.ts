@@ -7,6 +7,7 @@ import type { Embedder } from '../ports/embedder.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
+import { expandQuery, relevanceModel } from './lexical-feedback.ts';
 
 export interface SearchOptions {
   filters?: SearchFilters;
@@ -24,7 +25,7 @@ export interface SearchTuning {
    * - `minmax`: each side min-max scaled over the allowed records;
    * - `rrf`: reciprocal ranks 1 / (rrfK + rank), scaled so rank 1 on both sides is 1.
    */
-  fusion: 'max' | 'minmax' | 'rrf';
+  fusion: 'max' | 'minmax' | 'rrf' | 'zscore';
   rrfK: number;
   /** BM25 of passages. */
   bm25: Bm25Parameters;
@@ -33,6 +34,10 @@ export interface SearchTuning {
   titleBoost: number;
   /** How a word repeated in the query counts for BM25. */
   queryTermWeight: 'count' | 'log' | 'once';
+  /** BM25 query terms weighted by their idf to this power besides BM25's own idf (bm25.ts); 0 = off. */
+  queryIdfPower: number;
+  /** A record's BM25 adds this share of its other passages' scores to its best passage's; 0 = off. */
+  otherPassagesWeight: number;
   /**
    * Pseudo-relevance feedback on the vector side (Rocchio): the query vector plus `weight`
    * times the mean vector of the first `docs` records of a first fused ranking; 0 docs = off.
@@ -40,6 +45,13 @@ export interface SearchTuning {
    */
   feedbackDocs: number;
   feedbackWeight: number;
+  /**
+   * Pseudo-relevance feedback on the BM25 side (RM3, lexical-feedback.ts): the likeliest
+   * `lexicalFeedbackTerms` words of the same first records' best passages join the query with
+   * `lexicalFeedbackWeight` of its weight; 0 terms = off. The floors keep the query's own BM25.
+   */
+  lexicalFeedbackTerms: number;
+  lexicalFeedbackWeight: number;
   /** The feedback scan rescores the first ranking's best this-many records (all on a smaller corpus). */
   feedbackPool: number;
   /** Records whose cosine similarity is below this are off-topic unless lexically strong. */
@@ -71,8 +83,12 @@ export const DEFAULT_TUNING: SearchTuning = {
   titleBm25: { k1: 1.2, b: 0.75 },
   titleBoost: 0,
   queryTermWeight: 'count',
+  queryIdfPower: 0,
+  otherPassagesWeight: 0,
   feedbackDocs: 3,
   feedbackWeight: 1,
+  lexicalFeedbackTerms: 0,
+  lexicalFeedbackWeight: 0.5,
   feedbackPool: 2000,
   similarityFloor: 0.3,
   assistedFloor: 0.22,
@@ -129,6 +145,8 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     title: tuning.titleBm25,
     titleBoost: tuning.titleBoost,
     queryTermWeight: tuning.queryTermWeight,
+    queryIdfPower: tuning.queryIdfPower,
+    otherPassagesWeight: tuning.otherPassagesWeight,
   };
 
   /** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
@@ -165,6 +183,42 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     return { best, bestChunk };
   }
 
+  /**
+   * The second ranking of pseudo-relevance feedback, from the first one's best records' best
+   * passages: on the vector side (Rocchio) the query vector moved towards them, on the BM25
+   * side (RM3) the query with their likeliest words added. It covers the first ranking's best
+   * `feedbackPool` records only: a record ranked below them is not pulled into the results
+   * by feedback, and on a large corpus this halves the scanning.
+   */
+  function rankWithFeedback(first: {
+    queryVector: Float32Array;
+    queryTerms: ReadonlyMap<string, number>;
+    similarity: Float32Array;
+    lexical: Float64Array;
+    bestChunk: Int32Array;
+    fused: Float64Array;
+    mask: Uint8Array;
+    allowed: Uint32Array;
+  }): Float64Array {
+    const { fused, mask, allowed } = first;
+    const top = topIndices(records, fused, tuning.feedbackDocs).filter((index) => first.bestChunk[index]! >= 0);
+    const chunks = top.map((index) => first.bestChunk[index]!);
+    const pool = allowed.length > tuning.feedbackPool ? poolMask(fused, tuning.feedbackPool) : mask;
+    const similarity =
+      tuning.feedbackWeight > 0 ? scan(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool).best : first.similarity;
+    let lexical = first.lexical;
+    if (tuning.lexicalFeedbackTerms > 0 && tuning.lexicalFeedbackWeight > 0) {
+      const model = relevanceModel(
+        chunks.map((chunk) => fullText.passageTerms(chunk)),
+        tuning.lexicalFeedbackTerms,
+      );
+      lexical = fullText.scores(expandQuery(first.queryTerms, model, tuning.lexicalFeedbackWeight), fullTextOptions, pool);
+    }
+    const rescored = fuse(tuning, similarity, lexical, pool === mask ? allowed : allowedList(pool));
+    if (pool !== mask) for (const index of allowed) if (pool[index] === 0) rescored[index] = fused[index]! - 2; // stays below every pooled record
+    return rescored;
+  }
+
   async function embedQuery(query: string): Promise<Float32Array> {
     const [vector] = await embedder.embed([query]);
     return vector!;
@@ -188,28 +242,13 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
       const mask = allowedMask(records, options.filters);
       const allowed = allowedList(mask);
-      const lexical = fullText.scores(query, fullTextOptions, mask);
+      const queryTerms = fullText.queryTerms(query, fullTextOptions);
+      const lexical = fullText.scores(queryTerms, fullTextOptions, mask);
       const queryVector = await embedding;
       const { best: similarity, bestChunk } = scan(queryVector, mask);
       let fused = fuse(tuning, similarity, lexical, allowed);
-
-      if (tuning.feedbackDocs > 0 && tuning.feedbackWeight > 0) {
-        // Rocchio: move the query vector towards the best passages of the first ranking.
-        const top = topIndices(records, fused, tuning.feedbackDocs).filter((index) => bestChunk[index]! >= 0);
-        const expanded = feedbackVector(
-          queryVector,
-          vectors,
-          dims,
-          top.map((index) => bestChunk[index]!),
-          tuning.feedbackWeight,
-        );
-        // The second scan covers the first ranking's best `feedbackPool` records only: a
-        // record ranked below them is not pulled into the results by feedback, and on a large
-        // corpus this halves the scanning.
-        const pool = allowed.length > tuning.feedbackPool ? poolMask(fused, tuning.feedbackPool) : mask;
-        const rescored = fuse(tuning, scan(expanded, pool).best, lexical, pool === mask ? allowed : allowedList(pool));
-        if (pool !== mask) for (const index of allowed) if (pool[index] === 0) rescored[index] = fused[index]! - 2; // stays below every pooled record
-        fused = rescored;
+      if (tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0)) {
+        fused = rankWithFeedback({ queryVector, queryTerms, similarity, lexical, bestChunk, fused, mask, allowed });
       }
 
       const maxLexical = maxOf(lexical);
@@ -297,6 +336,25 @@ function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array,
     return fused;
   }
   const maxLexical = maxOf(lexical);
+  if (tuning.fusion === 'zscore') {
+    const standard = (values: ArrayLike<number>) => {
+      let sum = 0;
+      let squares = 0;
+      let count = 0;
+      for (const index of allowed) {
+        count++;
+        sum += values[index]!;
+        squares += values[index]! * values[index]!;
+      }
+      const mean = sum / (count || 1);
+      const deviation = Math.sqrt(Math.max(0, squares / (count || 1) - mean * mean)) || 1;
+      return (index: number) => (values[index]! - mean) / deviation;
+    };
+    const v = standard(cosine);
+    const l = standard(lexical);
+    for (const index of allowed) fused[index] = w * v(index) + (1 - w) * l(index);
+    return fused;
+  }
   if (tuning.fusion === 'minmax') {
     let lo = Infinity;
     let hi = -Infinity;
