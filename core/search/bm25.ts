@@ -51,24 +51,12 @@ export interface FullTextQueryOptions {
   titleBoost: number;
   /** How a term repeated in the query counts: raw count, 1 + ln(count), or once. */
   queryTermWeight: 'count' | 'log' | 'once';
-  /**
-   * A query term's weight is also multiplied by its passage idf to this power (0: off), so
-   * the rare words of a long question count for more than BM25's own idf gives them.
-   */
-  queryIdfPower: number;
-  /**
-   * A record's score is its best passage's plus this share of its other passages' scores
-   * (0: the best passage alone).
-   */
-  otherPassagesWeight: number;
 }
 
 export interface FullTextIndex {
   /** Passages (chunks) indexed. The loaded index keeps typed postings, not the JSON data. */
   readonly passages: number;
-  /** A text's terms as the index has them (stemmed, stop words out, repeats kept). */
-  tokenize(text: string): string[];
-  /** A query's terms and their weights (the options' repeat rule and idf power): what `scores` sums over. */
+  /** A query's terms and their weights (the options' repeat rule): what `scores` sums over. */
   queryTerms(query: string, options: FullTextQueryOptions): Map<string, number>;
   /**
    * BM25 per record, indexed by record: its best passage plus the weighted title score;
@@ -283,28 +271,6 @@ function forwardIndex(field: PackedField): ForwardIndex {
   return { offsets, terms, counts };
 }
 
-/** BM25's idf (Lucene's, never negative) of a term whose postings list is `list`. */
-function idfOf(field: LoadedField, list: Uint32Array): number {
-  const df = list.length / 2;
-  return Math.log(1 + (field.lengths.length - df + 0.5) / (df + 0.5));
-}
-
-/**
- * Per record, into `best`: its best passage's score plus `othersWeight` times the sum of its
- * other passages' scores.
- */
-export function aggregatePassages(chunkScores: Float64Array, chunkRecords: Uint32Array, othersWeight: number, best: Float64Array): void {
-  const sums = othersWeight > 0 ? new Float64Array(best.length) : undefined;
-  for (let chunk = 0; chunk < chunkScores.length; chunk++) {
-    const score = chunkScores[chunk]!;
-    if (score <= 0) continue;
-    const record = chunkRecords[chunk]!;
-    if (score > best[record]!) best[record] = score;
-    if (sums) sums[record] = sums[record]! + score;
-  }
-  if (sums) for (let record = 0; record < best.length; record++) best[record] = best[record]! + othersWeight * (sums[record]! - best[record]!);
-}
-
 export function isFullTextData(value: unknown): value is FullTextData {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === FULL_TEXT_FORMAT;
 }
@@ -332,12 +298,15 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     owner: Uint32Array | undefined,
     allowed: Uint8Array | undefined,
   ): void {
+    const n = field.lengths.length;
     const lengths = field.lengths;
     const average = field.average;
     for (const [term, weight] of terms) {
       const list = field.postings.get(term);
       if (!list) continue;
-      const factor = weight * idfOf(field, list) * (k1 + 1);
+      const df = list.length / 2;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const factor = weight * idf * (k1 + 1);
       for (let i = 0; i < list.length; i += 2) {
         const doc = list[i]!;
         if (allowed && allowed[owner ? owner[doc]! : doc] !== 1) continue;
@@ -348,22 +317,19 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     }
   }
 
-  /** Query term weights: the repeat rule, then the idf power (measured on the passages). */
+  /** Query term weights by the repeat rule. */
   function queryTerms(query: string, options: FullTextQueryOptions): Map<string, number> {
     const counts = new Map<string, number>();
     for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
     const terms = new Map<string, number>();
     for (const [term, count] of counts) {
-      const repeats = options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1;
-      const list = options.queryIdfPower !== 0 ? text.postings.get(term) : undefined;
-      terms.set(term, list ? repeats * idfOf(text, list) ** options.queryIdfPower : repeats);
+      terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
     }
     return terms;
   }
 
   return {
     passages: chunkRecords.length,
-    tokenize,
     queryTerms,
     passageTerms(chunk) {
       forward ??= forwardIndex(data.text);
@@ -377,7 +343,12 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       if (terms.size === 0) return best;
       const chunkScores = new Float64Array(chunkRecords.length);
       scoreField(text, terms, options.text, chunkScores, chunkRecords, allowed);
-      aggregatePassages(chunkScores, chunkRecords, options.otherPassagesWeight, best);
+      for (let chunk = 0; chunk < chunkScores.length; chunk++) {
+        const score = chunkScores[chunk]!;
+        if (score <= 0) continue;
+        const record = chunkRecords[chunk]!;
+        if (score > best[record]!) best[record] = score;
+      }
       if (options.titleBoost > 0) {
         const titleScores = new Float64Array(recordCount);
         scoreField(title, terms, options.title, titleScores, undefined, allowed);

@@ -4,6 +4,7 @@
  * best passages join the query, each with a share of the weight, so a passage that argues
  * the same matter in other words than the question's still matches.
  */
+import type { FullTextIndex } from './bm25.ts';
 
 export interface FeedbackPassage {
   /** Term counts of the passage, terms as the index has them. */
@@ -48,4 +49,22 @@ function normalised(weights: ReadonlyMap<string, number>): Map<string, number> {
   for (const value of weights.values()) total += value;
   if (total <= 0) return new Map(weights);
   return new Map([...weights].map(([term, value]) => [term, value / total]));
+}
+
+/** RM3 in one step: the query's weighted terms expanded from the index's passages `chunks` (the first ranking's best). */
+export function feedbackQuery(
+  index: Pick<FullTextIndex, 'passageTerms'>,
+  chunks: readonly number[],
+  query: ReadonlyMap<string, number>,
+  terms: number,
+  weight: number,
+): Map<string, number> {
+  return expandQuery(
+    query,
+    relevanceModel(
+      chunks.map((chunk) => index.passageTerms(chunk)),
+      terms,
+    ),
+    weight,
+  );
 }
