@@ -3,7 +3,7 @@
  *
  *   npm run eval:beir -- --content /tmp/beir-arguana \
  *     --queries ../shared/benchmarks/arguana/queries.jsonl.gz \
- *     --qrels ../shared/benchmarks/arguana/qrels-dev.tsv [--artifacts <dir>] [--limit N] [--json]
+ *     --qrels ../shared/benchmarks/arguana/qrels-dev.tsv [--artifacts <dir>] [--limit N] [--query-words N] [--json]
  *
  * Builds the content (embeddings cached in .cache/embeddings) unless --artifacts already
  * holds a build, then reports nDCG@10, Recall@100 and MRR@10 over the judged queries.
@@ -19,7 +19,7 @@ import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 
 const USAGE = `usage: eval-beir --content <content-dir> --queries <queries.jsonl[.gz]> --qrels <qrels.tsv>
-                 [--artifacts <dir>] [--rebuild] [--limit N] [--tuning '<json>'] [--json]
+                 [--artifacts <dir>] [--rebuild] [--limit N] [--query-words N] [--tuning '<json>'] [--json]
 
   --content    content folder written by import-beir (holds import-map.json)
   --queries    BEIR queries file
@@ -28,6 +28,7 @@ const USAGE = `usage: eval-beir --content <content-dir> --queries <queries.jsonl
                (default .cache/beir/<content folder name>, always rebuilt)
   --rebuild    rebuild even when --artifacts holds a build
   --limit      score only the first N judged queries
+  --query-words  keep only the first N words of each query (a proxy for short questions)
   --tuning     JSON overrides of the search tuning, e.g. '{"vectorWeight":0.5}'
   --json       print the result as JSON (without per-query rankings)`;
 
@@ -37,6 +38,10 @@ function format(result: BeirEvalResult, label: string): string {
     `  nDCG@10     ${result.ndcg10.toFixed(4)}`,
     `  Recall@100  ${result.recall100.toFixed(4)}`,
     `  MRR@10      ${result.mrr10.toFixed(4)}`,
+    ...(['A', 'B'] as const).map(
+      (half) =>
+        `  half ${half} (${result.halves[half].queries} queries): nDCG@10 ${result.halves[half].ndcg10.toFixed(4)}, Recall@100 ${result.halves[half].recall100.toFixed(4)}, MRR@10 ${result.halves[half].mrr10.toFixed(4)}`,
+    ),
     `  build ${result.build === 'reused' ? 'reused' : `${Math.round(result.timings.buildMs / 1000)} s (${result.build.chunks} passages, ${result.build.embedded} embedded, ${result.build.cachedEmbeddings} cached)`}` +
       `; load ${Math.round(result.timings.loadMs)} ms; query embedding ${Math.round(result.timings.embedQueriesMs)} ms` +
       `; retrieval ${result.timings.queryMsMean.toFixed(1)} ms mean, ${result.timings.queryMsP95.toFixed(1)} ms p95`,
@@ -59,6 +64,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         artifacts: { type: 'string' },
         rebuild: { type: 'boolean', default: false },
         limit: { type: 'string' },
+        'query-words': { type: 'string' },
         tuning: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -80,6 +86,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   }
   if (values.limit !== undefined && !/^\d+$/.test(values.limit)) {
     console.error(`eval-beir: --limit must be a whole number\n${USAGE}`);
+    return 2;
+  }
+  const queryWords = values['query-words'];
+  if (queryWords !== undefined && !/^[1-9]\d*$/.test(queryWords)) {
+    console.error(`eval-beir: --query-words must be a positive whole number\n${USAGE}`);
     return 2;
   }
   let tuning: Partial<SearchTuning> | undefined;
@@ -105,6 +116,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       cacheDir: pathsFromEnv().cacheDir,
       rebuild: values.rebuild || defaultArtifacts,
       ...(values.limit !== undefined ? { limit: Number(values.limit) } : {}),
+      ...(queryWords !== undefined ? { queryWords: Number(queryWords) } : {}),
       ...(tuning ? { tuning } : {}),
       log,
     });

@@ -62,6 +62,37 @@ describe('BM25', () => {
     );
   });
 
+  it('weighted query terms score as the query they come from, and an expanded query adds its words', async () => {
+    const index = await loadBm25Index(await fixture());
+    const terms = index.queryTerms('memory models memory', OPTIONS);
+    expect([...terms.values()].sort()).toEqual([1, 2]); // the repeated word counts twice
+    expect(index.queryTerms('memory models memory', { ...OPTIONS, queryTermWeight: 'once' }).get([...terms.keys()][0]!)).toBe(1);
+    expect(Array.from(index.scores(terms, OPTIONS))).toEqual(Array.from(index.scores('memory models memory', OPTIONS)));
+    // a word the query lacks, given weight, reaches the record that holds it
+    const dough = [...index.queryTerms('dough', OPTIONS).keys()][0]!;
+    expect(index.scores(terms, OPTIONS)[1]).toBe(0);
+    expect(index.scores(new Map([...terms, [dough, 0.5]]), OPTIONS)[1]).toBeGreaterThan(0);
+  });
+
+  it("gives each passage's own terms and counts, for both the in-memory data and the file", async () => {
+    const data = await fixture();
+    for (const index of [await loadBm25Index(data), await loadBm25Index(decodeFullText(encodeFullText(data)))]) {
+      data.text.lengths.forEach((length, chunk) => {
+        const expected = new Map<string, number>();
+        data.text.terms.forEach((term, i) => {
+          const postings = data.text.postings[i]!;
+          for (let at = 0; at < postings.length; at += 2) if (postings[at] === chunk) expected.set(term, postings[at + 1]!);
+        });
+        const passage = index.passageTerms(chunk);
+        expect(passage.length).toBe(length);
+        expect(new Map([...passage.terms].sort())).toEqual(new Map([...expected].sort()));
+      });
+      const second = index.passageTerms(1);
+      expect(second.terms.get([...index.queryTerms('memory', OPTIONS).keys()][0]!)).toBe(2); // "memory, memory again"
+      expect([...second.terms.values()].reduce((sum, count) => sum + count, 0)).toBe(second.length);
+    }
+  });
+
   it('refuses a file of another format or a truncated one, naming the fix', async () => {
     const bytes = encodeFullText(await fixture());
     expect(() => decodeFullText(new TextEncoder().encode('{"format":"orama"}'))).toThrow(/rebuild/);

@@ -56,17 +56,22 @@ export interface FullTextQueryOptions {
 export interface FullTextIndex {
   /** Passages (chunks) indexed. The loaded index keeps typed postings, not the JSON data. */
   readonly passages: number;
+  /** A query's terms and their weights (the options' repeat rule): what `scores` sums over. */
+  queryTerms(query: string, options: FullTextQueryOptions): Map<string, number>;
   /**
    * BM25 per record, indexed by record: its best passage plus the weighted title score;
-   * 0 where no term matches or the record is not allowed.
+   * 0 where no term matches or the record is not allowed. Weighted terms (`queryTerms`, or
+   * an expanded query) are scored with the weights given.
    */
-  scores(query: string, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
+  scores(query: string | ReadonlyMap<string, number>, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
   /**
    * The most BM25 the query can score on a passage: each term at full saturation (idf ·
    * (k1 + 1), times its query weight), a term no passage holds counted at the idf of a term in
    * no document. A record's score over this is how much of the question it covers (relevance.ts).
    */
   ceiling(query: string, options: FullTextQueryOptions): number;
+  /** A passage's terms with their counts, and its length in terms (for pseudo-relevance feedback). */
+  passageTerms(chunk: number): { terms: Map<string, number>; length: number };
 }
 
 function buildField(documents: readonly string[][]): FieldData {
@@ -247,6 +252,31 @@ function loadField(field: PackedField): LoadedField {
   return { lengths, average: lengths.length > 0 ? total / lengths.length || 1 : 1, postings };
 }
 
+/** Per passage, the term ids (into the field's terms) and counts it holds: passage p's are [offsets[p], offsets[p + 1]). */
+interface ForwardIndex {
+  offsets: Uint32Array;
+  terms: Uint32Array;
+  counts: Uint32Array;
+}
+
+/** The postings turned around: what each passage holds, in two passes over them. */
+function forwardIndex(field: PackedField): ForwardIndex {
+  const offsets = new Uint32Array(field.lengths.length + 1);
+  for (let at = 0; at < field.postings.length; at += 2) offsets[field.postings[at]! + 1]!++;
+  for (let doc = 0; doc < field.lengths.length; doc++) offsets[doc + 1]! += offsets[doc]!;
+  const next = offsets.slice(0, field.lengths.length);
+  const terms = new Uint32Array(field.postings.length / 2);
+  const counts = new Uint32Array(field.postings.length / 2);
+  for (let term = 0; term < field.terms.length; term++) {
+    for (let at = field.offsets[term]!; at < field.offsets[term + 1]!; at += 2) {
+      const slot = next[field.postings[at]!]!++;
+      terms[slot] = term;
+      counts[slot] = field.postings[at + 1]!;
+    }
+  }
+  return { offsets, terms, counts };
+}
+
 export function isFullTextData(value: unknown): value is FullTextData {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === FULL_TEXT_FORMAT;
 }
@@ -259,6 +289,8 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   const title = loadField(data.title);
   const chunkRecords = data.chunkRecords;
   const recordCount = title.lengths.length;
+  // Built on the first feedback call: a server that never asks for it does not pay for it.
+  let forward: ForwardIndex | undefined;
 
   /**
    * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents;
@@ -266,7 +298,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
    */
   function scoreField(
     field: LoadedField,
-    terms: Map<string, number>,
+    terms: ReadonlyMap<string, number>,
     { k1, b }: Bm25Parameters,
     out: Float64Array,
     owner: Uint32Array | undefined,
@@ -291,6 +323,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     }
   }
 
+  /** Query term weights by the repeat rule. */
   function queryTerms(query: string, options: FullTextQueryOptions): Map<string, number> {
     const counts = new Map<string, number>();
     for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
@@ -312,8 +345,15 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       }
       return total;
     },
+    queryTerms,
+    passageTerms(chunk) {
+      forward ??= forwardIndex(data.text);
+      const terms = new Map<string, number>();
+      for (let at = forward.offsets[chunk]!; at < forward.offsets[chunk + 1]!; at++) terms.set(data.text.terms[forward.terms[at]!]!, forward.counts[at]!);
+      return { terms, length: text.lengths[chunk]! };
+    },
     scores(query, options, allowed) {
-      const terms = queryTerms(query, options);
+      const terms = typeof query === 'string' ? queryTerms(query, options) : query;
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
       const chunkScores = new Float64Array(chunkRecords.length);

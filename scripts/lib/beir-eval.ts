@@ -14,6 +14,7 @@ import { buildArtifacts, type BuildResult } from '../build.ts';
 import { artifactPaths } from '../../core/artifacts.ts';
 import { evaluateRankings, ndcgAt, parseQrels, parseQueries, readMaybeGzip, type MetricSummary, type Qrels } from './beir.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
+import { fnv1a } from '../../core/random.ts';
 
 /** Ranks scored per query: 100 for Recall@100, plus one for the query's own document, dropped. */
 export const EVAL_DEPTH = 101;
@@ -39,6 +40,8 @@ export interface BeirEvalOptions {
   limit?: number;
   /** Only these query ids (in addition to limit). */
   queryIds?: readonly string[];
+  /** Keep only the first N words of each query: a proxy for the short questions API callers send. */
+  queryWords?: number;
   /** Overrides on top of EVAL_TUNING, for experiments. */
   tuning?: Partial<SearchTuning>;
   /** Rebuild even when artifactsDir has a build. */
@@ -53,6 +56,11 @@ export interface BeirEvalResult extends MetricSummary {
   truncatedQueries: string[];
   /** Judged queries with no text in the queries file (scored 0). */
   missingQueries: string[];
+  /**
+   * The same metrics on the two halves of the queries (halfOf): settings are chosen on A, so B
+   * says how much of a gain was fitted to the queries it was chosen on.
+   */
+  halves: Record<QueryHalf, MetricSummary>;
   perQuery: { id: string; ndcg10: number; ranked: string[] }[];
   timings: { buildMs: number; loadMs: number; embedQueriesMs: number; queryMsMean: number; queryMsP95: number };
 }
@@ -61,6 +69,18 @@ export function readImportMap(contentDir: string): Record<string, string> {
   const file = path.join(contentDir, 'import-map.json');
   if (!existsSync(file)) throw new Error(`${file} is missing: import the corpus with scripts/import-beir.ts`);
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+}
+
+export type QueryHalf = 'A' | 'B';
+
+/** A query's half, by a stable hash of its id: about half of any query set in each, the same on every run. */
+export function halfOf(queryId: string): QueryHalf {
+  return fnv1a(queryId) % 2 === 0 ? 'A' : 'B';
+}
+
+/** The first `words` words of a text (all of it when `words` is undefined). */
+export function firstWords(text: string, words: number | undefined): string {
+  return words === undefined ? text : text.split(/\s+/).filter(Boolean).slice(0, words).join(' ');
 }
 
 /** The FastQuery an HTTP client would send: q cut to the API's length limit, then a wider internal limit. */
@@ -133,7 +153,7 @@ export async function runBeirEval(options: BeirEvalOptions): Promise<BeirEvalRes
       missingQueries.push(id);
       continue;
     }
-    const { query, truncated } = benchmarkQuery(text);
+    const { query, truncated } = benchmarkQuery(firstWords(text, options.queryWords));
     if (truncated) truncatedQueries.push(id);
     prepared.push({ id, query });
   }
@@ -165,6 +185,18 @@ export async function runBeirEval(options: BeirEvalOptions): Promise<BeirEvalRes
     build,
     truncatedQueries,
     missingQueries,
+    halves: {
+      A: evaluateRankings(
+        rankings,
+        qrels,
+        queryIds.filter((id) => halfOf(id) === 'A'),
+      ),
+      B: evaluateRankings(
+        rankings,
+        qrels,
+        queryIds.filter((id) => halfOf(id) === 'B'),
+      ),
+    },
     perQuery: queryIds.map((id) => ({ id, ndcg10: ndcgAt(rankings.get(id) ?? [], qrels.get(id)!, 10), ranked: rankings.get(id) ?? [] })),
     timings: {
       buildMs,

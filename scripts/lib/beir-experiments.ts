@@ -24,7 +24,7 @@ import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/ty
 import type { Corpus } from '../../api/load-artifacts.ts';
 import { createUseLiteEmbedder } from '../../providers/embedder.ts';
 import { evaluateRankings, parseCorpus, parseQrels, parseQueries, readMaybeGzip, titleFor, type BeirDoc, type MetricSummary } from './beir.ts';
-import { benchmarkQuery, cachedEmbedder, EVAL_FLOORS, EVAL_TUNING } from './beir-eval.ts';
+import { benchmarkQuery, cachedEmbedder, EVAL_FLOORS, EVAL_TUNING, firstWords } from './beir-eval.ts';
 import { chunkText } from './chunk.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
 import { pathsFromEnv } from '../../core/paths.ts';
@@ -90,8 +90,7 @@ export async function runExperiments(options: {
   const vectors = new Float32Array(chunks.length * model.dims);
   embedded.vectors.forEach((vector, index) => vectors.set(vector, index * model.dims));
   const meta: SearchMeta = { embedder: { id: model.id, dims: model.dims }, records, chunk_records: chunks.map((chunk) => chunk.record), built_at: '' };
-  const shorten = (text: string) => (options.queryWords ? text.split(/\s+/).filter(Boolean).slice(0, options.queryWords).join(' ') : text);
-  const queries = queryIds.map((id) => ({ id, query: benchmarkQuery(shorten(queryText.get(id)!)).query }));
+  const queries = queryIds.map((id) => ({ id, query: benchmarkQuery(firstWords(queryText.get(id)!, options.queryWords)).query }));
   await embedder.embed(queries.map((entry) => entry.query.cleanQuery));
 
   const fullTextIndexes = new Map<string, FullTextIndex>();
