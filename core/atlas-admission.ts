@@ -28,8 +28,8 @@ import type { ScoredRecord } from './search/types.ts';
 
 /**
  * Kept beside the absolute floors of calibrated relevance (relevance.ts) because it still adds
- * something, measured: on bench/relevance-set.json it changes no question on either half (the
- * calibration command prints the comparison), but without it 3 of the 40 factual questions of
+ * something, measured: on bench/relevance-set.json it changes no family's expected records
+ * (the calibration command prints the comparison), but without it 3 of the 40 factual questions of
  * bench/intent-set.json, which share the corpus's vocabulary, show an Atlas record above the
  * Atlas floor (test/intent-set.test.ts).
  */

@@ -158,10 +158,14 @@ export async function rankForIntent(
   // record is its own voice in the diversity re-ranking, so taking one out moves no work).
   if (!candidates.some((hit) => hit.record.kind === 'divergence')) return { hits: candidates.slice(0, limit), closest };
 
+  // A record where the named voices split on the topic answers the question as asked: it is
+  // raised, and never ranks below the best work (the works' and the topic's scores come from
+  // two searches, whose fused scales need not agree).
+  const bestScore = Math.max(...candidates.map((hit) => hit.relevanceScore));
   let weighted = candidates.map((hit) => {
     if (hit.record.kind !== 'divergence') return hit;
-    const weight = intent.kind === 'factual' ? FACTUAL_ATLAS_WEIGHT : splits.has(hit.record.id) ? NAMED_PAIR_WEIGHT : 1;
-    return weight === 1 ? hit : { ...hit, relevanceScore: hit.relevanceScore * weight };
+    if (splits.has(hit.record.id)) return { ...hit, relevanceScore: Math.max(hit.relevanceScore * NAMED_PAIR_WEIGHT, bestScore) };
+    return intent.kind === 'factual' ? { ...hit, relevanceScore: hit.relevanceScore * FACTUAL_ATLAS_WEIGHT } : hit;
   });
   weighted.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
   const bestAtlas = weighted.find((hit) => hit.record.kind === 'divergence');

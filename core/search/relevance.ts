@@ -58,13 +58,13 @@ export type RelevanceModel = z.infer<typeof RelevanceModelSchema>;
 export const DEFAULT_RELEVANCE_MODEL: RelevanceModel = {
   format: RELEVANCE_MODEL_FORMAT,
   embedder: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
-  intercept: -10.9924,
-  cosine: 20.6631,
-  coverage: 14.5728,
-  floors: { relevant: 0.25, atlas: 0.95 },
-  signals: { cosine: 0.4444, coverage: 0.1626 },
+  intercept: -9.9846,
+  cosine: 19.3032,
+  coverage: 11.3892,
+  floors: { relevant: 0.34, atlas: 0.94 },
+  signals: { cosine: 0.4763, coverage: 0.159 },
   fitted_on:
-    'bench/relevance-set.json (calibrate half) over the imported ../shared/omnarai: 100 judged questions, 62 expected records and 175 records found for questions off the corpus',
+    'bench/relevance-set.json (calibrate half) over the imported ../shared/omnarai: 100 judged questions, 64 expected records and 175 records found for questions off the corpus',
 };
 
 export function calibratedRelevance(model: RelevanceModel, cosine: number, coverage: number): number {
