@@ -13,7 +13,10 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
+import { createPrunedSearch, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { createTermTokenizer } from './tokenizer.ts';
+
+export type { LexicalTop } from './bm25-pruned.ts';
 
 export const FULL_TEXT_FORMAT = 'polyphony-bm25@1';
 
@@ -61,6 +64,14 @@ export interface FullTextIndex {
    * 0 where no term matches or the record is not allowed.
    */
   scores(query: string, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
+  /**
+   * The k records of highest `scores()` (those above 0), best first, ties by lower record
+   * index, with the same scores, found by MaxScore (bm25-pruned.ts) without scoring every
+   * posting of the query's terms.
+   */
+  top(query: string, options: FullTextQueryOptions, k: number, allowed?: Uint8Array): LexicalTop;
+  /** `scores()` of the given records only, in their order (the filter is the caller's). */
+  scoresOf(query: string, options: FullTextQueryOptions, records: ArrayLike<number>): Float64Array;
 }
 
 function buildField(documents: readonly string[][]): FieldData {
@@ -101,12 +112,6 @@ export async function buildBm25Data(input: FullTextBuildInput): Promise<FullText
     text: buildField(input.chunks.map((chunk) => tokenize(chunk.text))),
     title: buildField(input.titles.map((title) => tokenize(title))),
   };
-}
-
-interface LoadedField {
-  lengths: Float64Array;
-  average: number;
-  postings: Map<string, Uint32Array>;
 }
 
 /** A field in typed arrays: term i's postings are postings[offsets[i] .. offsets[i + 1]). */
@@ -253,6 +258,18 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   const title = loadField(data.title);
   const chunkRecords = data.chunkRecords;
   const recordCount = title.lengths.length;
+  const pruned = createPrunedSearch(text, title, chunkRecords);
+
+  /** The query's distinct terms, each with its weight (queryTermWeight), in query order. */
+  function queryTerms(query: string, options: FullTextQueryOptions): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const terms = new Map<string, number>();
+    for (const [term, count] of counts) {
+      terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
+    }
+    return terms;
+  }
 
   /**
    * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents;
@@ -287,13 +304,10 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
 
   return {
     passages: chunkRecords.length,
+    top: (query, options, k, allowed) => pruned.top(queryTerms(query, options), options, k, allowed),
+    scoresOf: (query, options, records) => pruned.scoresOf(queryTerms(query, options), options, records),
     scores(query, options, allowed) {
-      const counts = new Map<string, number>();
-      for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
-      const terms = new Map<string, number>();
-      for (const [term, count] of counts) {
-        terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
-      }
+      const terms = queryTerms(query, options);
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
       const chunkScores = new Float64Array(chunkRecords.length);
