@@ -4,22 +4,21 @@
  * return, the same floating-point number as the exhaustive `scores()` in bm25.ts: each
  * passage's terms are added in the query's order, from 0, with the same expression.
  *
- * MaxScore (Turtle and Flood 1995): each query term has an upper bound, its largest
- * contribution to any passage. Sorted by that bound, the terms whose bounds together cannot
- * reach the k-th best record so far are "non-essential": a passage containing only those
- * cannot enter the top k, so only the essential terms' postings are walked, and the
- * non-essential ones are looked up (galloping) for the passages walked, stopping as soon as
- * what remains cannot lift the passage over the k-th best. On long queries (ArguAna's are
- * arguments of ~200 words) most terms are common words with small bounds, so the walk covers
- * the rare terms' postings and the cost follows the question's postings, not the corpus.
+ * MaxScore (Turtle and Flood 1995), term at a time: each query term has an upper bound, its
+ * largest contribution to any passage. The terms are walked by decreasing bound (rare words
+ * first) into per-passage scores; once the bounds of the terms not yet walked, plus the best
+ * title, add up to less than the k-th best record so far, no passage that none of the walked
+ * terms reached can enter the top k. The passages seen that still can are completed by
+ * galloping through the remaining postings (the common words', the longest) rather than
+ * walking them. So the work follows the query's rare postings plus a few lookups per
+ * candidate, not the corpus. A document-at-a-time MaxScore was tried first and measured
+ * slower than the exhaustive walk here (bench/README.md, "Lexical side at scale").
  *
- * A record's score is its best passage plus `titleBoost` times its title's score (0 when no
- * passage matches). Each record is thus the best of "virtual passages": its real passages
- * (passage score + its title score, bounded by the title terms' bounds) and its title alone.
- * Both fields are walked into one heap of records; a record's best virtual passage is either
- * scored exactly or skipped because its bound fell below the k-th best, which makes the top k
- * exact.
+ * A record's value is its best passage plus `titleBoost` times its title's score (only when
+ * the title matches). Titles are short and one per record, so their scores are computed
+ * exactly up front and enter the bound as the best title's.
  */
+import { nthLargest } from './select.ts';
 
 /** A field as bm25.ts loads it: document lengths, their mean, and each term's [doc, tf, ...]. */
 export interface LoadedField {
@@ -56,44 +55,49 @@ export interface LexicalTop {
  */
 const SLACK = 1 + 1e-9;
 
+/** A gallop costs about this many sequential postings (bench/bm25.ts): below, a term's postings are walked. */
+const GALLOP_COST = 8;
+
 interface FieldTerm {
   /** Position among the field's query terms in query order: the order the exact sum adds in. */
   order: number;
   list: Uint32Array;
   factor: number;
   upper: number;
+  /** Per document, bm25.ts's k1 · (1 - b + b · length / average): the same number, computed once. */
+  norms: Float64Array;
 }
 
-/** Per term and per (k1, b), the largest saturation tf / (tf + norm) in its postings. */
-type SaturationCache = Map<string, Map<string, number>>;
-
-function norm(field: LoadedField, { k1, b }: PrunedParameters, doc: number): number {
-  return k1 * (1 - b + (b * field.lengths[doc]!) / field.average);
-}
+/** Per (k1, b) of a field: each document's norm, and per term its largest saturation tf / (tf + norm). */
+type FieldCache = Map<string, { norms: Float64Array; saturations: Map<string, number> }>;
 
 /** The query's terms present in the field, in query order, with bm25.ts's factor and a bound. */
-function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, parameters: PrunedParameters, cache: SaturationCache): FieldTerm[] {
+function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1, b }: PrunedParameters, cache: FieldCache): FieldTerm[] {
   const n = field.lengths.length;
-  const key = `${parameters.k1},${parameters.b}`;
-  let saturations = cache.get(key);
-  if (!saturations) cache.set(key, (saturations = new Map()));
+  const key = `${k1},${b}`;
+  let cached = cache.get(key);
+  if (!cached) {
+    const norms = Float64Array.from(field.lengths, (length) => k1 * (1 - b + (b * length) / field.average));
+    cache.set(key, (cached = { norms, saturations: new Map() }));
+  }
+  const { norms, saturations } = cached;
   const out: FieldTerm[] = [];
   for (const [term, weight] of terms) {
     const list = field.postings.get(term);
     if (!list) continue;
     const df = list.length / 2;
     const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    const factor = weight * idf * (parameters.k1 + 1);
+    const factor = weight * idf * (k1 + 1);
     let saturation = saturations.get(term);
     if (saturation === undefined) {
       saturation = 0;
       for (let i = 0; i < list.length; i += 2) {
         const tf = list[i + 1]!;
-        saturation = Math.max(saturation, tf / (tf + norm(field, parameters, list[i]!)));
+        saturation = Math.max(saturation, tf / (tf + norms[list[i]!]!));
       }
       saturations.set(term, saturation);
     }
-    out.push({ order: out.length, list, factor, upper: factor * saturation });
+    out.push({ order: out.length, list, factor, upper: factor * saturation, norms });
   }
   return out;
 }
@@ -119,166 +123,252 @@ export function seek(list: Uint32Array, from: number, target: number): number {
   return high * 2;
 }
 
-/** The k best (record, score) pairs seen, as a min-heap whose root is the k-th best. */
-function createRecordHeap(k: number) {
-  const records = new Int32Array(k);
-  const scores = new Float64Array(k);
-  const position = new Map<number, number>();
-  let size = 0;
-  const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && records[a]! > records[b]!);
-  const swap = (a: number, b: number) => {
-    const record = records[a]!;
-    const score = scores[a]!;
-    records[a] = records[b]!;
-    scores[a] = scores[b]!;
-    records[b] = record;
-    scores[b] = score;
-    position.set(records[a]!, a);
-    position.set(records[b]!, b);
-  };
-  const down = (at: number) => {
-    for (;;) {
-      const left = 2 * at + 1;
-      let least = at;
-      if (left < size && worse(left, least)) least = left;
-      if (left + 1 < size && worse(left + 1, least)) least = left + 1;
-      if (least === at) return;
-      swap(at, least);
-      at = least;
-    }
-  };
-  const up = (at: number) => {
-    while (at > 0 && worse(at, (at - 1) >> 1)) {
-      swap(at, (at - 1) >> 1);
-      at = (at - 1) >> 1;
-    }
-  };
+/**
+ * Dense arrays reused by every query of an index, each query zeroing what it touched: a
+ * question then costs its postings, not an allocation the size of the corpus.
+ */
+interface Scratch {
+  /** Score per passage; 0 when untouched. */
+  passages: Float64Array;
+  /** Best passage per record, within recordThreshold only. */
+  records: Float64Array;
+  /** The passages touched by a query (the first so many), to zero after it. */
+  touched: Uint32Array;
+  recordList: Uint32Array;
+  values: Float64Array;
+}
+
+function createScratch(passages: number, records: number): Scratch {
   return {
-    /** A bound below this cannot enter; 0 until k records are held (every match scores > 0). */
-    threshold: () => (size < k ? 0 : scores[0]!),
-    offer(record: number, score: number): void {
-      const at = position.get(record);
-      if (at !== undefined) {
-        if (score > scores[at]!) {
-          scores[at] = score;
-          down(at);
-        }
-        return;
-      }
-      if (size < k) {
-        records[size] = record;
-        scores[size] = score;
-        position.set(record, size);
-        up(size++);
-        return;
-      }
-      if (score < scores[0]! || (score === scores[0] && record > records[0]!)) return;
-      position.delete(records[0]!);
-      records[0] = record;
-      scores[0] = score;
-      position.set(record, 0);
-      down(0);
-    },
-    /** Best first, ties by lower record index. */
-    sorted(): { records: Uint32Array; scores: Float64Array } {
-      const order = Array.from({ length: size }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || records[a]! - records[b]!);
-      return { records: Uint32Array.from(order, (i) => records[i]!), scores: Float64Array.from(order, (i) => scores[i]!) };
-    },
+    passages: new Float64Array(passages),
+    records: new Float64Array(records),
+    touched: new Uint32Array(passages),
+    recordList: new Uint32Array(records),
+    values: new Float64Array(records),
   };
 }
 
-type RecordHeap = ReturnType<typeof createRecordHeap>;
-
-interface FieldWalk {
-  field: LoadedField;
-  parameters: PrunedParameters;
-  /** The field's query terms, any order (sorted here by bound). */
+interface TopSearch {
+  /** The passage field's query terms in query order. */
   terms: FieldTerm[];
-  /** A candidate's value is scale · (field score) + extra; `extraUpper` bounds extra. */
-  scale: number;
-  extraUpper: number;
-  admit: (doc: number) => boolean;
-  /** Offers the document's value, given its exact field score (summed in query order). */
-  finish: (doc: number, fieldScore: number) => void;
-  heap: RecordHeap;
+  chunkRecords: Uint32Array;
+  allowed: Uint8Array | undefined;
+  k: number;
+  titleBoost: number;
+  /** Exact title scores (query order) of the allowed records whose title matches. */
+  titles: ReadonlyMap<number, number>;
+  /** The largest titleBoost · title score. */
+  titleUpper: number;
+  scratch: Scratch;
 }
 
-/** MaxScore over one field's postings (see the file comment); returns the postings read. */
-function walkField(walk: FieldWalk): number {
-  const { field, parameters, scale, extraUpper, heap } = walk;
-  const terms = [...walk.terms].sort((a, b) => a.upper - b.upper);
-  const count = terms.length;
-  const cumulative = new Float64Array(count);
-  terms.forEach((term, i) => (cumulative[i] = (i > 0 ? cumulative[i - 1]! : 0) + term.upper));
-  const cursors = new Int32Array(count);
-  const contributions = new Float64Array(count);
-  const stamps = new Int32Array(count).fill(-1);
-  const canReach = (partial: number, upTo: number) => (scale * (partial + (upTo >= 0 ? cumulative[upTo]! : 0)) + extraUpper) * SLACK >= heap.threshold();
-  let read = 0;
-  let essential = 0;
-  for (;;) {
-    while (essential < count && !canReach(0, essential)) essential++;
-    if (essential === count) break;
-    let doc = Infinity;
-    for (let i = essential; i < count; i++) {
-      const list = terms[i]!.list;
-      if (cursors[i]! < list.length) doc = Math.min(doc, list[cursors[i]!]!);
-    }
-    if (doc === Infinity) break;
-    const admitted = walk.admit(doc);
-    let partial = 0;
-    for (let i = essential; i < count; i++) {
-      const term = terms[i]!;
-      const at = cursors[i]!;
-      if (term.list[at] !== doc) continue;
-      read++;
-      cursors[i] = at + 2;
-      if (!admitted) continue;
-      const tf = term.list[at + 1]!;
-      const contribution = (term.factor * tf) / (tf + norm(field, parameters, doc));
-      contributions[term.order] = contribution;
-      stamps[term.order] = doc;
-      partial += contribution;
-    }
-    if (!admitted) continue;
-    let reachable = true;
-    for (let i = essential - 1; i >= 0; i--) {
-      if (!canReach(partial, i)) {
-        reachable = false;
-        break;
-      }
-      const term = terms[i]!;
-      const before = cursors[i]!;
-      const at = seek(term.list, before, doc);
-      read += at === before ? 1 : Math.max(1, Math.ceil(Math.log2((at - before) / 2 + 1)));
-      cursors[i] = at;
-      if (term.list[at] !== doc) continue;
-      const tf = term.list[at + 1]!;
-      const contribution = (term.factor * tf) / (tf + norm(field, parameters, doc));
-      contributions[term.order] = contribution;
-      stamps[term.order] = doc;
-      partial += contribution;
-    }
-    if (!reachable || !canReach(partial, -1)) continue;
-    let exact = 0;
-    for (let order = 0; order < count; order++) if (stamps[order] === doc) exact = exact + contributions[order]!;
-    walk.finish(doc, exact);
+/** A record's value from its best passage score (0 if none) and title score, as bm25.ts adds them. */
+const recordValue = (best: number, title: number | undefined, boost: number) => (title !== undefined && title > 0 ? best + boost * title : best);
+
+/**
+ * The k-th best record value given the scores so far of `passages` (lower bounds of the final
+ * ones); 0 while fewer than k records have a value. `floor`, a threshold found before (so at
+ * least k records are at or above it, scores only grow), lets the records below it be skipped.
+ */
+function recordThreshold(search: TopSearch, passages: Uint32Array, floor: number): number {
+  const { chunkRecords, titles, titleBoost, k } = search;
+  const skipBelow = floor / SLACK - search.titleUpper;
+  const { records: best, recordList, values } = search.scratch;
+  const scores = search.scratch.passages;
+  let seen = 0;
+  for (let i = 0; i < passages.length; i++) {
+    const passage = passages[i]!;
+    if (scores[passage]! < skipBelow) continue;
+    const record = chunkRecords[passage]!;
+    if (best[record] === 0) recordList[seen++] = record;
+    if (scores[passage]! > best[record]!) best[record] = scores[passage]!;
   }
-  return read;
+  let count = 0;
+  if (titles.size === 0) for (let i = 0; i < seen; i++) values[count++] = best[recordList[i]!]!;
+  else {
+    for (let i = 0; i < seen; i++) values[count++] = recordValue(best[recordList[i]!]!, titles.get(recordList[i]!), titleBoost);
+    for (const [record, title] of titles) if (best[record] === 0) values[count++] = recordValue(0, title, titleBoost);
+  }
+  for (let i = 0; i < seen; i++) best[recordList[i]!] = 0;
+  return count < k ? 0 : nthLargest(values.subarray(0, count), k);
 }
 
-/** Exact field scores of the given documents (ascending, distinct), summed in query order. */
-function exactField(field: LoadedField, terms: FieldTerm[], parameters: PrunedParameters, docs: Uint32Array): Float64Array {
+/** Keeps the passages that can still reach `threshold` with `reach` more (and their title); returns them, in order. */
+function reachable(search: TopSearch, passages: Uint32Array, reach: number, threshold: number): Uint32Array {
+  const { chunkRecords, titles, titleBoost } = search;
+  const scores = search.scratch.passages;
+  let kept = 0;
+  for (let i = 0; i < passages.length; i++) {
+    const passage = passages[i]!;
+    const title = titles.size === 0 ? 0 : titleBoost * (titles.get(chunkRecords[passage]!) ?? 0);
+    if ((scores[passage]! + reach + title) * SLACK >= threshold) passages[kept++] = passage;
+  }
+  return passages.subarray(0, kept);
+}
+
+/**
+ * Adds the remaining terms' contributions to the candidate passages (ascending): galloping
+ * through a term's postings when the candidates are few beside them, else walking them (a
+ * passage scoring 0 was never touched and is not a candidate; one touched but dropped may
+ * gain a contribution, unread). After each term, drops the candidates that can no longer
+ * reach the k-th best record: the reach falls, and the threshold rises as their scores fill
+ * in (recomputed once per as many postings read as candidates: it costs a pass over them).
+ */
+function completeScores(
+  search: TopSearch,
+  terms: readonly FieldTerm[],
+  suffix: Float64Array,
+  start: Uint32Array,
+  startThreshold: number,
+): { candidates: Uint32Array; read: number } {
+  const scores = search.scratch.passages;
+  let candidates = start;
+  let read = 0;
+  let threshold = startThreshold;
+  let thresholdAfter = 0;
+  terms.forEach((term, j) => {
+    const { list, factor, norms } = term;
+    if (list.length / 2 < candidates.length * GALLOP_COST) {
+      for (let i = 0; i < list.length; i += 2) {
+        const passage = list[i]!;
+        if (scores[passage]! <= 0) continue;
+        const tf = list[i + 1]!;
+        scores[passage] = scores[passage]! + (factor * tf) / (tf + norms[passage]!);
+      }
+      read += list.length / 2;
+    } else {
+      let at = 0;
+      for (let i = 0; i < candidates.length && at < list.length; i++) {
+        const passage = candidates[i]!;
+        const before = at;
+        at = seek(list, at, passage);
+        read += at === before ? 1 : Math.ceil(Math.log2((at - before) / 2 + 1));
+        if (list[at] !== passage) continue;
+        const tf = list[at + 1]!;
+        scores[passage] = scores[passage]! + (factor * tf) / (tf + norms[passage]!);
+      }
+    }
+    if (read >= thresholdAfter) {
+      threshold = Math.max(threshold, recordThreshold(search, candidates, threshold));
+      thresholdAfter = read + candidates.length;
+    }
+    candidates = reachable(search, candidates, suffix[j + 1]!, threshold);
+  });
+  return { candidates, read };
+}
+
+/**
+ * The top k from complete passage scores (summed in bound order): the records near or above
+ * the k-th best are rescored in query order, so their scores are bm25.ts's to the last bit,
+ * then sorted (ties: lower record index first).
+ */
+function exactTop(search: TopSearch, candidates: Uint32Array): { records: Uint32Array; scores: Float64Array } {
+  const { chunkRecords, scratch, titles, titleBoost, k } = search;
+  const best = new Map<number, number>();
+  for (const passage of candidates) {
+    const record = chunkRecords[passage]!;
+    best.set(record, Math.max(best.get(record) ?? 0, scratch.passages[passage]!));
+  }
+  for (const record of titles.keys()) if (!best.has(record)) best.set(record, 0);
+  const approximate = new Map([...best].map(([record, score]) => [record, recordValue(score, titles.get(record), titleBoost)]));
+  const cut = approximate.size <= k ? 0 : nthLargest(Float64Array.from(approximate.values()), k);
+  const chosen = new Set([...approximate].filter(([, value]) => value * SLACK >= cut).map(([record]) => record));
+  const passages = candidates.filter((passage) => chosen.has(chunkRecords[passage]!));
+  const exact = exactScores(search.terms, passages);
+  const exactBest = new Map<number, number>([...chosen].map((record) => [record, 0]));
+  passages.forEach((passage, i) => {
+    const record = chunkRecords[passage]!;
+    if (exact[i]! > exactBest.get(record)!) exactBest.set(record, exact[i]!);
+  });
+  const ranked = [...exactBest]
+    .map(([record, score]) => [record, recordValue(score, titles.get(record), titleBoost)] as const)
+    .filter(([, value]) => value > 0)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, k);
+  return { records: Uint32Array.from(ranked, ([record]) => record), scores: Float64Array.from(ranked, ([, value]) => value) };
+}
+
+/**
+ * Term-at-a-time MaxScore (Turtle and Flood 1995): terms by decreasing bound, each walked
+ * into the passage scores, until what the unwalked terms could add to an unseen passage
+ * (plus the best title) falls below the k-th best record so far. The passages seen that can
+ * still reach it are then completed by galloping through the remaining (common, long)
+ * postings instead of walking them.
+ */
+function topTermAtATime(search: TopSearch): Omit<LexicalTop, 'postingsTotal'> {
+  const { chunkRecords, allowed, scratch } = search;
+  const terms = [...search.terms].sort((a, b) => b.upper - a.upper || a.order - b.order);
+  const suffix = new Float64Array(terms.length + 1);
+  for (let i = terms.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + terms[i]!.upper;
+  const titleUpper = search.titleUpper;
+  const scores = scratch.passages;
+  const touched = scratch.touched;
+  let count = 0;
+  let read = 0;
+  let best = 0;
+  let threshold = 0;
+  let checkAfter = 0;
+  let next = 0;
+  try {
+    while (next < terms.length) {
+      const { list, factor, norms } = terms[next++]!;
+      for (let i = 0; i < list.length; i += 2) {
+        const passage = list[i]!;
+        if (allowed && allowed[chunkRecords[passage]!] !== 1) continue;
+        const tf = list[i + 1]!;
+        const score = scores[passage]!;
+        if (score === 0) touched[count++] = passage;
+        const updated = score + (factor * tf) / (tf + norms[passage]!);
+        scores[passage] = updated;
+        if (updated > best) best = updated;
+      }
+      read += list.length / 2;
+      // The threshold costs a pass over the passages seen: taken only when it could stop the
+      // walk, and at most once per twice as many postings as passages seen.
+      if (next < terms.length && (suffix[next]! + titleUpper) * SLACK < best + titleUpper && read >= checkAfter) {
+        threshold = recordThreshold(search, touched.subarray(0, count), threshold);
+        checkAfter = read + 2 * count;
+        if ((suffix[next]! + titleUpper) * SLACK < threshold) break;
+      }
+    }
+    const candidates = reachable(search, touched.slice(0, count), suffix[next]!, threshold).sort();
+    const completed = completeScores(search, terms.slice(next), suffix.subarray(next), candidates, threshold);
+    return { ...exactTop(search, completed.candidates), postingsRead: read + completed.read };
+  } finally {
+    for (let i = 0; i < count; i++) scores[touched[i]!] = 0;
+  }
+}
+
+/** Exact title scores of the allowed records whose title matches, summed in query order. */
+function titleScores(terms: readonly FieldTerm[], allowed: Uint8Array | undefined): Map<number, number> {
+  const scores = new Map<number, number>();
+  for (const { list, factor, norms } of terms) {
+    for (let i = 0; i < list.length; i += 2) {
+      const record = list[i]!;
+      if (allowed && allowed[record] !== 1) continue;
+      const tf = list[i + 1]!;
+      scores.set(record, (scores.get(record) ?? 0) + (factor * tf) / (tf + norms[record]!));
+    }
+  }
+  return scores;
+}
+
+/**
+ * Exact field scores of the given documents (ascending, distinct), summed in query order:
+ * each term's postings galloped through, or merged when the documents are many beside them.
+ */
+function exactScores(terms: readonly FieldTerm[], docs: Uint32Array): Float64Array {
   const out = new Float64Array(docs.length);
-  for (const term of terms) {
+  for (const { list, factor, norms } of terms) {
+    const merge = list.length / 2 < docs.length * GALLOP_COST;
     let at = 0;
-    for (let i = 0; i < docs.length; i++) {
+    for (let i = 0; i < docs.length && at < list.length; i++) {
       const doc = docs[i]!;
-      at = seek(term.list, at, doc);
-      if (at >= term.list.length) break;
-      if (term.list[at] !== doc) continue;
-      const tf = term.list[at + 1]!;
-      out[i] = out[i]! + (term.factor * tf) / (tf + norm(field, parameters, doc));
+      if (merge) while (at < list.length && list[at]! < doc) at += 2;
+      else at = seek(list, at, doc);
+      if (list[at] !== doc) continue;
+      const tf = list[at + 1]!;
+      out[i] = out[i]! + (factor * tf) / (tf + norms[doc]!);
     }
   }
   return out;
@@ -292,72 +382,51 @@ export interface PrunedSearch {
 }
 
 export function createPrunedSearch(text: LoadedField, title: LoadedField, chunkRecords: Uint32Array): PrunedSearch {
-  const textCache: SaturationCache = new Map();
-  const titleCache: SaturationCache = new Map();
+  const textCache: FieldCache = new Map();
+  const titleCache: FieldCache = new Map();
   let recordChunks: { starts: Uint32Array; chunks: Uint32Array } | undefined;
+  let scratch: Scratch | undefined;
 
   /** A record's title score, summed in query order (bm25.ts's titleScores[record]). */
-  function titleScore(terms: FieldTerm[], parameters: PrunedParameters, record: number): number {
+  function titleScore(terms: readonly FieldTerm[], record: number): number {
     let score = 0;
     for (const term of terms) {
       const at = seek(term.list, 0, record);
       if (term.list[at] !== record) continue;
       const tf = term.list[at + 1]!;
-      score = score + (term.factor * tf) / (tf + norm(title, parameters, record));
+      score = score + (term.factor * tf) / (tf + term.norms[record]!);
     }
     return score;
   }
 
   return {
     top(terms, options, k, allowed) {
-      if (k <= 0) return { records: new Uint32Array(0), scores: new Float64Array(0), postingsRead: 0, postingsTotal: 0 };
-      const heap = createRecordHeap(k);
       const textTerms = fieldTerms(text, terms, options.text, textCache);
-      const boost = options.titleBoost;
-      const titleTerms = boost > 0 ? fieldTerms(title, terms, options.title, titleCache) : [];
-      const titleUpper = titleTerms.reduce((sum, term) => sum + term.upper, 0);
-      const titles = new Map<number, number>();
-      let read = walkField({
-        field: text,
-        parameters: options.text,
+      const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache) : [];
+      const postingsTotal = postingsOf(textTerms) + postingsOf(titleTerms);
+      if (k <= 0) return { records: new Uint32Array(0), scores: new Float64Array(0), postingsRead: 0, postingsTotal };
+      scratch ??= createScratch(chunkRecords.length, title.lengths.length);
+      const titles = titleScores(titleTerms, allowed);
+      let titleUpper = 0;
+      for (const score of titles.values()) titleUpper = Math.max(titleUpper, options.titleBoost * score);
+      const found = topTermAtATime({
         terms: textTerms,
-        scale: 1,
-        extraUpper: boost * titleUpper,
-        admit: (chunk) => !allowed || allowed[chunkRecords[chunk]!] === 1,
-        finish: (chunk, score) => {
-          const record = chunkRecords[chunk]!;
-          if (boost <= 0) return heap.offer(record, score);
-          let recordTitle = titles.get(record);
-          if (recordTitle === undefined) titles.set(record, (recordTitle = titleScore(titleTerms, options.title, record)));
-          heap.offer(record, recordTitle > 0 ? score + boost * recordTitle : score);
-        },
-        heap,
+        chunkRecords,
+        allowed,
+        k,
+        titleBoost: options.titleBoost,
+        titles,
+        titleUpper,
+        scratch,
       });
-      if (boost > 0) {
-        read += walkField({
-          field: title,
-          parameters: options.title,
-          terms: titleTerms,
-          scale: boost,
-          extraUpper: 0,
-          admit: (record) => !allowed || allowed[record] === 1,
-          finish: (record, score) => heap.offer(record, 0 + boost * score),
-          heap,
-        });
-      }
-      return { ...heap.sorted(), postingsRead: read, postingsTotal: postingsOf(textTerms) + postingsOf(titleTerms) };
+      return { ...found, postingsRead: found.postingsRead + postingsOf(titleTerms), postingsTotal };
     },
 
     scoresOf(terms, options, records) {
       recordChunks ??= chunksByRecord(chunkRecords, title.lengths.length);
       const textTerms = fieldTerms(text, terms, options.text, textCache);
-      const chunks: number[] = [];
-      for (let i = 0; i < records.length; i++) {
-        const record = records[i]!;
-        for (let at = recordChunks.starts[record]!; at < recordChunks.starts[record + 1]!; at++) chunks.push(recordChunks.chunks[at]!);
-      }
-      const sortedChunks = Uint32Array.from(new Set(chunks)).sort();
-      const chunkScores = exactField(text, textTerms, options.text, sortedChunks);
+      const sortedChunks = passagesOf(recordChunks, records);
+      const chunkScores = exactScores(textTerms, sortedChunks);
       const best = new Map<number, number>();
       sortedChunks.forEach((chunk, i) => {
         const record = chunkRecords[chunk]!;
@@ -366,12 +435,22 @@ export function createPrunedSearch(text: LoadedField, title: LoadedField, chunkR
       const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache) : [];
       return Float64Array.from({ length: records.length }, (_, i) => {
         const record = records[i]!;
-        const score = best.get(record) ?? 0;
-        const recordTitle = titleTerms.length > 0 ? titleScore(titleTerms, options.title, record) : 0;
-        return recordTitle > 0 ? score + options.titleBoost * recordTitle : score;
+        return recordValue(best.get(record) ?? 0, titleTerms.length > 0 ? titleScore(titleTerms, record) : undefined, options.titleBoost);
       });
     },
   };
+}
+
+/** The passages of the given records (a repeated record counted once), ascending. */
+function passagesOf({ starts, chunks }: { starts: Uint32Array; chunks: Uint32Array }, records: ArrayLike<number>): Uint32Array {
+  const distinct = [...new Set(Array.from(records))];
+  const out = new Uint32Array(distinct.reduce((sum, record) => sum + starts[record + 1]! - starts[record]!, 0));
+  let at = 0;
+  for (const record of distinct) {
+    out.set(chunks.subarray(starts[record]!, starts[record + 1]!), at);
+    at += starts[record + 1]! - starts[record]!;
+  }
+  return out.sort();
 }
 
 /** The chunks of each record: record r's are chunks[starts[r] .. starts[r + 1]), ascending. */

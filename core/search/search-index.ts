@@ -6,7 +6,10 @@
 import type { Embedder } from '../ports/embedder.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
+import { nthLargest } from './select.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
+
+export { nthLargest } from './select.ts';
 
 export interface SearchOptions {
   filters?: SearchFilters;
@@ -347,33 +350,6 @@ function feedbackVector(queryVector: Float32Array, vectors: Float32Array, dims: 
   norm = Math.sqrt(norm) || 1;
   for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! / norm;
   return expanded;
-}
-
-/** The n-th largest value (1-based) by quickselect; reorders `values`. */
-export function nthLargest(values: Float64Array, n: number): number {
-  let lo = 0;
-  let hi = values.length - 1;
-  const target = n - 1; // position in descending order
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >>> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        const swap = values[i]!;
-        values[i] = values[j]!;
-        values[j] = swap;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
-  }
-  return values[target]!;
 }
 
 function maxOf(values: Float64Array): number {
