@@ -5,6 +5,7 @@
  */
 import type { Embedder } from '../ports/embedder.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
+import { createLexicalSide } from './lexical-side.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { nthLargest } from './select.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
@@ -55,6 +56,12 @@ export interface SearchTuning {
   diversityPenalty: number;
   candidates: number;
   /**
+   * Passages above which BM25 is the pruned top k plus the exact scores of the vector side's
+   * best records (lexical-side.ts), k = max(candidates, feedbackPool); up to it, every record's
+   * exhaustive score, faster on a small corpus (bench/README.md, "Lexical side at scale").
+   */
+  lexicalTopAbove: number;
+  /**
    * Apply the similarity floors (default). A benchmark run turns them off: it ranks every
    * document, while the API must be able to answer "nothing relevant".
    */
@@ -82,6 +89,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   lexicalFloor: 0.5,
   diversityPenalty: 0.85,
   candidates: 100,
+  lexicalTopAbove: 200_000,
   floors: true,
 };
 
@@ -133,6 +141,13 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     titleBoost: tuning.titleBoost,
     queryTermWeight: tuning.queryTermWeight,
   };
+  const lexicalSide = createLexicalSide({
+    fullText,
+    options: fullTextOptions,
+    recordCount: records.length,
+    topAbove: tuning.lexicalTopAbove,
+    pool: Math.max(tuning.candidates, tuning.feedbackPool),
+  });
 
   /** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
   function poolMask(scores: Float64Array, size: number): Uint8Array {
@@ -191,9 +206,10 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
       const mask = allowedMask(records, options.filters);
       const allowed = allowedList(mask);
-      const lexical = fullText.scores(query, fullTextOptions, mask);
+      const lexicalStart = lexicalSide.start(query, mask);
       const queryVector = await embedding;
       const { best: similarity, bestChunk } = scan(queryVector, mask);
+      const lexical = lexicalSide.finish(lexicalStart, query, similarity);
       let fused = fuse(tuning, similarity, lexical, allowed);
 
       if (tuning.feedbackDocs > 0 && tuning.feedbackWeight > 0) {
