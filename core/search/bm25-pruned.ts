@@ -331,12 +331,24 @@ function topTermAtATime(search: TopSearch): Omit<LexicalTop, 'postingsTotal'> {
         if ((suffix[next]! + titleUpper) * SLACK < threshold) break;
       }
     }
-    const candidates = reachable(search, touched.slice(0, count), suffix[next]!, threshold).sort();
+    const candidates = reachable(search, ascending(scores, touched, count), suffix[next]!, threshold);
     const completed = completeScores(search, terms.slice(next), suffix.subarray(next), candidates, threshold);
     return { ...exactTop(search, completed.candidates), postingsRead: read + completed.read };
   } finally {
     for (let i = 0; i < count; i++) scores[touched[i]!] = 0;
   }
+}
+
+/**
+ * The first `count` passages of `touched`, ascending: sorted when they are few, read off the
+ * dense scores (touched passages score above 0) when they are many, where a sort of most of a
+ * million passages would cost more than the walk it follows.
+ */
+function ascending(scores: Float64Array, touched: Uint32Array, count: number): Uint32Array {
+  if (count * Math.log2(count + 1) < scores.length) return touched.slice(0, count).sort();
+  const out = new Uint32Array(count);
+  for (let passage = 0, at = 0; passage < scores.length; passage++) if (scores[passage]! > 0) out[at++] = passage;
+  return out;
 }
 
 /** Exact title scores of the allowed records whose title matches, summed in query order. */
