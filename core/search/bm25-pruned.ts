@@ -167,8 +167,8 @@ const recordValue = (best: number, title: number | undefined, boost: number) => 
 
 /**
  * The k-th best record value given the scores so far of `passages` (lower bounds of the final
- * ones); 0 while fewer than k records have a value. `floor`, a threshold found before (so at
- * least k records are at or above it, scores only grow), lets the records below it be skipped.
+ * ones), counting only records at or above `floor`; 0 when fewer than k are. Any k records'
+ * lower bounds bound the k-th best from below, so this is a valid threshold either way.
  */
 function recordThreshold(search: TopSearch, passages: Uint32Array, floor: number): number {
   const { chunkRecords, titles, titleBoost, k } = search;
@@ -263,19 +263,29 @@ function completeScores(
  * then sorted (ties: lower record index first).
  */
 function exactTop(search: TopSearch, candidates: Uint32Array): { records: Uint32Array; scores: Float64Array } {
-  const { chunkRecords, scratch, titles, titleBoost, k } = search;
-  const best = new Map<number, number>();
-  for (const passage of candidates) {
+  const { chunkRecords, titles, titleBoost, k } = search;
+  const { records: best, recordList } = search.scratch;
+  const scores = search.scratch.passages;
+  const cut = recordThreshold(search, candidates, 0);
+  let seen = 0;
+  for (let i = 0; i < candidates.length; i++) {
+    const passage = candidates[i]!;
     const record = chunkRecords[passage]!;
-    best.set(record, Math.max(best.get(record) ?? 0, scratch.passages[passage]!));
+    if (best[record] === 0) recordList[seen++] = record;
+    if (scores[passage]! > best[record]!) best[record] = scores[passage]!;
   }
-  for (const record of titles.keys()) if (!best.has(record)) best.set(record, 0);
-  const approximate = new Map([...best].map(([record, score]) => [record, recordValue(score, titles.get(record), titleBoost)]));
-  const cut = approximate.size <= k ? 0 : nthLargest(Float64Array.from(approximate.values()), k);
-  const chosen = new Set([...approximate].filter(([, value]) => value * SLACK >= cut).map(([record]) => record));
-  const passages = candidates.filter((passage) => chosen.has(chunkRecords[passage]!));
+  const near = (record: number, passageBest: number) => recordValue(passageBest, titles.get(record), titleBoost) * SLACK >= cut;
+  const chosen: number[] = [];
+  for (let i = 0; i < candidates.length; i++) if (near(chunkRecords[candidates[i]!]!, best[chunkRecords[candidates[i]!]!]!)) chosen.push(candidates[i]!);
+  const exactBest = new Map<number, number>();
+  for (let i = 0; i < seen; i++) {
+    const record = recordList[i]!;
+    if (near(record, best[record]!)) exactBest.set(record, 0);
+    best[record] = 0;
+  }
+  for (const record of titles.keys()) if (!exactBest.has(record) && near(record, 0)) exactBest.set(record, 0);
+  const passages = Uint32Array.from(chosen);
   const exact = exactScores(search.terms, passages);
-  const exactBest = new Map<number, number>([...chosen].map((record) => [record, 0]));
   passages.forEach((passage, i) => {
     const record = chunkRecords[passage]!;
     if (exact[i]! > exactBest.get(record)!) exactBest.set(record, exact[i]!);
@@ -286,6 +296,27 @@ function exactTop(search: TopSearch, candidates: Uint32Array): { records: Uint32
     .sort((a, b) => b[1] - a[1] || a[0] - b[0])
     .slice(0, k);
   return { records: Uint32Array.from(ranked, ([record]) => record), scores: Float64Array.from(ranked, ([, value]) => value) };
+}
+
+/** Adds a term's contributions to the passage scores, listing newly touched passages; returns how many are listed. */
+function walkTerm(
+  term: FieldTerm,
+  scores: Float64Array,
+  touched: Uint32Array,
+  count: number,
+  allowed: Uint8Array | undefined,
+  chunkRecords: Uint32Array,
+): number {
+  const { list, factor, norms } = term;
+  for (let i = 0; i < list.length; i += 2) {
+    const passage = list[i]!;
+    if (allowed && allowed[chunkRecords[passage]!] !== 1) continue;
+    const tf = list[i + 1]!;
+    const score = scores[passage]!;
+    if (score === 0) touched[count++] = passage;
+    scores[passage] = score + (factor * tf) / (tf + norms[passage]!);
+  }
+  return count;
 }
 
 /**
@@ -305,30 +336,22 @@ function topTermAtATime(search: TopSearch): Omit<LexicalTop, 'postingsTotal'> {
   const touched = scratch.touched;
   let count = 0;
   let read = 0;
-  let best = 0;
   let threshold = 0;
   let checkAfter = 0;
   let next = 0;
   try {
     while (next < terms.length) {
-      const { list, factor, norms } = terms[next++]!;
-      for (let i = 0; i < list.length; i += 2) {
-        const passage = list[i]!;
-        if (allowed && allowed[chunkRecords[passage]!] !== 1) continue;
-        const tf = list[i + 1]!;
-        const score = scores[passage]!;
-        if (score === 0) touched[count++] = passage;
-        const updated = score + (factor * tf) / (tf + norms[passage]!);
-        scores[passage] = updated;
-        if (updated > best) best = updated;
-      }
-      read += list.length / 2;
-      // The threshold costs a pass over the passages seen: taken only when it could stop the
-      // walk, and at most once per twice as many postings as passages seen.
-      if (next < terms.length && (suffix[next]! + titleUpper) * SLACK < best + titleUpper && read >= checkAfter) {
-        threshold = recordThreshold(search, touched.subarray(0, count), threshold);
+      const term = terms[next++]!;
+      count = walkTerm(term, scores, touched, count, allowed, chunkRecords);
+      read += term.list.length / 2;
+      // Stopping needs k records above what an unseen passage could reach, so only passages
+      // above that count (few, late in the walk); the pass over the passages seen is taken at
+      // most once per twice as many postings as there are.
+      const reach = (suffix[next]! + titleUpper) * SLACK;
+      if (next < terms.length && read >= checkAfter) {
+        threshold = Math.max(threshold, recordThreshold(search, touched.subarray(0, count), Math.max(threshold, reach)));
         checkAfter = read + 2 * count;
-        if ((suffix[next]! + titleUpper) * SLACK < threshold) break;
+        if (reach < threshold) break;
       }
     }
     const candidates = reachable(search, ascending(scores, touched, count), suffix[next]!, threshold);

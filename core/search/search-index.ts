@@ -89,7 +89,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   lexicalFloor: 0.5,
   diversityPenalty: 0.85,
   candidates: 100,
-  lexicalTopAbove: 200_000,
+  lexicalTopAbove: Number.POSITIVE_INFINITY,
   floors: true,
 };
 
