@@ -58,7 +58,8 @@ export interface SearchTuning {
   /**
    * Passages above which BM25 is the pruned top k plus the exact scores of the vector side's
    * best records (lexical-side.ts), k = max(candidates, feedbackPool); up to it, every record's
-   * exhaustive score, faster on a small corpus (bench/README.md, "Lexical side at scale").
+   * exhaustive score. Off by default: the exhaustive scores measured faster up to 1M passages
+   * (bench/README.md, "Lexical side at scale"); 0 turns the pruned path on.
    */
   lexicalTopAbove: number;
   /**
