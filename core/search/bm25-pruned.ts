@@ -11,8 +11,10 @@
  * terms reached can enter the top k. The passages seen that still can are completed by
  * galloping through the remaining postings (the common words', the longest) rather than
  * walking them. So the work follows the query's rare postings plus a few lookups per
- * candidate, not the corpus. A document-at-a-time MaxScore was tried first and measured
- * slower than the exhaustive walk here (bench/README.md, "Lexical side at scale").
+ * candidate, not the corpus: at 1M passages it reads 38-70% of the exhaustive path's
+ * postings, yet measured slower than that walk in time, which is why search-index.ts keeps
+ * it off by default (bench/README.md, "Lexical side at scale"; a document-at-a-time MaxScore,
+ * tried first, was slower still).
  *
  * A record's value is its best passage plus `titleBoost` times its title's score (only when
  * the title matches). Titles are short and one per record, so their scores are computed
@@ -55,7 +57,10 @@ export interface LexicalTop {
  */
 const SLACK = 1 + 1e-9;
 
-/** A gallop costs about this many sequential postings (bench/bm25.ts): below, a term's postings are walked. */
+/**
+ * A gallop probes about log2 of the gap it skips, each probe a likely cache miss: when a term
+ * has fewer than this many postings per candidate, walking them is cheaper. A rough figure.
+ */
 const GALLOP_COST = 8;
 
 interface FieldTerm {
