@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { buildBm25Data, loadBm25Index, type FullTextQueryOptions } from '../core/search/bm25.ts';
 import { createLexicalSide } from '../core/search/lexical-side.ts';
+import { createSearchIndex, type SearchTuning } from '../core/search/search-index.ts';
+import type { SearchRecord } from '../core/search/types.ts';
 import { seededRandom } from '../core/random.ts';
+import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
 
 const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
 
@@ -50,5 +53,45 @@ describe('the lexical side of fusion', () => {
     }
     expect(zeroed).toBeGreaterThan(0); // the pool is smaller than the matches: something was left out
     expect(Math.max(...lexical)).toBe(Math.max(...exhaustive)); // the `max` fusion's scale is unchanged
+  });
+});
+
+describe('search through the pruned lexical side', () => {
+  it('ranks as the exhaustive side when the pool holds every record, and keeps the filters', async () => {
+    const next = seededRandom(9);
+    const words = ['memory', 'model', 'dissent', 'alignment', 'bread', 'river', 'voice', 'canon', 'ring', 'archive', 'drift', 'echo'];
+    const sentence = (length: number) => Array.from({ length }, () => words[Math.floor(next() ** 1.5 * words.length)]!).join(' ');
+    const records: SearchRecord[] = Array.from({ length: 60 }, (_, i) => ({
+      id: `r${String(i).padStart(2, '0')}`,
+      kind: 'work',
+      title: sentence(3),
+      ring: i % 3 === 0 ? 'open' : 'core',
+      type: 'essay',
+      layer: 'research',
+      evidence: 'interpretive',
+      contributors: [`voice-${i % 9}`],
+      date: '2026-01-01',
+      excerpt: '',
+      lineage: [],
+    }));
+    const chunks = records.flatMap((_, record) => [0, 1].map(() => ({ record, text: sentence(6 + Math.floor(next() * 20)) })));
+    const embedder = createHashedEmbedder(64);
+    const vectors = new Float32Array(chunks.length * 64);
+    (await embedder.embed(chunks.map((chunk) => chunk.text))).forEach((vector, i) => vectors.set(vector, i * 64));
+    const fullText = await loadBm25Index(await buildBm25Data({ titles: records.map((record) => record.title), chunks }));
+    const meta = { embedder: { id: embedder.id, dims: 64 }, records, chunk_records: chunks.map((chunk) => chunk.record), built_at: '' };
+    const search = (tuning: Partial<SearchTuning>) => createSearchIndex({ meta, vectors, fullText, embedder, tuning: { floors: false, ...tuning } });
+    const exhaustive = search({});
+    const pruned = search({ lexicalTopAbove: 0 });
+    for (const query of ['memory of the model', 'dissent and alignment in the canon', 'bread river echo drift', 'voice']) {
+      for (const filters of [undefined, { rings: ['core' as const] }]) {
+        const expected = await exhaustive.search(query, { limit: 20, filters });
+        const found = await pruned.search(query, { limit: 20, filters });
+        expect(found.map((hit) => [hit.record.id, hit.relevanceScore, hit.lexical])).toEqual(
+          expected.map((hit) => [hit.record.id, hit.relevanceScore, hit.lexical]),
+        );
+        if (filters) expect(found.every((hit) => hit.record.ring === 'core')).toBe(true);
+      }
+    }
   });
 });
