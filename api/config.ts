@@ -98,6 +98,18 @@ const EnvSchema = z.object({
     .max(600_000)
     .default(DEFAULT_DRAIN_GRACE_MS)
     .describe('after SIGTERM, how long in-flight requests and running jobs get to finish before connections close and jobs are handed back'),
+  RELEVANCE_FLOOR: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe('calibrated relevance a record needs to be returned (match.relevance); default: the calibration in effect (/relevance-calibration.json)'),
+  ATLAS_RELEVANCE_FLOOR: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe('calibrated relevance an Atlas record needs to be returned beside works; default: the calibration in effect'),
 });
 
 /**
@@ -152,6 +164,8 @@ export interface ServerConfig {
   /** GET /metrics on its own listener; undefined when METRICS_PORT is unset (off). */
   metrics: { host: string; port: number } | undefined;
   drainGraceMs: number;
+  /** Relevance floors over the calibration's (RELEVANCE_FLOOR, ATLAS_RELEVANCE_FLOOR). */
+  relevanceFloors: { relevant?: number; atlas?: number };
   /** Federation key file and public origin (docs/FEDERATION.md); both optional. */
   federation: { keyFile: string | undefined; origin: string | undefined; push: boolean; offerLimit?: { limit: number; windowMs: number } };
 }
@@ -185,6 +199,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logLevel: parsed.data.LOG_LEVEL,
     metrics: parsed.data.METRICS_PORT === undefined ? undefined : { host: parsed.data.METRICS_HOST, port: parsed.data.METRICS_PORT },
     drainGraceMs: parsed.data.DRAIN_GRACE_MS,
+    relevanceFloors: {
+      ...(parsed.data.RELEVANCE_FLOOR !== undefined ? { relevant: parsed.data.RELEVANCE_FLOOR } : {}),
+      ...(parsed.data.ATLAS_RELEVANCE_FLOOR !== undefined ? { atlas: parsed.data.ATLAS_RELEVANCE_FLOOR } : {}),
+    },
     federation: {
       keyFile: parsed.data.FEDERATION_KEY_FILE ? path.resolve(parsed.data.FEDERATION_KEY_FILE) : undefined,
       origin: parsed.data.FEDERATION_ORIGIN ? new URL(parsed.data.FEDERATION_ORIGIN).origin : undefined,

@@ -9,6 +9,7 @@ import type { PersistedRecord } from '../storage/store.ts';
 import { loadFullTextIndex } from '../core/search/fulltext.ts';
 import { createSearchIndex, type SearchTuning } from '../core/search/search-index.ts';
 import type { VectorSource } from '../core/search/vector-scan.ts';
+import { DEFAULT_RELEVANCE_MODEL, relevanceFor, RelevanceModelSchema, withFloors, type RelevanceModel } from '../core/search/relevance.ts';
 import type { SearchMeta } from '../core/search/types.ts';
 import type { Embedder } from '../providers/embedder.ts';
 
@@ -21,7 +22,14 @@ function readJson<T>(file: string): T {
 
 export class ArtifactsMissingError extends Error {}
 
-export async function loadCorpus(artifactsDir: string, embedder: Embedder, tuning?: Partial<SearchTuning>): Promise<Corpus> {
+export interface LoadOptions {
+  /** A calibration of relevance to use instead of the build's (the calibration command, benchmarks). */
+  relevance?: RelevanceModel;
+  /** Relevance floors set by the deployment's configuration, over the calibration's own. */
+  relevanceFloors?: Partial<RelevanceModel['floors']>;
+}
+
+export async function loadCorpus(artifactsDir: string, embedder: Embedder, tuning?: Partial<SearchTuning>, options: LoadOptions = {}): Promise<Corpus> {
   const paths = artifactPaths(artifactsDir);
   if (!existsSync(paths.manifest)) {
     throw new ArtifactsMissingError(`no build artifacts in ${artifactsDir}: run \`npm run build\` first`);
@@ -31,6 +39,10 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const meta = readJson<SearchMeta>(paths.searchMeta);
   const vectors = fileVectorSource(paths.searchVectors);
   const fullText = await loadFullTextIndex(readFileSync(paths.searchFullText));
+  // Artifacts built before calibrated relevance carry none: the engine's default applies.
+  const fitted =
+    options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);
+  const relevance = withFloors(relevanceFor(fitted, embedder.id).model, options.relevanceFloors ?? {});
   return {
     site: readJson(paths.site),
     registry: readJson(paths.models),
@@ -48,7 +60,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     pages: readJson(paths.pages),
     audio: readJson(paths.audio),
     claims: readJson(paths.claims),
-    search: createSearchIndex({ meta, vectors, fullText, embedder, ...(tuning ? { tuning } : {}) }),
+    search: createSearchIndex({ meta, vectors, fullText, embedder, relevance, ...(tuning ? { tuning } : {}) }),
     publicDir: paths.public,
     builtAt: meta.built_at,
     textOf: createTextReader(paths.public),

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const embedder = metrics.timedEmbedder(withQueryCache(useLite));
   let corpus;
   try {
-    corpus = await loadCorpus(config.artifactsDir, embedder);
+    corpus = await loadCorpus(config.artifactsDir, embedder, undefined, { relevanceFloors: config.relevanceFloors });
   } catch (error) {
     if (error instanceof ArtifactsMissingError) {
       logger.fatal(error.message);

@@ -27,6 +27,7 @@ import {
   type TensionMergeDecision,
   type WorkFrontmatter,
 } from '../schemas/content.ts';
+import { RELEVANCE_CALIBRATION_FILE, RelevanceModelSchema, type RelevanceModel } from '../core/search/relevance.ts';
 import { CALIBRATION_FILE, CalibrationFileSchema, EVIDENCE_FILE_SUFFIX, type CalibrationFile } from '../schemas/certification.ts';
 import { checkEvidenceFile, NEGATIVE_CONTROLS } from './evidence-log.ts';
 import { checkTensionFiles, checkTensionMerges, TENSION_MERGES_FILE } from './tension-files.ts';
@@ -63,6 +64,8 @@ export interface LoadedContent {
   tensions: { file: string; data: TensionFile }[];
   /** How well this Atlas's instrument sees splits (`npm run certify -- --calibrate`), when measured. */
   calibration?: CalibrationFile;
+  /** relevance-calibration.json: the deployment's own fit of calibrated relevance (npm run calibrate:relevance). */
+  relevance?: RelevanceModel;
   /** Curators' decisions on tension merges (content/tension-merges.yaml), oldest first. */
   tensionMerges: TensionMergeDecision[];
   /** Every content file's bytes, for hashing. */
@@ -173,15 +176,19 @@ export function loadContent(contentDir: string): LoadedContent {
     }
   }
 
-  let calibration: CalibrationFile | undefined;
-  if (existsSync(path.join(dir, CALIBRATION_FILE))) {
-    const text = readText(CALIBRATION_FILE);
+  /** An optional JSON file of the content folder, validated; undefined when absent or invalid (an issue then). */
+  const readOptionalJson = <S extends z.ZodType>(file: string, schema: S): z.infer<S> | undefined => {
+    if (!existsSync(path.join(dir, file))) return undefined;
+    const text = readText(file);
     try {
-      if (text !== undefined) calibration = parseWith(CALIBRATION_FILE, CalibrationFileSchema, JSON.parse(text));
+      return text === undefined ? undefined : parseWith(file, schema, JSON.parse(text));
     } catch (error) {
-      issues.push({ file: CALIBRATION_FILE, field: '(file)', message: `is not valid JSON: ${(error as Error).message}` });
+      issues.push({ file, field: '(file)', message: `is not valid JSON: ${(error as Error).message}` });
+      return undefined;
     }
-  }
+  };
+  const calibration = readOptionalJson(CALIBRATION_FILE, CalibrationFileSchema);
+  const relevance = readOptionalJson(RELEVANCE_CALIBRATION_FILE, RelevanceModelSchema);
   // Optional: absent until a curator decides a merge.
   const tensionMerges = existsSync(path.join(dir, TENSION_MERGES_FILE)) ? (readYamlFile(TENSION_MERGES_FILE, TensionMergesFileSchema)?.decisions ?? []) : [];
 
@@ -207,6 +214,7 @@ export function loadContent(contentDir: string): LoadedContent {
     tensions,
     tensionMerges,
     ...(calibration ? { calibration } : {}),
+    ...(relevance ? { relevance } : {}),
     files,
   };
 }

@@ -27,6 +27,7 @@ export function artifactPaths(artifactsDir: string) {
     searchMeta: path.join(data, 'search', 'meta.json'),
     searchVectors: path.join(data, 'search', 'vectors.f32'),
     searchFullText: path.join(data, 'search', 'fulltext.bin'),
+    searchRelevance: path.join(data, 'search', 'relevance.json'),
     buildInfo: path.join(data, 'build.json'),
   };
 }

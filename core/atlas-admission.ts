@@ -26,6 +26,13 @@
  */
 import type { ScoredRecord } from './search/types.ts';
 
+/**
+ * Kept beside the absolute floors of calibrated relevance (relevance.ts) because it still adds
+ * something, measured: on bench/relevance-set.json it changes no question on either half (the
+ * calibration command prints the comparison), but without it 3 of the 40 factual questions of
+ * bench/intent-set.json, which share the corpus's vocabulary, show an Atlas record above the
+ * Atlas floor (test/intent-set.test.ts).
+ */
 export const ATLAS_RELEVANCE_RATIO = 0.62;
 
 /** The hits in their order, without the Atlas records that fall short of the best work. */
@@ -35,4 +42,25 @@ export function admitAtlasByRelevance<T extends ScoredRecord>(hits: readonly T[]
   if (bestWork === 0 || ratio <= 0) return [...hits];
   const bar = ratio * bestWork;
   return hits.filter((hit) => hit.record.kind !== 'divergence' || hit.relevanceScore >= bar);
+}
+
+/**
+ * The records at or above the relevance floor; Atlas records, when `atlasFloor` applies,
+ * at or above it (an absolute bar, whatever the works around them score).
+ */
+export function aboveFloors<T extends ScoredRecord>(hits: readonly T[], floor: number, atlasFloor: number | undefined): T[] {
+  return hits.filter((hit) => hit.calibrated >= floor && (atlasFloor === undefined || hit.record.kind !== 'divergence' || hit.calibrated >= atlasFloor));
+}
+
+/**
+ * The record that came closest to passing its floor (an Atlas record's is the higher of the two
+ * when the Atlas floor applies): what no_context reports when none passed. Null: none found.
+ */
+export function closestToFloors(hits: readonly ScoredRecord[], floor: number, atlasFloor: number | undefined): { relevance: number; floor: number } | null {
+  let closest: { relevance: number; floor: number } | null = null;
+  for (const hit of hits) {
+    const bar = atlasFloor !== undefined && hit.record.kind === 'divergence' ? Math.max(floor, atlasFloor) : floor;
+    if (!closest || hit.calibrated - bar > closest.relevance - closest.floor) closest = { relevance: hit.calibrated, floor: bar };
+  }
+  return closest;
 }

@@ -30,6 +30,7 @@ export function toCorpusRecord(hit: ScoredRecord): CorpusRecordOut {
     date: record.date,
     excerpt: record.excerpt,
     relevanceScore: hit.relevanceScore,
+    match: { relevance: hit.calibrated, signals: hit.signals, semantic: hit.similarity, lexical: hit.coverage },
     role: record.kind === 'divergence' ? 'divergence' : 'relevance',
     href: record.kind === 'divergence' ? `/api/divergences?id=${encodeParam(record.id)}` : `/records/${encodeParam(record.id)}.json`,
   };
@@ -84,7 +85,7 @@ export async function runFastPath(corpus: Corpus, query: FastQuery, options: { i
     cleanQuery: query.cleanQuery,
     glyphsDetected,
     ...(retrieval.excludeIds ? { retrieval_filters: { exclude_ids: retrieval.excludeIds } } : {}),
-    ...(records.length === 0 ? { no_context: noContext(query) } : {}),
+    ...(records.length === 0 ? { no_context: noContext(query, retrieval) } : {}),
   };
   if (query.format === 'brief') return { format: 'brief', ...common, brief: renderBrief(query, records, receipt), records, receipt };
   if (query.format === 'si') return { format: 'si', ...common, sections: siSections(corpus, query, retrieval, receipt), records, receipt };
@@ -111,12 +112,27 @@ export async function runFastPath(corpus: Corpus, query: FastQuery, options: { i
   return { ...context, receipt } satisfies RetrieveResponse;
 }
 
-function noContext(query: FastQuery): NoContext {
+function noContext(query: FastQuery, retrieval: Retrieval): NoContext {
+  const { closest } = retrieval.relevance;
+  const floor = closest?.floor ?? retrieval.relevance.floor;
+  const best = closest ? Math.round(closest.relevance * 10000) / 10000 : null;
+  const reason = query.glyphs.includes('∅') ? 'void_glyph' : query.cleanQuery === '' ? 'empty_query' : best === null ? 'no_match' : 'below_floor';
+  const messages = {
+    void_glyph: 'The void glyph (∅) asked for no corpus context.',
+    empty_query: 'Nothing was left to search for once the glyphs were read.',
+    no_match: 'No corpus record passed the filters and the similarity floors: the corpus does not cover this question.',
+    below_floor: `The closest record reached a calibrated relevance of ${best} where this deployment needs ${floor}: the corpus does not cover this question.`,
+  } as const;
   return {
     code: 'NO_RELEVANT_CONTEXT_FOUND',
-    message: query.glyphs.includes('∅') ? 'The void glyph (∅) asked for no corpus context.' : 'No corpus record matched closely enough to be used.',
+    message: messages[reason],
     agent_action:
-      'Answer from general reasoning and say so, or rephrase, widen filters (drop layers/rings/evidence_threshold), or try the ∞ glyph for a wider field.',
+      reason === 'void_glyph'
+        ? 'Answer from general reasoning; drop the ∅ glyph to retrieve.'
+        : 'Answer from general reasoning and say the corpus had nothing on it, or rephrase, widen filters (drop layers/rings/evidence_threshold), or try the ∞ glyph for a wider field (no calibrated floor, weaker matches, each with its match.relevance).',
+    reason,
+    best_relevance: best,
+    relevance_floor: floor,
   };
 }
 

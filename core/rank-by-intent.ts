@@ -1,11 +1,12 @@
 /** Ranking by the kind of question (query-intent.ts): Atlas records weighed against works on factual and contested questions. */
 import type { Corpus } from './corpus.ts';
 import { recognizeFamily } from './kin.ts';
-import { admitAtlasByRelevance } from './atlas-admission.ts';
+import { admitAtlasByRelevance, closestToFloors } from './atlas-admission.ts';
 import type { QuestionIntent, VoiceLexiconEntry } from './query-intent.ts';
 import type { TensionEntry } from './records.ts';
 import { SURFACE_SIMILARITY } from './receipt.ts';
 import { DEFAULT_TUNING, diversify } from './search/search-index.ts';
+import { calibratedRelevance, signalsOf } from './search/relevance.ts';
 import { createTermTokenizer } from './search/tokenizer.ts';
 import type { ScoredRecord, SearchFilters } from './search/types.ts';
 
@@ -79,12 +80,17 @@ export interface IntentRanking {
   answering?: ReadonlyMap<string, readonly TensionEntry[]>;
 }
 
+/** What rankForIntent found before the relevance floors: the record closest to its floor (null: nothing). */
+export interface IntentRankingFound extends IntentRanking {
+  closest: { relevance: number; floor: number } | null;
+}
+
 export async function rankForIntent(
   corpus: Corpus,
   question: string,
   intent: QuestionIntent,
-  options: { filters: SearchFilters; limit: number; atlasRatio: number; similarityFloor?: number },
-): Promise<IntentRanking> {
+  options: { filters: SearchFilters; limit: number; atlasRatio: number; floors: { relevant: number; atlas: number }; similarityFloor?: number },
+): Promise<IntentRankingFound> {
   const { filters, limit } = options;
   const floor = options.similarityFloor !== undefined ? { similarityFloor: options.similarityFloor } : {};
   const byTopic = intent.kind === 'contested' && intent.topic !== question.trim();
@@ -107,16 +113,26 @@ export async function rankForIntent(
     // The similarity a hit reports is to the question asked (the receipt reads it), not to the topic.
     const ids = new Set(topical.map((hit) => hit.record.id));
     const own = new Map((await corpus.search.similar(question, (record) => ids.has(record.id), ids.size)).map((hit) => [hit.record.id, hit.score]));
+    // Calibrated relevance is the question's too: the topic alone is shorter, so the same words
+    // cover more of it. A record the whole question's search did not find covers none of it.
+    const coverage = new Map(pool.map((hit) => [hit.record.id, hit.coverage]));
+    const model = corpus.search.relevance;
     candidates = [
       ...pool.filter((hit) => hit.record.kind !== 'divergence'),
-      ...topical.map((hit) => ({ ...hit, similarity: Math.max(0, own.get(hit.record.id) ?? 0) })),
+      ...topical.map((hit) => {
+        const similarity = Math.max(0, own.get(hit.record.id) ?? 0);
+        const covered = coverage.get(hit.record.id) ?? 0;
+        return {
+          ...hit,
+          similarity,
+          coverage: covered,
+          calibrated: roundTo4(calibratedRelevance(model, similarity, covered)),
+          signals: signalsOf(model, similarity, covered),
+        };
+      }),
     ];
   }
-  if (intent.kind === 'factual') candidates = candidates.filter((hit) => hit.record.kind !== 'divergence' || hit.similarity >= SURFACE_SIMILARITY);
-  // Without Atlas records nothing is re-weighted; the works keep retrieval's order (an Atlas
-  // record is its own voice in the diversity re-ranking, so taking one out moves no work).
-  if (!candidates.some((hit) => hit.record.kind === 'divergence')) return { hits: candidates.slice(0, limit) };
-
+  const closest = closestToFloors(candidates, options.floors.relevant, options.floors.atlas);
   const splits = new Map<string, TensionEntry[]>();
   if (intent.kind === 'contested' && intent.voices.length >= 2) {
     termTokenizer ??= createTermTokenizer();
@@ -128,6 +144,20 @@ export async function rankForIntent(
       if (found.length > 0) splits.set(hit.record.id, found);
     }
   }
+  // The absolute floors (relevance.ts): a record below the relevance floor is not evidence,
+  // however it ranks among the others, and an Atlas record needs the Atlas floor, even for a
+  // question worded as a disagreement — but for one where two voices the question names split
+  // on its topic: that record answers the question as asked (its tensions lead the receipt),
+  // whatever its words share with the question's.
+  const atlasBar = Math.max(options.floors.relevant, options.floors.atlas);
+  candidates = candidates.filter(
+    (hit) => splits.has(hit.record.id) || hit.calibrated >= (hit.record.kind === 'divergence' ? atlasBar : options.floors.relevant),
+  );
+  if (intent.kind === 'factual') candidates = candidates.filter((hit) => hit.record.kind !== 'divergence' || hit.similarity >= SURFACE_SIMILARITY);
+  // Without Atlas records nothing is re-weighted; the works keep retrieval's order (an Atlas
+  // record is its own voice in the diversity re-ranking, so taking one out moves no work).
+  if (!candidates.some((hit) => hit.record.kind === 'divergence')) return { hits: candidates.slice(0, limit), closest };
+
   let weighted = candidates.map((hit) => {
     if (hit.record.kind !== 'divergence') return hit;
     const weight = intent.kind === 'factual' ? FACTUAL_ATLAS_WEIGHT : splits.has(hit.record.id) ? NAMED_PAIR_WEIGHT : 1;
@@ -142,12 +172,17 @@ export async function rankForIntent(
   // default penalty: a corpus loaded with other tuning, as benchmarks do, keeps this one here).
   const ranked = diversify(weighted, limit, DEFAULT_TUNING.diversityPenalty);
   if (intent.kind === 'contested' && bestAtlas && !ranked.some((hit) => hit.record.kind === 'divergence')) {
-    // A question worded as a disagreement always shows its best Atlas evidence, even one that
-    // did not earn a place: in the last place, or after the works when the list is not full.
+    // A question worded as a disagreement always shows its best Atlas evidence above the floors,
+    // even one the relative rule or the diversity re-ranking left out: in the last place, or
+    // after the works when the list is not full.
     if (ranked.length < limit) ranked.push(bestAtlas);
     else ranked[ranked.length - 1] = bestAtlas;
   }
   const hits = ranked.map((hit) => ({ ...hit, relevanceScore: Math.round(Math.min(1, hit.relevanceScore) * 10000) / 10000 }));
   const answering = new Map(hits.filter((hit) => splits.has(hit.record.id)).map((hit) => [hit.record.id, splits.get(hit.record.id)!]));
-  return { hits, ...(answering.size > 0 ? { answering } : {}) };
+  return { hits, closest, ...(answering.size > 0 ? { answering } : {}) };
+}
+
+function roundTo4(value: number): number {
+  return Math.round(value * 10000) / 10000;
 }

@@ -3,15 +3,22 @@
  * the question's own kind choosing the ranking when the caller chose none (rank-by-intent.ts).
  */
 import type { Corpus } from './corpus.ts';
-import { ATLAS_RELEVANCE_RATIO, admitAtlasByRelevance } from './atlas-admission.ts';
+import { ATLAS_RELEVANCE_RATIO, aboveFloors, admitAtlasByRelevance, closestToFloors } from './atlas-admission.ts';
 import { evidenceAtOrAbove, type FastQuery } from './query-params.ts';
 import { readQuestion } from './query-intent.ts';
 import { rankForIntent, voiceLexicon, type IntentRanking } from './rank-by-intent.ts';
+import type { RelevanceModel } from './search/relevance.ts';
 import type { SearchFilters } from './search/types.ts';
 
 export interface Retrieval extends IntentRanking {
   filters: SearchFilters;
   excludeIds?: { requested: string[]; matched: string[]; unmatched: string[] };
+  /**
+   * The relevance floors applied (relevance.ts; none under the ∞ glyph), and the record that
+   * came closest to passing its floor among those retrieval found before them (null: none):
+   * with no record left, no_context says why.
+   */
+  relevance: { floor: number; atlasFloor: number; closest: { relevance: number; floor: number } | null };
 }
 
 export interface RetrieveOptions {
@@ -21,10 +28,13 @@ export interface RetrieveOptions {
    * Atlas record retrieval found. Benchmarks sweep it; the API uses the default.
    */
   atlasRatio?: number;
+  /** Floors over the index's calibration (relevance.ts): a deployment's configuration, or a benchmark's sweep. */
+  floors?: Partial<RelevanceModel['floors']>;
 }
 
 export async function retrieve(corpus: Corpus, query: FastQuery, options: RetrieveOptions = {}): Promise<Retrieval> {
   const atlasRatio = options.atlasRatio ?? ATLAS_RELEVANCE_RATIO;
+  const modelFloors = { ...corpus.search.relevance.floors, ...options.floors };
   const filters: SearchFilters = {
     ...(query.layers ? { layers: query.layers } : {}),
     ...(query.rings ? { rings: query.rings } : {}),
@@ -41,7 +51,11 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
     filters.excludeIds = new Set(matched);
   }
   const glyphs = new Set(query.glyphs);
-  if (glyphs.has('∅') || query.cleanQuery === '') return { hits: [], filters, ...(excludeIds ? { excludeIds } : {}) };
+  // The ∞ glyph asks for the wider field: its own cosine floor, no calibrated one.
+  const floor = glyphs.has('∞') ? 0 : modelFloors.relevant;
+  if (glyphs.has('∅') || query.cleanQuery === '') {
+    return { hits: [], filters, relevance: { floor, atlasFloor: modelFloors.atlas, closest: null }, ...(excludeIds ? { excludeIds } : {}) };
+  }
 
   let limit = query.limit;
   let similarityFloor: number | undefined;
@@ -58,23 +72,29 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
   // words choose it (query-intent.ts).
   const intent = reweight || query.layers ? undefined : readQuestion(query.cleanQuery, voiceLexicon(corpus));
   if (intent && intent.kind !== 'open') {
-    const ranked = await rankForIntent(corpus, query.cleanQuery, intent, {
+    const { closest, ...ranked } = await rankForIntent(corpus, query.cleanQuery, intent, {
       filters,
       limit,
       atlasRatio,
+      floors: { relevant: floor, atlas: modelFloors.atlas },
       ...(similarityFloor !== undefined ? { similarityFloor } : {}),
     });
-    return { ...ranked, filters, ...(excludeIds ? { excludeIds } : {}) };
+    return { ...ranked, filters, relevance: { floor, atlasFloor: modelFloors.atlas, closest }, ...(excludeIds ? { excludeIds } : {}) };
   }
   // Retrieval diversifies greedily over one candidate pool, so asking for more places and
-  // dropping the Atlas records that do not earn theirs leaves the works in the order, and at
-  // the places, they would have had without those records: a shorter list is not padded.
-  let hits = await corpus.search.search(query.cleanQuery, {
+  // dropping the records that do not earn theirs leaves the others in the order, and at the
+  // places, they would have had without those records: a shorter list is not padded.
+  const found = await corpus.search.search(query.cleanQuery, {
     filters,
-    limit: reweight ? Math.min(limit * 3, 100) : intent ? Math.max(limit, Math.min(limit * 3, 100)) : limit,
+    limit: Math.max(limit, Math.min(limit * 3, 100)),
     ...(similarityFloor !== undefined ? { similarityFloor } : {}),
   });
-  if (intent) hits = admitAtlasByRelevance(hits, atlasRatio).slice(0, limit);
+  // The Atlas floor and the relative rule weigh Atlas records against works when the question
+  // chose the mode; a caller's glyph or layer scope asked for what it gets.
+  const atlasFloor = intent ? modelFloors.atlas : undefined;
+  let hits = aboveFloors(found, floor, atlasFloor);
+  if (intent) hits = admitAtlasByRelevance(hits, atlasRatio);
+  if (!reweight) hits = hits.slice(0, limit);
   if (reweight) {
     const modelVoices = new Set(corpus.registry.families.map((family) => family.name));
     hits = hits
@@ -92,5 +112,6 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
       .sort((a, b) => b.relevanceScore - a.relevanceScore)
       .slice(0, limit);
   }
-  return { hits, filters, ...(excludeIds ? { excludeIds } : {}) };
+  const relevance = { floor, atlasFloor: modelFloors.atlas, closest: closestToFloors(found, floor, atlasFloor) };
+  return { hits, filters, relevance, ...(excludeIds ? { excludeIds } : {}) };
 }

@@ -41,3 +41,7 @@ export function evidenceRank(value: Evidence): number {
   const index = (EVIDENCE_ORDER as readonly string[]).indexOf(value);
   return index === -1 ? EVIDENCE_ORDER.length : index;
 }
+
+/** Which retrieval signals made a record relevant (core/search/relevance.ts). */
+export const SIGNALS = ['semantic', 'lexical', 'both', 'neither'] as const;
+export type Signals = (typeof SIGNALS)[number];

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_RELEVANCE_MODEL, RELEVANCE_CALIBRATION_FILE } from '../core/search/relevance.ts';
 import { pathToFileURL } from 'node:url';
 import { createUseLiteEmbedder, type Embedder } from '../providers/embedder.ts';
 import { sha256Hex } from '../core/manifest.ts';
@@ -110,6 +111,11 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   writeJson(out.searchMeta, search.meta);
   writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
   writeFile(out.searchFullText, encodeFullText(search.fullText));
+  // The calibration of relevance in effect: the content's own fit, else the engine's default;
+  // served as is so a caller can read what match.relevance and the floors mean.
+  const relevance = content.relevance ?? DEFAULT_RELEVANCE_MODEL;
+  writeJson(out.searchRelevance, relevance);
+  writeJson(path.join(out.public, RELEVANCE_CALIBRATION_FILE), relevance);
 
   const manifest = buildManifest({
     works,

@@ -4,7 +4,7 @@
  * The same rule on real data is test/intent-set.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { ATLAS_RELEVANCE_RATIO, admitAtlasByRelevance } from '../core/atlas-admission.ts';
+import { ATLAS_RELEVANCE_RATIO, aboveFloors, admitAtlasByRelevance } from '../core/atlas-admission.ts';
 import type { ScoredRecord } from '../core/search/types.ts';
 
 function hit(id: string, kind: 'work' | 'divergence', relevanceScore: number): ScoredRecord {
@@ -25,6 +25,9 @@ function hit(id: string, kind: 'work' | 'divergence', relevanceScore: number): S
     relevanceScore,
     similarity: relevanceScore,
     lexical: 0,
+    coverage: 0,
+    calibrated: relevanceScore,
+    signals: 'semantic',
   };
 }
 
@@ -53,5 +56,19 @@ describe('admitAtlasByRelevance', () => {
     expect(ids(admitAtlasByRelevance(atTheBar))).toEqual(['w', 'd']);
     const below = [hit('w', 'work', 0.8), hit('d', 'divergence', 0.8 * ATLAS_RELEVANCE_RATIO - 0.001)];
     expect(ids(admitAtlasByRelevance(below))).toEqual(['w']);
+  });
+});
+
+describe('aboveFloors (calibrated relevance, absolute)', () => {
+  it('drops every record below the relevance floor, whatever the best one scores', () => {
+    const hits = [hit('w1', 'work', 0.3), hit('w2', 'work', 0.2), hit('d', 'divergence', 0.99)];
+    expect(ids(aboveFloors(hits, 0.25, undefined))).toEqual(['w1', 'd']);
+    expect(ids(aboveFloors(hits, 0.995, undefined))).toEqual([]);
+  });
+
+  it('holds Atlas records to their own floor only when it applies, at the floor included', () => {
+    const hits = [hit('w', 'work', 0.5), hit('d-high', 'divergence', 0.95), hit('d-low', 'divergence', 0.94)];
+    expect(ids(aboveFloors(hits, 0.25, 0.95))).toEqual(['w', 'd-high']);
+    expect(ids(aboveFloors(hits, 0.25, undefined))).toEqual(['w', 'd-high', 'd-low']);
   });
 });

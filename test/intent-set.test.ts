@@ -1,15 +1,14 @@
 /**
- * Atlas records earn their place in GET /api/query by relevance (core/atlas-admission.ts),
- * checked on the judged set of bench/intent-set.json over the Omnarai corpus and Atlas
- * imported from ../shared/omnarai into a temporary folder, with default parameters.
+ * Retrieval that knows when it has nothing, on real data: the judged questions of
+ * bench/relevance-set.json (three families, two halves) and bench/intent-set.json asked of
+ * GET /api/query over the Omnarai corpus and Atlas imported from ../shared/omnarai into a
+ * temporary folder, with the default calibration (core/search/relevance.ts).
  *
- * The aim: no factual question shows an Atlas record in its top 8, and every contested one
- * (a paraphrase of an Atlas question) shows its record. Measured: the factual half of the aim
- * holds on all 40; 39 of 40 contested questions show their record. contested-05 misses with or
- * without the admission test (its record is fourth among Atlas records by similarity, and
- * retrieval places it below the eighth place), so it is listed here as a known miss: any
- * other miss fails. Questions about works worded as disagreements, which the intent reader
- * calls contested, are held to the same rule but for the one Atlas record they always keep.
+ * The figures held are the ones bench/README.md "Calibrated relevance" claims, on the held-out
+ * half (never fitted on) and on the calibration half: a question the corpus answers gets its
+ * work, a question off the corpus gets no Atlas record and mostly no_context (which says why),
+ * a contested question gets its Atlas record at the rate measured. Without the data the suite
+ * is skipped locally and fails under CI.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -17,94 +16,133 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
 import { REPO_ROOT } from '../core/paths.ts';
-import { ATLAS_RELEVANCE_RATIO } from '../core/atlas-admission.ts';
-import { confusion, judge, loadIntentSet, misses, type Outcome } from '../bench/intent-eval.ts';
+import { DEFAULT_RELEVANCE_MODEL } from '../core/search/relevance.ts';
+import { confusion, judge, loadIntentSet, type Outcome } from '../bench/intent-eval.ts';
+import { familyFigures, loadRelevanceSet, type FamilyFigures, type QuestionOutcome } from '../scripts/lib/relevance-calibration.ts';
 import { buildApp, tempDir } from '../devkit/app.ts';
 
 const dataDir = path.resolve(REPO_ROOT, '../shared/omnarai');
 const hasData = existsSync(path.join(dataDir, 'divergences.jsonl')) && existsSync(path.join(dataDir, 'corpus.json'));
-const KNOWN_CONTESTED_MISSES = ['contested-05'];
-/** The question of the issue that started this: "What year was…" is no lookup form the intent reader knows. */
 const UUID_QUESTION = 'What year was the UUID version 7 specification standardized and what database advantage does it provide?';
-/**
- * Questions about works worded as a disagreement, an either/or or an "should": the intent
- * reader calls them contested. Their Atlas records must earn their place all the same; only
- * the one best Atlas record a contested question always shows may fall short.
- */
-const WORDED_AS_DISAGREEMENT = [
-  'Is UUID version 7 better for database indexes, or is version 4 still preferable?',
-  'What was debated at the Electric Intelligence Summit 2025?',
-  'Should municipalities use AI in public service delivery?',
-  'Where do Claude and Grok disagree about UUID version 7?',
-];
+
+/** Claimed in bench/README.md, "Calibrated relevance": at least this many questions of each half. */
+const CLAIMED = {
+  calibrate: { answersShown: 28, offCorpusNoContext: 29, contestedShown: 18 },
+  holdout: { answersShown: 26, offCorpusNoContext: 25, contestedShown: 19 },
+} as const;
 
 interface RecordOut {
   id: string;
   role: string;
   relevanceScore: number;
+  match: { relevance: number; signals: string; semantic: number; lexical: number };
 }
 
-describe.skipIf(!hasData)('Atlas admission on the judged set (bench/intent-set.json, imported ../shared/omnarai)', () => {
-  const items = loadIntentSet();
-  let outcomes: Outcome[] = [];
-  let uuidRecords: RecordOut[] = [];
-  const worded = new Map<string, RecordOut[]>();
+interface NoContextOut {
+  reason: string;
+  best_relevance: number | null;
+  relevance_floor: number;
+}
+
+if (!hasData && process.env.CI) {
+  describe('calibrated relevance on the imported Omnarai data', () => {
+    it('needs ../shared/omnarai beside the repository', () => {
+      expect.fail('../shared/omnarai is missing: CI must have the shared data beside the repository');
+    });
+  });
+}
+
+describe.skipIf(!hasData)('calibrated relevance on the judged sets (bench/relevance-set.json, bench/intent-set.json; imported ../shared/omnarai)', () => {
+  const relevanceSet = loadRelevanceSet(path.join(REPO_ROOT, 'bench', 'relevance-set.json'));
+  const intentItems = loadIntentSet();
+  const answers = new Map<string, { records: RecordOut[]; noContext?: NoContextOut; answering: Set<string> }>();
+  let figures: FamilyFigures[] = [];
+  let intentOutcomes: Outcome[] = [];
 
   beforeAll(async () => {
-    const contentDir = tempDir('intent-content');
+    const contentDir = tempDir('relevance-content');
     importOmnarai({ from: dataDir, out: contentDir, force: true });
     const { app } = await buildApp(contentDir);
     const ask = async (question: string) => {
       const response = await request(app).get(`/api/query?q=${encodeURIComponent(question)}`);
       expect(response.status, question).toBe(200);
-      return (response.body.records as { id: string; role: string }[]).map((record) => ({ id: record.id, atlas: record.role === 'divergence' }));
+      const body = response.body as { records: RecordOut[]; no_context?: NoContextOut; receipt: { divergence_surfaced: { record_id: string }[] } };
+      // Atlas records where two voices the question names split on its topic answer it as asked, whatever their relevance.
+      const answering = new Set(body.receipt.divergence_surfaced.map((tension) => tension.record_id));
+      answers.set(question, { records: body.records, answering, ...(body.no_context ? { noContext: body.no_context } : {}) });
+      return body.records;
     };
-    outcomes = await judge(items, ask);
-    uuidRecords = (await request(app).get(`/api/query?q=${encodeURIComponent(UUID_QUESTION)}`)).body.records;
-    for (const question of WORDED_AS_DISAGREEMENT) worded.set(question, (await request(app).get(`/api/query?q=${encodeURIComponent(question)}`)).body.records);
-    console.log(`Atlas admission misses:\n${misses(outcomes).join('\n') || 'none'}`);
-  });
-
-  it('the set holds at least 40 factual and 40 contested questions, each half split for calibration and hold-out', () => {
-    for (const kind of ['factual', 'contested'] as const) {
-      const ofKind = items.filter((item) => item.kind === kind);
-      expect(ofKind.length).toBeGreaterThanOrEqual(40);
-      expect(ofKind.filter((item) => item.split === 'holdout').length).toBe(ofKind.length / 2);
+    const outcomes: QuestionOutcome[] = [];
+    for (const question of relevanceSet.questions) {
+      const records = await ask(question.question);
+      const ids = records.map((record) => record.id);
+      outcomes.push({
+        question,
+        ids,
+        atlas: records.filter((record) => record.role === 'divergence').length,
+        expectedShown: question.expect.some((id) => ids.includes(id)),
+        noContext: records.length === 0,
+        best: null,
+      });
     }
+    figures = familyFigures(outcomes);
+    intentOutcomes = await judge(intentItems, async (question) =>
+      (await ask(question)).map((record) => ({ id: record.id, atlas: record.role === 'divergence' })),
+    );
+    await ask(UUID_QUESTION);
+    console.log(figures.map((row) => JSON.stringify(row)).join('\n'));
+  }, 600_000);
+
+  const figure = (family: FamilyFigures['family'], split: FamilyFigures['split']) => figures.find((row) => row.family === family && row.split === split)!;
+
+  for (const split of ['holdout', 'calibrate'] as const) {
+    it(`${split} half: questions the corpus answers get their work, at the rate claimed`, () => {
+      expect(figure('answers', split).expectedShown).toBeGreaterThanOrEqual(CLAIMED[split].answersShown);
+    });
+
+    it(`${split} half: no question off the corpus gets an Atlas record, and most get no_context`, () => {
+      const off = figure('off_corpus', split);
+      expect(off.withAtlas).toBe(0);
+      expect(off.noContext).toBeGreaterThanOrEqual(CLAIMED[split].offCorpusNoContext);
+      expect(off.noContext * 2).toBeGreaterThan(off.total);
+    });
+
+    it(`${split} half: contested questions get their Atlas record at the rate claimed`, () => {
+      expect(figure('contested', split).expectedShown).toBeGreaterThanOrEqual(CLAIMED[split].contestedShown);
+    });
+  }
+
+  it('no factual question of the older set shows an Atlas record; the question of the first issue gets its work first', () => {
+    expect(confusion(intentOutcomes).factual.atlasShown).toBe(0);
+    const uuid = answers.get(UUID_QUESTION)!.records;
+    expect(uuid[0]?.role).toBe('relevance');
+    expect(uuid.filter((record) => record.role === 'divergence')).toEqual([]);
   });
 
-  it('no factual question shows an Atlas record in its top 8, on either half', () => {
-    const shown = outcomes
-      .filter((outcome) => outcome.item.kind === 'factual' && outcome.atlas.length > 0)
-      .map((outcome) => `${outcome.item.id}: ${outcome.atlas.join(', ')}`);
-    expect(shown).toEqual([]);
-  });
-
-  it('the question of the issue gets its work first and no Atlas record', () => {
-    expect(uuidRecords[0]?.role).toBe('relevance');
-    expect(uuidRecords.filter((record) => record.role === 'divergence')).toEqual([]);
-  });
-
-  it('every contested question shows the Atlas record it paraphrases, but for the known miss', () => {
-    const missing = outcomes.filter((outcome) => outcome.item.kind === 'contested' && !outcome.ownShown).map((outcome) => outcome.item.id);
-    expect(missing.filter((id) => !KNOWN_CONTESTED_MISSES.includes(id))).toEqual([]);
-    const table = confusion(outcomes);
-    expect(table.contested.ownShown).toBeGreaterThanOrEqual(table.contested.total - KNOWN_CONTESTED_MISSES.length);
-    expect(table.contested.noAtlas).toBe(0);
-  });
-
-  it('a question worded as a disagreement shows at most one Atlas record that did not earn its place', () => {
-    for (const [question, records] of worded) {
-      const bestWork = Math.max(0, ...records.filter((record) => record.role !== 'divergence').map((record) => record.relevanceScore));
-      // Scores are rounded to 4 decimals in the response.
-      const below = records.filter((record) => record.role === 'divergence' && record.relevanceScore < ATLAS_RELEVANCE_RATIO * bestWork - 1e-4);
-      expect(below.length, `${question}: ${below.map((record) => record.id).join(', ')}`).toBeLessThanOrEqual(1);
+  it('every record returned says why: calibrated relevance at or above the floors, and its signals', () => {
+    const { relevant, atlas } = DEFAULT_RELEVANCE_MODEL.floors;
+    let checked = 0;
+    for (const { records, answering } of answers.values()) {
+      for (const record of records) {
+        if (!answering.has(record.id)) expect(record.match.relevance).toBeGreaterThanOrEqual(record.role === 'divergence' ? atlas : relevant);
+        expect(['semantic', 'lexical', 'both', 'neither']).toContain(record.match.signals);
+        const semantic = record.match.semantic >= DEFAULT_RELEVANCE_MODEL.signals.cosine;
+        const lexical = record.match.lexical >= DEFAULT_RELEVANCE_MODEL.signals.coverage;
+        expect(record.match.signals).toBe(semantic && lexical ? 'both' : semantic ? 'semantic' : lexical ? 'lexical' : 'neither');
+        checked++;
+      }
     }
+    expect(checked).toBeGreaterThan(500);
   });
 
-  it('the held-out half meets the aim as the calibration half does', () => {
-    const holdout = confusion(outcomes.filter((outcome) => outcome.item.split === 'holdout'));
-    expect(holdout.factual.atlasShown).toBe(0);
-    expect(holdout.contested.ownShown).toBe(holdout.contested.total);
+  it('no_context says the best relevance found and the floor it fell short of', () => {
+    const empty = [...answers.values()].filter((answer) => answer.noContext);
+    expect(empty.length).toBeGreaterThan(40);
+    for (const { records, noContext } of empty) {
+      expect(records).toEqual([]);
+      expect([DEFAULT_RELEVANCE_MODEL.floors.relevant, DEFAULT_RELEVANCE_MODEL.floors.atlas]).toContain(noContext!.relevance_floor);
+      if (noContext!.reason === 'below_floor') expect(noContext!.best_relevance).toBeLessThan(noContext!.relevance_floor);
+      else expect(noContext).toMatchObject({ reason: 'no_match', best_relevance: null });
+    }
   });
 });

@@ -307,7 +307,10 @@ describe('rate limits on live paths', () => {
 
 describe('trust rules: corpus text reaches models only as marked data', () => {
   it('puts retrieved text in the user turn between random markers, never in system text', async () => {
-    const { app } = await liveApp();
+    // The fixture's few made-up works sit below the real model's calibrated relevance floor
+    // for this question: the floors are not what this test is about, so they are off.
+    const corpus = await loadCorpus(built.artifactsDir, await testEmbedder(), undefined, { relevanceFloors: { relevant: 0, atlas: 0 } });
+    const { app } = createLiveApp(corpus, createSqliteStore(':memory:'), testPanelConfig(fake));
     for (let i = 0; i < 2; i++) {
       const response = await request(app).get('/api/query?q=Refusal%20notes%20from%20the%20harbour%3F&layers=canon&sync=1');
       expect(response.body.sources).toContain('TST-5');

@@ -41,6 +41,9 @@ function hit(id: string, kind: 'work' | 'divergence', similarity: number): Score
     relevanceScore: similarity,
     similarity,
     lexical: 0,
+    coverage: 0,
+    calibrated: similarity,
+    signals: 'semantic',
   };
 }
 

@@ -30,7 +30,7 @@ export async function createLocalApp(env: NodeJS.ProcessEnv, log: (line: string)
       kernels: config.embedKernels,
     }),
   );
-  const corpus = await loadCorpus(config.artifactsDir, embedder);
+  const corpus = await loadCorpus(config.artifactsDir, embedder, undefined, { relevanceFloors: config.relevanceFloors });
   const store = await openStore(config.storePath);
   applyPersistedRecords(corpus, await store.listRecords(), new Date());
 

@@ -72,6 +72,12 @@ export interface FullTextIndex {
   top(query: string, options: FullTextQueryOptions, k: number, allowed?: Uint8Array): LexicalTop;
   /** `scores()` of the given records only, in their order (the filter is the caller's). */
   scoresOf(query: string, options: FullTextQueryOptions, records: ArrayLike<number>): Float64Array;
+  /**
+   * The most BM25 the query can score on a passage: each term at full saturation (idf ·
+   * (k1 + 1), times its query weight), a term no passage holds counted at the idf of a term in
+   * no document. A record's score over this is how much of the question it covers (relevance.ts).
+   */
+  ceiling(query: string, options: FullTextQueryOptions): number;
 }
 
 function buildField(documents: readonly string[][]): FieldData {
@@ -306,6 +312,15 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     passages: chunkRecords.length,
     top: (query, options, k, allowed) => pruned.top(queryTerms(query, options), options, k, allowed),
     scoresOf: (query, options, records) => pruned.scoresOf(queryTerms(query, options), options, records),
+    ceiling(query, options) {
+      const n = text.lengths.length;
+      let total = 0;
+      for (const [term, weight] of queryTerms(query, options)) {
+        const df = (text.postings.get(term)?.length ?? 0) / 2;
+        total += weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (options.text.k1 + 1);
+      }
+      return total;
+    },
     scores(query, options, allowed) {
       const terms = queryTerms(query, options);
       const best = new Float64Array(recordCount);

@@ -3,10 +3,10 @@
  * `lexicalTopAbove` passages, every record's exhaustive score (bm25.ts `scores()`), which is
  * fastest there. Above it, only the records that can reach the candidate pool get one: the
  * pruned top k (MaxScore, bm25-pruned.ts; k = the pool) plus the exact scores of the vector
- * side's best k records; every other record counts 0. A record outside both cannot enter the
- * pool by either side, and the scores it would have are not read by the `max` fusion (its
- * scale is the query's best BM25, always in the top k). `rrf` ranks the lexical side among the
- * records scored, which is exact for the top k.
+ * side's best k records; every other record counts 0 (in fusion, the floors and the calibrated
+ * coverage alike). A record outside both cannot enter the pool by either side, and the `max`
+ * fusion's scale, the query's best BM25, is always in the top k. `rrf` ranks the lexical side
+ * among the records scored, which is exact for the top k.
  *
  * In two steps because the first runs while the question is embedded and the second needs the
  * vector side's scores.

@@ -8,6 +8,7 @@ import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
 import { createLexicalSide } from './lexical-side.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { nthLargest } from './select.ts';
+import { calibratedRelevance, DEFAULT_RELEVANCE_MODEL, signalsOf, type RelevanceModel } from './relevance.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
 
 export { nthLargest } from './select.ts';
@@ -100,6 +101,8 @@ export interface SearchIndex {
   readonly embedder: Embedder;
   /** Which vector scan kernel runs (vector-scan.ts). */
   readonly kernel: ScanKernel;
+  /** How calibrated relevance is read from the signals, and its floors (relevance.ts). */
+  readonly relevance: RelevanceModel;
   byId(id: string): SearchRecord | undefined;
   search(query: string, options?: SearchOptions): Promise<ScoredRecord[]>;
   /** Cosine scan alone, used by the Atlas search endpoint. */
@@ -115,10 +118,13 @@ export interface SearchIndexInput {
   tuning?: Partial<SearchTuning>;
   /** Force the scan kernel (benchmarks); default: WebAssembly SIMD where it runs. */
   kernel?: ScanKernel;
+  /** The calibration of relevance (relevance.ts); default DEFAULT_RELEVANCE_MODEL. */
+  relevance?: RelevanceModel;
 }
 
 export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   const { meta, fullText, embedder } = input;
+  const relevance = input.relevance ?? DEFAULT_RELEVANCE_MODEL;
   const tuning: SearchTuning = { ...DEFAULT_TUNING, ...input.tuning };
   const dims = meta.embedder.dims;
   const chunkRecords = Uint32Array.from(meta.chunk_records);
@@ -194,6 +200,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     chunkCount: chunkRecords.length,
     embedder,
     kernel: scanner.kernel,
+    relevance,
     byId: (id) => {
       const index = indexById.get(id);
       return index === undefined ? undefined : records[index];
@@ -232,21 +239,22 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         fused = rescored;
       }
 
-      const maxLexical = maxOf(lexical);
-      const candidates: ScoredRecord[] = [];
-      for (const index of allowed) {
-        const cosine = Math.max(0, similarity[index]!);
-        const lexicalScore = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
-        // Words alone never admit a record: "baked into you" must not answer a bread recipe.
-        if (tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor)) continue;
-        candidates.push({ record: records[index]!, relevanceScore: fused[index]!, similarity: cosine, lexical: lexicalScore });
-      }
+      const candidates = scoredCandidates(
+        records,
+        allowed,
+        { similarity, lexical, fused },
+        fullText.ceiling(query, fullTextOptions),
+        relevance,
+        (cosine, lexicalScore) => tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor),
+      );
       candidates.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
       return diversify(candidates.slice(0, Math.max(tuning.candidates, limit)), limit, tuning.diversityPenalty).map((hit) => ({
         ...hit,
         relevanceScore: round(hit.relevanceScore),
         similarity: round(hit.similarity),
         lexical: round(hit.lexical),
+        coverage: round(hit.coverage),
+        calibrated: round(hit.calibrated),
       }));
     },
 
@@ -262,6 +270,40 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       return hits.slice(0, k).map((hit) => ({ ...hit, score: round(hit.score) }));
     },
   };
+}
+
+/**
+ * The allowed records that pass the similarity floors, each with its ranking score, its two
+ * signals and its calibrated relevance (relevance.ts). `belowFloors(cosine, lexical)` says
+ * when a record is off-topic: words alone never admit one ("baked into you" must not answer a
+ * bread recipe).
+ */
+function scoredCandidates(
+  records: readonly SearchRecord[],
+  allowed: Uint32Array,
+  scores: { similarity: Float32Array; lexical: Float64Array; fused: Float64Array },
+  ceiling: number,
+  relevance: RelevanceModel,
+  belowFloors: (cosine: number, lexical: number) => boolean,
+): ScoredRecord[] {
+  const maxLexical = maxOf(scores.lexical);
+  const candidates: ScoredRecord[] = [];
+  for (const index of allowed) {
+    const cosine = Math.max(0, scores.similarity[index]!);
+    const lexicalScore = maxLexical > 0 ? scores.lexical[index]! / maxLexical : 0;
+    if (belowFloors(cosine, lexicalScore)) continue;
+    const coverage = ceiling > 0 ? Math.min(1, scores.lexical[index]! / ceiling) : 0;
+    candidates.push({
+      record: records[index]!,
+      relevanceScore: scores.fused[index]!,
+      similarity: cosine,
+      lexical: lexicalScore,
+      coverage,
+      calibrated: calibratedRelevance(relevance, cosine, coverage),
+      signals: signalsOf(relevance, cosine, coverage),
+    });
+  }
+  return candidates;
 }
 
 /** 1 for each record the filters allow, 0 elsewhere. */

@@ -1,4 +1,4 @@
-import type { Evidence, Layer, Ring } from '../../schemas/vocab.ts';
+import type { Evidence, Layer, Ring, Signals } from '../../schemas/vocab.ts';
 
 /** What retrieval knows about a record; works and Atlas records share one pool. */
 export interface SearchRecord {
@@ -39,7 +39,16 @@ export interface SearchFilters {
 
 export interface ScoredRecord {
   record: SearchRecord;
+  /** The ranking score: cosine and BM25 over the question's best BM25, fused. */
   relevanceScore: number;
+  /** The question's own cosine to the record's best passage. */
   similarity: number;
+  /** BM25 over the question's best BM25 (relative). */
   lexical: number;
+  /** BM25 over what the question can score at most (absolute; relevance.ts). */
+  coverage: number;
+  /** Calibrated relevance from similarity and coverage (relevance.ts), the same scale for every question. */
+  calibrated: number;
+  /** Which signals made it relevant (relevance.ts). */
+  signals: Signals;
 }

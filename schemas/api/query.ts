@@ -1,7 +1,7 @@
 /** Retrieval: records, receipt, the fast-path formats and the POST /api/query body (spec §2.1, §2.5, §2.6, §4.2). */
 import { z } from 'zod';
 import { MAX_QUERY_CHARS } from '../limits.ts';
-import { CONCEPT_TYPES } from '../vocab.ts';
+import { CONCEPT_TYPES, SIGNALS } from '../vocab.ts';
 import {
   CalendarDateOutSchema,
   EvidenceSchema,
@@ -19,6 +19,30 @@ import { GlyphModeSchema } from './orientation.ts';
 
 export const RECORD_ID_NOTE = 'Shapes seen: <PFX>-<number>, <PFX>-R-<NAME>, <PFX>-S<digits>, <PFX>-D<digits>, <PFX>-L<digits>. Case-sensitive.';
 
+export const RecordMatchSchema = named(
+  'RecordMatch',
+  z
+    .strictObject({
+      relevance: z
+        .number()
+        .min(0)
+        .max(1)
+        .describe(
+          'Calibrated relevance, the same scale for every question: a logistic model of semantic and lexical fitted on judged questions (0.5: as likely a record a judged question expects as one retrieved for a question the corpus does not cover). Records below the deployment floor are not returned.',
+        ),
+      signals: z
+        .enum(SIGNALS)
+        .describe(
+          'Which signals made the record relevant: semantic (cosine), lexical (words), both, or neither above what 90 % of judged irrelevant matches reach on it.',
+        ),
+      semantic: z.number().min(0).max(1).describe("Cosine of the question's embedding to the record's best passage (negative reads 0)."),
+      lexical: z.number().min(0).max(1).describe("The record's BM25 over the most the question can score: the share of the question's word weight it covers."),
+    })
+    .describe(
+      'Why this record was retrieved (calibration at /relevance-calibration.json). Present on every record retrieved since calibrated relevance; absent only in a job result stored before it.',
+    ),
+);
+
 export const CorpusRecordSchema = named(
   'CorpusRecord',
   z
@@ -32,7 +56,14 @@ export const CorpusRecordSchema = named(
       contributors: strings('Contributors of the record.'),
       date: CalendarDateOutSchema,
       excerpt: text('Shortened text.'),
-      relevanceScore: z.number().min(0).max(1).describe('Retrieval similarity, between 0 and 1 in practice.'),
+      relevanceScore: z
+        .number()
+        .min(0)
+        .max(1)
+        .describe(
+          "Retrieval similarity, between 0 and 1 in practice: the ranking score (cosine and BM25, the BM25 side relative to this question's best word match). Compare it within one response; match.relevance is the absolute one.",
+        ),
+      match: RecordMatchSchema.optional(),
       role: z.enum(['relevance', 'divergence']).describe('Role of the record in the result: relevance for corpus works, divergence for Atlas records.'),
       href: text('Where to read the record: /records/<id>.json for works, /api/divergences?id=<id> for Atlas records.'),
     })
@@ -148,6 +179,26 @@ export const NoContextSchema = named(
       code: z.literal('NO_RELEVANT_CONTEXT_FOUND').describe('Named code of a retrieval that found nothing; not an error.'),
       message: text('Why nothing was retrieved.'),
       agent_action: text('What a calling model should do next.'),
+      reason: z
+        .enum(['void_glyph', 'empty_query', 'below_floor', 'no_match'])
+        .describe(
+          'void_glyph: ∅ asked for no context; empty_query: nothing left after the glyphs; below_floor: records matched but none reached the relevance floor; no_match: no record passed the filters and the similarity floors at all.',
+        ),
+      best_relevance: z
+        .number()
+        .min(0)
+        .max(1)
+        .nullable()
+        .describe(
+          'The calibrated relevance (match.relevance) of the record that came closest to passing its floor among those retrieval found; null when it found none.',
+        ),
+      relevance_floor: z
+        .number()
+        .min(0)
+        .max(1)
+        .describe(
+          'The floor that record needed on this deployment: the relevance floor, or for an Atlas record beside works the Atlas floor (/relevance-calibration.json).',
+        ),
     })
     .describe('Present when no record was retrieved. A 200 with no context is a valid result.'),
 );
