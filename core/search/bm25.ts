@@ -13,7 +13,10 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
+import { createPrunedSearch, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { createTermTokenizer } from './tokenizer.ts';
+
+export type { LexicalTop } from './bm25-pruned.ts';
 
 export const FULL_TEXT_FORMAT = 'polyphony-bm25@1';
 
@@ -65,6 +68,14 @@ export interface FullTextIndex {
    */
   scores(query: string | ReadonlyMap<string, number>, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
   /**
+   * The k records of highest `scores()` (those above 0), best first, ties by lower record
+   * index, with the same scores, found by MaxScore (bm25-pruned.ts) without scoring every
+   * posting of the query's terms.
+   */
+  top(query: string, options: FullTextQueryOptions, k: number, allowed?: Uint8Array): LexicalTop;
+  /** `scores()` of the given records only, in their order (the filter is the caller's). */
+  scoresOf(query: string, options: FullTextQueryOptions, records: ArrayLike<number>): Float64Array;
+  /**
    * The most BM25 the query can score on a passage: each term at full saturation (idf ·
    * (k1 + 1), times its query weight), a term no passage holds counted at the idf of a term in
    * no document. A record's score over this is how much of the question it covers (relevance.ts).
@@ -112,12 +123,6 @@ export async function buildBm25Data(input: FullTextBuildInput): Promise<FullText
     text: buildField(input.chunks.map((chunk) => tokenize(chunk.text))),
     title: buildField(input.titles.map((title) => tokenize(title))),
   };
-}
-
-interface LoadedField {
-  lengths: Float64Array;
-  average: number;
-  postings: Map<string, Uint32Array>;
 }
 
 /** A field in typed arrays: term i's postings are postings[offsets[i] .. offsets[i + 1]). */
@@ -291,6 +296,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   const recordCount = title.lengths.length;
   // Built on the first feedback call: a server that never asks for it does not pay for it.
   let forward: ForwardIndex | undefined;
+  const pruned = createPrunedSearch(text, title, chunkRecords);
 
   /**
    * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents;
@@ -323,7 +329,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     }
   }
 
-  /** Query term weights by the repeat rule. */
+  /** The query's distinct terms, each with its weight (queryTermWeight), in query order. */
   function queryTerms(query: string, options: FullTextQueryOptions): Map<string, number> {
     const counts = new Map<string, number>();
     for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
@@ -336,6 +342,8 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
 
   return {
     passages: chunkRecords.length,
+    top: (query, options, k, allowed) => pruned.top(queryTerms(query, options), options, k, allowed),
+    scoresOf: (query, options, records) => pruned.scoresOf(queryTerms(query, options), options, records),
     ceiling(query, options) {
       const n = text.lengths.length;
       let total = 0;

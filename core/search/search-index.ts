@@ -5,11 +5,15 @@
  */
 import type { Embedder } from '../ports/embedder.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
+import { createLexicalSide } from './lexical-side.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
+import { nthLargest } from './select.ts';
 import { calibratedRelevance, DEFAULT_RELEVANCE_MODEL, signalsOf, type RelevanceModel } from './relevance.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
 import { feedbackQuery } from './lexical-feedback.ts';
 import { scaleToUnit, standardScores } from './score-normalisation.ts';
+
+export { nthLargest } from './select.ts';
 
 export interface SearchOptions {
   filters?: SearchFilters;
@@ -64,6 +68,13 @@ export interface SearchTuning {
   diversityPenalty: number;
   candidates: number;
   /**
+   * Passages above which BM25 is the pruned top k plus the exact scores of the vector side's
+   * best records (lexical-side.ts), k = max(candidates, feedbackPool); up to it, every record's
+   * exhaustive score. Off by default: the exhaustive scores measured faster up to 1M passages
+   * (bench/README.md, "Lexical side at scale"); 0 turns the pruned path on.
+   */
+  lexicalTopAbove: number;
+  /**
    * Apply the similarity floors (default). A benchmark run turns them off: it ranks every
    * document, while the API must be able to answer "nothing relevant".
    */
@@ -96,6 +107,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   lexicalFloor: 0.5,
   diversityPenalty: 0.85,
   candidates: 100,
+  lexicalTopAbove: Number.POSITIVE_INFINITY,
   floors: true,
 };
 
@@ -139,6 +151,26 @@ interface FirstRanking {
   allowed: Uint32Array;
 }
 
+/** The build's pieces must describe the same passages, embedded by the query's embedder. */
+function checkInputs(input: SearchIndexInput, chunks: number): void {
+  const dims = input.meta.embedder.dims;
+  const floats = input.vectors instanceof Float32Array ? input.vectors.length : input.vectors.floats;
+  if (floats !== chunks * dims) throw new Error(`search vectors hold ${floats / dims} chunks, meta lists ${chunks}`);
+  if (input.embedder.id !== input.meta.embedder.id) {
+    throw new Error(`index was embedded with ${input.meta.embedder.id}, the query embedder is ${input.embedder.id}: rebuild`);
+  }
+  if (input.fullText.passages !== chunks) throw new Error(`full-text index holds ${input.fullText.passages} passages, meta lists ${chunks}: rebuild`);
+}
+
+/** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
+function poolMask(scores: Float64Array, size: number): Uint8Array {
+  const values = scores.filter((score) => !Number.isNaN(score));
+  const threshold = nthLargest(values, Math.min(size, values.length));
+  const pool = new Uint8Array(scores.length);
+  for (let index = 0; index < scores.length; index++) if (scores[index]! >= threshold) pool[index] = 1;
+  return pool;
+}
+
 export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   const { meta, fullText, embedder } = input;
   const relevance = input.relevance ?? DEFAULT_RELEVANCE_MODEL;
@@ -147,33 +179,22 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   const chunkRecords = Uint32Array.from(meta.chunk_records);
   const records = meta.records;
   const indexById = new Map(records.map((record, index) => [record.id, index]));
-  const floats = input.vectors instanceof Float32Array ? input.vectors.length : input.vectors.floats;
-  if (floats !== chunkRecords.length * dims) {
-    throw new Error(`search vectors hold ${floats / dims} chunks, meta lists ${chunkRecords.length}`);
-  }
+  checkInputs(input, chunkRecords.length);
   const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel });
   const vectors = scanner.vectors;
-  if (embedder.id !== meta.embedder.id) {
-    throw new Error(`index was embedded with ${meta.embedder.id}, the query embedder is ${embedder.id}: rebuild`);
-  }
-  if (fullText.passages !== chunkRecords.length) {
-    throw new Error(`full-text index holds ${fullText.passages} passages, meta lists ${chunkRecords.length}: rebuild`);
-  }
   const fullTextOptions = {
     text: tuning.bm25,
     title: tuning.titleBm25,
     titleBoost: tuning.titleBoost,
     queryTermWeight: tuning.queryTermWeight,
   };
-
-  /** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
-  function poolMask(scores: Float64Array, size: number): Uint8Array {
-    const values = scores.filter((score) => !Number.isNaN(score));
-    const threshold = nthLargest(values, Math.min(size, values.length));
-    const pool = new Uint8Array(records.length);
-    for (let index = 0; index < scores.length; index++) if (scores[index]! >= threshold) pool[index] = 1;
-    return pool;
-  }
+  const lexicalSide = createLexicalSide({
+    fullText,
+    options: fullTextOptions,
+    recordCount: records.length,
+    topAbove: tuning.lexicalTopAbove,
+    pool: Math.max(tuning.candidates, tuning.feedbackPool),
+  });
 
   /**
    * Best cosine per allowed record (-2 where not allowed), and which chunk gave it.
@@ -248,9 +269,10 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       const mask = allowedMask(records, options.filters);
       const allowed = allowedList(mask);
       const queryTerms = fullText.queryTerms(query, fullTextOptions);
-      const lexical = fullText.scores(queryTerms, fullTextOptions, mask);
+      const lexicalStart = lexicalSide.start(query, mask);
       const queryVector = await embedding;
       const { best: similarity, bestChunk } = scan(queryVector, mask);
+      const lexical = lexicalSide.finish(lexicalStart, query, similarity);
       let fused = fuse(tuning, similarity, lexical, allowed);
       if (tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0)) {
         fused = rankWithFeedback({ queryVector, queryTerms, similarity, lexical, bestChunk, fused, mask, allowed });
@@ -432,33 +454,6 @@ function feedbackVector(queryVector: Float32Array, vectors: Float32Array, dims: 
   norm = Math.sqrt(norm) || 1;
   for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! / norm;
   return expanded;
-}
-
-/** The n-th largest value (1-based) by quickselect; reorders `values`. */
-export function nthLargest(values: Float64Array, n: number): number {
-  let lo = 0;
-  let hi = values.length - 1;
-  const target = n - 1; // position in descending order
-  while (lo < hi) {
-    const pivot = values[(lo + hi) >>> 1]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        const swap = values[i]!;
-        values[i] = values[j]!;
-        values[j] = swap;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
-  }
-  return values[target]!;
 }
 
 function maxOf(values: Float64Array): number {

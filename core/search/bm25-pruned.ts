@@ -1,0 +1,509 @@
+/**
+ * BM25 without scoring every posting (issue 30): the k best records by MaxScore, and the exact
+ * scores of given records by galloping through the postings. Both give, for the records they
+ * return, the same floating-point number as the exhaustive `scores()` in bm25.ts: each
+ * passage's terms are added in the query's order, from 0, with the same expression.
+ *
+ * MaxScore (Turtle and Flood 1995), term at a time: each query term has an upper bound, its
+ * largest contribution to any passage. The terms are walked by decreasing bound (rare words
+ * first) into per-passage scores; once the bounds of the terms not yet walked, plus the best
+ * title, add up to less than the k-th best record so far, no passage that none of the walked
+ * terms reached can enter the top k. The passages seen that still can are completed by
+ * galloping through the remaining postings (the common words', the longest) rather than
+ * walking them. So the work follows the query's rare postings plus a few lookups per
+ * candidate, not the corpus: at 1M passages it reads 38-70% of the exhaustive path's
+ * postings, yet measured slower than that walk in time, which is why search-index.ts keeps
+ * it off by default (bench/README.md, "Lexical side at scale"; a document-at-a-time MaxScore,
+ * tried first, was slower still).
+ *
+ * A record's value is its best passage plus `titleBoost` times its title's score (only when
+ * the title matches). Titles are short and one per record, so their scores are computed
+ * exactly up front and enter the bound as the best title's.
+ */
+import { nthLargest } from './select.ts';
+
+/** A field as bm25.ts loads it: document lengths, their mean, and each term's [doc, tf, ...]. */
+export interface LoadedField {
+  lengths: Float64Array;
+  average: number;
+  postings: Map<string, Uint32Array>;
+}
+
+export interface PrunedParameters {
+  k1: number;
+  b: number;
+}
+
+export interface PrunedQueryOptions {
+  text: PrunedParameters;
+  title: PrunedParameters;
+  titleBoost: number;
+}
+
+/** The k best records, best first (ties: lower record index first), with their exact BM25. */
+export interface LexicalTop {
+  records: Uint32Array;
+  scores: Float64Array;
+  /** Postings read (walked or probed by the search): the pruned path's work. */
+  postingsRead: number;
+  /** Postings of the query's terms: what the exhaustive path reads. */
+  postingsTotal: number;
+}
+
+/**
+ * Bounds are compared with this relative slack: a bound and a score are sums of the same
+ * terms in different orders, so they may differ in the last bits, and a record tied with the
+ * k-th best must not be skipped (the lower record index wins a tie).
+ */
+const SLACK = 1 + 1e-9;
+
+/**
+ * A gallop probes about log2 of the gap it skips, each probe a likely cache miss: when a term
+ * has fewer than this many postings per candidate, walking them is cheaper. A rough figure.
+ */
+const GALLOP_COST = 8;
+
+interface FieldTerm {
+  /** Position among the field's query terms in query order: the order the exact sum adds in. */
+  order: number;
+  list: Uint32Array;
+  factor: number;
+  upper: number;
+  /** Per document, bm25.ts's k1 · (1 - b + b · length / average): the same number, computed once. */
+  norms: Float64Array;
+}
+
+/** Per (k1, b) of a field: each document's norm, and per term its largest saturation tf / (tf + norm). */
+type FieldCache = Map<string, { norms: Float64Array; saturations: Map<string, number> }>;
+
+/** The query's terms present in the field, in query order, with bm25.ts's factor and a bound. */
+function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1, b }: PrunedParameters, cache: FieldCache): FieldTerm[] {
+  const n = field.lengths.length;
+  const key = `${k1},${b}`;
+  let cached = cache.get(key);
+  if (!cached) {
+    const norms = Float64Array.from(field.lengths, (length) => k1 * (1 - b + (b * length) / field.average));
+    cache.set(key, (cached = { norms, saturations: new Map() }));
+  }
+  const { norms, saturations } = cached;
+  const out: FieldTerm[] = [];
+  for (const [term, weight] of terms) {
+    const list = field.postings.get(term);
+    if (!list) continue;
+    const df = list.length / 2;
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const factor = weight * idf * (k1 + 1);
+    let saturation = saturations.get(term);
+    if (saturation === undefined) {
+      saturation = 0;
+      for (let i = 0; i < list.length; i += 2) {
+        const tf = list[i + 1]!;
+        saturation = Math.max(saturation, tf / (tf + norms[list[i]!]!));
+      }
+      saturations.set(term, saturation);
+    }
+    out.push({ order: out.length, list, factor, upper: factor * saturation, norms });
+  }
+  return out;
+}
+
+/** The first pair position at or after `from` whose document is ≥ target (list.length if none). */
+export function seek(list: Uint32Array, from: number, target: number): number {
+  if (from >= list.length || list[from]! >= target) return from;
+  let low = from >> 1; // pair index whose doc is < target
+  let step = 1;
+  let high = low + step;
+  const pairs = list.length >> 1;
+  while (high < pairs && list[high * 2]! < target) {
+    low = high;
+    step *= 2;
+    high = low + step;
+  }
+  if (high > pairs) high = pairs;
+  while (low + 1 < high) {
+    const middle = (low + high) >> 1;
+    if (list[middle * 2]! < target) low = middle;
+    else high = middle;
+  }
+  return high * 2;
+}
+
+/**
+ * Dense arrays reused by every query of an index, each query zeroing what it touched: a
+ * question then costs its postings, not an allocation the size of the corpus.
+ */
+interface Scratch {
+  /** Score per passage; 0 when untouched. */
+  passages: Float64Array;
+  /** Best passage per record, within recordThreshold only. */
+  records: Float64Array;
+  /** The passages touched by a query (the first so many), to zero after it. */
+  touched: Uint32Array;
+  recordList: Uint32Array;
+  values: Float64Array;
+}
+
+function createScratch(passages: number, records: number): Scratch {
+  return {
+    passages: new Float64Array(passages),
+    records: new Float64Array(records),
+    touched: new Uint32Array(passages),
+    recordList: new Uint32Array(records),
+    values: new Float64Array(records),
+  };
+}
+
+interface TopSearch {
+  /** The passage field's query terms in query order. */
+  terms: FieldTerm[];
+  chunkRecords: Uint32Array;
+  allowed: Uint8Array | undefined;
+  k: number;
+  titleBoost: number;
+  /** Exact title scores (query order) of the allowed records whose title matches. */
+  titles: ReadonlyMap<number, number>;
+  /** The largest titleBoost · title score. */
+  titleUpper: number;
+  scratch: Scratch;
+}
+
+/** A record's value from its best passage score (0 if none) and title score, as bm25.ts adds them. */
+const recordValue = (best: number, title: number | undefined, boost: number) => (title !== undefined && title > 0 ? best + boost * title : best);
+
+/**
+ * The k-th best record value given the scores so far of `passages` (lower bounds of the final
+ * ones), counting only records at or above `floor`; 0 when fewer than k are. Any k records'
+ * lower bounds bound the k-th best from below, so this is a valid threshold either way.
+ */
+function recordThreshold(search: TopSearch, passages: Uint32Array, floor: number): number {
+  const { chunkRecords, titles, titleBoost, k } = search;
+  const skipBelow = floor / SLACK - search.titleUpper;
+  const { records: best, recordList, values } = search.scratch;
+  const scores = search.scratch.passages;
+  let seen = 0;
+  for (let i = 0; i < passages.length; i++) {
+    const passage = passages[i]!;
+    if (scores[passage]! < skipBelow) continue;
+    const record = chunkRecords[passage]!;
+    if (best[record] === 0) recordList[seen++] = record;
+    if (scores[passage]! > best[record]!) best[record] = scores[passage]!;
+  }
+  let count = 0;
+  if (titles.size === 0) for (let i = 0; i < seen; i++) values[count++] = best[recordList[i]!]!;
+  else {
+    for (let i = 0; i < seen; i++) values[count++] = recordValue(best[recordList[i]!]!, titles.get(recordList[i]!), titleBoost);
+    for (const [record, title] of titles) if (best[record] === 0) values[count++] = recordValue(0, title, titleBoost);
+  }
+  for (let i = 0; i < seen; i++) best[recordList[i]!] = 0;
+  return count < k ? 0 : nthLargest(values.subarray(0, count), k);
+}
+
+/** Keeps the passages that can still reach `threshold` with `reach` more (and their title); returns them, in order. */
+function reachable(search: TopSearch, passages: Uint32Array, reach: number, threshold: number): Uint32Array {
+  const { chunkRecords, titles, titleBoost } = search;
+  const scores = search.scratch.passages;
+  let kept = 0;
+  for (let i = 0; i < passages.length; i++) {
+    const passage = passages[i]!;
+    const title = titles.size === 0 ? 0 : titleBoost * (titles.get(chunkRecords[passage]!) ?? 0);
+    if ((scores[passage]! + reach + title) * SLACK >= threshold) passages[kept++] = passage;
+  }
+  return passages.subarray(0, kept);
+}
+
+/**
+ * Adds the remaining terms' contributions to the candidate passages (ascending): galloping
+ * through a term's postings when the candidates are few beside them, else walking them (a
+ * passage scoring 0 was never touched and is not a candidate; one touched but dropped may
+ * gain a contribution, unread). After each term, drops the candidates that can no longer
+ * reach the k-th best record: the reach falls, and the threshold rises as their scores fill
+ * in (recomputed once per as many postings read as candidates: it costs a pass over them).
+ */
+function completeScores(
+  search: TopSearch,
+  terms: readonly FieldTerm[],
+  suffix: Float64Array,
+  start: Uint32Array,
+  startThreshold: number,
+): { candidates: Uint32Array; read: number } {
+  const scores = search.scratch.passages;
+  let candidates = start;
+  let read = 0;
+  let threshold = startThreshold;
+  let thresholdAfter = 0;
+  terms.forEach((term, j) => {
+    const { list, factor, norms } = term;
+    if (list.length / 2 < candidates.length * GALLOP_COST) {
+      for (let i = 0; i < list.length; i += 2) {
+        const passage = list[i]!;
+        if (scores[passage]! <= 0) continue;
+        const tf = list[i + 1]!;
+        scores[passage] = scores[passage]! + (factor * tf) / (tf + norms[passage]!);
+      }
+      read += list.length / 2;
+    } else {
+      let at = 0;
+      for (let i = 0; i < candidates.length && at < list.length; i++) {
+        const passage = candidates[i]!;
+        const before = at;
+        at = seek(list, at, passage);
+        read += at === before ? 1 : Math.ceil(Math.log2((at - before) / 2 + 1));
+        if (list[at] !== passage) continue;
+        const tf = list[at + 1]!;
+        scores[passage] = scores[passage]! + (factor * tf) / (tf + norms[passage]!);
+      }
+    }
+    if (read >= thresholdAfter) {
+      threshold = Math.max(threshold, recordThreshold(search, candidates, threshold));
+      thresholdAfter = read + candidates.length;
+    }
+    candidates = reachable(search, candidates, suffix[j + 1]!, threshold);
+  });
+  return { candidates, read };
+}
+
+/**
+ * The top k from complete passage scores (summed in bound order): the records near or above
+ * the k-th best are rescored in query order, so their scores are bm25.ts's to the last bit,
+ * then sorted (ties: lower record index first).
+ */
+function exactTop(search: TopSearch, candidates: Uint32Array): { records: Uint32Array; scores: Float64Array } {
+  const { chunkRecords, titles, titleBoost, k } = search;
+  const { records: best, recordList } = search.scratch;
+  const scores = search.scratch.passages;
+  const cut = recordThreshold(search, candidates, 0);
+  let seen = 0;
+  for (let i = 0; i < candidates.length; i++) {
+    const passage = candidates[i]!;
+    const record = chunkRecords[passage]!;
+    if (best[record] === 0) recordList[seen++] = record;
+    if (scores[passage]! > best[record]!) best[record] = scores[passage]!;
+  }
+  const near = (record: number, passageBest: number) => recordValue(passageBest, titles.get(record), titleBoost) * SLACK >= cut;
+  const chosen: number[] = [];
+  for (let i = 0; i < candidates.length; i++) if (near(chunkRecords[candidates[i]!]!, best[chunkRecords[candidates[i]!]!]!)) chosen.push(candidates[i]!);
+  const exactBest = new Map<number, number>();
+  for (let i = 0; i < seen; i++) {
+    const record = recordList[i]!;
+    if (near(record, best[record]!)) exactBest.set(record, 0);
+    best[record] = 0;
+  }
+  for (const record of titles.keys()) if (!exactBest.has(record) && near(record, 0)) exactBest.set(record, 0);
+  const passages = Uint32Array.from(chosen);
+  const exact = exactScores(search.terms, passages);
+  passages.forEach((passage, i) => {
+    const record = chunkRecords[passage]!;
+    if (exact[i]! > exactBest.get(record)!) exactBest.set(record, exact[i]!);
+  });
+  const ranked = [...exactBest]
+    .map(([record, score]) => [record, recordValue(score, titles.get(record), titleBoost)] as const)
+    .filter(([, value]) => value > 0)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, k);
+  return { records: Uint32Array.from(ranked, ([record]) => record), scores: Float64Array.from(ranked, ([, value]) => value) };
+}
+
+/** Adds a term's contributions to the passage scores, listing newly touched passages; returns how many are listed. */
+function walkTerm(
+  term: FieldTerm,
+  scores: Float64Array,
+  touched: Uint32Array,
+  count: number,
+  allowed: Uint8Array | undefined,
+  chunkRecords: Uint32Array,
+): number {
+  const { list, factor, norms } = term;
+  for (let i = 0; i < list.length; i += 2) {
+    const passage = list[i]!;
+    if (allowed && allowed[chunkRecords[passage]!] !== 1) continue;
+    const tf = list[i + 1]!;
+    const score = scores[passage]!;
+    if (score === 0) touched[count++] = passage;
+    scores[passage] = score + (factor * tf) / (tf + norms[passage]!);
+  }
+  return count;
+}
+
+/**
+ * Term-at-a-time MaxScore (Turtle and Flood 1995): terms by decreasing bound, each walked
+ * into the passage scores, until what the unwalked terms could add to an unseen passage
+ * (plus the best title) falls below the k-th best record so far. The passages seen that can
+ * still reach it are then completed by galloping through the remaining (common, long)
+ * postings instead of walking them.
+ */
+function topTermAtATime(search: TopSearch): Omit<LexicalTop, 'postingsTotal'> {
+  const { chunkRecords, allowed, scratch } = search;
+  const terms = [...search.terms].sort((a, b) => b.upper - a.upper || a.order - b.order);
+  const suffix = new Float64Array(terms.length + 1);
+  for (let i = terms.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + terms[i]!.upper;
+  const titleUpper = search.titleUpper;
+  const scores = scratch.passages;
+  const touched = scratch.touched;
+  let count = 0;
+  let read = 0;
+  let threshold = 0;
+  let checkAfter = 0;
+  let next = 0;
+  try {
+    while (next < terms.length) {
+      const term = terms[next++]!;
+      count = walkTerm(term, scores, touched, count, allowed, chunkRecords);
+      read += term.list.length / 2;
+      // Stopping needs k records above what an unseen passage could reach, so only passages
+      // above that count (few, late in the walk); the pass over the passages seen is taken at
+      // most once per twice as many postings as there are.
+      const reach = (suffix[next]! + titleUpper) * SLACK;
+      if (next < terms.length && read >= checkAfter) {
+        threshold = Math.max(threshold, recordThreshold(search, touched.subarray(0, count), Math.max(threshold, reach)));
+        checkAfter = read + 2 * count;
+        if (reach < threshold) break;
+      }
+    }
+    const candidates = reachable(search, ascending(scores, touched, count), suffix[next]!, threshold);
+    const completed = completeScores(search, terms.slice(next), suffix.subarray(next), candidates, threshold);
+    return { ...exactTop(search, completed.candidates), postingsRead: read + completed.read };
+  } finally {
+    for (let i = 0; i < count; i++) scores[touched[i]!] = 0;
+  }
+}
+
+/**
+ * The first `count` passages of `touched`, ascending: sorted when they are few, read off the
+ * dense scores (touched passages score above 0) when they are many, where a sort of most of a
+ * million passages would cost more than the walk it follows.
+ */
+function ascending(scores: Float64Array, touched: Uint32Array, count: number): Uint32Array {
+  if (count * Math.log2(count + 1) < scores.length) return touched.slice(0, count).sort();
+  const out = new Uint32Array(count);
+  for (let passage = 0, at = 0; passage < scores.length; passage++) if (scores[passage]! > 0) out[at++] = passage;
+  return out;
+}
+
+/** Exact title scores of the allowed records whose title matches, summed in query order. */
+function titleScores(terms: readonly FieldTerm[], allowed: Uint8Array | undefined): Map<number, number> {
+  const scores = new Map<number, number>();
+  for (const { list, factor, norms } of terms) {
+    for (let i = 0; i < list.length; i += 2) {
+      const record = list[i]!;
+      if (allowed && allowed[record] !== 1) continue;
+      const tf = list[i + 1]!;
+      scores.set(record, (scores.get(record) ?? 0) + (factor * tf) / (tf + norms[record]!));
+    }
+  }
+  return scores;
+}
+
+/**
+ * Exact field scores of the given documents (ascending, distinct), summed in query order:
+ * each term's postings galloped through, or merged when the documents are many beside them.
+ */
+function exactScores(terms: readonly FieldTerm[], docs: Uint32Array): Float64Array {
+  const out = new Float64Array(docs.length);
+  for (const { list, factor, norms } of terms) {
+    const merge = list.length / 2 < docs.length * GALLOP_COST;
+    let at = 0;
+    for (let i = 0; i < docs.length && at < list.length; i++) {
+      const doc = docs[i]!;
+      if (merge) while (at < list.length && list[at]! < doc) at += 2;
+      else at = seek(list, at, doc);
+      if (list[at] !== doc) continue;
+      const tf = list[at + 1]!;
+      out[i] = out[i]! + (factor * tf) / (tf + norms[doc]!);
+    }
+  }
+  return out;
+}
+
+const postingsOf = (terms: readonly FieldTerm[]) => terms.reduce((sum, term) => sum + term.list.length / 2, 0);
+
+export interface PrunedSearch {
+  top(terms: ReadonlyMap<string, number>, options: PrunedQueryOptions, k: number, allowed?: Uint8Array): LexicalTop;
+  scoresOf(terms: ReadonlyMap<string, number>, options: PrunedQueryOptions, records: ArrayLike<number>): Float64Array;
+}
+
+export function createPrunedSearch(text: LoadedField, title: LoadedField, chunkRecords: Uint32Array): PrunedSearch {
+  const textCache: FieldCache = new Map();
+  const titleCache: FieldCache = new Map();
+  let recordChunks: { starts: Uint32Array; chunks: Uint32Array } | undefined;
+  let scratch: Scratch | undefined;
+
+  /** A record's title score, summed in query order (bm25.ts's titleScores[record]). */
+  function titleScore(terms: readonly FieldTerm[], record: number): number {
+    let score = 0;
+    for (const term of terms) {
+      const at = seek(term.list, 0, record);
+      if (term.list[at] !== record) continue;
+      const tf = term.list[at + 1]!;
+      score = score + (term.factor * tf) / (tf + term.norms[record]!);
+    }
+    return score;
+  }
+
+  return {
+    top(terms, options, k, allowed) {
+      const textTerms = fieldTerms(text, terms, options.text, textCache);
+      const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache) : [];
+      const postingsTotal = postingsOf(textTerms) + postingsOf(titleTerms);
+      if (k <= 0) return { records: new Uint32Array(0), scores: new Float64Array(0), postingsRead: 0, postingsTotal };
+      scratch ??= createScratch(chunkRecords.length, title.lengths.length);
+      const titles = titleScores(titleTerms, allowed);
+      let titleUpper = 0;
+      for (const score of titles.values()) titleUpper = Math.max(titleUpper, options.titleBoost * score);
+      const found = topTermAtATime({
+        terms: textTerms,
+        chunkRecords,
+        allowed,
+        k,
+        titleBoost: options.titleBoost,
+        titles,
+        titleUpper,
+        scratch,
+      });
+      return { ...found, postingsRead: found.postingsRead + postingsOf(titleTerms), postingsTotal };
+    },
+
+    scoresOf(terms, options, records) {
+      recordChunks ??= chunksByRecord(chunkRecords, title.lengths.length);
+      const textTerms = fieldTerms(text, terms, options.text, textCache);
+      const sortedChunks = passagesOf(recordChunks, records);
+      const chunkScores = exactScores(textTerms, sortedChunks);
+      const best = new Map<number, number>();
+      sortedChunks.forEach((chunk, i) => {
+        const record = chunkRecords[chunk]!;
+        if (chunkScores[i]! > (best.get(record) ?? 0)) best.set(record, chunkScores[i]!);
+      });
+      const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache) : [];
+      return Float64Array.from({ length: records.length }, (_, i) => {
+        const record = records[i]!;
+        return recordValue(best.get(record) ?? 0, titleTerms.length > 0 ? titleScore(titleTerms, record) : undefined, options.titleBoost);
+      });
+    },
+  };
+}
+
+/** The passages of the given records (a repeated record counted once), ascending. */
+function passagesOf({ starts, chunks }: { starts: Uint32Array; chunks: Uint32Array }, records: ArrayLike<number>): Uint32Array {
+  const distinct = [...new Set(Array.from(records))];
+  const out = new Uint32Array(distinct.reduce((sum, record) => sum + starts[record + 1]! - starts[record]!, 0));
+  let at = 0;
+  for (const record of distinct) {
+    out.set(chunks.subarray(starts[record]!, starts[record + 1]!), at);
+    at += starts[record + 1]! - starts[record]!;
+  }
+  return out.sort();
+}
+
+/** The chunks of each record: record r's are chunks[starts[r] .. starts[r + 1]), ascending. */
+function chunksByRecord(chunkRecords: Uint32Array, recordCount: number): { starts: Uint32Array; chunks: Uint32Array } {
+  const starts = new Uint32Array(recordCount + 1);
+  for (let chunk = 0; chunk < chunkRecords.length; chunk++) starts[chunkRecords[chunk]! + 1] = starts[chunkRecords[chunk]! + 1]! + 1;
+  for (let record = 0; record < recordCount; record++) starts[record + 1] = starts[record + 1]! + starts[record]!;
+  const filled = starts.slice(0, recordCount);
+  const chunks = new Uint32Array(chunkRecords.length);
+  for (let chunk = 0; chunk < chunkRecords.length; chunk++) {
+    const record = chunkRecords[chunk]!;
+    chunks[filled[record]!] = chunk;
+    filled[record] = filled[record]! + 1;
+  }
+  return { starts, chunks };
+}
