@@ -1,8 +1,10 @@
-// Single-precision matrix products for the query embedder (ADR 0007): the USE-lite model's
-// activation-by-weight products and its per-sequence attention, on AVX2 + FMA, called by the
-// forward pass in api/providers/use-lite-runtime.cjs with views of its Float32Arrays. Plain
-// C++ and N-API; built at install by node-gyp where a compiler is present, and used only
-// where the CPU has AVX2 and FMA (supported()).
+// Single-precision matrix products for the embedder (ADR 0007, ADR 0021): the USE-lite model's
+// activation-by-weight products and its per-sequence attention, on AVX2 + FMA, and the same
+// products on AVX-512 where the CPU has it (wide()), called by the forward pass in
+// providers/use-lite-runtime.cjs with views of its Float32Arrays. Both paths sum every output
+// in the same order with the same fused multiply-adds, so they give the same numbers bit for
+// bit. Plain C++ and N-API; built at install by node-gyp where a compiler is present, and used
+// only where the CPU has AVX2 and FMA (supported()).
 #include <node_api.h>
 #include <immintrin.h>
 
@@ -19,8 +21,35 @@
 
 namespace {
 
-constexpr int NR = 16;  // columns of a packed panel: two 8-wide registers
-constexpr int MR = 6;   // rows of A a micro-kernel keeps in registers (12 accumulators)
+constexpr int NR = 16;  // columns of a packed panel: two 8-wide registers, or one 16-wide
+constexpr int MR = 6;   // rows of A the AVX2 micro-kernel keeps in registers (12 accumulators)
+constexpr int MR_WIDE = 12;  // rows of A the AVX-512 micro-kernel keeps (24 of its 32 registers)
+
+// What is done to C's values as they leave the registers, in the order the forward pass did it
+// in JavaScript (each step a float32 rounding, as there): + bias[column], + residual[row,
+// column], then relu. Done here, the values are still in cache; in JavaScript each was a pass
+// over the whole output.
+struct Epilogue {
+  const float* bias = nullptr;      // [n], or none
+  const float* residual = nullptr;  // [m x n] like C, or none
+  bool relu = false;
+};
+
+// Writes `rows` x `w` values of a tile (row stride NR_TILE) to C at (row0, n0), through the epilogue.
+template <int NR_TILE>
+void StoreTile(const float (*tile)[NR_TILE], int rows, int w, float* c, int ldc, int row0, int n0, const Epilogue& epilogue) {
+  for (int r = 0; r < rows; r++) {
+    float* out = c + static_cast<size_t>(r) * ldc;
+    const float* residual = epilogue.residual ? epilogue.residual + static_cast<size_t>(row0 + r) * ldc + n0 : nullptr;
+    for (int j = 0; j < w; j++) {
+      float v = tile[r][j];
+      if (epilogue.bias) v += epilogue.bias[n0 + j];
+      if (residual) v += residual[j];
+      if (epilogue.relu) v = v > 0.0f ? v : 0.0f;
+      out[j] = v;
+    }
+  }
+}
 
 // B [K x N] row-major → panels of NR columns, each K x NR contiguous; missing columns are 0.
 void PackB(const float* b, int k, int n, float* out) {
@@ -39,9 +68,10 @@ void PackB(const float* b, int k, int n, float* out) {
 }
 
 // C[6 x 16] = A[6 x k] · panel[k x 16], accumulators in named registers (an array of them
-// is kept in memory by GCC, at half the speed). `w` columns of C are written.
+// is kept in memory by GCC, at half the speed). `w` columns of C are written, through the
+// epilogue; C's tile starts at (row0, n0) of the whole output.
 __attribute__((target("avx2,fma"))) void MicroKernel6x16(const float* a, int lda, const float* panel, int k, float* c, int ldc,
-                                                         int rows, int w) {
+                                                         int rows, int w, int row0, int n0, const Epilogue& epilogue) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   const size_t ld = static_cast<size_t>(lda);
@@ -64,24 +94,85 @@ __attribute__((target("avx2,fma"))) void MicroKernel6x16(const float* a, int lda
   _mm256_store_ps(out[r] + 8, c##r##1);
   POLYPHONY_STORE(0) POLYPHONY_STORE(1) POLYPHONY_STORE(2) POLYPHONY_STORE(3) POLYPHONY_STORE(4) POLYPHONY_STORE(5)
 #undef POLYPHONY_STORE
-  for (int r = 0; r < rows; r++) std::memcpy(c + static_cast<size_t>(r) * ldc, out[r], sizeof(float) * w);
+  StoreTile<NR>(out, rows, w, c, ldc, row0, n0, epilogue);
 }
 
-// C [M x N] = A [M x K] · B, B packed by PackB; panels [p0, p1). Rows past the last full
-// block of 6 go through a zero-padded copy of A's last rows.
-void GemmPanels(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1) {
-  const int full = m - m % MR;
+// The AVX-512 micro-kernel: C[12 x 32] = A[12 x k] · two adjacent panels, one 16-wide register
+// per row and panel (24 accumulators; AVX2 has 16 registers in all, AVX-512 32). Each output is
+// the same chain of fused multiply-adds over i = 0..k-1 as in MicroKernel6x16, so the same
+// float32 number. On CPUs that split a 512-bit operation in two (Zen 4) the gain is not wider
+// arithmetic but fewer loads and broadcasts per multiply-add. `panels` is 1 or 2.
+__attribute__((target("avx512f"))) void MicroKernel12x32(const float* a, int lda, const float* panel0, const float* panel1, int panels, int k,
+                                                         float* c, int ldc, int rows, int w, int row0, int n0, const Epilogue& epilogue) {
+  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  __m512 c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
+  __m512 c80 = c00, c81 = c00, c90 = c00, c91 = c00, ca0 = c00, ca1 = c00, cb0 = c00, cb1 = c00;
+  const size_t ld = static_cast<size_t>(lda);
+#define POLYPHONY_ROW(r, index)                                   \
+  {                                                               \
+    const __m512 x = _mm512_set1_ps(a[(index) * ld + i]);         \
+    c##r##0 = _mm512_fmadd_ps(x, b0, c##r##0);                    \
+    if (panels == 2) c##r##1 = _mm512_fmadd_ps(x, b1, c##r##1);   \
+  }
+  if (panels == 2) {
+    for (int i = 0; i < k; i++) {
+      const __m512 b0 = _mm512_loadu_ps(panel0 + i * NR);
+      const __m512 b1 = _mm512_loadu_ps(panel1 + i * NR);
+      POLYPHONY_ROW(0, 0) POLYPHONY_ROW(1, 1) POLYPHONY_ROW(2, 2) POLYPHONY_ROW(3, 3) POLYPHONY_ROW(4, 4) POLYPHONY_ROW(5, 5)
+      POLYPHONY_ROW(6, 6) POLYPHONY_ROW(7, 7) POLYPHONY_ROW(8, 8) POLYPHONY_ROW(9, 9) POLYPHONY_ROW(a, 10) POLYPHONY_ROW(b, 11)
+    }
+  } else {
+    const __m512 b1 = _mm512_setzero_ps();
+    for (int i = 0; i < k; i++) {
+      const __m512 b0 = _mm512_loadu_ps(panel0 + i * NR);
+      POLYPHONY_ROW(0, 0) POLYPHONY_ROW(1, 1) POLYPHONY_ROW(2, 2) POLYPHONY_ROW(3, 3) POLYPHONY_ROW(4, 4) POLYPHONY_ROW(5, 5)
+      POLYPHONY_ROW(6, 6) POLYPHONY_ROW(7, 7) POLYPHONY_ROW(8, 8) POLYPHONY_ROW(9, 9) POLYPHONY_ROW(a, 10) POLYPHONY_ROW(b, 11)
+    }
+  }
+#undef POLYPHONY_ROW
+  alignas(64) float out[MR_WIDE][2 * NR];
+#define POLYPHONY_STORE(r, index)                 \
+  _mm512_store_ps(out[index], c##r##0);           \
+  _mm512_store_ps(out[index] + NR, c##r##1);
+  POLYPHONY_STORE(0, 0) POLYPHONY_STORE(1, 1) POLYPHONY_STORE(2, 2) POLYPHONY_STORE(3, 3) POLYPHONY_STORE(4, 4) POLYPHONY_STORE(5, 5)
+  POLYPHONY_STORE(6, 6) POLYPHONY_STORE(7, 7) POLYPHONY_STORE(8, 8) POLYPHONY_STORE(9, 9) POLYPHONY_STORE(a, 10) POLYPHONY_STORE(b, 11)
+#undef POLYPHONY_STORE
+  StoreTile<2 * NR>(out, rows, w, c, ldc, row0, n0, epilogue);
+}
+
+// C [M x N] = A [M x K] · B, B packed by PackB; panels [p0, p1), through the epilogue, on
+// AVX-512 when `wide`. Rows past the last full block go through a zero-padded copy of A's
+// last rows.
+void GemmPanels(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1, const Epilogue& epilogue, bool wide) {
+  const int rows_per_block = wide ? MR_WIDE : MR;
+  const int full = m - m % rows_per_block;
   thread_local std::vector<float> tail;
   if (full < m) {
-    tail.assign(static_cast<size_t>(MR) * k, 0.0f);
+    tail.assign(static_cast<size_t>(rows_per_block) * k, 0.0f);
     std::memcpy(tail.data(), a + static_cast<size_t>(full) * k, sizeof(float) * (m - full) * k);
   }
+  const auto panel_at = [&](int p) { return packed + static_cast<size_t>(p) * k * NR; };
+  if (wide) {
+    for (int p = p0; p < p1; p += 2) {
+      const int panels = std::min(2, p1 - p);
+      const int n0 = p * NR;
+      const int w = std::min(panels * NR, n - n0);
+      const float* second = panels == 2 ? panel_at(p + 1) : panel_at(p);
+      for (int i = 0; i < full; i += MR_WIDE)
+        MicroKernel12x32(a + static_cast<size_t>(i) * k, k, panel_at(p), second, panels, k, c + static_cast<size_t>(i) * n + n0, n, MR_WIDE, w, i, n0,
+                         epilogue);
+      if (full < m)
+        MicroKernel12x32(tail.data(), k, panel_at(p), second, panels, k, c + static_cast<size_t>(full) * n + n0, n, m - full, w, full, n0, epilogue);
+    }
+    return;
+  }
   for (int p = p0; p < p1; p++) {
-    const float* panel = packed + static_cast<size_t>(p) * k * NR;
+    const float* panel = panel_at(p);
     const int n0 = p * NR;
     const int w = std::min(NR, n - n0);
-    for (int i = 0; i < full; i += MR) MicroKernel6x16(a + static_cast<size_t>(i) * k, k, panel, k, c + static_cast<size_t>(i) * n + n0, n, MR, w);
-    if (full < m) MicroKernel6x16(tail.data(), k, panel, k, c + static_cast<size_t>(full) * n + n0, n, m - full, w);
+    for (int i = 0; i < full; i += MR)
+      MicroKernel6x16(a + static_cast<size_t>(i) * k, k, panel, k, c + static_cast<size_t>(i) * n + n0, n, MR, w, i, n0, epilogue);
+    if (full < m) MicroKernel6x16(tail.data(), k, panel, k, c + static_cast<size_t>(full) * n + n0, n, m - full, w, full, n0, epilogue);
   }
 }
 
@@ -103,9 +194,9 @@ class Helper {
     thread_.join();
   }
 
-  void Run(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1) {
+  void Run(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1, const Epilogue& epilogue, bool wide) {
     if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-    job_ = Job{a, packed, c, m, k, n, p0, p1};
+    job_ = Job{a, packed, c, m, k, n, p0, p1, epilogue, wide};
     posted_.fetch_add(1);  // seq_cst, paired with sleeping_ below (no lost wake-up)
     if (sleeping_.load()) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -132,6 +223,8 @@ class Helper {
     const float* packed;
     float* c;
     int m, k, n, p0, p1;
+    Epilogue epilogue;
+    bool wide;
   };
   void Loop() {
     uint64_t seen = 0;
@@ -152,7 +245,7 @@ class Helper {
         if (stop_) return;
       }
       const Job job = job_;
-      GemmPanels(job.a, job.packed, job.c, job.m, job.k, job.n, job.p0, job.p1);
+      GemmPanels(job.a, job.packed, job.c, job.m, job.k, job.n, job.p0, job.p1, job.epilogue, job.wide);
       finished_.store(seen, std::memory_order_release);
     }
   }
@@ -166,24 +259,66 @@ class Helper {
   bool stop_ = false;  // guarded by mu_
 };
 
+// The eight lanes of a dot product's accumulator, summed pairwise.
+__attribute__((target("avx2,fma"))) float SumLanes(__m256 acc) {
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+}
+
 // Σ a[x]·b[x], eight lanes at a time.
 __attribute__((target("avx2,fma"))) float Dot(const float* a, const float* b, int n) {
   __m256 acc = _mm256_setzero_ps();
   int x = 0;
   for (; x + 8 <= n; x += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + x), _mm256_loadu_ps(b + x), acc);
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, acc);
-  float sum = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+  float sum = SumLanes(acc);
   for (; x < n; x++) sum += a[x] * b[x];
   return sum;
 }
 
-// y += w·x.
-__attribute__((target("avx2,fma"))) void Axpy(float w, const float* x, float* y, int n) {
-  const __m256 wv = _mm256_set1_ps(w);
-  int j = 0;
-  for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_fmadd_ps(wv, _mm256_loadu_ps(x + j), _mm256_loadu_ps(y + j)));
-  for (; j < n; j++) y[j] += w * x[j];
+// Dot(a, b[r], n) for four b's at once: each the same operations in the same order as Dot,
+// but four independent chains, so the multiply-adds overlap instead of waiting on each other.
+__attribute__((target("avx2,fma"))) void Dot4(const float* a, const float* const* b, int n, float* out) {
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  int x = 0;
+  for (; x + 8 <= n; x += 8) {
+    const __m256 av = _mm256_loadu_ps(a + x);
+    acc0 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b[0] + x), acc0);
+    acc1 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b[1] + x), acc1);
+    acc2 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b[2] + x), acc2);
+    acc3 = _mm256_fmadd_ps(av, _mm256_loadu_ps(b[3] + x), acc3);
+  }
+  float sums[4] = {SumLanes(acc0), SumLanes(acc1), SumLanes(acc2), SumLanes(acc3)};
+  for (int r = 0; r < 4; r++) {
+    for (int y = x; y < n; y++) sums[r] += a[y] * b[r][y];
+    out[r] = sums[r];
+  }
+}
+
+// out[x] = Σ_j weights[j]·values_j[x] for x in [0, hd), j in order, each column's sum a chain
+// of multiply-adds from 0 (values_j = values + j·stride). Columns go 64 at a time in eight
+// registers rather than through memory once per j.
+__attribute__((target("avx2,fma"))) void WeightedSum(const float* weights, const float* values, int t, size_t stride, int hd, float* out) {
+  int x0 = 0;
+  for (; x0 + 64 <= hd; x0 += 64) {
+    __m256 acc[8];
+    for (int r = 0; r < 8; r++) acc[r] = _mm256_setzero_ps();
+    for (int j = 0; j < t; j++) {
+      const __m256 w = _mm256_set1_ps(weights[j]);
+      const float* v = values + j * stride + x0;
+      for (int r = 0; r < 8; r++) acc[r] = _mm256_fmadd_ps(w, _mm256_loadu_ps(v + 8 * r), acc[r]);
+    }
+    for (int r = 0; r < 8; r++) _mm256_storeu_ps(out + x0 + 8 * r, acc[r]);
+  }
+  for (; x0 + 8 <= hd; x0 += 8) {
+    __m256 acc = _mm256_setzero_ps();
+    for (int j = 0; j < t; j++) acc = _mm256_fmadd_ps(_mm256_set1_ps(weights[j]), _mm256_loadu_ps(values + j * stride + x0), acc);
+    _mm256_storeu_ps(out + x0, acc);
+  }
+  for (; x0 < hd; x0++) {
+    out[x0] = 0.0f;
+    for (int j = 0; j < t; j++) out[x0] += weights[j] * values[j * stride + x0];
+  }
 }
 
 // Self-attention of one sequence, every head: qkv is [t x 3d] (queries | keys | values, head
@@ -191,29 +326,28 @@ __attribute__((target("avx2,fma"))) void Axpy(float w, const float* x, float* y,
 // model does; every token sees every token of its own sequence (no padding here).
 __attribute__((target("avx2,fma"))) void Attention(const float* qkv, int t, int heads, int hd, float scale, float* out) {
   const int d = heads * hd;
-  const int stride = 3 * d;
+  const size_t stride = static_cast<size_t>(3) * d;
   std::vector<float> q(hd), scores(t);
   for (int h = 0; h < heads; h++) {
+    const float* keys = qkv + d + h * hd;
     for (int i = 0; i < t; i++) {
-      const float* qi = qkv + static_cast<size_t>(i) * stride + h * hd;
+      const float* qi = qkv + i * stride + h * hd;
       for (int x = 0; x < hd; x++) q[x] = qi[x] * scale;
-      float best = -INFINITY;
-      for (int j = 0; j < t; j++) {
-        const float* kj = qkv + static_cast<size_t>(j) * stride + d + h * hd;
-        const float sum = Dot(q.data(), kj, hd);
-        scores[j] = sum;
-        best = std::max(best, sum);
+      int j = 0;
+      for (; j + 4 <= t; j += 4) {
+        const float* four[4] = {keys + j * stride, keys + (j + 1) * stride, keys + (j + 2) * stride, keys + (j + 3) * stride};
+        Dot4(q.data(), four, hd, scores.data() + j);
       }
+      for (; j < t; j++) scores[j] = Dot(q.data(), keys + j * stride, hd);
+      float best = -INFINITY;
+      for (j = 0; j < t; j++) best = std::max(best, scores[j]);
       float total = 0.0f;
-      for (int j = 0; j < t; j++) {
+      for (j = 0; j < t; j++) {
         scores[j] = std::exp(scores[j] - best);
         total += scores[j];
       }
-      float* oi = out + static_cast<size_t>(i) * d + h * hd;
-      for (int x = 0; x < hd; x++) oi[x] = 0.0f;
-      for (int j = 0; j < t; j++) {
-        Axpy(scores[j] / total, qkv + static_cast<size_t>(j) * stride + 2 * d + h * hd, oi, hd);
-      }
+      for (j = 0; j < t; j++) scores[j] = scores[j] / total;
+      WeightedSum(scores.data(), qkv + 2 * d + h * hd, t, stride, hd, out + static_cast<size_t>(i) * d + h * hd);
     }
   }
 }
@@ -238,11 +372,66 @@ bool View(napi_env env, napi_value buffer, napi_value offset, int64_t count, flo
   return true;
 }
 
+bool HasWide() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+}
+
 napi_value Supported(napi_env env, napi_callback_info) {
   __builtin_cpu_init();
   napi_value result;
   napi_get_boolean(env, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"), &result);
   return result;
+}
+
+// wide(): whether gemm may be asked for the AVX-512 micro-kernel on this CPU.
+napi_value Wide(napi_env env, napi_callback_info) {
+  napi_value result;
+  napi_get_boolean(env, HasWide(), &result);
+  return result;
+}
+
+// A Float32Array property of `object` with at least `count` elements; absent is fine (nullptr).
+bool FloatProperty(napi_env env, napi_value object, const char* name, int64_t count, const float** out) {
+  *out = nullptr;
+  bool has = false;
+  if (napi_has_named_property(env, object, name, &has) != napi_ok) return false;
+  if (!has) return true;
+  napi_value value;
+  napi_valuetype type;
+  if (napi_get_named_property(env, object, name, &value) != napi_ok || napi_typeof(env, value, &type) != napi_ok) return false;
+  if (type == napi_undefined) return true;
+  bool typed = false;
+  napi_is_typedarray(env, value, &typed);
+  if (!typed) return false;
+  napi_typedarray_type kind;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_get_typedarray_info(env, value, &kind, &length, &data, nullptr, nullptr) != napi_ok || kind != napi_float32_array ||
+      static_cast<int64_t>(length) < count)
+    return false;
+  *out = static_cast<const float*>(data);
+  return true;
+}
+
+bool BoolProperty(napi_env env, napi_value object, const char* name, bool* out) {
+  *out = false;
+  bool has = false;
+  if (napi_has_named_property(env, object, name, &has) != napi_ok) return false;
+  if (!has) return true;
+  napi_value value;
+  return napi_get_named_property(env, object, name, &value) == napi_ok && napi_get_value_bool(env, value, out) == napi_ok;
+}
+
+// gemm's optional last argument { bias?: Float32Array [n], residual?: Float32Array [m x n],
+// relu?: boolean, wide?: boolean }; false when a field is there but not as described.
+bool ReadOptions(napi_env env, napi_value options, int64_t m, int64_t n, Epilogue* epilogue, bool* wide) {
+  napi_valuetype type;
+  if (napi_typeof(env, options, &type) != napi_ok) return false;
+  if (type == napi_undefined) return true;
+  if (type != napi_object) return false;
+  return FloatProperty(env, options, "bias", n, &epilogue->bias) && FloatProperty(env, options, "residual", m * n, &epilogue->residual) &&
+         BoolProperty(env, options, "relu", &epilogue->relu) && BoolProperty(env, options, "wide", wide);
 }
 
 // pack(buffer, byteOffset, k, n) → ArrayBuffer of packed panels
@@ -262,10 +451,10 @@ napi_value Pack(napi_env env, napi_callback_info info) {
   return out;
 }
 
-// gemm(aBuf, aOff, packed, cBuf, cOff, m, k, n, threads)
+// gemm(aBuf, aOff, packed, cBuf, cOff, m, k, n, threads, options?)
 napi_value Gemm(napi_env env, napi_callback_info info) {
-  size_t argc = 9;
-  napi_value argv[9];
+  size_t argc = 10;
+  napi_value argv[10];
   napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
   int64_t m, k, n, threads;
   if (argc < 9 || !Int(env, argv[5], &m) || !Int(env, argv[6], &k) || !Int(env, argv[7], &n) || !Int(env, argv[8], &threads) || m <= 0 ||
@@ -279,17 +468,21 @@ napi_value Gemm(napi_env env, napi_callback_info info) {
       napi_get_arraybuffer_info(env, argv[2], &packed, &packed_length) != napi_ok ||
       packed_length < static_cast<size_t>(panels * k * NR * sizeof(float)))
     return Throw(env, "gemm: a view is out of its buffer");
+  Epilogue epilogue;
+  bool wide = false;
+  if (argc >= 10 && !ReadOptions(env, argv[9], m, n, &epilogue, &wide)) return Throw(env, "gemm: bad options (bias, residual: Float32Arrays long enough)");
+  if (wide && !HasWide()) return Throw(env, "gemm: wide asked for on a CPU without AVX-512");
   const float* bp = static_cast<const float*>(packed);
   if (threads >= 2 && panels >= 2 && m * k * n >= (1 << 18)) {
     void* data = nullptr;
     if (napi_get_instance_data(env, &data) != napi_ok || data == nullptr) return Throw(env, "gemm: no helper thread");
     Helper* helper = static_cast<Helper*>(data);
     const int split = static_cast<int>(panels / 2);
-    helper->Run(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), split, static_cast<int>(panels));
-    GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, split);
+    helper->Run(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), split, static_cast<int>(panels), epilogue, wide);
+    GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, split, epilogue, wide);
     helper->Wait();
   } else {
-    GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, static_cast<int>(panels));
+    GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, static_cast<int>(panels), epilogue, wide);
   }
   return nullptr;
 }
@@ -317,6 +510,7 @@ napi_value Init(napi_env env, napi_value exports) {
       env, new Helper(), [](napi_env, void* data, void*) { delete static_cast<Helper*>(data); }, nullptr);
   const napi_property_descriptor props[] = {
       {"supported", nullptr, Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"wide", nullptr, Wide, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pack", nullptr, Pack, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"attention", nullptr, AttentionCall, nullptr, nullptr, nullptr, napi_default, nullptr},

