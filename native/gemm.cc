@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -176,6 +177,157 @@ void GemmPanels(const float* a, const float* packed, float* c, int m, int k, int
   }
 }
 
+// ---- int8 products (AVX-512 VNNI), ADR 0021 ------------------------------------------------
+// A weight is quantised once, per output column (symmetric, 127 steps each side); an
+// activation per row as the product runs (its own minimum to maximum in 255 steps), so
+// x[r,i] ≈ sa[r]·u[r,i] + min[r] and w[i,j] ≈ sw[j]·q[i,j], and
+//   Σ_i x[r,i]·w[i,j] ≈ sw[j]·(sa[r]·Σ_i u[r,i]·q[i,j] + min[r]·Σ_i q[i,j]).
+// The sums of u8 × s8 products are exact int32 (at most 255·127·k); vpdpbusd does 64 of them
+// an instruction, four times the multiply-adds a cycle of float32 FMA on AVX-512 VNNI CPUs.
+// Not the float32 vectors: the runtime gives the embedder another id (embedding cache).
+
+// Packed int8 weight: [scales: float x columns][column sums: int32 x columns][panels], each
+// panel (k rounded up to 4) / 4 groups of 16 columns x 4 consecutive k (vpdpbusd's layout).
+struct Int8Packed {
+  const float* scales;
+  const int32_t* sums;
+  const int8_t* panels;
+  int k4;  // k rounded up to a multiple of 4
+};
+
+size_t Int8PackedBytes(int k, int n) {
+  const size_t panels = (n + NR - 1) / NR;
+  const size_t k4 = (k + 3) / 4 * 4;
+  return panels * NR * (sizeof(float) + sizeof(int32_t)) + panels * k4 * NR;
+}
+
+Int8Packed Int8View(const void* data, int k, int n) {
+  const size_t columns = static_cast<size_t>((n + NR - 1) / NR) * NR;
+  const char* bytes = static_cast<const char*>(data);
+  return Int8Packed{reinterpret_cast<const float*>(bytes), reinterpret_cast<const int32_t*>(bytes + columns * sizeof(float)),
+                    reinterpret_cast<const int8_t*>(bytes + columns * (sizeof(float) + sizeof(int32_t))), (k + 3) / 4 * 4};
+}
+
+void PackInt8(const float* b, int k, int n, void* out) {
+  const int panels = (n + NR - 1) / NR;
+  const int k4 = (k + 3) / 4 * 4;
+  const size_t columns = static_cast<size_t>(panels) * NR;
+  char* bytes = static_cast<char*>(out);
+  float* scales = reinterpret_cast<float*>(bytes);
+  int32_t* sums = reinterpret_cast<int32_t*>(bytes + columns * sizeof(float));
+  int8_t* data = reinterpret_cast<int8_t*>(bytes + columns * (sizeof(float) + sizeof(int32_t)));
+  std::memset(data, 0, static_cast<size_t>(panels) * k4 * NR);
+  for (size_t j = 0; j < columns; j++) {
+    float largest = 0.0f;
+    for (int i = 0; j < static_cast<size_t>(n) && i < k; i++) largest = std::max(largest, std::fabs(b[static_cast<size_t>(i) * n + j]));
+    const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
+    scales[j] = scale;
+    int32_t sum = 0;
+    for (int i = 0; j < static_cast<size_t>(n) && i < k; i++) {
+      const int q = static_cast<int>(std::nearbyint(b[static_cast<size_t>(i) * n + j] / scale));
+      const int8_t clamped = static_cast<int8_t>(std::min(127, std::max(-127, q)));
+      sum += clamped;
+      const size_t panel = j / NR;
+      data[panel * k4 * NR + static_cast<size_t>(i / 4) * NR * 4 + (j % NR) * 4 + i % 4] = clamped;
+    }
+    sums[j] = sum;
+  }
+}
+
+// Rows of A as u8 (k4 a row, zero padded), with each row's step and minimum; rounding to
+// nearest even, as std::nearbyint, sixteen values at a time.
+__attribute__((target("avx512f,avx512bw"))) void QuantiseRows(const float* a, int m, int k, int k4, uint8_t* out, float* steps, float* minimums) {
+  for (int r = 0; r < m; r++) {
+    const float* row = a + static_cast<size_t>(r) * k;
+    __m512 lows = _mm512_set1_ps(row[0]), highs = lows;
+    int i = 0;
+    for (; i + 16 <= k; i += 16) {
+      const __m512 x = _mm512_loadu_ps(row + i);
+      lows = _mm512_min_ps(lows, x);
+      highs = _mm512_max_ps(highs, x);
+    }
+    float low = _mm512_reduce_min_ps(lows), high = _mm512_reduce_max_ps(highs);
+    for (; i < k; i++) {
+      low = std::min(low, row[i]);
+      high = std::max(high, row[i]);
+    }
+    const float step = high > low ? (high - low) / 255.0f : 1.0f;
+    const float inverse = 1.0f / step;
+    uint8_t* dst = out + static_cast<size_t>(r) * k4;
+    const __m512 low_v = _mm512_set1_ps(low), inverse_v = _mm512_set1_ps(inverse), zero = _mm512_setzero_ps(), top = _mm512_set1_ps(255.0f);
+    for (i = 0; i + 16 <= k; i += 16) {
+      const __m512 scaled = _mm512_min_ps(top, _mm512_max_ps(zero, _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + i), low_v), inverse_v)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(scaled)));
+    }
+    for (; i < k; i++) dst[i] = static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, std::nearbyint((row[i] - low) * inverse))));
+    for (; i < k4; i++) dst[i] = 0;
+    steps[r] = step;
+    minimums[r] = low;
+  }
+}
+
+// C[12 x 32] from 12 quantised rows and two adjacent int8 panels (`panels` 1 or 2), through
+// the dequantisation and then the epilogue. Named accumulators, as in the float kernels.
+__attribute__((target("avx512f,avx512vnni"))) void MicroKernelInt8(const uint8_t* a, int k4, const Int8Packed& b, int p, int panels, float* c,
+                                                                     int ldc, int rows, int w, int row0, const float* steps, const float* minimums,
+                                                                     const Epilogue& epilogue) {
+  __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  __m512i c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
+  __m512i c80 = c00, c81 = c00, c90 = c00, c91 = c00, ca0 = c00, ca1 = c00, cb0 = c00, cb1 = c00;
+  const int8_t* panel0 = b.panels + static_cast<size_t>(p) * k4 * NR;
+  const int8_t* panel1 = panels == 2 ? panel0 + static_cast<size_t>(k4) * NR : panel0;
+  const size_t ld = static_cast<size_t>(k4);
+  for (int g = 0; g < k4; g += 4) {
+    const __m512i b0 = _mm512_loadu_si512(panel0 + g * NR);
+    const __m512i b1 = _mm512_loadu_si512(panel1 + g * NR);
+#define POLYPHONY_ROW(r, index)                                          \
+  {                                                                      \
+    int32_t four;                                                        \
+    std::memcpy(&four, a + (index) * ld + g, sizeof(four));              \
+    const __m512i x = _mm512_set1_epi32(four);                           \
+    c##r##0 = _mm512_dpbusd_epi32(c##r##0, x, b0);                       \
+    c##r##1 = _mm512_dpbusd_epi32(c##r##1, x, b1);                       \
+  }
+    POLYPHONY_ROW(0, 0) POLYPHONY_ROW(1, 1) POLYPHONY_ROW(2, 2) POLYPHONY_ROW(3, 3) POLYPHONY_ROW(4, 4) POLYPHONY_ROW(5, 5)
+    POLYPHONY_ROW(6, 6) POLYPHONY_ROW(7, 7) POLYPHONY_ROW(8, 8) POLYPHONY_ROW(9, 9) POLYPHONY_ROW(a, 10) POLYPHONY_ROW(b, 11)
+#undef POLYPHONY_ROW
+  }
+  alignas(64) int32_t sums[MR_WIDE][2 * NR];
+#define POLYPHONY_STORE(r, index)                                                     \
+  _mm512_store_si512(reinterpret_cast<__m512i*>(sums[index]), c##r##0);              \
+  _mm512_store_si512(reinterpret_cast<__m512i*>(sums[index] + NR), c##r##1);
+  POLYPHONY_STORE(0, 0) POLYPHONY_STORE(1, 1) POLYPHONY_STORE(2, 2) POLYPHONY_STORE(3, 3) POLYPHONY_STORE(4, 4) POLYPHONY_STORE(5, 5)
+  POLYPHONY_STORE(6, 6) POLYPHONY_STORE(7, 7) POLYPHONY_STORE(8, 8) POLYPHONY_STORE(9, 9) POLYPHONY_STORE(a, 10) POLYPHONY_STORE(b, 11)
+#undef POLYPHONY_STORE
+  alignas(64) float out[MR_WIDE][2 * NR];
+  const int n0 = p * NR;
+  const int n1 = panels == 2 ? n0 + NR : n0;  // the last panel alone: its scales stand in for the missing second's
+  const __m512 scale0 = _mm512_loadu_ps(b.scales + n0), scale1 = _mm512_loadu_ps(b.scales + n1);
+  const __m512 sum0 = _mm512_cvtepi32_ps(_mm512_loadu_si512(b.sums + n0)), sum1 = _mm512_cvtepi32_ps(_mm512_loadu_si512(b.sums + n1));
+  for (int r = 0; r < rows; r++) {
+    const __m512 step = _mm512_set1_ps(steps[row0 + r]), low = _mm512_set1_ps(minimums[row0 + r]);
+    const __m512 first = _mm512_cvtepi32_ps(_mm512_load_si512(reinterpret_cast<const __m512i*>(sums[r])));
+    const __m512 second = _mm512_cvtepi32_ps(_mm512_load_si512(reinterpret_cast<const __m512i*>(sums[r] + NR)));
+    _mm512_store_ps(out[r], _mm512_mul_ps(scale0, _mm512_fmadd_ps(step, first, _mm512_mul_ps(low, sum0))));
+    _mm512_store_ps(out[r] + NR, _mm512_mul_ps(scale1, _mm512_fmadd_ps(step, second, _mm512_mul_ps(low, sum1))));
+  }
+  StoreTile<2 * NR>(out, rows, w, c, ldc, row0, n0, epilogue);
+}
+
+// C [M x N] ≈ A · B on int8 panels [p0, p1); A already quantised (m rows rounded up to 12, zero
+// rows past m).
+void GemmInt8Panels(const uint8_t* a, const float* steps, const float* minimums, const Int8Packed& b, float* c, int m, int n, int p0, int p1,
+                    const Epilogue& epilogue) {
+  for (int p = p0; p < p1; p += 2) {
+    const int panels = std::min(2, p1 - p);
+    const int n0 = p * NR;
+    const int w = std::min(panels * NR, n - n0);
+    for (int i = 0; i < m; i += MR_WIDE)
+      MicroKernelInt8(a + static_cast<size_t>(i) * b.k4, b.k4, b, p, panels, c + static_cast<size_t>(i) * n + n0, n, std::min(MR_WIDE, m - i), w, i,
+                      steps, minimums, epilogue);
+  }
+}
+
 // One helper thread that takes the second half of the panels; the caller does the first.
 // Between the products of one embedding (a fraction of a millisecond apart) the helper spins,
 // so it starts at once; after kSpin without work it sleeps on a condition variable. One per
@@ -194,9 +346,10 @@ class Helper {
     thread_.join();
   }
 
-  void Run(const float* a, const float* packed, float* c, int m, int k, int n, int p0, int p1, const Epilogue& epilogue, bool wide) {
+  // Runs `work` (a share of one product's panels) on the helper thread; Wait() for it.
+  void Run(std::function<void()> work) {
     if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-    job_ = Job{a, packed, c, m, k, n, p0, p1, epilogue, wide};
+    job_ = std::move(work);
     posted_.fetch_add(1);  // seq_cst, paired with sleeping_ below (no lost wake-up)
     if (sleeping_.load()) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -218,14 +371,6 @@ class Helper {
 
  private:
   static constexpr auto kSpin = std::chrono::microseconds(300);
-  struct Job {
-    const float* a;
-    const float* packed;
-    float* c;
-    int m, k, n, p0, p1;
-    Epilogue epilogue;
-    bool wide;
-  };
   void Loop() {
     uint64_t seen = 0;
     for (;;) {
@@ -244,15 +389,14 @@ class Helper {
         std::lock_guard<std::mutex> lock(mu_);
         if (stop_) return;
       }
-      const Job job = job_;
-      GemmPanels(job.a, job.packed, job.c, job.m, job.k, job.n, job.p0, job.p1, job.epilogue, job.wide);
+      job_();
       finished_.store(seen, std::memory_order_release);
     }
   }
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread thread_;
-  Job job_{};
+  std::function<void()> job_;
   std::atomic<uint64_t> posted_{0};
   std::atomic<uint64_t> finished_{0};
   std::atomic<bool> sleeping_{false};
@@ -384,6 +528,35 @@ napi_value Supported(napi_env env, napi_callback_info) {
   return result;
 }
 
+bool HasInt8() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni");
+}
+
+// int8(): whether packInt8 and gemmInt8 run on this CPU (AVX-512 VNNI).
+napi_value Int8Supported(napi_env env, napi_callback_info) {
+  napi_value result;
+  napi_get_boolean(env, HasInt8(), &result);
+  return result;
+}
+
+// packInt8(buffer, byteOffset, k, n) → ArrayBuffer of the weight quantised for gemmInt8
+napi_value PackInt8Call(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  int64_t k, n;
+  float* b;
+  if (argc < 4 || !Int(env, argv[2], &k) || !Int(env, argv[3], &n) || k <= 0 || n <= 0 || !View(env, argv[0], argv[1], k * n, &b))
+    return Throw(env, "packInt8(buffer, byteOffset, k, n): bad arguments");
+  void* data = nullptr;
+  napi_value out;
+  if (napi_create_arraybuffer(env, Int8PackedBytes(static_cast<int>(k), static_cast<int>(n)), &data, &out) != napi_ok)
+    return Throw(env, "packInt8: out of memory");
+  PackInt8(b, static_cast<int>(k), static_cast<int>(n), data);
+  return out;
+}
+
 // wide(): whether gemm may be asked for the AVX-512 micro-kernel on this CPU.
 napi_value Wide(napi_env env, napi_callback_info) {
   napi_value result;
@@ -478,11 +651,59 @@ napi_value Gemm(napi_env env, napi_callback_info info) {
     if (napi_get_instance_data(env, &data) != napi_ok || data == nullptr) return Throw(env, "gemm: no helper thread");
     Helper* helper = static_cast<Helper*>(data);
     const int split = static_cast<int>(panels / 2);
-    helper->Run(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), split, static_cast<int>(panels), epilogue, wide);
+    helper->Run([=] { GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), split, static_cast<int>(panels), epilogue, wide); });
     GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, split, epilogue, wide);
     helper->Wait();
   } else {
     GemmPanels(a, bp, c, static_cast<int>(m), static_cast<int>(k), static_cast<int>(n), 0, static_cast<int>(panels), epilogue, wide);
+  }
+  return nullptr;
+}
+
+// gemmInt8(aBuf, aOff, packedInt8, cBuf, cOff, m, k, n, threads, options?): C ≈ A · B, A
+// quantised here row by row; options as gemm's (bias, residual, relu; `wide` is implied).
+napi_value GemmInt8(napi_env env, napi_callback_info info) {
+  size_t argc = 10;
+  napi_value argv[10];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  int64_t m, k, n, threads;
+  if (argc < 9 || !Int(env, argv[5], &m) || !Int(env, argv[6], &k) || !Int(env, argv[7], &n) || !Int(env, argv[8], &threads) || m <= 0 ||
+      k <= 0 || n <= 0)
+    return Throw(env, "gemmInt8: bad arguments");
+  if (!HasInt8()) return Throw(env, "gemmInt8: this CPU has no AVX-512 VNNI");
+  float *a, *c;
+  void* packed = nullptr;
+  size_t packed_length = 0;
+  if (!View(env, argv[0], argv[1], m * k, &a) || !View(env, argv[3], argv[4], m * n, &c) ||
+      napi_get_arraybuffer_info(env, argv[2], &packed, &packed_length) != napi_ok ||
+      packed_length < Int8PackedBytes(static_cast<int>(k), static_cast<int>(n)))
+    return Throw(env, "gemmInt8: a view is out of its buffer");
+  Epilogue epilogue;
+  bool wide = false;
+  if (argc >= 10 && !ReadOptions(env, argv[9], m, n, &epilogue, &wide)) return Throw(env, "gemmInt8: bad options (bias, residual: Float32Arrays long enough)");
+  const Int8Packed b = Int8View(packed, static_cast<int>(k), static_cast<int>(n));
+  const int rows = static_cast<int>((m + MR_WIDE - 1) / MR_WIDE * MR_WIDE);
+  thread_local std::vector<uint8_t> quantised;
+  thread_local std::vector<float> steps, minimums;
+  quantised.assign(static_cast<size_t>(rows) * b.k4, 0);
+  steps.assign(rows, 0.0f);
+  minimums.assign(rows, 0.0f);
+  QuantiseRows(a, static_cast<int>(m), static_cast<int>(k), b.k4, quantised.data(), steps.data(), minimums.data());
+  const int panels = static_cast<int>((n + NR - 1) / NR);
+  const uint8_t* q = quantised.data();
+  const float* step = steps.data();
+  const float* low = minimums.data();
+  const int mm = static_cast<int>(m), nn = static_cast<int>(n);
+  if (threads >= 2 && panels >= 4 && m * k * n >= (1 << 18)) {
+    void* data = nullptr;
+    if (napi_get_instance_data(env, &data) != napi_ok || data == nullptr) return Throw(env, "gemmInt8: no helper thread");
+    Helper* helper = static_cast<Helper*>(data);
+    const int split = panels / 4 * 2;  // an even split: every share starts on a pair of panels
+    helper->Run([=] { GemmInt8Panels(q, step, low, b, c, mm, nn, split, panels, epilogue); });
+    GemmInt8Panels(q, step, low, b, c, mm, nn, 0, split, epilogue);
+    helper->Wait();
+  } else {
+    GemmInt8Panels(q, step, low, b, c, mm, nn, 0, panels, epilogue);
   }
   return nullptr;
 }
@@ -511,6 +732,9 @@ napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"supported", nullptr, Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wide", nullptr, Wide, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"int8", nullptr, Int8Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"packInt8", nullptr, PackInt8Call, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"gemmInt8", nullptr, GemmInt8, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pack", nullptr, Pack, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"attention", nullptr, AttentionCall, nullptr, nullptr, nullptr, napi_default, nullptr},

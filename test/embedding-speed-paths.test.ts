@@ -9,7 +9,7 @@ import module from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createUseLiteEmbedder, describeEmbedder, kernelsFromEnv } from '../providers/embedder.ts';
+import { createUseLiteEmbedder, describeEmbedder, kernelsFromEnv, precisionFromEnv, USE_LITE_ID } from '../providers/embedder.ts';
 import { seededRandom } from '../core/random.ts';
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 
@@ -23,6 +23,20 @@ interface GemmOptions {
 }
 interface NativeAddon {
   wide(): boolean;
+  int8(): boolean;
+  packInt8(buffer: ArrayBufferLike, byteOffset: number, k: number, n: number): ArrayBuffer;
+  gemmInt8(
+    a: ArrayBufferLike,
+    aOffset: number,
+    packed: ArrayBuffer,
+    c: ArrayBufferLike,
+    cOffset: number,
+    m: number,
+    k: number,
+    n: number,
+    threads: number,
+    options?: GemmOptions,
+  ): void;
   pack(buffer: ArrayBufferLike, byteOffset: number, k: number, n: number): ArrayBuffer;
   gemm(
     a: ArrayBufferLike,
@@ -191,4 +205,102 @@ describe.runIf(native.addon)('the embedder on AVX-512, or forced onto AVX2', () 
       `1 worker thread(s), ${native.addon!.wide() ? 'native AVX-512 kernels' : 'native AVX2 + FMA kernels'} on 1 CPU thread(s) each`,
     );
   });
+});
+
+/** Relative root-mean-square difference of `got` from `want`. */
+function relativeError(got: Float32Array, want: Float64Array): number {
+  let difference = 0;
+  let size = 0;
+  for (let index = 0; index < want.length; index++) {
+    difference += (got[index]! - want[index]!) ** 2;
+    size += want[index]! ** 2;
+  }
+  return Math.sqrt(difference / size);
+}
+
+describe.runIf(native.addon?.int8())('int8 products on AVX-512 VNNI', () => {
+  const addon = native.addon!;
+
+  it('multiply within 1 % (relative rms) of a float64 reference, on awkward shapes, the same on one thread or two', () => {
+    let seed = 300;
+    for (const [m, k, n] of [
+      [1, 4, 1],
+      [5, 7, 17],
+      [13, 256, 40],
+      [37, 513, 80],
+      [64, 1536, 512],
+    ] as const) {
+      // activations with an offset (as after relu or a residual), weights around 0
+      const a = randomMatrix(m, k, seed++).map((value) => value + 0.3);
+      const b = randomMatrix(k, n, seed++);
+      const bias = randomMatrix(1, n, seed++);
+      const want = new Float64Array(m * n);
+      for (let i = 0; i < m; i++) {
+        for (let j = 0; j < n; j++) {
+          let sum = 0;
+          for (let x = 0; x < k; x++) sum += a[i * k + x]! * b[x * n + j]!;
+          want[i * n + j] = sum + bias[j]!;
+        }
+      }
+      const packed = addon.packInt8(b.buffer, 0, k, n);
+      const one = new Float32Array(m * n).fill(Number.NaN);
+      const two = new Float32Array(m * n).fill(Number.NaN);
+      addon.gemmInt8(a.buffer, 0, packed, one.buffer, 0, m, k, n, 1, { bias });
+      addon.gemmInt8(a.buffer, 0, packed, two.buffer, 0, m, k, n, 2, { bias });
+      expect(relativeError(one, want)).toBeLessThan(0.01);
+      expect(bytes(two).equals(bytes(one))).toBe(true);
+    }
+  });
+
+  it('refuse a short packed weight', () => {
+    const packed = addon.packInt8(new Float32Array(8 * 16).buffer, 0, 8, 16);
+    expect(() => addon.gemmInt8(new Float32Array(6 * 8).buffer, 0, packed, new Float32Array(6 * 32).buffer, 0, 6, 8, 32, 1)).toThrow(/out of its buffer/);
+  });
+});
+
+describe('EMBED_PRECISION', () => {
+  it('is auto for builds unless set, float32 or int8 when set, an error naming it otherwise', () => {
+    expect(precisionFromEnv({})).toBe('auto');
+    expect(precisionFromEnv({ EMBED_PRECISION: 'float32' })).toBe('float32');
+    expect(precisionFromEnv({ EMBED_PRECISION: 'int8' })).toBe('int8');
+    expect(() => precisionFromEnv({ EMBED_PRECISION: 'fp16' })).toThrow(/EMBED_PRECISION/);
+  });
+
+  it('keeps float32 and the model’s id by default and where int8 cannot run; int8 where asked and it cannot run is an error', async () => {
+    const plain = await createUseLiteEmbedder({ workers: 1, offThread: true });
+    expect(plain.precision).toBe('float32');
+    expect(plain.id).toBe(USE_LITE_ID);
+    const forcedAvx2 = await createUseLiteEmbedder({ workers: 0, kernels: 'avx2', precision: 'auto' });
+    expect(forcedAvx2.precision).toBe('float32');
+    expect(forcedAvx2.id).toBe(USE_LITE_ID);
+    await expect(createUseLiteEmbedder({ workers: 0, kernels: 'wasm', precision: 'int8' })).rejects.toThrow(/AVX-512 VNNI/);
+  });
+});
+
+describe.runIf(native.addon?.int8())('the embedder on int8', () => {
+  it.skipIf(!hasArguAna)(
+    'stays within the stated tolerance of the float32 vectors on ArguAna passages (cosine ≥ 0.999, no component 0.01 apart), under its own id',
+    async () => {
+      const passages = arguAnaPassages(96, 89);
+      const float32 = await createUseLiteEmbedder({ workers: 1, offThread: true, precision: 'float32' });
+      const int8 = await createUseLiteEmbedder({ workers: 1, offThread: true, precision: 'auto' });
+      expect(int8.precision).toBe('int8');
+      expect(int8.id).toBe(`${USE_LITE_ID}+int8`);
+      const [want, got] = await Promise.all([float32.embed(passages), int8.embed(passages)]);
+      let worstCosine = 1;
+      let worstComponent = 0;
+      got.forEach((vector, index) => {
+        let dot = 0;
+        for (let d = 0; d < vector.length; d++) {
+          dot += vector[d]! * want[index]![d]!;
+          worstComponent = Math.max(worstComponent, Math.abs(vector[d]! - want[index]![d]!));
+        }
+        worstCosine = Math.min(worstCosine, dot);
+      });
+      expect(worstCosine).toBeGreaterThanOrEqual(0.999);
+      expect(worstComponent).toBeLessThan(0.01);
+      // not the float32 vectors under another name
+      expect(worstCosine).toBeLessThan(0.999999);
+    },
+  );
 });
