@@ -178,59 +178,76 @@ void GemmPanels(const float* a, const float* packed, float* c, int m, int k, int
 }
 
 // ---- int8 products (AVX-512 VNNI), ADR 0021 ------------------------------------------------
-// A weight is quantised once, per output column (symmetric, 127 steps each side); an
-// activation per row as the product runs (its own minimum to maximum in 255 steps), so
-// x[r,i] ≈ sa[r]·u[r,i] + min[r] and w[i,j] ≈ sw[j]·q[i,j], and
-//   Σ_i x[r,i]·w[i,j] ≈ sw[j]·(sa[r]·Σ_i u[r,i]·q[i,j] + min[r]·Σ_i q[i,j]).
-// The sums of u8 × s8 products are exact int32 (at most 255·127·k); vpdpbusd does 64 of them
-// an instruction, four times the multiply-adds a cycle of float32 FMA on AVX-512 VNNI CPUs.
-// Not the float32 vectors: the runtime gives the embedder another id (embedding cache).
+// A weight is quantised once, per output column, in two int8 planes: q1 = round(w / sw) (127
+// steps each side of 0) and q2 = round(254 · (w / sw − q1)), what q1 missed, so that
+// w ≈ sw·(q1 + q2/254), about 15 bits. (With q1 alone, the weights' rounding was most of the
+// vectors' difference from float32, and ArguAna's nDCG@10 moved by 0.0027.) An activation is
+// quantised per row as the product runs, its own minimum to maximum in 255 steps:
+// x ≈ sa·u + min. Then, for each plane,
+//   Σ_i x[r,i]·w[i,j] ≈ sw[j]·(sa[r]·Σ_i u[r,i]·q[i,j] + min[r]·Σ_i q[i,j]),
+// with the sums of u8 × s8 products exact in int32 (at most 255·127·k); vpdpbusd does 64 of
+// them an instruction, four times the multiply-adds a cycle of float32 FMA on Zen 4: two
+// planes are still twice float32's rate. Not the float32 vectors: the runtime gives the
+// embedder another id (embedding cache).
 
-// Packed int8 weight: [scales: float x columns][column sums: int32 x columns][panels], each
-// panel (k rounded up to 4) / 4 groups of 16 columns x 4 consecutive k (vpdpbusd's layout).
+constexpr float kSecondPlane = 254.0f;
+
+// Packed int8 weight: [scales: float x columns][column sums of q1, then of q2: int32 x
+// columns each][q1 panels][q2 panels], each panel (k rounded up to 4) / 4 groups of 16 columns
+// x 4 consecutive k (vpdpbusd's layout).
 struct Int8Packed {
   const float* scales;
-  const int32_t* sums;
-  const int8_t* panels;
-  int k4;  // k rounded up to a multiple of 4
+  const int32_t* sums;    // q1's; q2's follow at sums + columns
+  const int8_t* panels;   // q1's; q2's follow at panels + plane
+  size_t columns;
+  size_t plane;           // bytes of one plane's panels
+  int k4;                 // k rounded up to a multiple of 4
 };
 
 size_t Int8PackedBytes(int k, int n) {
   const size_t panels = (n + NR - 1) / NR;
   const size_t k4 = (k + 3) / 4 * 4;
-  return panels * NR * (sizeof(float) + sizeof(int32_t)) + panels * k4 * NR;
+  return panels * NR * (sizeof(float) + 2 * sizeof(int32_t)) + 2 * panels * k4 * NR;
 }
 
 Int8Packed Int8View(const void* data, int k, int n) {
   const size_t columns = static_cast<size_t>((n + NR - 1) / NR) * NR;
+  const int k4 = (k + 3) / 4 * 4;
   const char* bytes = static_cast<const char*>(data);
-  return Int8Packed{reinterpret_cast<const float*>(bytes), reinterpret_cast<const int32_t*>(bytes + columns * sizeof(float)),
-                    reinterpret_cast<const int8_t*>(bytes + columns * (sizeof(float) + sizeof(int32_t))), (k + 3) / 4 * 4};
+  return Int8Packed{reinterpret_cast<const float*>(bytes),
+                    reinterpret_cast<const int32_t*>(bytes + columns * sizeof(float)),
+                    reinterpret_cast<const int8_t*>(bytes + columns * (sizeof(float) + 2 * sizeof(int32_t))),
+                    columns,
+                    columns * k4,
+                    k4};
 }
 
 void PackInt8(const float* b, int k, int n, void* out) {
-  const int panels = (n + NR - 1) / NR;
   const int k4 = (k + 3) / 4 * 4;
-  const size_t columns = static_cast<size_t>(panels) * NR;
-  char* bytes = static_cast<char*>(out);
-  float* scales = reinterpret_cast<float*>(bytes);
-  int32_t* sums = reinterpret_cast<int32_t*>(bytes + columns * sizeof(float));
-  int8_t* data = reinterpret_cast<int8_t*>(bytes + columns * (sizeof(float) + sizeof(int32_t)));
-  std::memset(data, 0, static_cast<size_t>(panels) * k4 * NR);
-  for (size_t j = 0; j < columns; j++) {
+  const Int8Packed view = Int8View(out, k, n);
+  float* scales = const_cast<float*>(view.scales);
+  int32_t* sums = const_cast<int32_t*>(view.sums);
+  int8_t* data = const_cast<int8_t*>(view.panels);
+  std::memset(data, 0, 2 * view.plane);
+  for (size_t j = 0; j < view.columns; j++) {
+    const bool real = j < static_cast<size_t>(n);
     float largest = 0.0f;
-    for (int i = 0; j < static_cast<size_t>(n) && i < k; i++) largest = std::max(largest, std::fabs(b[static_cast<size_t>(i) * n + j]));
+    for (int i = 0; real && i < k; i++) largest = std::max(largest, std::fabs(b[static_cast<size_t>(i) * n + j]));
     const float scale = largest > 0.0f ? largest / 127.0f : 1.0f;
     scales[j] = scale;
-    int32_t sum = 0;
-    for (int i = 0; j < static_cast<size_t>(n) && i < k; i++) {
-      const int q = static_cast<int>(std::nearbyint(b[static_cast<size_t>(i) * n + j] / scale));
-      const int8_t clamped = static_cast<int8_t>(std::min(127, std::max(-127, q)));
-      sum += clamped;
-      const size_t panel = j / NR;
-      data[panel * k4 * NR + static_cast<size_t>(i / 4) * NR * 4 + (j % NR) * 4 + i % 4] = clamped;
+    int32_t first_sum = 0, second_sum = 0;
+    for (int i = 0; real && i < k; i++) {
+      const float scaled = b[static_cast<size_t>(i) * n + j] / scale;
+      const int first = std::min(127, std::max(-127, static_cast<int>(std::nearbyint(scaled))));
+      const int second = std::min(127, std::max(-127, static_cast<int>(std::nearbyint((scaled - first) * kSecondPlane))));
+      first_sum += first;
+      second_sum += second;
+      const size_t at = (j / NR) * k4 * NR + static_cast<size_t>(i / 4) * NR * 4 + (j % NR) * 4 + i % 4;
+      data[at] = static_cast<int8_t>(first);
+      data[view.plane + at] = static_cast<int8_t>(second);
     }
-    sums[j] = sum;
+    sums[j] = first_sum;
+    sums[view.columns + j] = second_sum;
   }
 }
 
@@ -266,15 +283,13 @@ __attribute__((target("avx512f,avx512bw"))) void QuantiseRows(const float* a, in
   }
 }
 
-// C[12 x 32] from 12 quantised rows and two adjacent int8 panels (`panels` 1 or 2), through
-// the dequantisation and then the epilogue. Named accumulators, as in the float kernels.
-__attribute__((target("avx512f,avx512vnni"))) void MicroKernelInt8(const uint8_t* a, int k4, const Int8Packed& b, int p, int panels, float* c,
-                                                                     int ldc, int rows, int w, int row0, const float* steps, const float* minimums,
-                                                                     const Epilogue& epilogue) {
+// Σ_i u[r,i]·q[i,j] for 12 rows and two adjacent panels of one plane (`panels` 1 or 2), into
+// sums[row][column]. Named accumulators, as in the float kernels.
+__attribute__((target("avx512f,avx512vnni"))) void PlaneSums(const uint8_t* a, int k4, const int8_t* panel0, int panels,
+                                                               int32_t (*sums)[2 * NR]) {
   __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
   __m512i c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
   __m512i c80 = c00, c81 = c00, c90 = c00, c91 = c00, ca0 = c00, ca1 = c00, cb0 = c00, cb1 = c00;
-  const int8_t* panel0 = b.panels + static_cast<size_t>(p) * k4 * NR;
   const int8_t* panel1 = panels == 2 ? panel0 + static_cast<size_t>(k4) * NR : panel0;
   const size_t ld = static_cast<size_t>(k4);
   for (int g = 0; g < k4; g += 4) {
@@ -292,24 +307,44 @@ __attribute__((target("avx512f,avx512vnni"))) void MicroKernelInt8(const uint8_t
     POLYPHONY_ROW(6, 6) POLYPHONY_ROW(7, 7) POLYPHONY_ROW(8, 8) POLYPHONY_ROW(9, 9) POLYPHONY_ROW(a, 10) POLYPHONY_ROW(b, 11)
 #undef POLYPHONY_ROW
   }
-  alignas(64) int32_t sums[MR_WIDE][2 * NR];
 #define POLYPHONY_STORE(r, index)                                                     \
   _mm512_store_si512(reinterpret_cast<__m512i*>(sums[index]), c##r##0);              \
   _mm512_store_si512(reinterpret_cast<__m512i*>(sums[index] + NR), c##r##1);
   POLYPHONY_STORE(0, 0) POLYPHONY_STORE(1, 1) POLYPHONY_STORE(2, 2) POLYPHONY_STORE(3, 3) POLYPHONY_STORE(4, 4) POLYPHONY_STORE(5, 5)
   POLYPHONY_STORE(6, 6) POLYPHONY_STORE(7, 7) POLYPHONY_STORE(8, 8) POLYPHONY_STORE(9, 9) POLYPHONY_STORE(a, 10) POLYPHONY_STORE(b, 11)
 #undef POLYPHONY_STORE
+}
+
+// C[12 x 32] from 12 quantised rows and two adjacent int8 panels (`panels` 1 or 2) of both
+// planes, through the dequantisation and then the epilogue.
+__attribute__((target("avx512f,avx512vnni"))) void MicroKernelInt8(const uint8_t* a, int k4, const Int8Packed& b, int p, int panels, float* c,
+                                                                     int ldc, int rows, int w, int row0, const float* steps, const float* minimums,
+                                                                     const Epilogue& epilogue) {
+  alignas(64) int32_t first[MR_WIDE][2 * NR];
+  alignas(64) int32_t second[MR_WIDE][2 * NR];
+  const int8_t* panel = b.panels + static_cast<size_t>(p) * k4 * NR;
+  PlaneSums(a, k4, panel, panels, first);
+  PlaneSums(a, k4, panel + b.plane, panels, second);
   alignas(64) float out[MR_WIDE][2 * NR];
   const int n0 = p * NR;
   const int n1 = panels == 2 ? n0 + NR : n0;  // the last panel alone: its scales stand in for the missing second's
+  const __m512 fraction = _mm512_set1_ps(1.0f / kSecondPlane);
+  // Σ_i q[i,j] of both planes, as one number: sum1 + sum2 / 254 (no lambda: it would not
+  // inherit this function's target)
   const __m512 scale0 = _mm512_loadu_ps(b.scales + n0), scale1 = _mm512_loadu_ps(b.scales + n1);
-  const __m512 sum0 = _mm512_cvtepi32_ps(_mm512_loadu_si512(b.sums + n0)), sum1 = _mm512_cvtepi32_ps(_mm512_loadu_si512(b.sums + n1));
+  const __m512 sum0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(b.sums + b.columns + n0)), fraction,
+                                      _mm512_cvtepi32_ps(_mm512_loadu_si512(b.sums + n0)));
+  const __m512 sum1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(b.sums + b.columns + n1)), fraction,
+                                      _mm512_cvtepi32_ps(_mm512_loadu_si512(b.sums + n1)));
   for (int r = 0; r < rows; r++) {
     const __m512 step = _mm512_set1_ps(steps[row0 + r]), low = _mm512_set1_ps(minimums[row0 + r]);
-    const __m512 first = _mm512_cvtepi32_ps(_mm512_load_si512(reinterpret_cast<const __m512i*>(sums[r])));
-    const __m512 second = _mm512_cvtepi32_ps(_mm512_load_si512(reinterpret_cast<const __m512i*>(sums[r] + NR)));
-    _mm512_store_ps(out[r], _mm512_mul_ps(scale0, _mm512_fmadd_ps(step, first, _mm512_mul_ps(low, sum0))));
-    _mm512_store_ps(out[r] + NR, _mm512_mul_ps(scale1, _mm512_fmadd_ps(step, second, _mm512_mul_ps(low, sum1))));
+    for (int half = 0; half < 2; half++) {
+      const __m512 product = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_load_si512(reinterpret_cast<const __m512i*>(second[r] + half * NR))), fraction,
+                                             _mm512_cvtepi32_ps(_mm512_load_si512(reinterpret_cast<const __m512i*>(first[r] + half * NR))));
+      const __m512 scale = half == 0 ? scale0 : scale1;
+      const __m512 sums = half == 0 ? sum0 : sum1;
+      _mm512_store_ps(out[r] + half * NR, _mm512_mul_ps(scale, _mm512_fmadd_ps(step, product, _mm512_mul_ps(low, sums))));
+    }
   }
   StoreTile<2 * NR>(out, rows, w, c, ldc, row0, n0, epilogue);
 }
@@ -496,6 +531,31 @@ __attribute__((target("avx2,fma"))) void Attention(const float* qkv, int t, int 
   }
 }
 
+// ---- The core's peak, for bench/embed.ts ----------------------------------------------------
+// Twelve independent chains (enough to cover the instructions' latency on two pipes), nothing
+// but the instruction measured: what one core can issue, at the clock it runs at now.
+__attribute__((target("avx2,fma"))) float PeakFma(int64_t iterations) {
+  __m256 acc[12];
+  for (int r = 0; r < 12; r++) acc[r] = _mm256_set1_ps(0.001f * r);
+  const __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(0.0001f);
+  for (int64_t i = 0; i < iterations; i++)
+    for (int r = 0; r < 12; r++) acc[r] = _mm256_fmadd_ps(acc[r], x, y);
+  __m256 sum = acc[0];
+  for (int r = 1; r < 12; r++) sum = _mm256_add_ps(sum, acc[r]);
+  return SumLanes(sum);
+}
+
+__attribute__((target("avx512f,avx512vnni"))) int32_t PeakVnni(int64_t iterations) {
+  __m512i acc[12];
+  for (int r = 0; r < 12; r++) acc[r] = _mm512_set1_epi32(r);
+  const __m512i x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(5);
+  for (int64_t i = 0; i < iterations; i++)
+    for (int r = 0; r < 12; r++) acc[r] = _mm512_dpbusd_epi32(acc[r], x, y);
+  __m512i sum = acc[0];
+  for (int r = 1; r < 12; r++) sum = _mm512_add_epi32(sum, acc[r]);
+  return _mm512_reduce_add_epi32(sum);
+}
+
 // ---- N-API glue -------------------------------------------------------------------------
 
 napi_value Throw(napi_env env, const char* message) {
@@ -555,6 +615,40 @@ napi_value PackInt8Call(napi_env env, napi_callback_info info) {
     return Throw(env, "packInt8: out of memory");
   PackInt8(b, static_cast<int>(k), static_cast<int>(n), data);
   return out;
+}
+
+// peak(kind, iterations) → operations a second (a multiply-add counts 2): 'fma' float32 AVX2
+// FMA (AVX-512 FMA is no faster on CPUs that split it, and equal elsewhere per lane), 'vnni'
+// int8 vpdpbusd (0 without it).
+napi_value Peak(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  char kind[8] = {0};
+  size_t length = 0;
+  int64_t iterations = 0;
+  if (argc < 2 || napi_get_value_string_utf8(env, argv[0], kind, sizeof(kind), &length) != napi_ok || !Int(env, argv[1], &iterations) ||
+      iterations <= 0)
+    return Throw(env, "peak(kind, iterations): bad arguments");
+  const bool vnni = std::strcmp(kind, "vnni") == 0;
+  if (!vnni && std::strcmp(kind, "fma") != 0) return Throw(env, "peak: kind is fma or vnni");
+  double operations = 0;
+  volatile float sink_float = 0;
+  volatile int32_t sink_int = 0;
+  const auto start = std::chrono::steady_clock::now();
+  if (vnni && HasInt8()) {
+    sink_int = PeakVnni(iterations);
+    operations = static_cast<double>(iterations) * 12 * 64 * 2;
+  } else if (!vnni) {
+    sink_float = PeakFma(iterations);
+    operations = static_cast<double>(iterations) * 12 * 8 * 2;
+  }
+  (void)sink_float;
+  (void)sink_int;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  napi_value result;
+  napi_create_double(env, seconds > 0 ? operations / seconds : 0, &result);
+  return result;
 }
 
 // wide(): whether gemm may be asked for the AVX-512 micro-kernel on this CPU.
@@ -733,6 +827,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"supported", nullptr, Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wide", nullptr, Wide, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"int8", nullptr, Int8Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"peak", nullptr, Peak, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"packInt8", nullptr, PackInt8Call, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gemmInt8", nullptr, GemmInt8, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pack", nullptr, Pack, nullptr, nullptr, nullptr, napi_default, nullptr},

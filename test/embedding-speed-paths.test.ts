@@ -22,6 +22,7 @@ interface GemmOptions {
   wide?: boolean;
 }
 interface NativeAddon {
+  peak(kind: string, iterations: number): number;
   wide(): boolean;
   int8(): boolean;
   packInt8(buffer: ArrayBufferLike, byteOffset: number, k: number, n: number): ArrayBuffer;
@@ -252,6 +253,15 @@ describe.runIf(native.addon?.int8())('int8 products on AVX-512 VNNI', () => {
     }
   });
 
+  it('measure the core’s peak for bench/embed.ts: int8 VNNI above float32 FMA, and only the two kinds', () => {
+    const fma = addon.peak('fma', 200_000);
+    const vnni = addon.peak('vnni', 200_000);
+    expect(fma).toBeGreaterThan(0);
+    // 64 multiply-adds an instruction against 8, on every CPU that has VNNI
+    expect(vnni).toBeGreaterThan(fma);
+    expect(() => addon.peak('fp16', 10)).toThrow(/fma or vnni/);
+  });
+
   it('refuse a short packed weight', () => {
     const packed = addon.packInt8(new Float32Array(8 * 16).buffer, 0, 8, 16);
     expect(() => addon.gemmInt8(new Float32Array(6 * 8).buffer, 0, packed, new Float32Array(6 * 32).buffer, 0, 6, 8, 32, 1)).toThrow(/out of its buffer/);
@@ -279,7 +289,7 @@ describe('EMBED_PRECISION', () => {
 
 describe.runIf(native.addon?.int8())('the embedder on int8', () => {
   it.skipIf(!hasArguAna)(
-    'stays within the stated tolerance of the float32 vectors on ArguAna passages (cosine ≥ 0.999, no component 0.01 apart), under its own id',
+    'stays within the stated tolerance of the float32 vectors on ArguAna passages (cosine ≥ 0.9995, no component 0.01 apart), under its own id',
     async () => {
       const passages = arguAnaPassages(96, 89);
       const float32 = await createUseLiteEmbedder({ workers: 1, offThread: true, precision: 'float32' });
@@ -297,7 +307,7 @@ describe.runIf(native.addon?.int8())('the embedder on int8', () => {
         }
         worstCosine = Math.min(worstCosine, dot);
       });
-      expect(worstCosine).toBeGreaterThanOrEqual(0.999);
+      expect(worstCosine).toBeGreaterThanOrEqual(0.9995);
       expect(worstComponent).toBeLessThan(0.01);
       // not the float32 vectors under another name
       expect(worstCosine).toBeLessThan(0.999999);
