@@ -531,6 +531,33 @@ __attribute__((target("avx2,fma"))) void Attention(const float* qkv, int t, int 
   }
 }
 
+// Layer norm of each row, (x − mean) · scale / sqrt(var + ε) + bias, computed exactly as the
+// JavaScript it replaces did (ADR 0021): sums in double in column order, the mean, each centred
+// value and the variance rounded to float32 where it rounded them (Math.fround), the rest in
+// double and the result rounded to float32 on store. Products of two floats are exact in
+// double, so a fused multiply-add the compiler may form gives the same double.
+void LayerNorm(const float* in, float* out, int rows, int dims, const float* scale, const float* bias, float epsilon) {
+  for (int r = 0; r < rows; r++) {
+    const float* x = in + static_cast<size_t>(r) * dims;
+    float* y = out + static_cast<size_t>(r) * dims;
+    double sum = 0;
+    for (int c = 0; c < dims; c++) sum += x[c];
+    const float mean = static_cast<float>(sum / dims);
+    double squares = 0;
+    for (int c = 0; c < dims; c++) {
+      const float centred = static_cast<float>(static_cast<double>(x[c]) - mean);
+      y[c] = centred;
+      squares += static_cast<double>(centred) * centred;
+    }
+    const float variance = static_cast<float>(squares / dims);
+    const double inverse = 1.0 / std::sqrt(static_cast<double>(static_cast<float>(static_cast<double>(variance) + epsilon)));
+    for (int c = 0; c < dims; c++) {
+      const float factor = static_cast<float>(scale[c] * inverse);
+      y[c] = static_cast<float>(static_cast<double>(factor) * y[c] + bias[c]);
+    }
+  }
+}
+
 // ---- The core's peak, for bench/embed.ts ----------------------------------------------------
 // Twelve independent chains (enough to cover the instructions' latency on two pipes), nothing
 // but the instruction measured: what one core can issue, at the clock it runs at now.
@@ -649,6 +676,33 @@ napi_value Peak(napi_env env, napi_callback_info info) {
   napi_value result;
   napi_create_double(env, seconds > 0 ? operations / seconds : 0, &result);
   return result;
+}
+
+bool FloatProperty(napi_env env, napi_value object, const char* name, int64_t count, const float** out);
+
+// layerNorm(inBuf, inOff, outBuf, outOff, rows, dims, scale, bias, epsilon); scale and bias
+// Float32Arrays of dims.
+napi_value LayerNormCall(napi_env env, napi_callback_info info) {
+  size_t argc = 9;
+  napi_value argv[9];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  int64_t rows, dims;
+  double epsilon;
+  if (argc < 9 || !Int(env, argv[4], &rows) || !Int(env, argv[5], &dims) || napi_get_value_double(env, argv[8], &epsilon) != napi_ok || rows <= 0 ||
+      dims <= 0)
+    return Throw(env, "layerNorm: bad arguments");
+  float *in, *out;
+  if (!View(env, argv[0], argv[1], rows * dims, &in) || !View(env, argv[2], argv[3], rows * dims, &out))
+    return Throw(env, "layerNorm: a view is out of its buffer");
+  napi_value holder;
+  napi_create_object(env, &holder);
+  napi_set_named_property(env, holder, "scale", argv[6]);
+  napi_set_named_property(env, holder, "bias", argv[7]);
+  const float *scale, *bias;
+  if (!FloatProperty(env, holder, "scale", dims, &scale) || !FloatProperty(env, holder, "bias", dims, &bias) || !scale || !bias)
+    return Throw(env, "layerNorm: scale and bias must be Float32Arrays of dims");
+  LayerNorm(in, out, static_cast<int>(rows), static_cast<int>(dims), scale, bias, static_cast<float>(epsilon));
+  return nullptr;
 }
 
 // wide(): whether gemm may be asked for the AVX-512 micro-kernel on this CPU.
@@ -828,6 +882,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"wide", nullptr, Wide, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"int8", nullptr, Int8Supported, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"peak", nullptr, Peak, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"layerNorm", nullptr, LayerNormCall, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"packInt8", nullptr, PackInt8Call, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gemmInt8", nullptr, GemmInt8, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pack", nullptr, Pack, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -42,6 +42,7 @@ const ADDON = path.join(__dirname, '..', 'native', 'build', 'Release', 'polyphon
  * @property {(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number, options?: GemmOptions) => void} gemm C = A · B, then the options' epilogue.
  * @property {() => boolean} int8 AVX-512 VNNI on this CPU: packInt8 and gemmInt8 run.
  * @property {(b: ArrayBufferLike, byteOffset: number, k: number, n: number) => ArrayBuffer} packInt8 a [k, n] weight, quantised per column for gemmInt8.
+ * @property {(input: ArrayBufferLike, inputOffset: number, out: ArrayBufferLike, outOffset: number, rows: number, dims: number, scale: Float32Array, bias: Float32Array, epsilon: number) => void} layerNorm each row's layer norm, as the forward pass's JavaScript computed it.
  * @property {(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number, options?: GemmOptions) => void} gemmInt8 C ≈ A · B on int8 (A quantised per row), then the epilogue.
  * @property {(qkv: ArrayBufferLike, qkvOffset: number, out: ArrayBufferLike, outOffset: number, tokens: number, heads: number, headDims: number, scale: number) => void} attention one sequence's multi-head self-attention.
  */
@@ -267,25 +268,14 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide, int8 }
     return out;
   };
   /**
-   * Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias.
+   * Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias, in native/gemm.cc with
+   * the roundings of the JavaScript loop it replaced (ADR 0021; test/embedding-speed-paths.test.ts
+   * compares the two bit for bit).
    * @type {(input: Float32Array, rows: number, dims: number, norm: Norm) => Float32Array}
    */
   const normalizeRows = (input, rows, dims, { scale, bias }) => {
     const out = new Float32Array(rows * dims);
-    for (let r = 0; r < rows; r++) {
-      const base = r * dims;
-      let sum = 0;
-      for (let c = 0; c < dims; c++) sum += input[base + c];
-      const mean = Math.fround(sum / dims);
-      let squares = 0;
-      for (let c = 0; c < dims; c++) {
-        const centred = Math.fround(input[base + c] - mean);
-        out[base + c] = centred;
-        squares += centred * centred;
-      }
-      const inverse = 1 / Math.sqrt(Math.fround(Math.fround(squares / dims) + epsilon));
-      for (let c = 0; c < dims; c++) out[base + c] = Math.fround(scale[c] * inverse) * out[base + c] + bias[c];
-    }
+    addon.layerNorm(input.buffer, input.byteOffset, out.buffer, 0, rows, dims, scale, bias, epsilon);
     return out;
   };
 

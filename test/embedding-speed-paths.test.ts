@@ -23,6 +23,17 @@ interface GemmOptions {
 }
 interface NativeAddon {
   peak(kind: string, iterations: number): number;
+  layerNorm(
+    input: ArrayBufferLike,
+    inputOffset: number,
+    out: ArrayBufferLike,
+    outOffset: number,
+    rows: number,
+    dims: number,
+    scale: Float32Array,
+    bias: Float32Array,
+    epsilon: number,
+  ): void;
   wide(): boolean;
   int8(): boolean;
   packInt8(buffer: ArrayBufferLike, byteOffset: number, k: number, n: number): ArrayBuffer;
@@ -137,6 +148,49 @@ describe.runIf(native.addon)('gemm epilogue and the AVX-512 micro-kernel', () =>
         }
       }
     }
+  });
+
+  it('normalises rows as the forward pass’s JavaScript did, bit for bit (its loop, kept here as the reference)', () => {
+    // The loop use-lite-runtime.cjs ran before ADR 0021.
+    const normalizeRows = (input: Float32Array, rows: number, dims: number, scale: Float32Array, bias: Float32Array, epsilon: number) => {
+      const out = new Float32Array(rows * dims);
+      for (let r = 0; r < rows; r++) {
+        const base = r * dims;
+        let sum = 0;
+        for (let c = 0; c < dims; c++) sum += input[base + c]!;
+        const mean = Math.fround(sum / dims);
+        let squares = 0;
+        for (let c = 0; c < dims; c++) {
+          const centred = Math.fround(input[base + c]! - mean);
+          out[base + c] = centred;
+          squares += centred * centred;
+        }
+        const inverse = 1 / Math.sqrt(Math.fround(Math.fround(squares / dims) + epsilon));
+        for (let c = 0; c < dims; c++) out[base + c] = Math.fround(scale[c]! * inverse) * out[base + c]! + bias[c]!;
+      }
+      return out;
+    };
+    let seed = 400;
+    for (const [rows, dims] of [
+      [1, 1],
+      [3, 7],
+      [37, 256],
+      [64, 512],
+    ] as const) {
+      // rows with an offset and a spread, as activations have
+      const input = randomMatrix(rows, dims, seed++).map((value, index) => value * (1 + (index % 5)) + 3);
+      const scale = randomMatrix(1, dims, seed++);
+      const bias = randomMatrix(1, dims, seed++);
+      const epsilon = Math.fround(1e-6);
+      const heap = new Float32Array(rows * dims + 8);
+      heap.set(input, 8);
+      const got = new Float32Array(rows * dims).fill(Number.NaN);
+      addon.layerNorm(heap.buffer, 32, got.buffer, 0, rows, dims, scale, bias, epsilon);
+      expect(bytes(got).equals(bytes(normalizeRows(input, rows, dims, scale, bias, epsilon)))).toBe(true);
+    }
+    const small = new Float32Array(8);
+    expect(() => addon.layerNorm(small.buffer, 0, small.buffer, 0, 2, 8, new Float32Array(8), new Float32Array(8), 1e-6)).toThrow(/out of its buffer/);
+    expect(() => addon.layerNorm(small.buffer, 0, small.buffer, 0, 1, 8, new Float32Array(7), new Float32Array(8), 1e-6)).toThrow(/Float32Arrays of dims/);
   });
 
   it('refuses options that are not what they say (a short bias or residual, another array type) and writes nothing', () => {
