@@ -89,7 +89,7 @@ function loadNativeAddon() {
  * is computed as the package does: scores added in the same order (for each end, starts in
  * increasing order; ties to the later start), the package's unknown piece (id 0, score 0, one
  * character) where no piece starts, the same walk back from the end and the same merging of
- * unknown runs. test/native-kernels.test.ts compares both on ArguAna passages and odd strings.
+ * unknown runs. test/embedding-speed-paths.test.ts compares both on ArguAna passages and odd strings.
  * Falls back to the package's own encode if its internals are not as expected.
  * @param {Tokenizer} tokenizer
  * @returns {(text: string) => number[]}
