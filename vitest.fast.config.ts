@@ -35,6 +35,7 @@ export default mergeConfig(
         // The embedder itself and the native kernels: they load USE-lite on purpose.
         'test/embedder-runtime.test.ts',
         'test/native-kernels.test.ts',
+        'test/embedding-speed-paths.test.ts',
         // Durability, restarts and scale-out: real server processes (each loads the real model),
         // killed and restarted, and PostgreSQL clusters started for the test.
         'test/durability.test.ts',

@@ -60,7 +60,10 @@ const EnvSchema = z.object({
     .max(8)
     .default(1)
     .describe('CPU threads one question embedding uses for its matrix products on the native kernels (at most 2 are used; the WebAssembly fallback uses 1)'),
-  EMBED_KERNELS: z.enum(['auto', 'wasm']).default('auto').describe('matrix kernels of the embedder: native AVX2 + FMA where built (auto), or WebAssembly only'),
+  EMBED_KERNELS: z
+    .enum(['auto', 'avx2', 'wasm'])
+    .default('auto')
+    .describe('matrix kernels of the embedder: native where built, on AVX-512 where the CPU has it (auto); native without AVX-512 (avx2); or WebAssembly only'),
   ...Object.fromEntries(RATE_LIMIT_SETTINGS.map((setting) => [setting.env, windowSetting])),
   TRUST_PROXY: z.string().optional().describe('proxies in front of the server: a hop count, or a comma list of their addresses / CIDR ranges'),
   PUBLIC_BASE_URL: z
@@ -149,7 +152,7 @@ export interface ServerConfig {
    */
   embedThreads: number;
   /** Matrix kernels of the embedder (providers/use-lite-runtime.cjs). */
-  embedKernels: 'auto' | 'wasm';
+  embedKernels: 'auto' | 'avx2' | 'wasm';
   jobLeaseMs: number;
   jobSweepMs: number;
   /** Express `trust proxy`: a hop count or an address list, never `true` (any client could then name its own address). */

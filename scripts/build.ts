@@ -8,7 +8,7 @@ import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_RELEVANCE_MODEL, RELEVANCE_CALIBRATION_FILE } from '../core/search/relevance.ts';
 import { pathToFileURL } from 'node:url';
-import { createUseLiteEmbedder, type Embedder } from '../providers/embedder.ts';
+import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../providers/embedder.ts';
 import { sha256Hex } from '../core/manifest.ts';
 import { deriveConceptGraph, deriveDivergence, deriveWork, type DivergenceFull } from '../core/records.ts';
 import { buildManifest } from '../core/build-manifest.ts';
@@ -78,7 +78,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
   const merges = mergeMap(content.tensionMerges);
 
-  const embedder = options.embedder ?? (await createUseLiteEmbedder());
+  const embedder = options.embedder ?? (await createUseLiteEmbedder({ precision: precisionFromEnv(process.env) }));
   const answersEmbedded = await attachLongitudinal(
     divergences,
     createEmbeddingCache(options.cacheDir, embedder),

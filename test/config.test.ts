@@ -15,6 +15,7 @@ describe('server configuration: embedding threads', () => {
     expect(() => loadConfig({ EMBED_THREADS: 'two' })).toThrow(/EMBED_THREADS/);
     expect(loadConfig({}).embedKernels).toBe('auto');
     expect(loadConfig({ EMBED_KERNELS: 'wasm' }).embedKernels).toBe('wasm');
+    expect(loadConfig({ EMBED_KERNELS: 'avx2' }).embedKernels).toBe('avx2');
     expect(() => loadConfig({ EMBED_KERNELS: 'cuda' })).toThrow(/EMBED_KERNELS/);
   });
 });

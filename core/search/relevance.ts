@@ -21,6 +21,7 @@
  */
 import { z } from 'zod';
 import type { Signals } from '../../schemas/vocab.ts';
+import { embeddingModel } from './embedding-model.ts';
 
 export const RELEVANCE_MODEL_FORMAT = 'polyphony-relevance@1';
 /** Where a deployment keeps its own fit, in its content folder; served at /relevance-calibration.json. */
@@ -85,11 +86,11 @@ export function withFloors(model: RelevanceModel, floors: Partial<RelevanceModel
 }
 
 /**
- * The model as it applies to an index embedded with `embedderId`: cosines of another embedder
- * sit on another scale, so a model fitted on one says nothing of the other and its floors are
+ * The model as it applies to questions embedded with `embedderId`: cosines of another model
+ * (not merely other arithmetic, embedding-model.ts) sit on another scale, so a model fitted on one says nothing of the other and its floors are
  * not applied (relevance is still reported, marked by `applies: false`, until a fit is made).
  */
 export function relevanceFor(model: RelevanceModel, embedderId: string): { model: RelevanceModel; applies: boolean } {
-  if (model.embedder === embedderId) return { model, applies: true };
+  if (embeddingModel(model.embedder) === embeddingModel(embedderId)) return { model, applies: true };
   return { model: withFloors(model, { relevant: 0, atlas: 0 }), applies: false };
 }

@@ -8,12 +8,14 @@ import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
 import { createLexicalSide } from './lexical-side.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { nthLargest } from './select.ts';
+import { embeddingModel } from './embedding-model.ts';
 import { calibratedRelevance, DEFAULT_RELEVANCE_MODEL, signalsOf, type RelevanceModel } from './relevance.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
 import { feedbackQuery } from './lexical-feedback.ts';
 import { scaleToUnit, standardScores } from './score-normalisation.ts';
 
 export { nthLargest } from './select.ts';
+export { embeddingModel } from './embedding-model.ts';
 
 export interface SearchOptions {
   filters?: SearchFilters;
@@ -151,12 +153,12 @@ interface FirstRanking {
   allowed: Uint32Array;
 }
 
-/** The build's pieces must describe the same passages, embedded by the query's embedder. */
+/** The build's pieces must describe the same passages, embedded by the query's model. */
 function checkInputs(input: SearchIndexInput, chunks: number): void {
   const dims = input.meta.embedder.dims;
   const floats = input.vectors instanceof Float32Array ? input.vectors.length : input.vectors.floats;
   if (floats !== chunks * dims) throw new Error(`search vectors hold ${floats / dims} chunks, meta lists ${chunks}`);
-  if (input.embedder.id !== input.meta.embedder.id) {
+  if (embeddingModel(input.embedder.id) !== embeddingModel(input.meta.embedder.id)) {
     throw new Error(`index was embedded with ${input.meta.embedder.id}, the query embedder is ${input.embedder.id}: rebuild`);
   }
   if (input.fullText.passages !== chunks) throw new Error(`full-text index holds ${input.fullText.passages} passages, meta lists ${chunks}: rebuild`);

@@ -9,7 +9,7 @@ import { retrieve } from '../../core/retrieve.ts';
 import { MAX_LIMIT, MAX_QUERY_CHARS, parseQueryParameters, type FastQuery } from '../../core/query-params.ts';
 import type { SearchTuning } from '../../core/search/search-index.ts';
 import { loadCorpus } from '../../api/load-artifacts.ts';
-import { createUseLiteEmbedder, type Embedder } from '../../providers/embedder.ts';
+import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../../providers/embedder.ts';
 import { buildArtifacts, type BuildResult } from '../build.ts';
 import { artifactPaths } from '../../core/artifacts.ts';
 import { evaluateRankings, ndcgAt, parseQrels, parseQueries, readMaybeGzip, type MetricSummary, type Qrels } from './beir.ts';
@@ -121,7 +121,7 @@ export async function runBeirEval(options: BeirEvalOptions): Promise<BeirEvalRes
 
   const importMap = readImportMap(options.contentDir);
   const sourceOf = new Map(Object.entries(importMap).map(([source, record]) => [record, source]));
-  const model = options.embedder ?? (await createUseLiteEmbedder());
+  const model = options.embedder ?? (await createUseLiteEmbedder({ precision: precisionFromEnv(process.env) }));
   const embedder = cachedEmbedder(model, options.cacheDir);
 
   let build: BuildResult | 'reused' = 'reused';

@@ -4,8 +4,9 @@ import type { DivergenceFull, WorkRecord } from '../../core/records.ts';
 import { buildFullTextIndex, type FullTextData } from '../../core/search/fulltext.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';
 import type { LoadedContent } from '../../content-files/load-content.ts';
-import { createUseLiteEmbedder, type Embedder } from '../../providers/embedder.ts';
+import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../../providers/embedder.ts';
 import { chunkText } from './chunk.ts';
+import { createEmbedProgress, terminalRewrite } from './embed-progress.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
 
 export interface SearchBuild {
@@ -65,17 +66,12 @@ export async function buildSearch(
     if (topics.length > 0) chunks.push({ record: index, text: `${record.question} ${topics.join(' ')}` });
   }
 
-  const embedder = options.embedder ?? (await createUseLiteEmbedder());
+  // int8 where the CPU has AVX-512 VNNI unless EMBED_PRECISION says otherwise (ADR 0021).
+  const embedder = options.embedder ?? (await createUseLiteEmbedder({ precision: precisionFromEnv(process.env) }));
   const cache = createEmbeddingCache(options.cacheDir, embedder);
-  let lastReport = 0;
   const result = await cache.embedAll(
     chunks.map((chunk) => chunk.text),
-    (done, total) => {
-      if (Date.now() - lastReport > 2000 || done === total) {
-        lastReport = Date.now();
-        log(`embedding passages: ${done}/${total}`);
-      }
-    },
+    createEmbedProgress({ log, rewrite: terminalRewrite(process.stdout) }),
   );
   const vectors = new Float32Array(chunks.length * embedder.dims);
   result.vectors.forEach((vector, index) => vectors.set(vector, index * embedder.dims));
