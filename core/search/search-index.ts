@@ -4,7 +4,9 @@
  * for diversity of voices. Pure given its inputs (vectors, index, query embedder).
  */
 import type { Embedder } from '../ports/embedder.ts';
+import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
+import { APPROXIMATE_FROM, createChunkScan } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
 
@@ -42,6 +44,13 @@ export interface SearchTuning {
   feedbackWeight: number;
   /** The feedback scan rescores the first ranking's best this-many records (all on a smaller corpus). */
   feedbackPool: number;
+  /**
+   * From this many chunks on, the vector side takes a shortlist from the approximate index
+   * (when the artifacts hold one) and re-scores it exactly; below, it scans every chunk.
+   */
+  approximateFrom: number;
+  /** Chunks asked of the approximate index, and best records by words added to them, per scan. */
+  approximateShortlist: number;
   /** Records whose cosine similarity is below this are off-topic unless lexically strong. */
   similarityFloor: number;
   /** Below the floor, a record still passes with this much cosine and a strong word match. */
@@ -74,6 +83,8 @@ export const DEFAULT_TUNING: SearchTuning = {
   feedbackDocs: 3,
   feedbackWeight: 1,
   feedbackPool: 2000,
+  approximateFrom: APPROXIMATE_FROM,
+  approximateShortlist: 256,
   similarityFloor: 0.3,
   assistedFloor: 0.22,
   lexicalFloor: 0.5,
@@ -88,6 +99,8 @@ export interface SearchIndex {
   readonly embedder: Embedder;
   /** Which vector scan kernel runs (vector-scan.ts). */
   readonly kernel: ScanKernel;
+  /** Whether the vector side goes through the approximate index (chunk-scan.ts). */
+  readonly approximate: boolean;
   byId(id: string): SearchRecord | undefined;
   search(query: string, options?: SearchOptions): Promise<ScoredRecord[]>;
   /** Cosine scan alone, used by the Atlas search endpoint. */
@@ -103,6 +116,8 @@ export interface SearchIndexInput {
   tuning?: Partial<SearchTuning>;
   /** Force the scan kernel (benchmarks); default: WebAssembly SIMD where it runs. */
   kernel?: ScanKernel;
+  /** The approximate index over the same chunk vectors (keys = chunk numbers), when the build made one. */
+  approximate?: ApproximateVectorIndex;
 }
 
 export function createSearchIndex(input: SearchIndexInput): SearchIndex {
@@ -140,30 +155,14 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     return pool;
   }
 
-  /**
-   * Best cosine per allowed record (-2 where not allowed), and which chunk gave it.
-   * Vectors are unit length, so cosine is a dot product.
-   */
-  function scan(queryVector: Float32Array, mask: Uint8Array): { best: Float32Array; bestChunk: Int32Array } {
-    const best = new Float32Array(records.length).fill(-2);
-    const bestChunk = new Int32Array(records.length).fill(-1);
-    let chunkMask: Uint8Array | undefined;
-    if (mask.includes(0)) {
-      chunkMask = new Uint8Array(chunkRecords.length);
-      for (let chunk = 0; chunk < chunkRecords.length; chunk++) chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
-    }
-    const dots = scanner.dots(queryVector, chunkMask);
-    for (let chunk = 0; chunk < chunkRecords.length; chunk++) {
-      const record = chunkRecords[chunk]!;
-      if (mask[record] === 0) continue;
-      const dot = dots[chunk]!;
-      if (dot > best[record]!) {
-        best[record] = dot;
-        bestChunk[record] = chunk;
-      }
-    }
-    return { best, bestChunk };
-  }
+  const chunkScan = createChunkScan({
+    scanner,
+    chunkRecords,
+    recordCount: records.length,
+    approximate: input.approximate,
+    approximateFrom: tuning.approximateFrom,
+    shortlist: tuning.approximateShortlist,
+  });
 
   async function embedQuery(query: string): Promise<Float32Array> {
     const [vector] = await embedder.embed([query]);
@@ -175,6 +174,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     chunkCount: chunkRecords.length,
     embedder,
     kernel: scanner.kernel,
+    approximate: chunkScan.approximate,
     byId: (id) => {
       const index = indexById.get(id);
       return index === undefined ? undefined : records[index];
@@ -190,7 +190,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       const allowed = allowedList(mask);
       const lexical = fullText.scores(query, fullTextOptions, mask);
       const queryVector = await embedding;
-      const { best: similarity, bestChunk } = scan(queryVector, mask);
+      const { best: similarity, bestChunk } = chunkScan.scan(queryVector, mask, lexical);
       let fused = fuse(tuning, similarity, lexical, allowed);
 
       if (tuning.feedbackDocs > 0 && tuning.feedbackWeight > 0) {
@@ -207,7 +207,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         // record ranked below them is not pulled into the results by feedback, and on a large
         // corpus this halves the scanning.
         const pool = allowed.length > tuning.feedbackPool ? poolMask(fused, tuning.feedbackPool) : mask;
-        const rescored = fuse(tuning, scan(expanded, pool).best, lexical, pool === mask ? allowed : allowedList(pool));
+        const rescored = fuse(tuning, chunkScan.scanPool(expanded, pool).best, lexical, pool === mask ? allowed : allowedList(pool));
         if (pool !== mask) for (const index of allowed) if (pool[index] === 0) rescored[index] = fused[index]! - 2; // stays below every pooled record
         fused = rescored;
       }
@@ -233,7 +233,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     async similar(query, predicate, k) {
       const mask = new Uint8Array(records.length);
       records.forEach((record, index) => (mask[index] = predicate(record) ? 1 : 0));
-      const { best: similarity } = scan(await embedQuery(query), mask);
+      const { best: similarity } = chunkScan.scan(await embedQuery(query), mask);
       const hits: { record: SearchRecord; score: number }[] = [];
       similarity.forEach((score, index) => {
         if (mask[index] === 1) hits.push({ record: records[index]!, score });
