@@ -7,11 +7,13 @@ import { buildManifest } from '../core/build-manifest.ts';
 import { deriveDivergence, type DivergenceFull, type WorkRecord } from '../core/records.ts';
 import type { PersistedRecord } from '../storage/store.ts';
 import { loadFullTextIndex } from '../core/search/fulltext.ts';
-import { createSearchIndex, type SearchTuning } from '../core/search/search-index.ts';
+import { createSearchIndex, DEFAULT_TUNING, type SearchTuning } from '../core/search/search-index.ts';
+import { approximatePathApplies } from '../core/search/chunk-scan.ts';
 import type { VectorSource } from '../core/search/vector-scan.ts';
 import { DEFAULT_RELEVANCE_MODEL, relevanceFor, RelevanceModelSchema, withFloors, type RelevanceModel } from '../core/search/relevance.ts';
 import type { SearchMeta } from '../core/search/types.ts';
 import type { Embedder } from '../providers/embedder.ts';
+import { viewVectorIndex } from '../providers/vector-index.ts';
 
 import type { Corpus } from '../core/corpus.ts';
 export type { Corpus };
@@ -43,6 +45,11 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);
   const relevance = withFloors(relevanceFor(fitted, embedder.id).model, options.relevanceFloors ?? {});
+  // Memory-mapped, not read: the index's pages load as searches reach them.
+  const approximate =
+    existsSync(paths.searchVectorIndex) && approximatePathApplies(meta.chunk_records.length, tuning?.approximateFrom ?? DEFAULT_TUNING.approximateFrom)
+      ? await viewVectorIndex(paths.searchVectorIndex, meta.embedder.dims)
+      : undefined;
   return {
     site: readJson(paths.site),
     registry: readJson(paths.models),
@@ -60,7 +67,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     pages: readJson(paths.pages),
     audio: readJson(paths.audio),
     claims: readJson(paths.claims),
-    search: createSearchIndex({ meta, vectors, fullText, embedder, relevance, ...(tuning ? { tuning } : {}) }),
+    search: createSearchIndex({ meta, vectors, fullText, embedder, relevance, ...(tuning ? { tuning } : {}), ...(approximate ? { approximate } : {}) }),
     publicDir: paths.public,
     builtAt: meta.built_at,
     textOf: createTextReader(paths.public),

@@ -26,6 +26,8 @@ export function artifactPaths(artifactsDir: string) {
     claims: path.join(data, 'claims.json'),
     searchMeta: path.join(data, 'search', 'meta.json'),
     searchVectors: path.join(data, 'search', 'vectors.f32'),
+    /** The approximate index over vectors.f32 (USearch), present only above the size threshold (ADR 0018). */
+    searchVectorIndex: path.join(data, 'search', 'vectors.usearch'),
     searchFullText: path.join(data, 'search', 'fulltext.bin'),
     searchRelevance: path.join(data, 'search', 'relevance.json'),
     buildInfo: path.join(data, 'build.json'),

@@ -28,9 +28,13 @@ import { attachLongitudinal } from './lib/longitudinal.ts';
 import { writeAudio, writeCalibration, writeConcepts, writePages, writeRecordTwins } from './lib/public-files.ts';
 import { calibrationSummary } from '../core/certify/calibration-summary.ts';
 import { buildSearch } from './lib/search-build.ts';
+import { approximateFromEnv, writeVectorIndex } from './lib/vector-index-build.ts';
+import { DEFAULT_TUNING } from '../core/search/search-index.ts';
 
 export interface BuildOptions extends BuildPaths {
   embedder?: Embedder;
+  /** Passages from which the approximate vector index is built (default: the search's own threshold). */
+  approximateFrom?: number;
   log?: (line: string) => void;
   now?: () => Date;
 }
@@ -110,6 +114,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const search = await buildSearch(content, works, divergences, { ...options, embedder }, log);
   writeJson(out.searchMeta, search.meta);
   writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
+  await writeVectorIndex(out.searchVectorIndex, search.vectors, search.meta.embedder.dims, options.approximateFrom ?? DEFAULT_TUNING.approximateFrom, log);
   writeFile(out.searchFullText, encodeFullText(search.fullText));
   // The calibration of relevance in effect: the content's own fit, else the engine's default;
   // served as is so a caller can read what match.relevance and the floors mean.
@@ -166,7 +171,8 @@ function byDateThenId(a: DivergenceFull, b: DivergenceFull): number {
 async function main(): Promise<void> {
   const paths = pathsFromEnv();
   try {
-    await buildArtifacts({ ...paths, log: (line) => console.log(`[build] ${line}`) });
+    const approximateFrom = approximateFromEnv(process.env);
+    await buildArtifacts({ ...paths, ...(approximateFrom === undefined ? {} : { approximateFrom }), log: (line) => console.log(`[build] ${line}`) });
   } catch (error) {
     if (error instanceof ContentError) {
       console.error(`[build] ${error.message}`);

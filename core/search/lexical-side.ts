@@ -17,6 +17,11 @@ import { nthLargest } from './select.ts';
 export interface LexicalSide {
   /** Before the vector scan: the dense scores, or the top k. */
   start(query: string, allowed: Uint8Array): LexicalStart;
+  /**
+   * Before it too: what the words give so far, by record index (the dense scores, or the top k
+   * with 0 elsewhere), for the vector side's shortlist of the best records by words (chunk-scan.ts).
+   */
+  provisional(started: LexicalStart): Float64Array;
   /** After it: scores by record index for fusion, given the best cosine per record (-2 where not allowed). */
   finish(started: LexicalStart, query: string, similarity: Float32Array): Float64Array;
 }
@@ -40,6 +45,12 @@ export function createLexicalSide({ fullText, options, recordCount, topAbove, po
       if (!pruned) return { kind: 'exhaustive', scores: fullText.scores(query, options, allowed) };
       const top = fullText.top(query, options, pool, allowed);
       return { kind: 'top', records: top.records, scores: top.scores };
+    },
+    provisional(started) {
+      if (started.kind === 'exhaustive') return started.scores;
+      const scores = new Float64Array(recordCount);
+      started.records.forEach((record, i) => (scores[record] = started.scores[i]!));
+      return scores;
     },
     finish(started, query, similarity) {
       if (started.kind === 'exhaustive') return started.scores;

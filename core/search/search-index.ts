@@ -4,8 +4,10 @@
  * for diversity of voices. Pure given its inputs (vectors, index, query embedder).
  */
 import type { Embedder } from '../ports/embedder.ts';
+import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
 import { createLexicalSide } from './lexical-side.ts';
+import { APPROXIMATE_FROM, createChunkScan } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { nthLargest } from './select.ts';
 import { embeddingModel } from './embedding-model.ts';
@@ -60,6 +62,13 @@ export interface SearchTuning {
   lexicalFeedbackWeight: number;
   /** The feedback scan rescores the first ranking's best this-many records (all on a smaller corpus). */
   feedbackPool: number;
+  /**
+   * From this many chunks on, the vector side takes a shortlist from the approximate index
+   * (when the artifacts hold one) and re-scores it exactly; below, it scans every chunk.
+   */
+  approximateFrom: number;
+  /** Chunks asked of the approximate index, and best records by words added to them, per scan. */
+  approximateShortlist: number;
   /** Records whose cosine similarity is below this are off-topic unless lexically strong. */
   similarityFloor: number;
   /** Below the floor, a record still passes with this much cosine and a strong word match. */
@@ -104,6 +113,8 @@ export const DEFAULT_TUNING: SearchTuning = {
   lexicalFeedbackTerms: 80,
   lexicalFeedbackWeight: 0.3,
   feedbackPool: 2000,
+  approximateFrom: APPROXIMATE_FROM,
+  approximateShortlist: 256,
   similarityFloor: 0.3,
   assistedFloor: 0.22,
   lexicalFloor: 0.5,
@@ -121,6 +132,8 @@ export interface SearchIndex {
   readonly kernel: ScanKernel;
   /** How calibrated relevance is read from the signals, and its floors (relevance.ts). */
   readonly relevance: RelevanceModel;
+  /** Whether the vector side goes through the approximate index (chunk-scan.ts). */
+  readonly approximate: boolean;
   byId(id: string): SearchRecord | undefined;
   search(query: string, options?: SearchOptions): Promise<ScoredRecord[]>;
   /** Cosine scan alone, used by the Atlas search endpoint. */
@@ -138,6 +151,8 @@ export interface SearchIndexInput {
   kernel?: ScanKernel;
   /** The calibration of relevance (relevance.ts); default DEFAULT_RELEVANCE_MODEL. */
   relevance?: RelevanceModel;
+  /** The approximate index over the same chunk vectors (keys = chunk numbers), when the build made one. */
+  approximate?: ApproximateVectorIndex;
 }
 
 /** What the first ranking of a search leaves for the feedback ranking. */
@@ -198,30 +213,14 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     pool: Math.max(tuning.candidates, tuning.feedbackPool),
   });
 
-  /**
-   * Best cosine per allowed record (-2 where not allowed), and which chunk gave it.
-   * Vectors are unit length, so cosine is a dot product.
-   */
-  function scan(queryVector: Float32Array, mask: Uint8Array): { best: Float32Array; bestChunk: Int32Array } {
-    const best = new Float32Array(records.length).fill(-2);
-    const bestChunk = new Int32Array(records.length).fill(-1);
-    let chunkMask: Uint8Array | undefined;
-    if (mask.includes(0)) {
-      chunkMask = new Uint8Array(chunkRecords.length);
-      for (let chunk = 0; chunk < chunkRecords.length; chunk++) chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
-    }
-    const dots = scanner.dots(queryVector, chunkMask);
-    for (let chunk = 0; chunk < chunkRecords.length; chunk++) {
-      const record = chunkRecords[chunk]!;
-      if (mask[record] === 0) continue;
-      const dot = dots[chunk]!;
-      if (dot > best[record]!) {
-        best[record] = dot;
-        bestChunk[record] = chunk;
-      }
-    }
-    return { best, bestChunk };
-  }
+  const chunkScan = createChunkScan({
+    scanner,
+    chunkRecords,
+    recordCount: records.length,
+    approximate: input.approximate,
+    approximateFrom: tuning.approximateFrom,
+    shortlist: tuning.approximateShortlist,
+  });
 
   /**
    * The second ranking of pseudo-relevance feedback, from the first one's best records' best
@@ -236,7 +235,9 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     const chunks = top.map((index) => first.bestChunk[index]!);
     const pool = allowed.length > tuning.feedbackPool ? poolMask(fused, tuning.feedbackPool) : mask;
     const similarity =
-      tuning.feedbackWeight > 0 ? scan(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool).best : first.similarity;
+      tuning.feedbackWeight > 0
+        ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool).best
+        : first.similarity;
     const lexical =
       tuning.lexicalFeedbackTerms > 0 && tuning.lexicalFeedbackWeight > 0
         ? fullText.scores(feedbackQuery(fullText, chunks, first.queryTerms, tuning.lexicalFeedbackTerms, tuning.lexicalFeedbackWeight), fullTextOptions, pool)
@@ -257,6 +258,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     embedder,
     kernel: scanner.kernel,
     relevance,
+    approximate: chunkScan.approximate,
     byId: (id) => {
       const index = indexById.get(id);
       return index === undefined ? undefined : records[index];
@@ -273,7 +275,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       const queryTerms = fullText.queryTerms(query, fullTextOptions);
       const lexicalStart = lexicalSide.start(query, mask);
       const queryVector = await embedding;
-      const { best: similarity, bestChunk } = scan(queryVector, mask);
+      const { best: similarity, bestChunk } = chunkScan.scan(queryVector, mask, lexicalSide.provisional(lexicalStart));
       const lexical = lexicalSide.finish(lexicalStart, query, similarity);
       let fused = fuse(tuning, similarity, lexical, allowed);
       if (tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0)) {
@@ -302,7 +304,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     async similar(query, predicate, k) {
       const mask = new Uint8Array(records.length);
       records.forEach((record, index) => (mask[index] = predicate(record) ? 1 : 0));
-      const { best: similarity } = scan(await embedQuery(query), mask);
+      const { best: similarity } = chunkScan.scan(await embedQuery(query), mask);
       const hits: { record: SearchRecord; score: number }[] = [];
       similarity.forEach((score, index) => {
         if (mask[index] === 1) hits.push({ record: records[index]!, score });
@@ -401,7 +403,7 @@ function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array,
   }
   const maxLexical = maxOf(lexical);
   if (tuning.fusion === 'zscore') {
-    const v = standardScores(cosine, allowed);
+    const v = cosineStandardScores(cosine, allowed);
     const l = standardScores(lexical, allowed);
     for (const index of allowed) fused[index] = w * v[index]! + (1 - w) * l[index]!;
     return scaleToUnit(fused, allowed);
@@ -427,6 +429,22 @@ function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array,
     fused[index] = w * v + (1 - w) * l;
   }
   return fused;
+}
+
+/**
+ * Standard scores of the cosine side over the records that have one: on the approximate path
+ * (chunk-scan.ts) a record outside the shortlist has none (-2), and counting those would set
+ * the mean and the spread by how many records the shortlist left out. Such a record scores as
+ * the worst record that has one; on the exact path every allowed record has one.
+ */
+function cosineStandardScores(cosine: Float32Array, allowed: Uint32Array): Float64Array {
+  const known = allowed.filter((index) => cosine[index]! > -2);
+  const standard = standardScores(cosine, known);
+  if (known.length === allowed.length) return standard;
+  let worst = 0;
+  for (const index of known) worst = Math.min(worst, standard[index]!);
+  for (const index of allowed) if (cosine[index]! <= -2) standard[index] = worst;
+  return standard;
 }
 
 /** The k best-scoring records (NaN skipped), best first; ties by id. Linear for small k. */

@@ -1,0 +1,117 @@
+/**
+ * The approximate vector index over USearch (HNSW, docs/decisions/0018-vector-index.md):
+ * vectors reduced to binary codes (one sign bit a dimension) inside the graph, the float
+ * vectors kept by the caller for the exact re-scoring of the shortlist. The native package
+ * is imported here only, and only when an index is made or opened: a corpus below the
+ * threshold never loads it.
+ */
+import type { Index } from 'usearch';
+import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
+
+export type IndexQuantization = 'f32' | 'f16' | 'i8' | 'b1';
+
+export interface VectorIndexParameters {
+  quantization: IndexQuantization;
+  /** HNSW M: links per node (twice that on the bottom layer). */
+  connectivity: number;
+  /** ef_construction. */
+  expansionAdd: number;
+  /** ef_search. */
+  expansionSearch: number;
+  /**
+   * Threads adding vectors (0: every core, the build's default). One thread builds the same
+   * graph from the same vectors every time; more do not, which tests that pin recall avoid.
+   */
+  addThreads?: number;
+}
+
+/**
+ * Measured by bench/ann.ts (ADR 0018's table): binary codes re-scored on the floats kept
+ * recall@10 at 1.000 at 1M vectors, with a third of int8's build time and half its memory.
+ */
+export const DEFAULT_INDEX_PARAMETERS: VectorIndexParameters = { quantization: 'b1', connectivity: 16, expansionAdd: 128, expansionSearch: 128 };
+
+/** Oversampling stops here when a filter leaves the allowed keys rare: the caller scans them exactly instead. */
+const MAX_OVERSAMPLED = 16384;
+
+export interface PersistentVectorIndex extends ApproximateVectorIndex {
+  save(file: string): void;
+}
+
+async function nativeIndex(dims: number, parameters: VectorIndexParameters): Promise<Index> {
+  const { Index, MetricKind, ScalarKind } = await import('usearch');
+  const SCALARS: Record<IndexQuantization, (typeof ScalarKind)[keyof typeof ScalarKind]> = {
+    f32: ScalarKind.F32,
+    f16: ScalarKind.F16,
+    i8: ScalarKind.I8,
+    b1: ScalarKind.B1,
+  };
+  return new Index({
+    dimensions: dims,
+    // Vectors are unit length: inner product is cosine; binary codes are compared by Hamming distance.
+    metric: parameters.quantization === 'b1' ? MetricKind.Hamming : MetricKind.IP,
+    quantization: SCALARS[parameters.quantization],
+    connectivity: parameters.connectivity,
+    expansion_add: parameters.expansionAdd,
+    expansion_search: parameters.expansionSearch,
+    multi: false,
+  });
+}
+
+/** An empty index, filled with add() (the build). */
+export async function createVectorIndex(dims: number, parameters: VectorIndexParameters = DEFAULT_INDEX_PARAMETERS): Promise<PersistentVectorIndex> {
+  return wrap(await nativeIndex(dims, parameters), dims, parameters.addThreads ?? 0);
+}
+
+/** An index saved by save(), memory-mapped rather than read: the pages load as searches touch them. */
+export async function viewVectorIndex(
+  file: string,
+  dims: number,
+  parameters: VectorIndexParameters = DEFAULT_INDEX_PARAMETERS,
+): Promise<PersistentVectorIndex> {
+  const native = await nativeIndex(dims, parameters);
+  native.view(file);
+  if (native.dimensions() !== dims) throw new Error(`${file} holds ${native.dimensions()}-dimension vectors, the search ${dims}: rebuild`);
+  return wrap(native, dims, parameters.addThreads ?? 0);
+}
+
+function wrap(native: Index, dims: number, addThreads: number): PersistentVectorIndex {
+  // Floats go in as they are: the index casts them to its quantisation (b1 keeps each component's sign).
+  const nearest = (query: Float32Array, k: number): BigUint64Array => native.search(query, Math.min(k, native.size()), 1).keys;
+  return {
+    get size() {
+      return native.size();
+    },
+    dims,
+    add(vectors, firstKey) {
+      const rows = vectors.length / dims;
+      if (!Number.isInteger(rows)) throw new Error(`${vectors.length} floats are not whole ${dims}-dimension rows`);
+      const keys = new BigUint64Array(rows);
+      for (let row = 0; row < rows; row++) keys[row] = BigInt(firstKey + row);
+      native.add(keys, vectors, addThreads);
+    },
+    search(query, k, allowed) {
+      if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);
+      const size = native.size();
+      if (size === 0 || k <= 0) return new Uint32Array(0);
+      if (!allowed) return Uint32Array.from(nearest(query, k), Number);
+      let allowedCount = 0;
+      for (let key = 0; key < allowed.length; key++) allowedCount += allowed[key]!;
+      if (allowedCount === 0) return new Uint32Array(0);
+      // Oversample by the filter's selectivity, and again while too few allowed keys come back.
+      let wanted = Math.min(size, Math.ceil((k * size) / allowedCount) * 2);
+      for (;;) {
+        const found: number[] = [];
+        for (const key of nearest(query, wanted)) {
+          if (allowed[Number(key)] === 1) found.push(Number(key));
+          if (found.length === k) break;
+        }
+        if (found.length === k || wanted >= size || wanted >= MAX_OVERSAMPLED) return Uint32Array.from(found);
+        wanted = Math.min(size, MAX_OVERSAMPLED, wanted * 4);
+      }
+    },
+    save(file) {
+      native.save(file);
+    },
+  };
+}
