@@ -14,6 +14,7 @@ import { createApp } from '../api/app.ts';
 import { loadCorpus } from '../api/load-artifacts.ts';
 import { loadConfig } from '../api/config.ts';
 import { createUseLiteEmbedder, withQueryCache, type Embedder } from '../providers/embedder.ts';
+import type { SearchTuning } from '../core/search/search-index.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { importBeir } from '../scripts/import-beir.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
@@ -122,7 +123,44 @@ async function benchContent(
   console.log(`fast path, the same questions repeated:       median ${ms(r.median)}, p95 ${ms(r.p95)}`);
   console.log(`reference: query embedding alone median ${ms(e.median)} → distinct fast path is ${ratio(d.median, e.median)} of it`);
   console.log(`reference: Float32Array cosine scan alone median ${ms(s.median)} → repeated fast path is ${ratio(r.median, s.median)} of it`);
+  await compareTunings(label, artifactsDir, queries, serverEmbedder, PREVIOUS_DEFAULT);
 }
+
+/**
+ * The fast path over HTTP with the default tuning beside a reference tuning (the previous
+ * default), question by question in alternating order so that a noisy neighbour slows both.
+ */
+async function compareTunings(label: string, artifactsDir: string, queries: readonly string[], serverEmbedder: Embedder, reference: Partial<SearchTuning>) {
+  const servers = await Promise.all(
+    [undefined, reference].map(async (tuning) => {
+      const corpus = await loadCorpus(artifactsDir, withQueryCache(serverEmbedder), tuning);
+      const server = createApp({ corpus, log: () => {} }).listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      return { server, port: (server.address() as AddressInfo).port, times: [] as number[] };
+    }),
+  );
+  const hit = async (port: number, q: string) => {
+    const started = performance.now();
+    const response = await fetch(`http://127.0.0.1:${port}/api/query?q=${encodeURIComponent(q)}`);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`status ${response.status} for ${q}`);
+    return performance.now() - started;
+  };
+  for (const { port } of servers) for (const q of queries.slice(0, 5)) await hit(port, `${q} warmup`);
+  for (const [index, q] of queries.entries()) {
+    const order = index % 2 === 0 ? servers : [...servers].reverse();
+    for (const entry of order) entry.times.push(await hit(entry.port, `${q} (tuning)`));
+  }
+  for (const { server } of servers) server.close();
+  const [now, before] = servers.map((entry) => summarize(entry.times));
+  console.log(
+    `${label}, fast path over HTTP, ${now!.n} distinct questions, default vs the previous default ${JSON.stringify(reference)} in turn: ` +
+      `median ${ms(now!.median)} vs ${ms(before!.median)} (${ratio(now!.median, before!.median)}), p95 ${ms(now!.p95)} vs ${ms(before!.p95)} (${ratio(now!.p95, before!.p95)})`,
+  );
+}
+
+/** The default before issue 24 (bench/README.md, "Past 0.60"): the reference of compareTunings. */
+const PREVIOUS_DEFAULT: Partial<SearchTuning> = { fusion: 'max', vectorWeight: 0.5, lexicalFeedbackTerms: 0 };
 
 async function main() {
   const embedder = await createUseLiteEmbedder();
