@@ -9,17 +9,13 @@
  *
  *   npx tsx bench/intent.ts [--from ../shared/omnarai]
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ATLAS_RELEVANCE_RATIO } from '../core/atlas-admission.ts';
 import { retrieve } from '../core/retrieve.ts';
 import { parseQueryParameters } from '../core/query-params.ts';
-import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
-import { createUseLiteEmbedder, withQueryCache } from '../providers/embedder.ts';
-import { buildArtifacts } from '../scripts/build.ts';
-import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
+import type { Corpus } from '../api/load-artifacts.ts';
+import { withImportedOmnarai } from './omnarai-corpus.ts';
 import { confusion, judge, loadIntentSet, misses, renderConfusion, type JudgedQuestion, type Outcome } from './intent-eval.ts';
 
 const SWEEP = [0, 0.5, 0.54, 0.56, 0.58, 0.6, 0.62, 0.64, 0.66, 0.68, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
@@ -44,16 +40,7 @@ function report(title: string, outcomes: readonly Outcome[]): void {
 }
 
 async function main(): Promise<void> {
-  const from = path.resolve(REPO_ROOT, argument('--from') ?? '../shared/omnarai');
-  if (!existsSync(path.join(from, 'divergences.jsonl'))) throw new Error(`no Omnarai data in ${from} (--from <dir>)`);
-  const work = mkdtempSync(path.join(os.tmpdir(), 'polyphony-bench-intent-'));
-  try {
-    const contentDir = path.join(work, 'content');
-    const artifactsDir = path.join(work, 'artifacts');
-    importOmnarai({ from, out: contentDir, force: true });
-    const embedder = withQueryCache(await createUseLiteEmbedder());
-    await buildArtifacts({ contentDir, artifactsDir, cacheDir: pathsFromEnv().cacheDir, embedder });
-    const corpus = await loadCorpus(artifactsDir, embedder);
+  await withImportedOmnarai(argument('--from'), 'intent', async (corpus, from) => {
     const items = loadIntentSet();
 
     const before = await outcomesAt(corpus, items, 0);
@@ -92,9 +79,7 @@ async function main(): Promise<void> {
       }
       console.log(`| ${ratio} | ${[...calibrate!, `${goldWithout}/${gold.length}`, ...holdout!].join(' | ')} |`);
     }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 main().then(

@@ -11,16 +11,9 @@
  *
  *   npx tsx bench/relevance.ts [--from ../shared/omnarai]
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { retrieve } from '../core/retrieve.ts';
 import { parseQueryParameters } from '../core/query-params.ts';
-import { loadCorpus } from '../api/load-artifacts.ts';
-import { createUseLiteEmbedder, withQueryCache } from '../providers/embedder.ts';
-import { buildArtifacts } from '../scripts/build.ts';
-import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
+import { withImportedOmnarai } from './omnarai-corpus.ts';
 import {
   bestSimilarity,
   firstExpectedPlace,
@@ -78,16 +71,7 @@ function missLine(outcome: RelevanceOutcome): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const from = path.resolve(REPO_ROOT, argument('--from') ?? '../shared/omnarai');
-  if (!existsSync(path.join(from, 'divergences.jsonl'))) throw new Error(`no Omnarai data in ${from} (--from <dir>)`);
-  const work = mkdtempSync(path.join(os.tmpdir(), 'polyphony-bench-relevance-'));
-  try {
-    const contentDir = path.join(work, 'content');
-    const artifactsDir = path.join(work, 'artifacts');
-    importOmnarai({ from, out: contentDir, force: true });
-    const embedder = withQueryCache(await createUseLiteEmbedder());
-    await buildArtifacts({ contentDir, artifactsDir, cacheDir: pathsFromEnv().cacheDir, embedder });
-    const corpus = await loadCorpus(artifactsDir, embedder);
+  await withImportedOmnarai(argument('--from'), 'relevance', async (corpus) => {
     const ask = async (question: string): Promise<ShownRecord[]> => {
       const { hits } = await retrieve(corpus, parseQueryParameters({ q: question }));
       return hits.map((hit) => ({ id: hit.record.id, atlas: hit.record.kind === 'divergence', similarity: hit.similarity }));
@@ -116,9 +100,7 @@ async function main(): Promise<void> {
     );
     const missed = outcomes.map(missLine).filter((line): line is string => line !== undefined);
     console.log(`\nMisses:${missed.map((line) => `\n- ${line}`).join('') || ' none'}`);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 main().then(

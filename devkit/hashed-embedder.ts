@@ -31,7 +31,8 @@ function fnv1a(text: string, seed = 0x811c9dc5): number {
   return hash;
 }
 
-function words(text: string): string[] {
+/** The words of a text: letters and digits, case and compatibility forms folded. */
+export function words(text: string): string[] {
   return (
     text
       .normalize('NFKC')

@@ -27,21 +27,13 @@ import {
 import { parseMarkdown } from '../content-files/frontmatter.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
+import { words } from '../devkit/hashed-embedder.ts';
 
 const set = loadRelevanceSet();
 const byFamily = (family: string) => set.questions.filter((item) => item.family === family);
 /** Fewest questions a family may hold: enough that each half says something on its own. */
 const FLOOR = { answers: 50, off_corpus: 70, contested: 50 } as const;
 const SHINGLE = 6;
-
-function words(text: string): string[] {
-  return (
-    text
-      .normalize('NFKC')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
-}
 
 function shingles(text: string, size = SHINGLE): Set<string> {
   const list = words(text);

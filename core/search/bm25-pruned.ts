@@ -22,6 +22,11 @@
  */
 import { nthLargest } from './select.ts';
 
+/** Lucene's BM25 idf of a term in `df` of `n` documents (0 documents: the most a term can weigh). */
+export function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
 /** A field as bm25.ts loads it: document lengths, their mean, and each term's [doc, tf, ...]. */
 export interface LoadedField {
   lengths: Float64Array;
@@ -91,7 +96,7 @@ function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1
     const list = field.postings.get(term);
     if (!list) continue;
     const df = list.length / 2;
-    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const idf = bm25Idf(n, df);
     const factor = weight * idf * (k1 + 1);
     let saturation = saturations.get(term);
     if (saturation === undefined) {

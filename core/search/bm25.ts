@@ -13,7 +13,7 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
-import { createPrunedSearch, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
+import { bm25Idf, createPrunedSearch, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { createTermTokenizer } from './tokenizer.ts';
 
 export type { LexicalTop } from './bm25-pruned.ts';
@@ -76,11 +76,11 @@ export interface FullTextIndex {
   /** `scores()` of the given records only, in their order (the filter is the caller's). */
   scoresOf(query: string, options: FullTextQueryOptions, records: ArrayLike<number>): Float64Array;
   /**
-   * The most BM25 the query can score on a passage: each term at full saturation (idf ·
+   * The most BM25 a query (its `queryTerms`) can score on a passage: each term at full saturation (idf ·
    * (k1 + 1), times its query weight), a term no passage holds counted at the idf of a term in
    * no document. A record's score over this is how much of the question it covers (relevance.ts).
    */
-  ceiling(query: string, options: FullTextQueryOptions): number;
+  ceiling(terms: ReadonlyMap<string, number>, options: FullTextQueryOptions): number;
   /** A passage's terms with their counts, and its length in terms (for pseudo-relevance feedback). */
   passageTerms(chunk: number): { terms: Map<string, number>; length: number };
 }
@@ -317,7 +317,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       const list = field.postings.get(term);
       if (!list) continue;
       const df = list.length / 2;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = bm25Idf(n, df);
       const factor = weight * idf * (k1 + 1);
       for (let i = 0; i < list.length; i += 2) {
         const doc = list[i]!;
@@ -344,13 +344,9 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     passages: chunkRecords.length,
     top: (query, options, k, allowed) => pruned.top(queryTerms(query, options), options, k, allowed),
     scoresOf: (query, options, records) => pruned.scoresOf(queryTerms(query, options), options, records),
-    ceiling(query, options) {
-      const n = text.lengths.length;
+    ceiling(terms, options) {
       let total = 0;
-      for (const [term, weight] of queryTerms(query, options)) {
-        const df = (text.postings.get(term)?.length ?? 0) / 2;
-        total += weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (options.text.k1 + 1);
-      }
+      for (const [term, weight] of terms) total += weight * bm25Idf(text.lengths.length, (text.postings.get(term)?.length ?? 0) / 2) * (options.text.k1 + 1);
       return total;
     },
     queryTerms,

@@ -10,7 +10,7 @@
  *     the exact scan; a filter that leaves few chunks is scanned exactly at once.
  */
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
-import type { VectorScanner } from './vector-scan.ts';
+import { dotAt, type VectorScanner } from './vector-scan.ts';
 
 /** Below this many chunks the exact scan is the default (measured by bench/ann.ts; ADR 0018). */
 export const APPROXIMATE_FROM = 50_000;
@@ -80,7 +80,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     for (const chunk of chunks) {
       const record = chunkRecords[chunk]!;
       if (mask[record] === 0) continue;
-      keepBest(cosines, record, chunk, dot(vectors, chunk * dims, query, dims));
+      keepBest(cosines, record, chunk, dotAt(vectors, chunk * dims, query, dims));
     }
     return cosines;
   }
@@ -121,22 +121,6 @@ function keepBest(cosines: RecordCosines, record: number, chunk: number, cosine:
     cosines.best[record] = cosine;
     cosines.bestChunk[record] = chunk;
   }
-}
-
-function dot(vectors: Float32Array, offset: number, query: Float32Array, dims: number): number {
-  let d0 = 0;
-  let d1 = 0;
-  let d2 = 0;
-  let d3 = 0;
-  let d = 0;
-  for (; d + 3 < dims; d += 4) {
-    d0 += vectors[offset + d]! * query[d]!;
-    d1 += vectors[offset + d + 1]! * query[d + 1]!;
-    d2 += vectors[offset + d + 2]! * query[d + 2]!;
-    d3 += vectors[offset + d + 3]! * query[d + 3]!;
-  }
-  for (; d < dims; d++) d0 += vectors[offset + d]! * query[d]!;
-  return d0 + d1 + d2 + d3;
 }
 
 /** Each record's chunks, as offsets into one list (chunks need not be contiguous per record). */

@@ -286,18 +286,19 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         records,
         allowed,
         { similarity, lexical, fused },
-        fullText.ceiling(query, fullTextOptions),
-        relevance,
+        fullText.ceiling(queryTerms, fullTextOptions),
         (cosine, lexicalScore) => tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor),
       );
       candidates.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
+      // Calibrated relevance for the records returned only: the rest are ranked on the fused score.
       return diversify(candidates.slice(0, Math.max(tuning.candidates, limit)), limit, tuning.diversityPenalty).map((hit) => ({
         ...hit,
         relevanceScore: round(hit.relevanceScore),
         similarity: round(hit.similarity),
         lexical: round(hit.lexical),
         coverage: round(hit.coverage),
-        calibrated: round(hit.calibrated),
+        calibrated: round(calibratedRelevance(relevance, hit.similarity, hit.coverage)),
+        signals: signalsOf(relevance, hit.similarity, hit.coverage),
       }));
     },
 
@@ -315,35 +316,33 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   };
 }
 
+/** A record retrieval ranks, before its calibrated relevance is read (only the returned ones get it). */
+type Candidate = Omit<ScoredRecord, 'calibrated' | 'signals'>;
+
 /**
- * The allowed records that pass the similarity floors, each with its ranking score, its two
- * signals and its calibrated relevance (relevance.ts). `belowFloors(cosine, lexical)` says
- * when a record is off-topic: words alone never admit one ("baked into you" must not answer a
- * bread recipe).
+ * The allowed records that pass the similarity floors, each with its ranking score and its two
+ * signals. `belowFloors(cosine, lexical)` says when a record is off-topic: words alone never
+ * admit one ("baked into you" must not answer a bread recipe).
  */
 function scoredCandidates(
   records: readonly SearchRecord[],
   allowed: Uint32Array,
   scores: { similarity: Float32Array; lexical: Float64Array; fused: Float64Array },
   ceiling: number,
-  relevance: RelevanceModel,
   belowFloors: (cosine: number, lexical: number) => boolean,
-): ScoredRecord[] {
+): Candidate[] {
   const maxLexical = maxOf(scores.lexical);
-  const candidates: ScoredRecord[] = [];
+  const candidates: Candidate[] = [];
   for (const index of allowed) {
     const cosine = Math.max(0, scores.similarity[index]!);
     const lexicalScore = maxLexical > 0 ? scores.lexical[index]! / maxLexical : 0;
     if (belowFloors(cosine, lexicalScore)) continue;
-    const coverage = ceiling > 0 ? Math.min(1, scores.lexical[index]! / ceiling) : 0;
     candidates.push({
       record: records[index]!,
       relevanceScore: scores.fused[index]!,
       similarity: cosine,
       lexical: lexicalScore,
-      coverage,
-      calibrated: calibratedRelevance(relevance, cosine, coverage),
-      signals: signalsOf(relevance, cosine, coverage),
+      coverage: ceiling > 0 ? Math.min(1, scores.lexical[index]! / ceiling) : 0,
     });
   }
   return candidates;
@@ -490,9 +489,9 @@ function round(value: number): number {
  * Greedy re-ranking: each pick lowers the score of candidates whose lead contributor was
  * already chosen, so five passages from one voice do not crowd out the others.
  */
-export function diversify(candidates: readonly ScoredRecord[], limit: number, penalty: number): ScoredRecord[] {
+export function diversify<T extends Pick<ScoredRecord, 'record' | 'relevanceScore'>>(candidates: readonly T[], limit: number, penalty: number): T[] {
   const pool = [...candidates];
-  const chosen: ScoredRecord[] = [];
+  const chosen: T[] = [];
   const voiceCount = new Map<string, number>();
   while (chosen.length < limit && pool.length > 0) {
     let bestIndex = 0;

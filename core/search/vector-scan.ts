@@ -108,6 +108,26 @@ export function createVectorScanner(source: Float32Array | VectorSource, dims: n
   };
 }
 
+/**
+ * One row's dot product with the query, in four independent sums (the JavaScript kernel, and
+ * the approximate path's exact re-scoring of a shortlist, chunk-scan.ts).
+ */
+export function dotAt(vectors: Float32Array, offset: number, query: Float32Array, dims: number): number {
+  let d0 = 0;
+  let d1 = 0;
+  let d2 = 0;
+  let d3 = 0;
+  let d = 0;
+  for (; d + 3 < dims; d += 4) {
+    d0 += vectors[offset + d]! * query[d]!;
+    d1 += vectors[offset + d + 1]! * query[d + 1]!;
+    d2 += vectors[offset + d + 2]! * query[d + 2]!;
+    d3 += vectors[offset + d + 3]! * query[d + 3]!;
+  }
+  for (; d < dims; d++) d0 += vectors[offset + d]! * query[d]!;
+  return d0 + d1 + d2 + d3;
+}
+
 function jsScanner(vectors: Float32Array, count: number, dims: number): VectorScanner {
   return {
     kernel: 'js',
@@ -122,19 +142,7 @@ function jsScanner(vectors: Float32Array, count: number, dims: number): VectorSc
           out[chunk] = -2;
           continue;
         }
-        let d0 = 0;
-        let d1 = 0;
-        let d2 = 0;
-        let d3 = 0;
-        let d = 0;
-        for (; d + 3 < dims; d += 4) {
-          d0 += vectors[offset + d]! * query[d]!;
-          d1 += vectors[offset + d + 1]! * query[d + 1]!;
-          d2 += vectors[offset + d + 2]! * query[d + 2]!;
-          d3 += vectors[offset + d + 3]! * query[d + 3]!;
-        }
-        for (; d < dims; d++) d0 += vectors[offset + d]! * query[d]!;
-        out[chunk] = d0 + d1 + d2 + d3;
+        out[chunk] = dotAt(vectors, offset, query, dims);
       }
       return out;
     },
