@@ -9,13 +9,20 @@
  *   - the server's memory (resident set after load and its peak after the queries).
  *
  * The corpus: works of about 640 words made of sentences drawn (seeded) from the ArguAna
- * arguments in ../shared, so BM25 sees real English; 4 passages a work. Their vectors are
- * seeded pseudo-random unit vectors, not USE-lite's: embedding 100k passages would take
- * hours on 2 cores, and a scan's speed does not depend on the values. The stand-in embedder
- * is used only for the build, with a throwaway cache; questions are embedded by the real
- * model. The figures are about speed and memory; quality is measured on ArguAna itself.
+ * arguments in ../shared, each work from one stretch of them (one or two debates), so BM25
+ * sees real English and a work's passages share a topic; 4 passages a work. Their vectors
+ * have the structure of real embeddings without embedding a million passages (hours on 2
+ * cores): every pool sentence is embedded by USE-lite once (cached in --cache between runs)
+ * and a passage's vector is the normalised sum of its sentences' (sentenceVectorEmbedder).
+ * Questions are embedded by the real model. Where the approximate index serves (from 50,000
+ * passages), the same artifacts are also searched on the exact path in process: recall@10 of
+ * the approximate path against it, on the vector side alone and on the hybrid results.
  *
- *   npx tsx bench/scale.ts [--sizes 10000,100000] [--questions 150] [--no-orama]
+ * A million passages take a while to build (the data build, not embedding): --keep <dir>
+ * builds into <dir>/<size> and leaves it, and a later run with the same --keep reuses it.
+ * Run with a larger heap for 1M (the build holds the corpus): node --max-old-space-size=16384.
+ *
+ *   npx tsx bench/scale.ts [--sizes 10000,100000] [--questions 150] [--no-orama] [--keep <dir>] [--cache <dir>]
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,30 +41,90 @@ import { buildArtifacts } from '../scripts/build.ts';
 import { buildBeirContent, parseCorpus, parseQueries, readMaybeGzip, type BeirDoc } from '../scripts/lib/beir.ts';
 import { REPO_ROOT } from '../core/paths.ts';
 import { seededRandom as random } from '../core/random.ts';
+import { createEmbeddingCache } from '../scripts/lib/embedding-cache.ts';
+import { createEmbedProgress } from '../scripts/lib/embed-progress.ts';
 import { ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
 
 const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
 
-/** Sentences of real English to compose works from: ArguAna's arguments. */
+/**
+ * Sentences of real English to compose works from: ArguAna's arguments, in their order (so
+ * neighbouring sentences share a debate). Only sentences the build's chunker (scripts/lib/chunk.ts)
+ * and plain-text rendering give back whole: one sentence end, at the end, and none of the
+ * characters markdown rendering removes; so every passage is made of whole pool sentences
+ * and its vector can be derived from theirs (sentenceVectorEmbedder).
+ */
 export function sentencePool(): string[] {
   const docs = parseCorpus(readMaybeGzip(path.join(ARGUANA, 'corpus.jsonl.gz')));
-  return docs.flatMap((doc) => doc.text.split(/(?<=[.!?])\s+/)).filter((sentence) => sentence.split(/\s+/).length >= 5);
+  return docs
+    .flatMap((doc) => doc.text.split(/(?<=[.!?])\s+/))
+    .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
+    .filter((sentence) => WHOLE_SENTENCE.test(sentence) && sentence.split(' ').length >= 5);
 }
+
+const WHOLE_SENTENCE = /^[^.!?\n*_`>#[\]]+[.!?]+$/;
+/** The chunker's sentences (scripts/lib/chunk.ts). */
+const CHUNK_SENTENCE = /[^.!?\n]+(?:[.!?]+|\n|$)/g;
+/** A work draws its sentences from this many consecutive pool sentences: one or two debates, so its passages share a topic. */
+const TOPIC_WINDOW = 60;
 
 export function syntheticDocs(works: number, pool: readonly string[], seed: number): BeirDoc[] {
   const next = random(seed);
   const docs: BeirDoc[] = [];
   for (let index = 0; index < works; index++) {
+    const start = Math.floor(next() * pool.length);
     const sentences: string[] = [];
     let words = 0;
     while (words < 620) {
-      const sentence = pool[Math.floor(next() * pool.length)]!;
+      const sentence = pool[(start + Math.floor(next() * TOPIC_WINDOW)) % pool.length]!;
       sentences.push(sentence);
       words += sentence.split(/\s+/).length;
     }
     docs.push({ _id: `syn-${index}`, title: sentences[0]!.split(/\s+/).slice(0, 10).join(' '), text: sentences.join(' ') });
   }
   return docs;
+}
+
+/**
+ * Vectors with the structure of real embeddings, for the build: each pool sentence embedded by
+ * the real model once (through an embedding cache kept between runs), and a passage's vector
+ * the normalised sum of its sentences' (the title prefix, not a pool sentence, is left out).
+ * Works drawn from one debate give passages that cluster by topic as real ones do, and the
+ * question (embedded by the real model) finds its neighbours by meaning, not by chance.
+ * `misses` counts passages with no pool sentence at all (given a hashed stand-in vector).
+ */
+export async function sentenceVectorEmbedder(
+  model: Embedder,
+  pool: readonly string[],
+  cacheDir: string,
+  log: (line: string) => void,
+): Promise<Embedder & { misses(): number }> {
+  const { vectors } = await createEmbeddingCache(cacheDir, model).embedAll(pool, createEmbedProgress({ log }));
+  const bySentence = new Map(pool.map((sentence, index) => [sentence, vectors[index]!]));
+  const fallback = standInEmbedder(model);
+  let misses = 0;
+  return {
+    id: model.id,
+    dims: model.dims,
+    misses: () => misses,
+    async embed(texts) {
+      return Promise.all(
+        texts.map(async (text) => {
+          const sum = new Float32Array(model.dims);
+          let found = 0;
+          for (const piece of text.match(CHUNK_SENTENCE) ?? []) {
+            const vector = bySentence.get(piece.trim());
+            if (!vector) continue;
+            found++;
+            for (let d = 0; d < sum.length; d++) sum[d] = sum[d]! + vector[d]!;
+          }
+          if (found > 0) return normalize(sum);
+          misses++;
+          return (await fallback.embed([text]))[0]!;
+        }),
+      );
+    },
+  };
 }
 
 /**
@@ -103,26 +170,70 @@ async function startServer(artifactsDir: string, storeDir: string) {
   return { child, base, readyMs: performance.now() - started };
 }
 
+interface SizeOptions {
+  withOrama: boolean;
+  /** Build into <keep>/<size> and leave it there; a build already there is reused. */
+  keep?: string | undefined;
+  /** The build's stand-in for USE-lite: vectors derived from real sentence embeddings. */
+  buildEmbedder: Embedder & { misses(): number };
+}
+
+/** The synthetic corpus of `chunksWanted` passages, built (or the kept build reused): its folder and artifacts. */
+async function builtCorpus(chunksWanted: number, pool: readonly string[], options: SizeOptions) {
+  const root = options.keep ? path.join(options.keep, String(chunksWanted)) : mkdtempSync(path.join(os.tmpdir(), `polyphony-scale-${chunksWanted}-`));
+  const artifactsDir = path.join(root, 'artifacts');
+  if (options.keep && existsSync(path.join(artifactsDir, 'data', 'manifest.json'))) {
+    console.log(`\n## ${chunksWanted} passages: the build kept in ${root}, reused`);
+    return { root, artifactsDir };
+  }
+  const contentDir = path.join(root, 'content');
+  mkdirSync(path.join(contentDir, 'works'), { recursive: true });
+  mkdirSync(path.join(contentDir, 'pages'), { recursive: true });
+  const content = buildBeirContent(syntheticDocs(Math.ceil(chunksWanted / 4), pool, chunksWanted), { name: 'synthetic', idPrefix: 'SYN' });
+  for (const [file, text] of content.files) writeFileSync(path.join(contentDir, file), text);
+  // The build's steps as it logs them, with the time since it started and the process's memory.
+  const started = performance.now();
+  const log = (line: string) => {
+    const memory = process.memoryUsage();
+    console.log(
+      `  [build ${((performance.now() - started) / 1000).toFixed(1)} s, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB, RSS ${(memory.rss / 2 ** 20).toFixed(0)} MB] ${line}`,
+    );
+  };
+  const [built, buildMs] = await time(() =>
+    buildArtifacts({
+      contentDir,
+      artifactsDir,
+      cacheDir: path.join(root, 'cache'),
+      embedder: options.buildEmbedder,
+      ...(chunksWanted >= 100_000 ? { log } : {}),
+    }),
+  );
+  console.log(`\n## ${built.chunks} passages (${built.works} works of ~640 words)`);
+  console.log(
+    `build, real embedding excluded (vectors derived from real sentence embeddings; ${options.buildEmbedder.misses()} passages without one): ${ms(buildMs)}`,
+  );
+  return { root, artifactsDir };
+}
+
+/** Of the exact top k ids, the share the approximate top k holds (mean over questions). */
+function recallAtK(exact: readonly (readonly string[])[], approximate: readonly (readonly string[])[]): number {
+  let total = 0;
+  exact.forEach((ids, at) => {
+    const found = new Set(approximate[at]);
+    total += ids.length === 0 ? 1 : ids.filter((id) => found.has(id)).length / ids.length;
+  });
+  return total / Math.max(1, exact.length);
+}
+
 async function benchSize(
   chunksWanted: number,
   pool: readonly string[],
   questions: readonly string[],
   real: UseLiteEmbedder,
   wasmKernels: UseLiteEmbedder,
-  withOrama: boolean,
+  options: SizeOptions,
 ) {
-  const works = Math.ceil(chunksWanted / 4);
-  const root = mkdtempSync(path.join(os.tmpdir(), `polyphony-scale-${chunksWanted}-`));
-  const contentDir = path.join(root, 'content');
-  const artifactsDir = path.join(root, 'artifacts');
-  mkdirSync(path.join(contentDir, 'works'), { recursive: true });
-  mkdirSync(path.join(contentDir, 'pages'), { recursive: true });
-  const content = buildBeirContent(syntheticDocs(works, pool, chunksWanted), { name: 'synthetic', idPrefix: 'SYN' });
-  for (const [file, text] of content.files) writeFileSync(path.join(contentDir, file), text);
-
-  const [built, buildMs] = await time(() => buildArtifacts({ contentDir, artifactsDir, cacheDir: path.join(root, 'cache'), embedder: standInEmbedder(real) }));
-  console.log(`\n## ${built.chunks} passages (${built.works} works of ~640 words)`);
-  console.log(`build, embedding excluded (stand-in vectors): ${ms(buildMs)}`);
+  const { root, artifactsDir } = await builtCorpus(chunksWanted, pool, options);
 
   // Search alone, in process: questions embedded once beforehand (the server's query cache).
   const cached = withQueryCache(real);
@@ -146,12 +257,40 @@ async function benchSize(
   const s = summarize(searchTimes);
   const k = summarize(kernelTimes);
   const p = summarize(plainTimes);
-  console.log(`index load in process: ${ms(loadMs)} (scan kernel: ${index.kernel})`);
+  console.log(
+    `index load in process: ${ms(loadMs)} (scan kernel: ${index.kernel}; vector side: ${index.approximate ? 'approximate index + exact re-scoring' : 'exact scan'})`,
+  );
   console.log(`search alone (hybrid: 2 vector scans with feedback + BM25 + fusion + diversity), ${s.n} questions: median ${ms(s.median)}, p95 ${ms(s.p95)}`);
-  console.log(`  our vector scan alone (${scanner.kernel}): median ${ms(k.median)}, p95 ${ms(k.p95)}`);
+  console.log(`  exact vector scan alone (${scanner.kernel}): median ${ms(k.median)}, p95 ${ms(k.p95)}`);
   console.log(`  reference: plain Float32Array scan: median ${ms(p.median)}, p95 ${ms(p.p95)} → our scan is ${ratio(p.median, k.median)} faster`);
 
-  if (withOrama) {
+  if (index.approximate) {
+    // The same vectors searched exactly: recall@10 of the approximate path against it.
+    const exactIndex = (await loadCorpus(artifactsDir, cached, { approximateFrom: Number.POSITIVE_INFINITY })).search;
+    const all = () => true;
+    const ids = (hits: readonly { record: { id: string } }[]) => hits.map((hit) => hit.record.id);
+    const exactVector: string[][] = [];
+    const approximateVector: string[][] = [];
+    const exactHybrid: string[][] = [];
+    const approximateHybrid: string[][] = [];
+    const exactTimes: number[] = [];
+    for (const question of questions) {
+      exactVector.push(ids(await exactIndex.similar(question, all, 10)));
+      approximateVector.push(ids(await index.similar(question, all, 10)));
+      const [hits, elapsed] = await time(() => exactIndex.search(question, { limit: 10 }));
+      exactTimes.push(elapsed);
+      exactHybrid.push(ids(hits));
+      approximateHybrid.push(ids(await index.search(question, { limit: 10 })));
+    }
+    const e = summarize(exactTimes);
+    console.log(
+      `recall@10 of the approximate path against the exact scan on the same vectors: vector side ${recallAtK(exactVector, approximateVector).toFixed(3)}, ` +
+        `hybrid results ${recallAtK(exactHybrid, approximateHybrid).toFixed(3)}; search alone on the exact path: median ${ms(e.median)}, p95 ${ms(e.p95)} ` +
+        `(${ratio(e.median, s.median)} the approximate path's median)`,
+    );
+  }
+
+  if (options.withOrama) {
     const db = create({ schema: { id: 'string', v: `vector[${dims}]` } as const });
     const [, insertMs] = await time(async () => {
       const batch: { id: string; v: number[] }[] = [];
@@ -217,7 +356,7 @@ async function benchSize(
     `fast path over HTTP, ${d.n} distinct questions: median ${ms(d.median)}, p95 ${ms(d.p95)} (query embedding alone as the server runs it, ${real.kernelsInUse} kernels on ${real.threadsInUse} threads: median ${ms(e.median)}, p95 ${ms(e.p95)}; on WebAssembly kernels, ${wasmKernels.threadsInUse} threads: median ${ms(ew.median)}, p95 ${ms(ew.p95)}, ${ratio(ew.median, e.median)} slower)`,
   );
   console.log(`fast path over HTTP, the same questions repeated: median ${ms(r.median)}, p95 ${ms(r.p95)}`);
-  rmSync(root, { recursive: true, force: true });
+  if (!options.keep) rmSync(root, { recursive: true, force: true });
 }
 
 async function main() {
@@ -226,6 +365,8 @@ async function main() {
       sizes: { type: 'string', default: '10000,100000' },
       questions: { type: 'string', default: '150' },
       'no-orama': { type: 'boolean', default: false },
+      keep: { type: 'string' },
+      cache: { type: 'string', default: path.join(os.tmpdir(), 'polyphony-scale-cache') },
     },
   });
   if (!existsSync(path.join(ARGUANA, 'corpus.jsonl.gz'))) {
@@ -248,7 +389,13 @@ async function main() {
   const server = loadConfig(process.env);
   const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: server.embedThreads, kernels: server.embedKernels });
   const wasmKernels = await createUseLiteEmbedder({ workers: 1, offThread: true, kernels: 'wasm' });
-  for (const size of values.sizes.split(',').map(Number)) await benchSize(size, pool, questions, real, wasmKernels, !values['no-orama']);
+  // The pool's sentences embedded by the real model once (2 threads, float32 like the questions), cached between runs.
+  const sentenceModel = await createUseLiteEmbedder({ workers: 2 });
+  const buildEmbedder = await sentenceVectorEmbedder(sentenceModel, pool, values.cache, (line) => console.log(`[sentences] ${line}`));
+  for (const size of values.sizes.split(',').map(Number)) {
+    // Orama's vector search is the reference up to 100k passages: inserting a million takes longer than the rest of the run.
+    await benchSize(size, pool, questions, real, wasmKernels, { withOrama: !values['no-orama'] && size <= 100_000, keep: values.keep, buildEmbedder });
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();

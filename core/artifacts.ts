@@ -29,6 +29,8 @@ export function artifactPaths(artifactsDir: string) {
     /** The approximate index over vectors.f32 (USearch), present only above the size threshold (ADR 0018). */
     searchVectorIndex: path.join(data, 'search', 'vectors.usearch'),
     searchFullText: path.join(data, 'search', 'fulltext.bin'),
+    /** The passages' text as indexed, read one passage at a time (core/search/passages.ts). */
+    searchPassages: path.join(data, 'search', 'passages.bin'),
     searchRelevance: path.join(data, 'search', 'relevance.json'),
     buildInfo: path.join(data, 'build.json'),
   };

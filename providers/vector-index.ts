@@ -35,6 +35,8 @@ export const DEFAULT_INDEX_PARAMETERS: VectorIndexParameters = { quantization: '
 const MAX_OVERSAMPLED = 16384;
 
 export interface PersistentVectorIndex extends ApproximateVectorIndex {
+  /** Takes the given keys' vectors out of the graph (an incremental build's removed passages). */
+  remove(keys: ArrayLike<number>): void;
   save(file: string): void;
 }
 
@@ -75,6 +77,18 @@ export async function viewVectorIndex(
   return wrap(native, dims, parameters.addThreads ?? 0);
 }
 
+/** An index saved by save(), read whole into memory so it can grow (an incremental build adds to it and saves it again). */
+export async function loadVectorIndex(
+  file: string,
+  dims: number,
+  parameters: VectorIndexParameters = DEFAULT_INDEX_PARAMETERS,
+): Promise<PersistentVectorIndex> {
+  const native = await nativeIndex(dims, parameters);
+  native.load(file);
+  if (native.dimensions() !== dims) throw new Error(`${file} holds ${native.dimensions()}-dimension vectors, the search ${dims}: rebuild`);
+  return wrap(native, dims, parameters.addThreads ?? 0);
+}
+
 function wrap(native: Index, dims: number, addThreads: number): PersistentVectorIndex {
   // Floats go in as they are: the index casts them to its quantisation (b1 keeps each component's sign).
   const nearest = (query: Float32Array, k: number): BigUint64Array => native.search(query, Math.min(k, native.size()), 1).keys;
@@ -83,12 +97,18 @@ function wrap(native: Index, dims: number, addThreads: number): PersistentVector
       return native.size();
     },
     dims,
-    add(vectors, firstKey) {
+    add(vectors, keys) {
       const rows = vectors.length / dims;
       if (!Number.isInteger(rows)) throw new Error(`${vectors.length} floats are not whole ${dims}-dimension rows`);
-      const keys = new BigUint64Array(rows);
-      for (let row = 0; row < rows; row++) keys[row] = BigInt(firstKey + row);
-      native.add(keys, vectors, addThreads);
+      if (typeof keys !== 'number' && keys.length !== rows) throw new Error(`${keys.length} keys for ${rows} vectors`);
+      if (rows === 0) return;
+      const native64 = new BigUint64Array(rows);
+      for (let row = 0; row < rows; row++) native64[row] = BigInt(typeof keys === 'number' ? keys + row : keys[row]!);
+      native.add(native64, vectors, addThreads);
+    },
+    remove(keys) {
+      if (keys.length === 0) return;
+      native.remove(BigUint64Array.from(Array.from(keys, BigInt)));
     },
     search(query, k, allowed) {
       if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);

@@ -28,7 +28,8 @@ import { attachLongitudinal } from './lib/longitudinal.ts';
 import { writeAudio, writeCalibration, writeConcepts, writePages, writeRecordTwins } from './lib/public-files.ts';
 import { calibrationSummary } from '../core/certify/calibration-summary.ts';
 import { buildSearch } from './lib/search-build.ts';
-import { approximateFromEnv, writeVectorIndex } from './lib/vector-index-build.ts';
+import { approximateFromEnv, readPreviousIndex, writeVectorIndex, type PreviousIndex } from './lib/vector-index-build.ts';
+import { approximatePathApplies } from '../core/search/chunk-scan.ts';
 import { DEFAULT_TUNING } from '../core/search/search-index.ts';
 
 export interface BuildOptions extends BuildPaths {
@@ -112,10 +113,23 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   await writePages(content, out);
 
   const search = await buildSearch(content, works, divergences, { ...options, embedder }, log);
-  writeJson(out.searchMeta, search.meta);
+  const approximateFrom = options.approximateFrom ?? DEFAULT_TUNING.approximateFrom;
   writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
-  await writeVectorIndex(out.searchVectorIndex, search.vectors, search.meta.embedder.dims, options.approximateFrom ?? DEFAULT_TUNING.approximateFrom, log);
+  const index = await writeVectorIndex(
+    out.searchVectorIndex,
+    search.vectors,
+    search.meta.embedder.dims,
+    approximateFrom,
+    log,
+    // Over a previous build with an index, grow it rather than build it again.
+    approximatePathApplies(search.meta.chunk_records.length, approximateFrom)
+      ? { previous: previousIndexOf(options.artifactsDir, log), embedderId: search.meta.embedder.id, identities: search.identities() }
+      : undefined,
+  );
+  if (index?.chunkKeys) search.meta.chunk_keys = Array.from(index.chunkKeys);
+  writeJson(out.searchMeta, search.meta);
   writeFile(out.searchFullText, encodeFullText(search.fullText));
+  writeFile(out.searchPassages, search.passages);
   // The calibration of relevance in effect: the content's own fit, else the engine's default;
   // served as is so a caller can read what match.relevance and the floors mean.
   const relevance = content.relevance ?? DEFAULT_RELEVANCE_MODEL;
@@ -158,6 +172,16 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
       `(${result.embedded} embedded, ${result.cachedEmbeddings} from cache) in ${result.milliseconds} ms`,
   );
   return result;
+}
+
+/** The index the artifacts already there hold, to grow; a previous build that cannot be read is built over. */
+function previousIndexOf(artifactsDir: string, log: (line: string) => void): PreviousIndex | undefined {
+  try {
+    return readPreviousIndex(artifactsDir);
+  } catch (error) {
+    log(`the previous build's vector index cannot be grown (${(error as Error).message}): building it again`);
+    return undefined;
+  }
 }
 
 function byId(a: { id: string }, b: { id: string }): number {

@@ -1,19 +1,23 @@
 /** BM25 (core/search/bm25.ts): the formula, the binary artifact format, filters. */
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openPassageFile } from '../api/passage-file.ts';
+import { encodePassages, passagesFromBytes } from '../core/search/passages.ts';
 import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, type FullTextQueryOptions } from '../core/search/bm25.ts';
 
 const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
 
+const CHUNKS = [
+  { record: 0, text: 'Models forget between conversations; memory is carried by the corpus.' },
+  { record: 0, text: 'A second passage about continuity and memory, memory again — naïve café.' },
+  { record: 1, text: 'Knead the dough, let it rise, bake it for forty minutes.' },
+  { record: 2, text: 'Where models disagree about alignment, the dissent is kept.' },
+];
+
 async function fixture() {
-  return buildBm25Data({
-    titles: ['Memory of models', 'Bread recipes', 'Alignment and dissent'],
-    chunks: [
-      { record: 0, text: 'Models forget between conversations; memory is carried by the corpus.' },
-      { record: 0, text: 'A second passage about continuity and memory, memory again.' },
-      { record: 1, text: 'Knead the dough, let it rise, bake it for forty minutes.' },
-      { record: 2, text: 'Where models disagree about alignment, the dissent is kept.' },
-    ],
-  });
+  return buildBm25Data({ titles: ['Memory of models', 'Bread recipes', 'Alignment and dissent'], chunks: CHUNKS });
 }
 
 describe('BM25', () => {
@@ -74,9 +78,18 @@ describe('BM25', () => {
     expect(index.scores(new Map([...terms, [dough, 0.5]]), OPTIONS)[1]).toBeGreaterThan(0);
   });
 
-  it("gives each passage's own terms and counts, for both the in-memory data and the file", async () => {
+  it("gives each passage's own terms and counts: from the postings (in memory, the file) and from the passages' text (in memory, read in place)", async () => {
     const data = await fixture();
-    for (const index of [await loadBm25Index(data), await loadBm25Index(decodeFullText(encodeFullText(data)))]) {
+    const passages = encodePassages(CHUNKS.map((chunk) => chunk.text));
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'polyphony-passages-')), 'passages.bin');
+    writeFileSync(file, passages);
+    const variants = [
+      await loadBm25Index(data),
+      await loadBm25Index(decodeFullText(encodeFullText(data))),
+      await loadBm25Index(decodeFullText(encodeFullText(data)), passagesFromBytes(passages)),
+      await loadBm25Index(decodeFullText(encodeFullText(data)), openPassageFile(file)),
+    ];
+    for (const index of variants) {
       data.text.lengths.forEach((length, chunk) => {
         const expected = new Map<string, number>();
         data.text.terms.forEach((term, i) => {
@@ -91,6 +104,23 @@ describe('BM25', () => {
       expect(second.terms.get([...index.queryTerms('memory', OPTIONS).keys()][0]!)).toBe(2); // "memory, memory again"
       expect([...second.terms.values()].reduce((sum, count) => sum + count, 0)).toBe(second.length);
     }
+  });
+
+  it('reads passages back byte for byte, and refuses a passages file that does not match', async () => {
+    const texts = [...CHUNKS.map((chunk) => chunk.text), '', 'ünïcode ✓ 𝄞'];
+    const bytes = encodePassages(texts);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'polyphony-passages-'));
+    writeFileSync(path.join(dir, 'passages.bin'), bytes);
+    for (const reader of [passagesFromBytes(bytes), openPassageFile(path.join(dir, 'passages.bin'))]) {
+      expect(reader.count).toBe(texts.length);
+      expect(texts.map((_, passage) => reader.text(passage))).toEqual(texts);
+      expect(() => reader.text(texts.length)).toThrow(RangeError);
+    }
+    writeFileSync(path.join(dir, 'short.bin'), bytes.subarray(0, bytes.length - 1));
+    expect(() => openPassageFile(path.join(dir, 'short.bin'))).toThrow(/rebuild/);
+    expect(() => passagesFromBytes(new TextEncoder().encode('not a passages file'))).toThrow(/rebuild/);
+    // One passage fewer than the index holds is another build's file.
+    await expect(loadBm25Index(await fixture(), passagesFromBytes(encodePassages(texts.slice(0, 3))))).rejects.toThrow(/rebuild/);
   });
 
   it('refuses a file of another format or a truncated one, naming the fix', async () => {

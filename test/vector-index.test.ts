@@ -3,19 +3,19 @@
  * the exact scan finds on text-structured vectors, filters hold, a saved index reopens the
  * same, and the search answers the same through the approximate path as through the exact one.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
 import { artifactPaths } from '../core/artifacts.ts';
 import { REPO_ROOT } from '../core/paths.ts';
-import { APPROXIMATE_FROM, approximatePathApplies } from '../core/search/chunk-scan.ts';
+import { APPROXIMATE_FROM, approximatePathApplies, createChunkScan, POPULATION_SAMPLE } from '../core/search/chunk-scan.ts';
 import { createVectorScanner } from '../core/search/vector-scan.ts';
 import { createHashedEmbedder, hashedVector } from '../devkit/hashed-embedder.ts';
 import { tempDir } from '../devkit/app.ts';
 import { createVectorIndex, viewVectorIndex } from '../providers/vector-index.ts';
 import { buildArtifacts } from '../scripts/build.ts';
-import { writeVectorIndex } from '../scripts/lib/vector-index-build.ts';
+import { planKeys, writeVectorIndex } from '../scripts/lib/vector-index-build.ts';
 
 const DIMS = 128;
 
@@ -124,6 +124,52 @@ describe('vector index adapter (USearch)', () => {
   });
 });
 
+describe('the approximate chunk scan (chunk-scan.ts)', () => {
+  const texts = sentences();
+  const vectors = matrix(texts);
+  // Two chunks a record, the second of a record far from the first in the list.
+  const half = Math.floor(texts.length / 2);
+  const chunkRecords = Uint32Array.from(texts.keys(), (chunk) => chunk % half);
+  const recordCount = half;
+
+  async function scans(shortlist: number) {
+    const index = await createVectorIndex(DIMS, { quantization: 'f32', connectivity: 16, expansionAdd: 256, expansionSearch: 512, addThreads: 1 });
+    index.add(vectors.subarray(0, chunkRecords.length * DIMS), 0);
+    const scanner = createVectorScanner(vectors.subarray(0, chunkRecords.length * DIMS), DIMS, { kernel: 'js' });
+    const common = { scanner, chunkRecords, recordCount, approximateFrom: 0, shortlist, wordRecords: 8 };
+    return { approximate: createChunkScan({ ...common, approximate: index }), exact: createChunkScan(common) };
+  }
+
+  it("estimates the mean and spread of every allowed record's cosine from its sample, as the exact scan has them", async () => {
+    const { approximate, exact } = await scans(32);
+    expect(approximate.approximate).toBe(true);
+    for (const question of texts.filter((_, index) => index % 97 === 0).slice(0, 8)) {
+      const query = hashedVector(`${question} again`, DIMS);
+      for (const mask of [new Uint8Array(recordCount).fill(1), new Uint8Array(recordCount).map((_, record) => (record % 2 === 0 ? 1 : 0))]) {
+        const found = approximate.scan(query, mask);
+        const all = exact.scan(query, mask);
+        expect(all.population).toBeUndefined(); // every allowed record has its cosine
+        const cosines = [...all.best].filter((_, record) => mask[record] === 1);
+        const mean = cosines.reduce((sum, value) => sum + value, 0) / cosines.length;
+        const deviation = Math.sqrt(cosines.reduce((sum, value) => sum + (value - mean) ** 2, 0) / cosines.length);
+        // The sample is every record here (fewer than POPULATION_SAMPLE): the estimate is the population itself.
+        expect(recordCount).toBeLessThan(POPULATION_SAMPLE);
+        expect(found.population!.mean).toBeCloseTo(mean, 5);
+        expect(found.population!.deviation).toBeCloseTo(deviation, 5);
+        // The shortlist's records carry their exact cosine; the others none.
+        let known = 0;
+        found.best.forEach((value, record) => {
+          if (value > -2) {
+            known++;
+            expect(value).toBeCloseTo(all.best[record]!, 5);
+          }
+        });
+        expect(known).toBeLessThan(cosines.length);
+      }
+    }
+  });
+});
+
 describe('approximate path threshold', () => {
   it('applies from the threshold on, never to an empty corpus', () => {
     expect(approximatePathApplies(APPROXIMATE_FROM - 1, APPROXIMATE_FROM)).toBe(false);
@@ -135,9 +181,9 @@ describe('approximate path threshold', () => {
   it('writes an index only at or above the threshold', async () => {
     const dir = tempDir('vector-index-build');
     const vectors = matrix(sentences().slice(0, 100));
-    expect(await writeVectorIndex(path.join(dir, 'below.usearch'), vectors, DIMS, 101, () => {})).toBe(false);
+    expect(await writeVectorIndex(path.join(dir, 'below.usearch'), vectors, DIMS, 101, () => {})).toBeUndefined();
     expect(existsSync(path.join(dir, 'below.usearch'))).toBe(false);
-    expect(await writeVectorIndex(path.join(dir, 'at.usearch'), vectors, DIMS, 100, () => {})).toBe(true);
+    expect(await writeVectorIndex(path.join(dir, 'at.usearch'), vectors, DIMS, 100, () => {})).toEqual({});
     expect(existsSync(path.join(dir, 'at.usearch'))).toBe(true);
   });
 });
@@ -216,5 +262,127 @@ describe('search through the approximate path', () => {
     for (const question of questions.slice(0, 3)) {
       expect(await approximate.search.similar(question, isAtlas, 5)).toEqual(await exact.search.similar(question, isAtlas, 5));
     }
+  });
+});
+
+describe('passages read in place', () => {
+  it("feeds back the same words from the passages file as from the postings' forward index: the same results", async () => {
+    const artifactsDir = tempDir('passages-artifacts');
+    const embedder = createHashedEmbedder();
+    await buildArtifacts({ contentDir: path.join(REPO_ROOT, 'content'), artifactsDir, cacheDir: tempDir('passages-cache'), embedder });
+    const file = artifactPaths(artifactsDir).searchPassages;
+    expect(existsSync(file)).toBe(true);
+    const inPlace = await loadCorpus(artifactsDir, embedder);
+    // Without the file (artifacts of an older build) the terms come from the forward index.
+    renameSync(file, `${file}.away`);
+    const forward = await loadCorpus(artifactsDir, embedder);
+    const questions = ['memory and forgetting across conversations', 'is honesty more important than kindness', 'the ethics of persuasion'];
+    for (const question of questions) {
+      const expected = await forward.search.search(question, { limit: 8 });
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await inPlace.search.search(question, { limit: 8 })).toEqual(expected);
+    }
+  }, 120_000);
+});
+
+describe('an index that grows with the corpus (incremental builds)', () => {
+  it('keeps the passages a build already had, adds the new, removes the changed: the same results as a new index', async () => {
+    const contentDir = tempDir('grow-content');
+    cpSync(path.join(REPO_ROOT, 'content'), contentDir, { recursive: true });
+    const artifactsDir = tempDir('grow-artifacts');
+    const cacheDir = tempDir('grow-cache');
+    const embedder = createHashedEmbedder();
+    const lines: string[] = [];
+    const build = () => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder, approximateFrom: 0, log: (line) => lines.push(line) });
+    await build();
+    expect(lines.some((line) => line.startsWith('indexed '))).toBe(true);
+    const before = JSON.parse(readFileSync(artifactPaths(artifactsDir).searchMeta, 'utf8')) as { chunk_records: number[]; chunk_keys?: number[] };
+    expect(before.chunk_keys).toBeUndefined(); // a new index numbers keys as chunks
+
+    // One work edited (its passages change), one added with an id that sorts among the others.
+    const edited = path.join(contentDir, 'works', 'PLY-10.md');
+    writeFileSync(edited, `${readFileSync(edited, 'utf8').trimEnd()}\n\nA closing paragraph about lighthouses, tides and the keepers who logged them.\n`);
+    const [, frontmatter] = readFileSync(path.join(contentDir, 'works', 'PLY-1.md'), 'utf8').split('---\n');
+    const added = frontmatter!.replace('id: PLY-1\n', 'id: PLY-5000\n').replace(/title: .*\n/, 'title: "Orchards, Grafting and Patience"\n');
+    writeFileSync(
+      path.join(contentDir, 'works', 'PLY-5000.md'),
+      `---\n${added}---\nGrafting joins a scion to a rootstock. The orchard keeps what the grafter chose, for decades.\n`,
+    );
+    lines.length = 0;
+    const rebuilt = await build();
+    const grew = lines.find((line) => line.startsWith('grew the approximate index'));
+    expect(grew).toMatch(/: [1-9]\d* added, [1-9]\d* removed/);
+    const meta = JSON.parse(readFileSync(artifactPaths(artifactsDir).searchMeta, 'utf8')) as { chunk_records: number[]; chunk_keys?: number[] };
+    expect(meta.chunk_records).toHaveLength(rebuilt.chunks);
+    expect(meta.chunk_keys).toHaveLength(rebuilt.chunks);
+    expect(new Set(meta.chunk_keys).size).toBe(rebuilt.chunks);
+
+    // Searched through the grown index with a shortlist of every passage (the keys mapped back
+    // to chunks, nothing left to the graph), and exactly through a new build of the same passages.
+    const everything = await loadCorpus(artifactsDir, embedder, { fusion: 'max', approximateFrom: 0, approximateShortlist: rebuilt.chunks });
+    const freshDir = tempDir('grow-fresh');
+    await buildArtifacts({ contentDir, artifactsDir: freshDir, cacheDir, embedder, approximateFrom: 0 });
+    const exact = await loadCorpus(freshDir, embedder, { fusion: 'max' });
+    expect(everything.search.approximate).toBe(true);
+    const research = { layers: ['research' as const] };
+    for (const question of ['grafting a scion onto rootstock in the orchard', 'lighthouse keepers and tides', 'memory and forgetting across conversations']) {
+      expect(await everything.search.search(question, { limit: 5 })).toEqual(await exact.search.search(question, { limit: 5 }));
+      expect(await everything.search.search(question, { limit: 5, filters: research })).toEqual(
+        await exact.search.search(question, { limit: 5, filters: research }),
+      );
+    }
+    // With a short shortlist the graph chooses, filtered through the keys too: the new and the
+    // edited passages are found by their own words, and a filter keeps to its records.
+    const grown = await loadCorpus(artifactsDir, embedder, { fusion: 'max', approximateFrom: 0, approximateShortlist: 16 });
+    const nearest = async (text: string, predicate: (record: { layer: string }) => boolean = () => true) =>
+      (await grown.search.similar(text, predicate, 1))[0]?.record.id;
+    expect(await nearest('Grafting joins a scion to a rootstock. The orchard keeps what the grafter chose, for decades.')).toBe('PLY-5000');
+    expect(await nearest('A closing paragraph about lighthouses, tides and the keepers who logged them.', (record) => record.layer === 'research')).toBe(
+      'PLY-10',
+    );
+    const atlas = await grown.search.similar('lighthouse keepers', (record) => record.layer === 'divergence', 5);
+    expect(atlas).toHaveLength(5);
+    expect(atlas.every((hit) => hit.record.layer === 'divergence')).toBe(true);
+  }, 180_000);
+
+  it('builds the index again when too much changed, or the embedder did', async () => {
+    const previous = { identities: ['a', 'b', 'c', 'd', 'e'], keys: Uint32Array.from([0, 1, 2, 3, 4]) };
+    const plan = planKeys(previous, ['b', 'x', 'a', 'e', 'e']);
+    expect(Array.from(plan.keys)).toEqual([1, 5, 0, 4, 6]);
+    expect(plan.added).toEqual([1, 4]);
+    expect(plan.removed.sort()).toEqual([2, 3]);
+    const dir = tempDir('grow-share');
+    const vectors = matrix(sentences().slice(0, 50));
+    const lines: string[] = [];
+    const file = path.join(dir, 'first.usearch');
+    await writeVectorIndex(file, vectors, DIMS, 0, () => {});
+    const identities = Array.from({ length: 50 }, (_, chunk) => `p${chunk}`);
+    const prior = { file, embedderId: 'e1', dims: DIMS, identities, keys: Uint32Array.from(identities.keys()) };
+    // Eleven of fifty passages new (22 %): built again.
+    const changed = identities.map((identity, chunk) => (chunk < 11 ? `new${chunk}` : identity));
+    expect(
+      await writeVectorIndex(path.join(dir, 'second.usearch'), vectors, DIMS, 0, (line) => lines.push(line), {
+        previous: prior,
+        embedderId: 'e1',
+        identities: changed,
+      }),
+    ).toEqual({});
+    expect(lines.at(-1)).toMatch(/^indexed 50 /);
+    // Another embedder: built again whatever changed.
+    expect(
+      await writeVectorIndex(path.join(dir, 'third.usearch'), vectors, DIMS, 0, (line) => lines.push(line), { previous: prior, embedderId: 'e2', identities }),
+    ).toEqual({});
+    // One new passage: grown, in place of the one it replaced.
+    const one = identities.map((identity, chunk) => (chunk === 7 ? 'seven again' : identity));
+    const grown = await writeVectorIndex(path.join(dir, 'fourth.usearch'), vectors, DIMS, 0, (line) => lines.push(line), {
+      previous: prior,
+      embedderId: 'e1',
+      identities: one,
+    });
+    expect(grown?.grown).toEqual({ added: 1, removed: 1 });
+    expect(Array.from(grown!.chunkKeys!)).toEqual(identities.map((_, chunk) => (chunk === 7 ? 50 : chunk)));
+    const reopened = await viewVectorIndex(path.join(dir, 'fourth.usearch'), DIMS);
+    expect(reopened.size).toBe(50);
+    expect(reopened.search(vectors.subarray(7 * DIMS, 8 * DIMS), 1)[0]).toBe(50);
   });
 });

@@ -8,8 +8,8 @@ export interface ApproximateVectorIndex {
   /** How many vectors it holds. */
   readonly size: number;
   readonly dims: number;
-  /** Adds rows of `dims` floats under the keys firstKey, firstKey + 1, … */
-  add(vectors: Float32Array, firstKey: number): void;
+  /** Adds rows of `dims` floats under the given keys, one a row, or under firstKey, firstKey + 1, … */
+  add(vectors: Float32Array, keys: number | ArrayLike<number>): void;
   /**
    * Up to `k` keys, nearest to `query` (by inner product) first. With `allowed`, only keys
    * whose entry is 1; fewer than `k` then means the allowed keys are too rare for the index

@@ -15,6 +15,7 @@
  */
 import { bm25Idf, createPrunedSearch, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { createTermTokenizer } from './tokenizer.ts';
+import type { PassageText } from './passages.ts';
 
 export type { LexicalTop } from './bm25-pruned.ts';
 
@@ -286,14 +287,21 @@ export function isFullTextData(value: unknown): value is FullTextData {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === FULL_TEXT_FORMAT;
 }
 
-/** A searchable index from the in-memory data (the build, experiments) or the packed file. */
-export async function loadBm25Index(source: FullTextData | PackedFullText): Promise<FullTextIndex> {
+/**
+ * A searchable index from the in-memory data (the build, experiments) or the packed file.
+ * `passages`, the indexed text read passage by passage (passages.ts), gives a passage's terms
+ * by tokenising it again; without it they come from a forward index of every passage, built
+ * on first use (memory of the size of the postings).
+ */
+export async function loadBm25Index(source: FullTextData | PackedFullText, passages?: PassageText): Promise<FullTextIndex> {
   const data = isFullTextData(source) ? packFullText(source) : source;
   const tokenize = await createTermTokenizer({ stemming: data.stemming, stopWords: data.stopWords });
   const text = loadField(data.text);
   const title = loadField(data.title);
   const chunkRecords = data.chunkRecords;
   const recordCount = title.lengths.length;
+  if (passages && passages.count !== chunkRecords.length)
+    throw new Error(`the passages file holds ${passages.count} passages, the full-text index ${chunkRecords.length}: rebuild`);
   // Built on the first feedback call: a server that never asks for it does not pay for it.
   let forward: ForwardIndex | undefined;
   const pruned = createPrunedSearch(text, title, chunkRecords);
@@ -351,6 +359,12 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     },
     queryTerms,
     passageTerms(chunk) {
+      if (passages) {
+        const tokens = tokenize(passages.text(chunk));
+        const terms = new Map<string, number>();
+        for (const token of tokens) terms.set(token, (terms.get(token) ?? 0) + 1);
+        return { terms, length: tokens.length };
+      }
       forward ??= forwardIndex(data.text);
       const terms = new Map<string, number>();
       for (let at = forward.offsets[chunk]!; at < forward.offsets[chunk + 1]!; at++) terms.set(data.text.terms[forward.terms[at]!]!, forward.counts[at]!);

@@ -25,7 +25,21 @@ export interface RecordCosines {
   best: Float32Array;
   /** The chunk that gave it, -1 where none. */
   bestChunk: Int32Array;
+  /**
+   * Where records are left without a cosine (the approximate shortlist): the mean and standard
+   * deviation of every allowed record's best cosine, estimated from a fixed sample of them
+   * scored exactly, so standard scores (search-index.ts) sit on the scale the exact scan gives.
+   */
+  population?: CosinePopulation;
 }
+
+export interface CosinePopulation {
+  mean: number;
+  deviation: number;
+}
+
+/** Allowed records scored exactly to estimate the population of cosines: the mean's error is about 3 % of a deviation. */
+export const POPULATION_SAMPLE = 1024;
 
 export interface ChunkScan {
   readonly approximate: boolean;
@@ -41,8 +55,49 @@ export interface ChunkScanInput {
   recordCount: number;
   approximate?: ApproximateVectorIndex | undefined;
   approximateFrom: number;
-  /** Chunks asked of the index, and records taken from the word ranking, per scan. */
+  /** Chunks asked of the index per scan. */
   shortlist: number;
+  /** Records taken from the word ranking per scan. */
+  wordRecords: number;
+  /**
+   * Each chunk's key in the approximate index, when not its number: an index grown by
+   * incremental builds keeps a passage's key while the passages around it are renumbered.
+   */
+  chunkKeys?: Uint32Array | undefined;
+}
+
+/** Chunk numbers and the index's keys, both ways (identity when the build numbered keys as chunks). */
+interface KeyMap {
+  toChunks(keys: Uint32Array): Uint32Array;
+  /** A mask over the index's keys from one over chunks. */
+  keyMask(chunkMask: Uint8Array): Uint8Array;
+}
+
+function keyMap(chunkKeys: Uint32Array | undefined): KeyMap {
+  if (!chunkKeys) return { toChunks: (keys) => keys, keyMask: (mask) => mask };
+  let keyCount = 0;
+  for (const key of chunkKeys) keyCount = Math.max(keyCount, key + 1);
+  const chunkOfKey = new Int32Array(keyCount).fill(-1);
+  chunkKeys.forEach((key, chunk) => {
+    if (chunkOfKey[key] !== -1) throw new Error(`two passages share the vector index key ${key}: rebuild`);
+    chunkOfKey[key] = chunk;
+  });
+  return {
+    toChunks(keys) {
+      const chunks = new Uint32Array(keys.length);
+      keys.forEach((key, at) => {
+        const chunk = key < keyCount ? chunkOfKey[key]! : -1;
+        if (chunk < 0) throw new Error(`the vector index holds a key (${key}) no passage has: rebuild`);
+        chunks[at] = chunk;
+      });
+      return chunks;
+    },
+    keyMask(chunkMask) {
+      const mask = new Uint8Array(keyCount);
+      chunkKeys.forEach((key, chunk) => (mask[key] = chunkMask[chunk]!));
+      return mask;
+    },
+  };
 }
 
 export function createChunkScan(input: ChunkScanInput): ChunkScan {
@@ -74,6 +129,9 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   if (approximate.size !== chunkCount) throw new Error(`the vector index holds ${approximate.size} chunks, the search ${chunkCount}: rebuild`);
   if (approximate.dims !== dims) throw new Error(`the vector index has ${approximate.dims} dimensions, the search ${dims}: rebuild`);
   const chunksOf = recordChunks(chunkRecords, recordCount);
+  if (input.chunkKeys && input.chunkKeys.length !== chunkCount)
+    throw new Error(`${input.chunkKeys.length} vector index keys for ${chunkCount} chunks: rebuild`);
+  const keys = keyMap(input.chunkKeys);
 
   /** Exact cosines of the given chunks, the best per allowed record kept. */
   function rescore(query: Float32Array, chunks: Iterable<number>, mask: Uint8Array, cosines = empty()): RecordCosines {
@@ -91,6 +149,33 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     return chunks;
   }
 
+  /**
+   * The allowed records' best cosines estimated from an even stride through them (the same
+   * records for every question under the same filters), those already scored read as they are.
+   */
+  function population(query: Float32Array, mask: Uint8Array, known: RecordCosines): CosinePopulation {
+    let allowed = 0;
+    for (let record = 0; record < recordCount; record++) allowed += mask[record]!;
+    const step = Math.max(1, Math.floor(allowed / POPULATION_SAMPLE));
+    let seen = 0;
+    let count = 0;
+    let sum = 0;
+    let squares = 0;
+    for (let record = 0; record < recordCount; record++) {
+      if (mask[record] === 0 || seen++ % step !== 0) continue;
+      let best = known.best[record]!;
+      if (best <= -2)
+        for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++)
+          best = Math.max(best, dotAt(vectors, chunksOf.chunks[at]! * dims, query, dims));
+      if (best <= -2) continue; // a record without passages has no cosine on either path
+      count++;
+      sum += best;
+      squares += best * best;
+    }
+    const mean = sum / (count || 1);
+    return { mean, deviation: Math.sqrt(Math.max(0, squares / (count || 1) - mean * mean)) };
+  }
+
   return {
     approximate: true,
     scan(query, mask, lexical) {
@@ -103,10 +188,12 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
         // Few enough allowed chunks to re-score them all: exact, and cheaper than asking the index.
         if (allowedChunks <= shortlist * 4) return rescore(query, allowedChunkList(chunkMask), mask);
       }
-      const near = approximate.search(query, shortlist, chunkMask);
+      const near = keys.toChunks(approximate.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
       if (near.length < Math.min(shortlist, allowedChunks)) return exact(query, mask);
       const cosines = rescore(query, near, mask);
-      return lexical ? rescore(query, allChunksOf(bestRecords(lexical, mask, shortlist)), mask, cosines) : cosines;
+      if (lexical) rescore(query, allChunksOf(bestRecords(lexical, mask, input.wordRecords)), mask, cosines);
+      cosines.population = population(query, mask, cosines);
+      return cosines;
     },
     scanPool(query, pool) {
       const records: number[] = [];

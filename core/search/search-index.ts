@@ -7,7 +7,7 @@ import type { Embedder } from '../ports/embedder.ts';
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
 import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
 import { createLexicalSide } from './lexical-side.ts';
-import { APPROXIMATE_FROM, createChunkScan } from './chunk-scan.ts';
+import { APPROXIMATE_FROM, createChunkScan, type CosinePopulation } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { nthLargest } from './select.ts';
 import { embeddingModel } from './embedding-model.ts';
@@ -67,8 +67,15 @@ export interface SearchTuning {
    * (when the artifacts hold one) and re-scores it exactly; below, it scans every chunk.
    */
   approximateFrom: number;
-  /** Chunks asked of the approximate index, and best records by words added to them, per scan. */
+  /**
+   * Chunks asked of the approximate index per scan. Deep enough for the feedback pool: the
+   * first ranking's best `feedbackPool` records are chosen by their cosines too, and with the
+   * cosines of fewer chunks the pool (and so the ranking) drifts from the exact scan's; ArguAna
+   * through this path equals the exact one at 4,000 and is 0.004 below at 256 (bench/README.md).
+   */
   approximateShortlist: number;
+  /** The best records by words whose chunks are re-scored too, per scan (their cosines are never guessed). */
+  approximateWordRecords: number;
   /** Records whose cosine similarity is below this are off-topic unless lexically strong. */
   similarityFloor: number;
   /** Below the floor, a record still passes with this much cosine and a strong word match. */
@@ -113,8 +120,9 @@ export const DEFAULT_TUNING: SearchTuning = {
   lexicalFeedbackTerms: 80,
   lexicalFeedbackWeight: 0.3,
   feedbackPool: 2000,
+  approximateWordRecords: 256,
   approximateFrom: APPROXIMATE_FROM,
-  approximateShortlist: 256,
+  approximateShortlist: 4000,
   similarityFloor: 0.3,
   assistedFloor: 0.22,
   lexicalFloor: 0.5,
@@ -220,6 +228,8 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     approximate: input.approximate,
     approximateFrom: tuning.approximateFrom,
     shortlist: tuning.approximateShortlist,
+    wordRecords: tuning.approximateWordRecords,
+    chunkKeys: meta.chunk_keys ? Uint32Array.from(meta.chunk_keys) : undefined,
   });
 
   /**
@@ -275,9 +285,9 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       const queryTerms = fullText.queryTerms(query, fullTextOptions);
       const lexicalStart = lexicalSide.start(query, mask);
       const queryVector = await embedding;
-      const { best: similarity, bestChunk } = chunkScan.scan(queryVector, mask, lexicalSide.provisional(lexicalStart));
+      const { best: similarity, bestChunk, population } = chunkScan.scan(queryVector, mask, lexicalSide.provisional(lexicalStart));
       const lexical = lexicalSide.finish(lexicalStart, query, similarity);
-      let fused = fuse(tuning, similarity, lexical, allowed);
+      let fused = fuse(tuning, similarity, lexical, allowed, population);
       if (tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0)) {
         fused = rankWithFeedback({ queryVector, queryTerms, similarity, lexical, bestChunk, fused, mask, allowed });
       }
@@ -372,7 +382,7 @@ function allowedList(mask: Uint8Array): Uint32Array {
 }
 
 /** Fused scores in [0, 1] for the allowed records (NaN elsewhere); `allowed` lists them. */
-function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array, allowed: Uint32Array): Float64Array {
+function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array, allowed: Uint32Array, population?: CosinePopulation): Float64Array {
   const fused = new Float64Array(cosine.length).fill(Number.NaN);
   const w = tuning.vectorWeight;
   if (tuning.fusion === 'rrf') {
@@ -402,7 +412,7 @@ function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array,
   }
   const maxLexical = maxOf(lexical);
   if (tuning.fusion === 'zscore') {
-    const v = cosineStandardScores(cosine, allowed);
+    const v = cosineStandardScores(cosine, allowed, population);
     const l = standardScores(lexical, allowed);
     for (const index of allowed) fused[index] = w * v[index]! + (1 - w) * l[index]!;
     return scaleToUnit(fused, allowed);
@@ -431,13 +441,28 @@ function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array,
 }
 
 /**
- * Standard scores of the cosine side over the records that have one: on the approximate path
- * (chunk-scan.ts) a record outside the shortlist has none (-2), and counting those would set
- * the mean and the spread by how many records the shortlist left out. Such a record scores as
- * the worst record that has one; on the exact path every allowed record has one.
+ * Standard scores of the cosine side over the records that have one. On the approximate path
+ * (chunk-scan.ts) a record outside the shortlist has none (-2): the mean and the spread are then
+ * the population's as the shortlist's sample estimates them (`population`), which is the scale
+ * the exact scan gives, and such a record is read as the population's mean cosine or the
+ * lowest cosine found, whichever is less (it is not among the nearest). Without an estimate,
+ * over the records that have one, and such a record as the worst of them. On the exact path
+ * every allowed record has one.
  */
-function cosineStandardScores(cosine: Float32Array, allowed: Uint32Array): Float64Array {
+function cosineStandardScores(cosine: Float32Array, allowed: Uint32Array, population?: CosinePopulation): Float64Array {
   const known = allowed.filter((index) => cosine[index]! > -2);
+  if (population && known.length < allowed.length) {
+    const { mean, deviation } = population;
+    let lowest = Infinity;
+    for (const index of known) lowest = Math.min(lowest, cosine[index]!);
+    const imputed = Math.min(mean, lowest);
+    const standard = new Float64Array(cosine.length).fill(Number.NaN);
+    for (const index of allowed) {
+      const value = cosine[index]! > -2 ? cosine[index]! : imputed;
+      standard[index] = deviation > 0 ? (value - mean) / deviation : 0;
+    }
+    return standard;
+  }
   const standard = standardScores(cosine, known);
   if (known.length === allowed.length) return standard;
   let worst = 0;

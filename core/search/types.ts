@@ -26,6 +26,8 @@ export interface SearchMeta {
   records: SearchRecord[];
   /** Record index of each chunk, in vector order. */
   chunk_records: number[];
+  /** Each chunk's key in the approximate index (vectors.usearch), when an incremental build grew it; absent, a chunk's key is its number. */
+  chunk_keys?: number[];
   built_at: string;
 }
 

@@ -11,6 +11,7 @@ import type { SearchTuning } from '../../core/search/search-index.ts';
 import { loadCorpus } from '../../api/load-artifacts.ts';
 import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../../providers/embedder.ts';
 import { buildArtifacts, type BuildResult } from '../build.ts';
+import { approximateFromEnv } from './vector-index-build.ts';
 import { artifactPaths } from '../../core/artifacts.ts';
 import { evaluateRankings, ndcgAt, parseQrels, parseQueries, readMaybeGzip, type MetricSummary, type Qrels } from './beir.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
@@ -128,7 +129,10 @@ export async function runBeirEval(options: BeirEvalOptions): Promise<BeirEvalRes
   let started = performance.now();
   if (options.rebuild || !existsSync(artifactPaths(options.artifactsDir).manifest)) {
     log(`building ${options.contentDir} into ${options.artifactsDir}`);
+    // SEARCH_APPROXIMATE_FROM=0 builds the approximate index too, to evaluate through it (--tuning '{"approximateFrom":0}').
+    const approximateFrom = approximateFromEnv(process.env);
     build = await buildArtifacts({
+      ...(approximateFrom === undefined ? {} : { approximateFrom }),
       contentDir: options.contentDir,
       artifactsDir: options.artifactsDir,
       cacheDir: options.cacheDir,

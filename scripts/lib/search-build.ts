@@ -2,6 +2,8 @@
 import { plainText } from '../../core/excerpt.ts';
 import type { DivergenceFull, WorkRecord } from '../../core/records.ts';
 import { buildFullTextIndex, type FullTextData } from '../../core/search/fulltext.ts';
+import { passageIdentity } from './vector-index-build.ts';
+import { encodePassages } from '../../core/search/passages.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';
 import type { LoadedContent } from '../../content-files/load-content.ts';
 import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../../providers/embedder.ts';
@@ -13,6 +15,10 @@ export interface SearchBuild {
   meta: SearchMeta;
   vectors: Float32Array;
   fullText: FullTextData;
+  /** The passages' text as indexed (passages.ts's file), in chunk order. */
+  passages: Uint8Array;
+  /** Each chunk's identity across builds (its record and text), for growing the vector index. */
+  identities(): string[];
   embedded: number;
   cached: number;
 }
@@ -86,6 +92,8 @@ export async function buildSearch(
     },
     vectors,
     fullText,
+    passages: encodePassages(chunks.map((chunk) => chunk.text)),
+    identities: () => chunks.map((chunk) => passageIdentity(records[chunk.record]!.id, chunk.text)),
     embedded: result.embedded,
     cached: result.cached,
   };

@@ -2,9 +2,60 @@
  * The approximate vector index of the search (docs/decisions/0018-vector-index.md), built
  * beside vectors.f32 when the passages reach the threshold; below it the server scans them
  * all and no index is written.
+ *
+ * A build over a previous one grows the previous index instead of building it again when few
+ * passages changed: a passage the previous build had (the same record, the same text, so the
+ * same vector from the embedding cache) keeps its key in the index, a new one is added under a
+ * new key, a gone one is removed; meta.json's `chunk_keys` then says which key each chunk has.
  */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { artifactPaths } from '../../core/artifacts.ts';
 import { approximatePathApplies } from '../../core/search/chunk-scan.ts';
-import { createVectorIndex } from '../../providers/vector-index.ts';
+import type { SearchMeta } from '../../core/search/types.ts';
+import { openPassageFile } from '../../api/passage-file.ts';
+import { createVectorIndex, loadVectorIndex } from '../../providers/vector-index.ts';
+
+/** Above this share of the passages added or removed, the index is built again: a graph patched that much is worse than a new one. */
+export const REBUILD_SHARE = 0.2;
+
+/** What the previous build's index holds: each of its chunks' identity and key. */
+export interface PreviousIndex {
+  file: string;
+  embedderId: string;
+  dims: number;
+  identities: string[];
+  keys: Uint32Array;
+}
+
+/** A passage's identity across builds: its record and its text (the vector follows from them and the embedder). */
+export function passageIdentity(recordId: string, text: string): string {
+  return createHash('sha256').update(recordId).update('\u0000').update(text).digest('base64');
+}
+
+/** The previous build's index in `artifactsDir`, when it has one and the passages it was built from. */
+export function readPreviousIndex(artifactsDir: string): PreviousIndex | undefined {
+  const paths = artifactPaths(artifactsDir);
+  if (![paths.searchMeta, paths.searchPassages, paths.searchVectorIndex].every((file) => existsSync(file))) return undefined;
+  const meta = JSON.parse(readFileSync(paths.searchMeta, 'utf8')) as SearchMeta;
+  const passages = openPassageFile(paths.searchPassages);
+  if (passages.count !== meta.chunk_records.length) return undefined;
+  const identities = meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk)));
+  return {
+    file: paths.searchVectorIndex,
+    embedderId: meta.embedder.id,
+    dims: meta.embedder.dims,
+    identities,
+    keys: meta.chunk_keys ? Uint32Array.from(meta.chunk_keys) : Uint32Array.from(identities.keys()),
+  };
+}
+
+export interface IndexWritten {
+  /** Each chunk's key, when not its own number (an index grown from a previous build's). */
+  chunkKeys?: Uint32Array;
+  /** Grown from the previous build's index: passages added and removed. */
+  grown?: { added: number; removed: number };
+}
 
 export async function writeVectorIndex(
   file: string,
@@ -12,15 +63,64 @@ export async function writeVectorIndex(
   dims: number,
   approximateFrom: number,
   log: (line: string) => void,
-): Promise<boolean> {
+  grow?: { previous: PreviousIndex | undefined; embedderId: string; identities: readonly string[] },
+): Promise<IndexWritten | undefined> {
   const chunks = vectors.length / dims;
-  if (!approximatePathApplies(chunks, approximateFrom)) return false;
+  if (!approximatePathApplies(chunks, approximateFrom)) return undefined;
   const started = Date.now();
+  const previous = grow?.previous;
+  if (grow && previous && previous.embedderId === grow.embedderId && previous.dims === dims) {
+    const plan = planKeys(previous, grow.identities);
+    if (plan.added.length + plan.removed.length <= REBUILD_SHARE * chunks) {
+      const index = await loadVectorIndex(previous.file, dims);
+      index.remove(plan.removed);
+      const rows = new Float32Array(plan.added.length * dims);
+      plan.added.forEach((chunk, row) => rows.set(vectors.subarray(chunk * dims, (chunk + 1) * dims), row * dims));
+      index.add(
+        rows,
+        Uint32Array.from(plan.added, (chunk) => plan.keys[chunk]!),
+      );
+      if (index.size !== chunks) throw new Error(`the grown vector index holds ${index.size} passages, the search ${chunks}`);
+      index.save(file);
+      log(
+        `grew the approximate index of ${previous.keys.length} passages: ${plan.added.length} added, ${plan.removed.length} removed, in ${Date.now() - started} ms`,
+      );
+      const identity = plan.keys.every((key, chunk) => key === chunk);
+      return { ...(identity ? {} : { chunkKeys: plan.keys }), grown: { added: plan.added.length, removed: plan.removed.length } };
+    }
+    log(`${plan.added.length} passages added and ${plan.removed.length} removed: more than ${REBUILD_SHARE * 100} % of the index, built again`);
+  }
   const index = await createVectorIndex(dims);
   index.add(vectors, 0);
   index.save(file);
   log(`indexed ${chunks} passage vectors for approximate search in ${Date.now() - started} ms`);
-  return true;
+  return {};
+}
+
+/** Keys for the new chunks: a previous passage's key where it is still there, new keys after the previous largest for the rest. */
+export function planKeys(
+  previous: Pick<PreviousIndex, 'identities' | 'keys'>,
+  identities: readonly string[],
+): { keys: Uint32Array; added: number[]; removed: number[] } {
+  const free = new Map<string, number[]>();
+  let next = 0;
+  previous.identities.forEach((identity, chunk) => {
+    const key = previous.keys[chunk]!;
+    next = Math.max(next, key + 1);
+    const list = free.get(identity);
+    if (list) list.push(key);
+    else free.set(identity, [key]);
+  });
+  const keys = new Uint32Array(identities.length);
+  const added: number[] = [];
+  identities.forEach((identity, chunk) => {
+    const key = free.get(identity)?.shift();
+    if (key === undefined) {
+      keys[chunk] = next++;
+      added.push(chunk);
+    } else keys[chunk] = key;
+  });
+  return { keys, added, removed: [...free.values()].flat() };
 }
 
 /** SEARCH_APPROXIMATE_FROM: the threshold of the build's environment, when set (benchmarks force 0). */
