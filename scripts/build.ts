@@ -28,7 +28,8 @@ import { attachLongitudinal } from './lib/longitudinal.ts';
 import { writeAudio, writeCalibration, writeConcepts, writePages, writeRecordTwins } from './lib/public-files.ts';
 import { calibrationSummary } from '../core/certify/calibration-summary.ts';
 import { buildSearch } from './lib/search-build.ts';
-import { approximateFromEnv, readPreviousIndex, writeVectorIndex, type PreviousIndex } from './lib/vector-index-build.ts';
+import { approximateFromEnv, writeVectorIndex } from './lib/vector-index-build.ts';
+import { readPreviousSearch } from './lib/previous-search.ts';
 import { approximatePathApplies } from '../core/search/chunk-scan.ts';
 import { DEFAULT_TUNING } from '../core/search/search-index.ts';
 
@@ -112,7 +113,9 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   writeJson(out.audio, audio);
   await writePages(content, out);
 
-  const search = await buildSearch(content, works, divergences, { ...options, embedder }, log);
+  // The previous build's search artifacts, still in place: passages it indexed are carried over.
+  const previous = readPreviousSearch(options.artifactsDir, log);
+  const search = await buildSearch(content, works, divergences, { ...options, embedder, previous }, log);
   const approximateFrom = options.approximateFrom ?? DEFAULT_TUNING.approximateFrom;
   writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
   const index = await writeVectorIndex(
@@ -123,7 +126,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     log,
     // Over a previous build with an index, grow it rather than build it again.
     approximatePathApplies(search.meta.chunk_records.length, approximateFrom)
-      ? { previous: previousIndexOf(options.artifactsDir, log), embedderId: search.meta.embedder.id, identities: search.identities() }
+      ? { previous: previous?.index, embedderId: search.meta.embedder.id, identities: search.identities }
       : undefined,
   );
   if (index?.chunkKeys) search.meta.chunk_keys = Array.from(index.chunkKeys);
@@ -172,16 +175,6 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
       `(${result.embedded} embedded, ${result.cachedEmbeddings} from cache) in ${result.milliseconds} ms`,
   );
   return result;
-}
-
-/** The index the artifacts already there hold, to grow; a previous build that cannot be read is built over. */
-function previousIndexOf(artifactsDir: string, log: (line: string) => void): PreviousIndex | undefined {
-  try {
-    return readPreviousIndex(artifactsDir);
-  } catch (error) {
-    log(`the previous build's vector index cannot be grown (${(error as Error).message}): building it again`);
-    return undefined;
-  }
 }
 
 function byId(a: { id: string }, b: { id: string }): number {

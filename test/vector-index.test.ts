@@ -324,6 +324,10 @@ describe('an index that grows with the corpus (incremental builds)', () => {
     await buildArtifacts({ contentDir, artifactsDir: freshDir, cacheDir, embedder, approximateFrom: 0 });
     const exact = await loadCorpus(freshDir, embedder, { fusion: 'max' });
     expect(everything.search.approximate).toBe(true);
+    // The full-text index carried the unchanged passages over: byte for byte the new build's.
+    expect(lines.some((line) => /^\d+ of them carried over from the previous build's full-text index, [1-9]\d* tokenised$/.test(line))).toBe(true);
+    expect(readFileSync(artifactPaths(artifactsDir).searchFullText).equals(readFileSync(artifactPaths(freshDir).searchFullText))).toBe(true);
+    expect(readFileSync(artifactPaths(artifactsDir).searchPassages).equals(readFileSync(artifactPaths(freshDir).searchPassages))).toBe(true);
     const research = { layers: ['research' as const] };
     for (const question of ['grafting a scion onto rootstock in the orchard', 'lighthouse keepers and tides', 'memory and forgetting across conversations']) {
       expect(await everything.search.search(question, { limit: 5 })).toEqual(await exact.search.search(question, { limit: 5 }));

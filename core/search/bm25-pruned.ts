@@ -82,7 +82,13 @@ interface FieldTerm {
 type FieldCache = Map<string, { norms: Float64Array; saturations: Map<string, number> }>;
 
 /** The query's terms present in the field, in query order, with bm25.ts's factor and a bound. */
-function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1, b }: PrunedParameters, cache: FieldCache): FieldTerm[] {
+function fieldTerms(
+  field: LoadedField,
+  terms: ReadonlyMap<string, number>,
+  { k1, b }: PrunedParameters,
+  cache: FieldCache,
+  withUpper = true,
+): FieldTerm[] {
   const n = field.lengths.length;
   const key = `${k1},${b}`;
   let cached = cache.get(key);
@@ -98,8 +104,9 @@ function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1
     const df = list.length / 2;
     const idf = bm25Idf(n, df);
     const factor = weight * idf * (k1 + 1);
+    // The bound reads every posting once a term; exact scores of given records need none.
     let saturation = saturations.get(term);
-    if (saturation === undefined) {
+    if (saturation === undefined && withUpper) {
       saturation = 0;
       for (let i = 0; i < list.length; i += 2) {
         const tf = list[i + 1]!;
@@ -107,7 +114,7 @@ function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1
       }
       saturations.set(term, saturation);
     }
-    out.push({ order: out.length, list, factor, upper: factor * saturation, norms });
+    out.push({ order: out.length, list, factor, upper: factor * (saturation ?? 1), norms });
   }
   return out;
 }
@@ -469,7 +476,7 @@ export function createPrunedSearch(text: LoadedField, title: LoadedField, chunkR
 
     scoresOf(terms, options, records) {
       recordChunks ??= chunksByRecord(chunkRecords, title.lengths.length);
-      const textTerms = fieldTerms(text, terms, options.text, textCache);
+      const textTerms = fieldTerms(text, terms, options.text, textCache, false);
       const sortedChunks = passagesOf(recordChunks, records);
       const chunkScores = exactScores(textTerms, sortedChunks);
       const best = new Map<number, number>();
@@ -477,7 +484,7 @@ export function createPrunedSearch(text: LoadedField, title: LoadedField, chunkR
         const record = chunkRecords[chunk]!;
         if (chunkScores[i]! > (best.get(record) ?? 0)) best.set(record, chunkScores[i]!);
       });
-      const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache) : [];
+      const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache, false) : [];
       return Float64Array.from({ length: records.length }, (_, i) => {
         const record = records[i]!;
         return recordValue(best.get(record) ?? 0, titleTerms.length > 0 ? titleScore(titleTerms, record) : undefined, options.titleBoost);

@@ -74,8 +74,12 @@ export interface FullTextIndex {
    * posting of the query's terms.
    */
   top(query: string, options: FullTextQueryOptions, k: number, allowed?: Uint8Array): LexicalTop;
-  /** `scores()` of the given records only, in their order (the filter is the caller's). */
-  scoresOf(query: string, options: FullTextQueryOptions, records: ArrayLike<number>): Float64Array;
+  /**
+   * `scores()` of the given records only, in their order (the filter is the caller's): each
+   * term's postings galloped through, not read whole, so a few thousand records cost little
+   * even for terms that most passages hold (the feedback's expanded query).
+   */
+  scoresOf(query: string | ReadonlyMap<string, number>, options: FullTextQueryOptions, records: ArrayLike<number>): Float64Array;
   /**
    * The most BM25 a query (its `queryTerms`) can score on a passage: each term at full saturation (idf ·
    * (k1 + 1), times its query weight), a term no passage holds counted at the idf of a term in
@@ -127,7 +131,7 @@ export async function buildBm25Data(input: FullTextBuildInput): Promise<FullText
 }
 
 /** A field in typed arrays: term i's postings are postings[offsets[i] .. offsets[i + 1]). */
-interface PackedField {
+export interface PackedField {
   lengths: Uint32Array;
   terms: string[];
   offsets: Uint32Array;
@@ -168,6 +172,7 @@ export function packFullText(data: FullTextData): PackedFullText {
  * the text field then the title field: lengths, offsets, postings. Loading makes views of
  * the file's bytes: no JSON arrays of numbers, no copies.
  */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 const MAGIC = Buffer.from('PBM25\0\0\u0001', 'latin1');
 export const FULL_TEXT_BINARY_FORMAT = 'polyphony-bm25-bin@1';
 
@@ -181,8 +186,8 @@ interface BinaryHeader {
   arrays: number[];
 }
 
-export function encodeFullText(data: FullTextData): Uint8Array {
-  const packed = packFullText(data);
+export function encodeFullText(data: FullTextData | PackedFullText): Uint8Array {
+  const packed = isFullTextData(data) ? packFullText(data) : data;
   const arrays = [
     packed.chunkRecords,
     packed.text.lengths,
@@ -208,7 +213,10 @@ export function encodeFullText(data: FullTextData): Uint8Array {
   json.copy(out, MAGIC.length + 4);
   let at = start;
   for (const array of arrays) {
-    for (let i = 0; i < array.length; i++, at += 4) out.writeUInt32LE(array[i]!, at);
+    // The file is little-endian: on a little-endian machine (all Node runs on, in practice) the bytes copy as they are.
+    if (LITTLE_ENDIAN) out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
+    else for (let i = 0; i < array.length; i++) out.writeUInt32LE(array[i]!, at + i * 4);
+    at += array.length * 4;
   }
   return out;
 }
@@ -259,14 +267,14 @@ function loadField(field: PackedField): LoadedField {
 }
 
 /** Per passage, the term ids (into the field's terms) and counts it holds: passage p's are [offsets[p], offsets[p + 1]). */
-interface ForwardIndex {
+export interface ForwardIndex {
   offsets: Uint32Array;
   terms: Uint32Array;
   counts: Uint32Array;
 }
 
 /** The postings turned around: what each passage holds, in two passes over them. */
-function forwardIndex(field: PackedField): ForwardIndex {
+export function forwardIndex(field: PackedField): ForwardIndex {
   const offsets = new Uint32Array(field.lengths.length + 1);
   for (let at = 0; at < field.postings.length; at += 2) offsets[field.postings[at]! + 1]!++;
   for (let doc = 0; doc < field.lengths.length; doc++) offsets[doc + 1]! += offsets[doc]!;
@@ -351,7 +359,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText, passa
   return {
     passages: chunkRecords.length,
     top: (query, options, k, allowed) => pruned.top(queryTerms(query, options), options, k, allowed),
-    scoresOf: (query, options, records) => pruned.scoresOf(queryTerms(query, options), options, records),
+    scoresOf: (query, options, records) => pruned.scoresOf(typeof query === 'string' ? queryTerms(query, options) : query, options, records),
     ceiling(terms, options) {
       let total = 0;
       for (const [term, weight] of terms) total += weight * bm25Idf(text.lengths.length, (text.postings.get(term)?.length ?? 0) / 2) * (options.text.k1 + 1);

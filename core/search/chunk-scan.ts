@@ -10,6 +10,7 @@
  *     the exact scan; a filter that leaves few chunks is scanned exactly at once.
  */
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
+import { nthLargest } from './select.ts';
 import { dotAt, type VectorScanner } from './vector-scan.ts';
 
 /** Below this many chunks the exact scan is the default (measured by bench/ann.ts; ADR 0018). */
@@ -229,10 +230,12 @@ function allowedChunkList(chunkMask: Uint8Array): number[] {
 
 /** The allowed records with the `count` highest positive word scores (ties at the last included; no order among them). */
 function bestRecords(lexical: Float64Array, mask: Uint8Array, count: number): number[] {
-  const scored: number[] = [];
-  for (let record = 0; record < lexical.length; record++) if (mask[record] === 1 && lexical[record]! > 0) scored.push(record);
-  if (scored.length <= count) return scored;
-  const values = Float64Array.from(scored, (record) => lexical[record]!).sort();
-  const threshold = values[values.length - count]!;
-  return scored.filter((record) => lexical[record]! >= threshold);
+  const values = new Float64Array(lexical.length);
+  let scored = 0;
+  for (let record = 0; record < lexical.length; record++) if (mask[record] === 1 && lexical[record]! > 0) values[scored++] = lexical[record]!;
+  if (scored === 0 || count <= 0) return [];
+  const threshold = scored <= count ? 0 : nthLargest(values.subarray(0, scored), count);
+  const best: number[] = [];
+  for (let record = 0; record < lexical.length; record++) if (mask[record] === 1 && lexical[record]! > 0 && lexical[record]! >= threshold) best.push(record);
+  return best;
 }

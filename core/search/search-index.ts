@@ -189,8 +189,10 @@ function checkInputs(input: SearchIndexInput, chunks: number): void {
 
 /** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
 function poolMask(scores: Float64Array, size: number): Uint8Array {
-  const values = scores.filter((score) => !Number.isNaN(score));
-  const threshold = nthLargest(values, Math.min(size, values.length));
+  let count = 0;
+  const values = new Float64Array(scores.length);
+  for (const score of scores) if (!Number.isNaN(score)) values[count++] = score;
+  const threshold = nthLargest(values.subarray(0, count), Math.min(size, count));
   const pool = new Uint8Array(scores.length);
   for (let index = 0; index < scores.length; index++) if (scores[index]! >= threshold) pool[index] = 1;
   return pool;
@@ -250,11 +252,24 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         : first.similarity;
     const lexical =
       tuning.lexicalFeedbackTerms > 0 && tuning.lexicalFeedbackWeight > 0
-        ? fullText.scores(feedbackQuery(fullText, chunks, first.queryTerms, tuning.lexicalFeedbackTerms, tuning.lexicalFeedbackWeight), fullTextOptions, pool)
+        ? poolScores(feedbackQuery(fullText, chunks, first.queryTerms, tuning.lexicalFeedbackTerms, tuning.lexicalFeedbackWeight), pool, pool === mask)
         : first.lexical;
     const rescored = fuse(tuning, similarity, lexical, pool === mask ? allowed : allowedList(pool));
     if (pool !== mask) for (const index of allowed) if (pool[index] === 0) rescored[index] = fused[index]! - 2; // stays below every pooled record
     return rescored;
+  }
+
+  /**
+   * BM25 of the expanded query over the pool: every posting of its terms where the pool is every
+   * allowed record, else the pool's records alone (galloping through the postings: the expanded
+   * query's many frequent words would otherwise read most of the index). The same scores.
+   */
+  function poolScores(terms: ReadonlyMap<string, number>, pool: Uint8Array, whole: boolean): Float64Array {
+    if (whole) return fullText.scores(terms, fullTextOptions, pool);
+    const members = allowedList(pool);
+    const scores = new Float64Array(records.length);
+    fullText.scoresOf(terms, fullTextOptions, members).forEach((score, at) => (scores[members[at]!] = score));
+    return scores;
   }
 
   async function embedQuery(query: string): Promise<Float32Array> {

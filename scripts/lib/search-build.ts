@@ -1,8 +1,10 @@
 /** The build's search artifacts: one search record per work and Atlas record, their passages, embeddings (cached) and the full-text index. */
 import { plainText } from '../../core/excerpt.ts';
 import type { DivergenceFull, WorkRecord } from '../../core/records.ts';
-import { buildFullTextIndex, type FullTextData } from '../../core/search/fulltext.ts';
-import { passageIdentity } from './vector-index-build.ts';
+import { byIdentity, passageIdentity, type PreviousSearch } from './previous-search.ts';
+import { buildPackedFullText, carryOver } from '../../core/search/bm25-build.ts';
+import type { PackedFullText } from '../../core/search/bm25.ts';
+import { createTermTokenizer } from '../../core/search/tokenizer.ts';
 import { encodePassages } from '../../core/search/passages.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';
 import type { LoadedContent } from '../../content-files/load-content.ts';
@@ -14,11 +16,11 @@ import { createEmbeddingCache } from './embedding-cache.ts';
 export interface SearchBuild {
   meta: SearchMeta;
   vectors: Float32Array;
-  fullText: FullTextData;
+  fullText: PackedFullText;
   /** The passages' text as indexed (passages.ts's file), in chunk order. */
   passages: Uint8Array;
   /** Each chunk's identity across builds (its record and text), for growing the vector index. */
-  identities(): string[];
+  identities: string[];
   embedded: number;
   cached: number;
 }
@@ -27,7 +29,7 @@ export async function buildSearch(
   content: LoadedContent,
   works: readonly WorkRecord[],
   divergences: readonly DivergenceFull[],
-  options: { cacheDir: string; embedder?: Embedder; now?: () => Date },
+  options: { cacheDir: string; embedder?: Embedder; now?: () => Date; previous?: PreviousSearch | undefined },
   log: (line: string) => void,
 ): Promise<SearchBuild> {
   const bodies = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, entry.body]));
@@ -82,7 +84,9 @@ export async function buildSearch(
   const vectors = new Float32Array(chunks.length * embedder.dims);
   result.vectors.forEach((vector, index) => vectors.set(vector, index * embedder.dims));
   log(`indexing ${chunks.length} passages for full-text search`);
-  const fullText = await buildFullTextIndex(records, chunks);
+  const identities = chunks.map((chunk) => passageIdentity(records[chunk.record]!.id, chunk.text));
+  const { fullText, carried } = await indexFullText(records, chunks, identities, options.previous);
+  if (carried > 0) log(`${carried} of them carried over from the previous build's full-text index, ${chunks.length - carried} tokenised`);
   return {
     meta: {
       embedder: { id: embedder.id, dims: embedder.dims },
@@ -93,8 +97,37 @@ export async function buildSearch(
     vectors,
     fullText,
     passages: encodePassages(chunks.map((chunk) => chunk.text)),
-    identities: () => chunks.map((chunk) => passageIdentity(records[chunk.record]!.id, chunk.text)),
+    identities,
     embedded: result.embedded,
     cached: result.cached,
   };
+}
+
+/** The full-text index, a passage at a time: carried over from the previous build's index where it had the passage, else tokenised. */
+async function indexFullText(
+  records: readonly SearchRecord[],
+  chunks: readonly SearchChunk[],
+  identities: readonly string[],
+  previous: PreviousSearch | undefined,
+): Promise<{ fullText: PackedFullText; carried: number }> {
+  const flags = { stemming: true, stopWords: true };
+  const tokenize = await createTermTokenizer(flags);
+  const old = previous?.fullText();
+  const carry = old && old.stemming === flags.stemming && old.stopWords === flags.stopWords ? carryOver(old) : undefined;
+  const free = carry ? byIdentity(previous!.identities) : new Map<string, number[]>();
+  let carried = 0;
+  const fullText = buildPackedFullText({
+    titles: records.map((record) => record.title),
+    chunkRecords: Uint32Array.from(chunks, (chunk) => chunk.record),
+    passage(chunk, text) {
+      const from = free.get(identities[chunk]!)?.shift();
+      if (carry && from !== undefined) {
+        carried++;
+        carry(from, text);
+      } else text.addTokens(tokenize(chunks[chunk]!.text));
+    },
+    tokenize,
+    ...flags,
+  });
+  return { fullText, carried };
 }

@@ -8,46 +8,19 @@
  * same vector from the embedding cache) keeps its key in the index, a new one is added under a
  * new key, a gone one is removed; meta.json's `chunk_keys` then says which key each chunk has.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { artifactPaths } from '../../core/artifacts.ts';
 import { approximatePathApplies } from '../../core/search/chunk-scan.ts';
-import type { SearchMeta } from '../../core/search/types.ts';
-import { openPassageFile } from '../../api/passage-file.ts';
 import { createVectorIndex, loadVectorIndex } from '../../providers/vector-index.ts';
 
 /** Above this share of the passages added or removed, the index is built again: a graph patched that much is worse than a new one. */
 export const REBUILD_SHARE = 0.2;
 
-/** What the previous build's index holds: each of its chunks' identity and key. */
+/** What the previous build's index holds: each of its chunks' identity (previous-search.ts) and key. */
 export interface PreviousIndex {
   file: string;
   embedderId: string;
   dims: number;
-  identities: string[];
+  identities: readonly string[];
   keys: Uint32Array;
-}
-
-/** A passage's identity across builds: its record and its text (the vector follows from them and the embedder). */
-export function passageIdentity(recordId: string, text: string): string {
-  return createHash('sha256').update(recordId).update('\u0000').update(text).digest('base64');
-}
-
-/** The previous build's index in `artifactsDir`, when it has one and the passages it was built from. */
-export function readPreviousIndex(artifactsDir: string): PreviousIndex | undefined {
-  const paths = artifactPaths(artifactsDir);
-  if (![paths.searchMeta, paths.searchPassages, paths.searchVectorIndex].every((file) => existsSync(file))) return undefined;
-  const meta = JSON.parse(readFileSync(paths.searchMeta, 'utf8')) as SearchMeta;
-  const passages = openPassageFile(paths.searchPassages);
-  if (passages.count !== meta.chunk_records.length) return undefined;
-  const identities = meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk)));
-  return {
-    file: paths.searchVectorIndex,
-    embedderId: meta.embedder.id,
-    dims: meta.embedder.dims,
-    identities,
-    keys: meta.chunk_keys ? Uint32Array.from(meta.chunk_keys) : Uint32Array.from(identities.keys()),
-  };
 }
 
 export interface IndexWritten {

@@ -1,0 +1,143 @@
+/**
+ * The full-text index (bm25.ts) built document by document into typed arrays, for corpora too
+ * large for `buildBm25Data`'s per-term lists of numbers: a million passages hold about a
+ * hundred million postings, which as JavaScript arrays outgrow the heap. Postings are kept as
+ * (term, document, count) rows as documents arrive, then sorted by term once, stably, so each
+ * term's documents stay in ascending order. The result is the same `PackedFullText` as
+ * `packFullText(buildBm25Data(…))` for the same input, byte for byte once encoded.
+ *
+ * A passage a previous build already indexed (the same record and text) can be carried over
+ * from that build's index instead of being tokenised again (`carryOver`): an incremental build
+ * then tokenises only the new passages.
+ */
+import { forwardIndex, type ForwardIndex, type PackedField, type PackedFullText } from './bm25.ts';
+
+/** A Uint32Array that grows as values are pushed. */
+class GrowingUint32 {
+  values = new Uint32Array(1024);
+  length = 0;
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Uint32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = value;
+  }
+}
+
+/** One field's postings, a document at a time (documents numbered in the order they are added). */
+export class FieldBuilder {
+  private readonly ids = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private readonly lengths = new GrowingUint32();
+  private readonly rowTerms = new GrowingUint32();
+  private readonly rowDocs = new GrowingUint32();
+  private readonly rowCounts = new GrowingUint32();
+  private readonly counts = new Map<number, number>();
+
+  /** The builder's id of a term, given one if new. */
+  termId(term: string): number {
+    let id = this.ids.get(term);
+    if (id === undefined) {
+      id = this.terms.push(term) - 1;
+      this.ids.set(term, id);
+    }
+    return id;
+  }
+
+  /** The next document, from its tokens (repeats counted). */
+  addTokens(tokens: readonly string[]): void {
+    this.counts.clear();
+    for (const token of tokens) {
+      const id = this.termId(token);
+      this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
+    }
+    const doc = this.lengths.length;
+    this.lengths.push(tokens.length);
+    for (const [id, count] of this.counts) this.row(id, doc, count);
+  }
+
+  /** The next document, from term ids of this builder and their counts (a carried-over passage). */
+  addCounted(ids: ArrayLike<number>, counts: ArrayLike<number>, length: number): void {
+    const doc = this.lengths.length;
+    this.lengths.push(length);
+    for (let at = 0; at < ids.length; at++) this.row(ids[at]!, doc, counts[at]!);
+  }
+
+  private row(id: number, doc: number, count: number): void {
+    this.rowTerms.push(id);
+    this.rowDocs.push(doc);
+    this.rowCounts.push(count);
+  }
+
+  finish(): PackedField {
+    const rows = this.rowTerms.length;
+    const perTerm = new Uint32Array(this.terms.length);
+    for (let row = 0; row < rows; row++) perTerm[this.rowTerms.values[row]!]!++;
+    // Terms some document holds, in sorted order (as buildBm25Data has them); a term carried
+    // over from a previous index whose passages are all gone is left out.
+    const order = this.terms
+      .map((_, id) => id)
+      .filter((id) => perTerm[id]! > 0)
+      .sort((a, b) => (this.terms[a]! < this.terms[b]! ? -1 : this.terms[a]! > this.terms[b]! ? 1 : 0));
+    const offsets = new Uint32Array(order.length + 1);
+    const next = new Uint32Array(this.terms.length);
+    order.forEach((id, position) => {
+      offsets[position + 1] = offsets[position]! + perTerm[id]! * 2;
+      next[id] = offsets[position]!;
+    });
+    // Rows arrive in document order: placing them in that order keeps each term's documents ascending.
+    const postings = new Uint32Array(rows * 2);
+    for (let row = 0; row < rows; row++) {
+      const id = this.rowTerms.values[row]!;
+      const at = next[id]!;
+      next[id] = at + 2;
+      postings[at] = this.rowDocs.values[row]!;
+      postings[at + 1] = this.rowCounts.values[row]!;
+    }
+    return { lengths: this.lengths.values.slice(0, this.lengths.length), terms: order.map((id) => this.terms[id]!), offsets, postings };
+  }
+}
+
+export interface PackedBuildInput {
+  /** Record titles, by record index. */
+  titles: readonly string[];
+  /** Record index of each passage. */
+  chunkRecords: Uint32Array;
+  /** Adds passage `chunk` to the text field: its tokens, or its terms carried over from a previous index. */
+  passage(chunk: number, text: FieldBuilder): void;
+  tokenize: (text: string) => string[];
+  stemming: boolean;
+  stopWords: boolean;
+}
+
+export function buildPackedFullText(input: PackedBuildInput): PackedFullText {
+  const text = new FieldBuilder();
+  for (let chunk = 0; chunk < input.chunkRecords.length; chunk++) input.passage(chunk, text);
+  const title = new FieldBuilder();
+  for (const value of input.titles) title.addTokens(input.tokenize(value));
+  return { stemming: input.stemming, stopWords: input.stopWords, chunkRecords: input.chunkRecords, text: text.finish(), title: title.finish() };
+}
+
+/** Passages of a previous index, added to a new text field without tokenising them again. */
+export function carryOver(previous: PackedFullText): (previousChunk: number, text: FieldBuilder) => void {
+  let forward: ForwardIndex | undefined;
+  let ids: Uint32Array | undefined;
+  let bound: FieldBuilder | undefined;
+  return (previousChunk, text) => {
+    forward ??= forwardIndex(previous.text);
+    if (bound !== text) {
+      bound = text;
+      ids = Uint32Array.from(previous.text.terms, (term) => text.termId(term));
+    }
+    const start = forward.offsets[previousChunk]!;
+    const end = forward.offsets[previousChunk + 1]!;
+    const terms = forward.terms.subarray(start, end);
+    text.addCounted(
+      terms.map((term) => ids![term]!),
+      forward.counts.subarray(start, end),
+      previous.text.lengths[previousChunk]!,
+    );
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The full-text index built document by document (core/search/bm25-build.ts) is the one
+ * buildBm25Data builds, byte for byte once encoded; and one carried over from a previous
+ * index, with passages removed and added, is the one a new build of the same passages gives.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildBm25Data, decodeFullText, encodeFullText } from '../core/search/bm25.ts';
+import { buildPackedFullText, carryOver, type FieldBuilder } from '../core/search/bm25-build.ts';
+import { createTermTokenizer } from '../core/search/tokenizer.ts';
+
+const WORDS = ['memory', 'models', 'dissent', 'bread', 'tides', 'the', 'keepers', 'graft', 'orchard', 'naïve', 'café', 'alignment', 'forgets', 'forgetting'];
+
+const passage = fc.array(fc.constantFrom(...WORDS), { minLength: 0, maxLength: 12 }).map((words) => words.join(' '));
+const corpus = fc.array(fc.record({ record: fc.nat(4), text: passage }), { minLength: 1, maxLength: 30 });
+
+async function packed(
+  chunks: readonly { record: number; text: string }[],
+  titles: readonly string[],
+  previous?: { chunks: readonly { record: number; text: string }[]; bytes: Uint8Array },
+) {
+  const tokenize = await createTermTokenizer();
+  const old = previous && decodeFullText(previous.bytes);
+  const carry = old && carryOver(old);
+  // A passage the previous build had (same record and text) is carried over, each old one once.
+  const free = new Map<string, number[]>();
+  previous?.chunks.forEach((chunk, at) => free.set(`${chunk.record}|${chunk.text}`, [...(free.get(`${chunk.record}|${chunk.text}`) ?? []), at]));
+  let carried = 0;
+  const bytes = encodeFullText(
+    buildPackedFullText({
+      titles,
+      chunkRecords: Uint32Array.from(chunks, (chunk) => chunk.record),
+      passage(chunk, text: FieldBuilder) {
+        const from = free.get(`${chunks[chunk]!.record}|${chunks[chunk]!.text}`)?.shift();
+        if (carry && from !== undefined) {
+          carried++;
+          carry(from, text);
+        } else text.addTokens(tokenize(chunks[chunk]!.text));
+      },
+      tokenize,
+      stemming: true,
+      stopWords: true,
+    }),
+  );
+  return { bytes, carried };
+}
+
+describe('full-text index built document by document', () => {
+  const titles = ['Memory of models', 'Bread', 'Tides and keepers', 'Orchards', ''];
+
+  it('encodes to the same bytes as buildBm25Data', async () => {
+    await fc.assert(
+      fc.asyncProperty(corpus, async (chunks) => {
+        const expected = encodeFullText(await buildBm25Data({ titles, chunks }));
+        expect(Buffer.from((await packed(chunks, titles)).bytes).equals(Buffer.from(expected))).toBe(true);
+      }),
+      { numRuns: 60, seed: 30 },
+    );
+  });
+
+  it('carries passages over from a previous index: the same bytes as a new build, the kept passages not tokenised again', async () => {
+    await fc.assert(
+      fc.asyncProperty(corpus, corpus, fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), async (before, added, keep) => {
+        const previous = { chunks: before, bytes: encodeFullText(await buildBm25Data({ titles, chunks: before })) };
+        // Some passages of the previous build kept, in their order, new ones between them.
+        const after = before.filter((_, at) => keep[at]).flatMap((chunk, at) => (at % 2 === 0 ? [chunk, ...added.slice(at, at + 2)] : [chunk]));
+        if (after.length === 0) return;
+        const expected = encodeFullText(await buildBm25Data({ titles, chunks: after }));
+        const grown = await packed(after, titles, previous);
+        expect(Buffer.from(grown.bytes).equals(Buffer.from(expected))).toBe(true);
+        expect(grown.carried).toBeGreaterThanOrEqual(before.filter((_, at) => keep[at]).length);
+      }),
+      { numRuns: 60, seed: 31 },
+    );
+  });
+});
