@@ -33,6 +33,8 @@ export function artifactPaths(artifactsDir: string) {
     searchPassages: path.join(data, 'search', 'passages.bin'),
     searchRelevance: path.join(data, 'search', 'relevance.json'),
     buildInfo: path.join(data, 'build.json'),
+    /** Each work's record twin key (scripts/lib/twin-reuse.ts), so the next build links the twins that did not change. */
+    recordTwins: path.join(data, 'record-twins.json'),
   };
 }
 export type ArtifactPaths = ReturnType<typeof artifactPaths>;

@@ -82,13 +82,7 @@ interface FieldTerm {
 type FieldCache = Map<string, { norms: Float64Array; saturations: Map<string, number> }>;
 
 /** The query's terms present in the field, in query order, with bm25.ts's factor and a bound. */
-function fieldTerms(
-  field: LoadedField,
-  terms: ReadonlyMap<string, number>,
-  { k1, b }: PrunedParameters,
-  cache: FieldCache,
-  withUpper = true,
-): FieldTerm[] {
+function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1, b }: PrunedParameters, cache: FieldCache, withUpper = true): FieldTerm[] {
   const n = field.lengths.length;
   const key = `${k1},${b}`;
   let cached = cache.get(key);

@@ -11,16 +11,26 @@ import { writeFile, writeJson } from '../../content-files/write.ts';
 import { CALIBRATION_FILE } from '../../schemas/certification.ts';
 import { publishEvidence } from './certify/published-evidence.ts';
 import { renderMarkdown } from './render.ts';
+import { reuseTwins, twinKey, type TwinReuse } from './twin-reuse.ts';
 
 export async function writeRecordTwins(
   content: LoadedContent,
   works: readonly WorkRecord[],
   divergences: readonly DivergenceFull[],
   publicDir: string,
-): Promise<void> {
+  reuse?: TwinReuse,
+): Promise<{ keys: Map<string, string>; reused: number }> {
   const bodies = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, entry]));
+  const keys = new Map<string, string>();
+  let reused = 0;
   for (const work of works) {
     const entry = bodies.get(work.id)!;
+    const key = twinKey(work, entry.raw);
+    keys.set(work.id, key);
+    if (reuseTwins(reuse, work.id, key, publicDir)) {
+      reused++;
+      continue;
+    }
     writeFile(path.join(publicDir, 'records', `${work.id}.md`), entry.raw);
     writeJson(path.join(publicDir, 'records', `${work.id}.json`), {
       ...work,
@@ -46,6 +56,7 @@ export async function writeRecordTwins(
     divergences: divergences.map(toSummary),
     note: 'Each record is also at /records/<id>.json and, as its source markdown, /records/<id>.md. Counts: /api/manifest.',
   });
+  return { keys, reused };
 }
 
 /**

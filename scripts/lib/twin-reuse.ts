@@ -1,0 +1,63 @@
+/**
+ * Record twins a build can take from the previous one. A work's twins (/records/<id>.md, its
+ * source bytes, and /records/<id>.json, its record with the rendered HTML) follow from its file,
+ * its derived record and the renderer; their key hashes the three. A build writes each work's key
+ * to data/record-twins.json, and the next build hard-links (or copies, across file systems) the
+ * twins whose key is unchanged instead of rendering and writing them again: at 250,000 works
+ * that is most of the data build's time (bench/README.md, issue 30).
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { WorkRecord } from '../../core/records.ts';
+import { RENDER_VERSION } from './render.ts';
+
+export const TWIN_KEYS_FORMAT = 'polyphony-record-twins@1';
+
+export interface TwinReuse {
+  /** The previous build's public folder (its records/ holds the twins). */
+  previousPublic: string;
+  /** Each work's twin key in the previous build. */
+  keys: ReadonlyMap<string, string>;
+}
+
+export function twinKey(work: WorkRecord, raw: string): string {
+  return createHash('sha256').update(RENDER_VERSION).update('\u0000').update(JSON.stringify(work)).update('\u0000').update(raw).digest('base64');
+}
+
+/** The keys a previous build wrote (none when there was no build, or it predates them). */
+export function readTwinKeys(file: string): Map<string, string> {
+  if (!existsSync(file)) return new Map();
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { format?: unknown; keys?: Record<string, string> };
+    return parsed.format === TWIN_KEYS_FORMAT && parsed.keys ? new Map(Object.entries(parsed.keys)) : new Map();
+  } catch {
+    return new Map();
+  }
+}
+
+export function twinKeysFile(keys: ReadonlyMap<string, string>): { format: string; keys: Record<string, string> } {
+  return { format: TWIN_KEYS_FORMAT, keys: Object.fromEntries(keys) };
+}
+
+/**
+ * Takes the previous build's twins of `id` into `publicDir` when its key is the same: true when
+ * both files were taken, false when they must be written.
+ */
+export function reuseTwins(reuse: TwinReuse | undefined, id: string, key: string, publicDir: string): boolean {
+  if (!reuse || reuse.keys.get(id) !== key) return false;
+  const names = [`${id}.md`, `${id}.json`];
+  const from = names.map((name) => path.join(reuse.previousPublic, 'records', name));
+  if (!from.every((file) => existsSync(file))) return false;
+  mkdirSync(path.join(publicDir, 'records'), { recursive: true });
+  names.forEach((name, at) => linkOrCopy(from[at]!, path.join(publicDir, 'records', name)));
+  return true;
+}
+
+function linkOrCopy(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch {
+    copyFileSync(from, to);
+  }
+}
