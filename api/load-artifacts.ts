@@ -42,7 +42,10 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const meta = readJson<SearchMeta>(paths.searchMeta);
   const vectors = fileVectorSource(paths.searchVectors);
   // Artifacts built before the passages file keep their passages' terms in a forward index instead.
-  const fullText = await loadFullTextIndex(readFileSync(paths.searchFullText), existsSync(paths.searchPassages) ? openPassageFile(paths.searchPassages) : undefined);
+  const fullText = await loadFullTextIndex(
+    readFileSync(paths.searchFullText),
+    existsSync(paths.searchPassages) ? openPassageFile(paths.searchPassages) : undefined,
+  );
   // Artifacts built before calibrated relevance carry none: the engine's default applies.
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);

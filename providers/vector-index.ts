@@ -66,25 +66,19 @@ export async function createVectorIndex(dims: number, parameters: VectorIndexPar
 }
 
 /** An index saved by save(), memory-mapped rather than read: the pages load as searches touch them. */
-export async function viewVectorIndex(
-  file: string,
-  dims: number,
-  parameters: VectorIndexParameters = DEFAULT_INDEX_PARAMETERS,
-): Promise<PersistentVectorIndex> {
-  const native = await nativeIndex(dims, parameters);
-  native.view(file);
-  if (native.dimensions() !== dims) throw new Error(`${file} holds ${native.dimensions()}-dimension vectors, the search ${dims}: rebuild`);
-  return wrap(native, dims, parameters.addThreads ?? 0);
+export function viewVectorIndex(file: string, dims: number, parameters: VectorIndexParameters = DEFAULT_INDEX_PARAMETERS): Promise<PersistentVectorIndex> {
+  return openSaved(file, dims, parameters, 'view');
 }
 
 /** An index saved by save(), read whole into memory so it can grow (an incremental build adds to it and saves it again). */
-export async function loadVectorIndex(
-  file: string,
-  dims: number,
-  parameters: VectorIndexParameters = DEFAULT_INDEX_PARAMETERS,
-): Promise<PersistentVectorIndex> {
+export function loadVectorIndex(file: string, dims: number, parameters: VectorIndexParameters = DEFAULT_INDEX_PARAMETERS): Promise<PersistentVectorIndex> {
+  return openSaved(file, dims, parameters, 'load');
+}
+
+async function openSaved(file: string, dims: number, parameters: VectorIndexParameters, how: 'view' | 'load'): Promise<PersistentVectorIndex> {
   const native = await nativeIndex(dims, parameters);
-  native.load(file);
+  if (how === 'view') native.view(file);
+  else native.load(file);
   if (native.dimensions() !== dims) throw new Error(`${file} holds ${native.dimensions()}-dimension vectors, the search ${dims}: rebuild`);
   return wrap(native, dims, parameters.addThreads ?? 0);
 }

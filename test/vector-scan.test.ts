@@ -75,6 +75,20 @@ describe('vector scan', () => {
     expect(simd.dots(query)[0]).toBeCloseTo(naiveDots(data, dims, query)[0]!, 5);
   });
 
+  it('scores listed rows only (dotsOf) as the full scan scores them, bit for bit, on either kernel', () => {
+    const dims = 512;
+    const stored = vectors(300, dims, 11);
+    const query = vectors(1, dims, 12);
+    const rows = Uint32Array.from([299, 0, 7, 7, 150, 42]);
+    for (const kernel of ['wasm-simd', 'js'] as const) {
+      const scanner = createVectorScanner(stored, dims, { kernel });
+      const all = Float32Array.from(scanner.dots(query));
+      expect(Array.from(scanner.dotsOf(query, rows))).toEqual(Array.from(rows, (row) => all[row]!));
+      expect(scanner.dotsOf(query, new Uint32Array(0))).toHaveLength(0);
+      expect(() => scanner.dotsOf(query, Uint32Array.of(300))).toThrow(/no row 300/);
+    }
+  });
+
   it('falls back to JavaScript when the dimension is not a multiple of 16', () => {
     const data = vectors(10, 20, 5);
     const query = vectors(1, 20, 6);

@@ -11,7 +11,7 @@
  */
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
 import { nthLargest } from './select.ts';
-import { dotAt, type VectorScanner } from './vector-scan.ts';
+import type { VectorScanner } from './vector-scan.ts';
 
 /** Below this many chunks the exact scan is the default (measured by bench/ann.ts; ADR 0018). */
 export const APPROXIMATE_FROM = 50_000;
@@ -104,7 +104,6 @@ function keyMap(chunkKeys: Uint32Array | undefined): KeyMap {
 export function createChunkScan(input: ChunkScanInput): ChunkScan {
   const { scanner, chunkRecords, recordCount, approximate, shortlist } = input;
   const dims = scanner.dims;
-  const vectors = scanner.vectors;
   const chunkCount = chunkRecords.length;
   const empty = (): RecordCosines => ({ best: new Float32Array(recordCount).fill(-2), bestChunk: new Int32Array(recordCount).fill(-1) });
 
@@ -136,11 +135,12 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
 
   /** Exact cosines of the given chunks, the best per allowed record kept. */
   function rescore(query: Float32Array, chunks: Iterable<number>, mask: Uint8Array, cosines = empty()): RecordCosines {
-    for (const chunk of chunks) {
-      const record = chunkRecords[chunk]!;
-      if (mask[record] === 0) continue;
-      keepBest(cosines, record, chunk, dotAt(vectors, chunk * dims, query, dims));
-    }
+    const wanted: number[] = [];
+    for (const chunk of chunks) if (mask[chunkRecords[chunk]!] === 1) wanted.push(chunk);
+    // The scan's own kernel over the listed chunks: the cosines the exact scan gives them, bit for bit.
+    const rows = Uint32Array.from(wanted);
+    const dots = scanner.dotsOf(query, rows);
+    rows.forEach((chunk, at) => keepBest(cosines, chunkRecords[chunk]!, chunk, dots[at]!));
     return cosines;
   }
 
@@ -158,16 +158,20 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     let allowed = 0;
     for (let record = 0; record < recordCount; record++) allowed += mask[record]!;
     const step = Math.max(1, Math.floor(allowed / POPULATION_SAMPLE));
+    const sample: number[] = [];
+    const unknown: number[] = [];
     let seen = 0;
+    for (let record = 0; record < recordCount; record++) {
+      if (mask[record] === 0 || seen++ % step !== 0) continue;
+      sample.push(record);
+      if (known.best[record]! <= -2) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) unknown.push(chunksOf.chunks[at]!);
+    }
+    const scored = rescore(query, unknown, mask);
     let count = 0;
     let sum = 0;
     let squares = 0;
-    for (let record = 0; record < recordCount; record++) {
-      if (mask[record] === 0 || seen++ % step !== 0) continue;
-      let best = known.best[record]!;
-      if (best <= -2)
-        for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++)
-          best = Math.max(best, dotAt(vectors, chunksOf.chunks[at]! * dims, query, dims));
+    for (const record of sample) {
+      const best = Math.max(known.best[record]!, scored.best[record]!);
       if (best <= -2) continue; // a record without passages has no cosine on either path
       count++;
       sum += best;

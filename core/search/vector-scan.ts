@@ -21,6 +21,11 @@ export interface VectorScanner {
    * The array may be the kernel's own output buffer: read it before the next call.
    */
   dots(query: Float32Array, chunkMask?: Uint8Array): Float32Array;
+  /**
+   * Dot products of `query` with the listed rows only, in their order: the same values `dots`
+   * gives them (the same kernel). The array may be the kernel's own buffer: read it before the next call.
+   */
+  dotsOf(query: Float32Array, rows: Uint32Array): Float32Array;
 }
 
 /** Vectors to be read straight into the scanner's memory (a file), without a copy in between. */
@@ -39,6 +44,7 @@ export interface VectorScannerOptions {
 interface DotExports {
   memory: WebAssembly.Memory;
   dots(vectors: number, count: number, dims: number, query: number, mask: number, out: number): void;
+  dotsOf(vectors: number, dims: number, query: number, rows: number, n: number, out: number): void;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -79,7 +85,9 @@ export function createVectorScanner(source: Float32Array | VectorSource, dims: n
   const queryAt = align16(floats * 4);
   const maskAt = queryAt + align16(dims * 4);
   const outAt = maskAt + align16(count);
-  const total = outAt + align16(count * 4);
+  const rowsAt = outAt + align16(count * 4);
+  const rowsOutAt = rowsAt + align16(count * 4);
+  const total = rowsOutAt + align16(count * 4);
   const instance = new WebAssembly.Instance(module, {});
   const exports = instance.exports as unknown as DotExports;
   const pages = Math.ceil(total / PAGE);
@@ -91,6 +99,8 @@ export function createVectorScanner(source: Float32Array | VectorSource, dims: n
   const query = new Float32Array(buffer, queryAt, dims);
   const mask = new Uint8Array(buffer, maskAt, count);
   const out = new Float32Array(buffer, outAt, count);
+  const rowList = new Uint32Array(buffer, rowsAt, count);
+  const rowsOut = new Float32Array(buffer, rowsOutAt, count);
 
   return {
     kernel: 'wasm-simd',
@@ -104,6 +114,15 @@ export function createVectorScanner(source: Float32Array | VectorSource, dims: n
       else mask.fill(1);
       exports.dots(vectorsAt, count, dims, queryAt, maskAt, outAt);
       return out;
+    },
+    dotsOf(queryVector, rows) {
+      if (queryVector.length !== dims) throw new Error(`query has ${queryVector.length} dimensions, the index ${dims}`);
+      if (rows.length > count) throw new Error(`${rows.length} rows asked of ${count}`);
+      for (const row of rows) if (row >= count) throw new Error(`no row ${row} among ${count}`);
+      query.set(queryVector);
+      rowList.set(rows);
+      exports.dotsOf(vectorsAt, dims, queryAt, rowsAt, rows.length, rowsOutAt);
+      return rowsOut.subarray(0, rows.length);
     },
   };
 }
@@ -145,6 +164,13 @@ function jsScanner(vectors: Float32Array, count: number, dims: number): VectorSc
         out[chunk] = dotAt(vectors, offset, query, dims);
       }
       return out;
+    },
+    dotsOf(query, rows) {
+      if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);
+      return Float32Array.from(rows, (row) => {
+        if (row >= count) throw new Error(`no row ${row} among ${count}`);
+        return dotAt(vectors, row * dims, query, dims);
+      });
     },
   };
 }
