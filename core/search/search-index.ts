@@ -313,6 +313,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         { similarity, lexical, fused },
         fullText.ceiling(queryTerms, fullTextOptions),
         (cosine, lexicalScore) => tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor),
+        Math.max(tuning.candidates, limit),
       );
       candidates.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
       // Calibrated relevance for the records returned only: the rest are ranked on the fused score.
@@ -355,18 +356,24 @@ function scoredCandidates(
   scores: { similarity: Float32Array; lexical: Float64Array; fused: Float64Array },
   ceiling: number,
   belowFloors: (cosine: number, lexical: number) => boolean,
+  keep: number,
 ): Candidate[] {
   const maxLexical = maxOf(scores.lexical);
+  const cosineOf = (index: number) => Math.max(0, scores.similarity[index]!);
+  const lexicalOf = (index: number) => (maxLexical > 0 ? scores.lexical[index]! / maxLexical : 0);
+  const passing: number[] = [];
+  for (const index of allowed) if (!belowFloors(cosineOf(index), lexicalOf(index))) passing.push(index);
+  // Only the `keep` best by the fused score (ties at the cut included) can be returned: a
+  // million records do not become a million objects to sort.
+  const cut = passing.length > keep ? nthLargest(Float64Array.from(passing, (index) => scores.fused[index]!), keep) : -Infinity;
   const candidates: Candidate[] = [];
-  for (const index of allowed) {
-    const cosine = Math.max(0, scores.similarity[index]!);
-    const lexicalScore = maxLexical > 0 ? scores.lexical[index]! / maxLexical : 0;
-    if (belowFloors(cosine, lexicalScore)) continue;
+  for (const index of passing) {
+    if (scores.fused[index]! < cut) continue;
     candidates.push({
       record: records[index]!,
       relevanceScore: scores.fused[index]!,
-      similarity: cosine,
-      lexical: lexicalScore,
+      similarity: cosineOf(index),
+      lexical: lexicalOf(index),
       coverage: ceiling > 0 ? Math.min(1, scores.lexical[index]! / ceiling) : 0,
     });
   }
