@@ -365,7 +365,13 @@ function scoredCandidates(
   for (const index of allowed) if (!belowFloors(cosineOf(index), lexicalOf(index))) passing.push(index);
   // Only the `keep` best by the fused score (ties at the cut included) can be returned: a
   // million records do not become a million objects to sort.
-  const cut = passing.length > keep ? nthLargest(Float64Array.from(passing, (index) => scores.fused[index]!), keep) : -Infinity;
+  const cut =
+    passing.length > keep
+      ? nthLargest(
+          Float64Array.from(passing, (index) => scores.fused[index]!),
+          keep,
+        )
+      : -Infinity;
   const candidates: Candidate[] = [];
   for (const index of passing) {
     if (scores.fused[index]! < cut) continue;
