@@ -257,6 +257,23 @@ describe('search through the approximate path', () => {
     }
   });
 
+  it('fuses only the records either side ranks, under z-scores, and ranks the same as fusing every record', async () => {
+    // A pool and candidate count well below the records, so the first ranking's scope is sparse.
+    const tuning = { approximateFrom: 0, approximateShortlist: 16, feedbackPool: 12, candidates: 6, approximateWordRecords: 4 };
+    const dir = approximate.publicDir.replace(/[/\\]public$/, '');
+    const sparse = await loadCorpus(dir, approximate.search.embedder, tuning);
+    const dense = await loadCorpus(dir, approximate.search.embedder, { ...tuning, sparseFusion: false });
+    expect(sparse.search.records.length).toBeGreaterThan(tuning.feedbackPool * 4);
+    for (const filters of [undefined, { rings: ['core' as const] }, { excludeIds: new Set(exact.search.records.slice(0, 20).map((record) => record.id)) }]) {
+      for (const question of questions) {
+        for (const limit of [3, 6]) {
+          const expected = await dense.search.search(question, { limit, ...(filters ? { filters } : {}) });
+          expect(await sparse.search.search(question, { limit, ...(filters ? { filters } : {}) })).toEqual(expected);
+        }
+      }
+    }
+  });
+
   it('serves the Atlas similarity search the same', async () => {
     const isAtlas = (record: { kind: string }) => record.kind === 'divergence';
     for (const question of questions.slice(0, 3)) {

@@ -79,18 +79,26 @@ interface FieldTerm {
 }
 
 /** Per (k1, b) of a field: each document's norm, and per term its largest saturation tf / (tf + norm). */
-type FieldCache = Map<string, { norms: Float64Array; saturations: Map<string, number> }>;
+export type FieldCache = Map<string, { norms: Float64Array; saturations: Map<string, number> }>;
 
-/** The query's terms present in the field, in query order, with bm25.ts's factor and a bound. */
-function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1, b }: PrunedParameters, cache: FieldCache, withUpper = true): FieldTerm[] {
-  const n = field.lengths.length;
+/**
+ * A field's per-document BM25 length norms for these parameters, computed once per index:
+ * k1 · (1 - b + b · length / average), the expression bm25.ts's exhaustive scoring uses.
+ */
+export function fieldCacheOf(field: LoadedField, { k1, b }: PrunedParameters, cache: FieldCache): { norms: Float64Array; saturations: Map<string, number> } {
   const key = `${k1},${b}`;
   let cached = cache.get(key);
   if (!cached) {
     const norms = Float64Array.from(field.lengths, (length) => k1 * (1 - b + (b * length) / field.average));
     cache.set(key, (cached = { norms, saturations: new Map() }));
   }
-  const { norms, saturations } = cached;
+  return cached;
+}
+
+/** The query's terms present in the field, in query order, with bm25.ts's factor and a bound. */
+function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1, b }: PrunedParameters, cache: FieldCache, withUpper = true): FieldTerm[] {
+  const n = field.lengths.length;
+  const { norms, saturations } = fieldCacheOf(field, { k1, b }, cache);
   const out: FieldTerm[] = [];
   for (const [term, weight] of terms) {
     const list = field.postings.get(term);
@@ -427,9 +435,13 @@ export interface PrunedSearch {
   scoresOf(terms: ReadonlyMap<string, number>, options: PrunedQueryOptions, records: ArrayLike<number>): Float64Array;
 }
 
-export function createPrunedSearch(text: LoadedField, title: LoadedField, chunkRecords: Uint32Array): PrunedSearch {
-  const textCache: FieldCache = new Map();
-  const titleCache: FieldCache = new Map();
+export function createPrunedSearch(
+  text: LoadedField,
+  title: LoadedField,
+  chunkRecords: Uint32Array,
+  caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() },
+): PrunedSearch {
+  const { text: textCache, title: titleCache } = caches;
   let recordChunks: { starts: Uint32Array; chunks: Uint32Array } | undefined;
   let scratch: Scratch | undefined;
 

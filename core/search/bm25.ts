@@ -13,7 +13,7 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
-import { bm25Idf, createPrunedSearch, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
+import { bm25Idf, createPrunedSearch, fieldCacheOf, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { createTermTokenizer } from './tokenizer.ts';
 import type { PassageText } from './passages.ts';
 
@@ -312,7 +312,10 @@ export async function loadBm25Index(source: FullTextData | PackedFullText, passa
     throw new Error(`the passages file holds ${passages.count} passages, the full-text index ${chunkRecords.length}: rebuild`);
   // Built on the first feedback call: a server that never asks for it does not pay for it.
   let forward: ForwardIndex | undefined;
-  const pruned = createPrunedSearch(text, title, chunkRecords);
+  let passageScratch: Float64Array | undefined;
+  // Length norms per field and parameters, shared by the exhaustive and the pruned scoring.
+  const caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() };
+  const pruned = createPrunedSearch(text, title, chunkRecords, caches);
 
   /**
    * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents;
@@ -321,26 +324,33 @@ export async function loadBm25Index(source: FullTextData | PackedFullText, passa
   function scoreField(
     field: LoadedField,
     terms: ReadonlyMap<string, number>,
-    { k1, b }: Bm25Parameters,
+    parameters: Bm25Parameters,
     out: Float64Array,
     owner: Uint32Array | undefined,
     allowed: Uint8Array | undefined,
   ): void {
     const n = field.lengths.length;
-    const lengths = field.lengths;
-    const average = field.average;
+    const { k1 } = parameters;
+    const { norms } = fieldCacheOf(field, parameters, field === text ? caches.text : caches.title);
     for (const [term, weight] of terms) {
       const list = field.postings.get(term);
       if (!list) continue;
       const df = list.length / 2;
       const idf = bm25Idf(n, df);
       const factor = weight * idf * (k1 + 1);
+      if (allowed) {
+        for (let i = 0; i < list.length; i += 2) {
+          const doc = list[i]!;
+          if (allowed[owner ? owner[doc]! : doc] !== 1) continue;
+          const tf = list[i + 1]!;
+          out[doc] = out[doc]! + (factor * tf) / (tf + norms[doc]!);
+        }
+        continue;
+      }
       for (let i = 0; i < list.length; i += 2) {
         const doc = list[i]!;
-        if (allowed && allowed[owner ? owner[doc]! : doc] !== 1) continue;
         const tf = list[i + 1]!;
-        const norm = k1 * (1 - b + (b * lengths[doc]!) / average);
-        out[doc] = out[doc]! + (factor * tf) / (tf + norm);
+        out[doc] = out[doc]! + (factor * tf) / (tf + norms[doc]!);
       }
     }
   }
@@ -382,7 +392,9 @@ export async function loadBm25Index(source: FullTextData | PackedFullText, passa
       const terms = typeof query === 'string' ? queryTerms(query, options) : query;
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
-      const chunkScores = new Float64Array(chunkRecords.length);
+      // One buffer of passage scores for every query, zeroed after use: a fresh one the size of
+      // the corpus costs more than the scoring on a large one.
+      const chunkScores = (passageScratch ??= new Float64Array(chunkRecords.length));
       scoreField(text, terms, options.text, chunkScores, chunkRecords, allowed);
       for (let chunk = 0; chunk < chunkScores.length; chunk++) {
         const score = chunkScores[chunk]!;
@@ -390,6 +402,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText, passa
         const record = chunkRecords[chunk]!;
         if (score > best[record]!) best[record] = score;
       }
+      chunkScores.fill(0);
       if (options.titleBoost > 0) {
         const titleScores = new Float64Array(recordCount);
         scoreField(title, terms, options.title, titleScores, undefined, allowed);

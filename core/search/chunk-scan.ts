@@ -10,7 +10,6 @@
  *     the exact scan; a filter that leaves few chunks is scanned exactly at once.
  */
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
-import { nthLargest } from './select.ts';
 import type { VectorScanner } from './vector-scan.ts';
 
 /** Below this many chunks the exact scan is the default (measured by bench/ann.ts; ADR 0018). */
@@ -32,6 +31,8 @@ export interface RecordCosines {
    * scored exactly, so standard scores (search-index.ts) sit on the scale the exact scan gives.
    */
   population?: CosinePopulation;
+  /** On the approximate path, the records that have a cosine, ascending. */
+  scored?: Uint32Array;
 }
 
 export interface CosinePopulation {
@@ -44,8 +45,8 @@ export const POPULATION_SAMPLE = 1024;
 
 export interface ChunkScan {
   readonly approximate: boolean;
-  /** Over the records `mask` allows; `lexical` (word scores per record) adds its best records to the shortlist. */
-  scan(query: Float32Array, mask: Uint8Array, lexical?: Float64Array): RecordCosines;
+  /** Over the records `mask` allows; `wordRecords` (the best records by words, allowed ones) join the shortlist. */
+  scan(query: Float32Array, mask: Uint8Array, wordRecords?: ArrayLike<number>): RecordCosines;
   /** Over the records of `pool` only, every chunk of them (the feedback's second scan). */
   scanPool(query: Float32Array, pool: Uint8Array): RecordCosines;
 }
@@ -183,7 +184,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
 
   return {
     approximate: true,
-    scan(query, mask, lexical) {
+    scan(query, mask, wordRecords) {
       let allowedChunks = chunkCount;
       let chunkMask: Uint8Array | undefined;
       if (mask.includes(0)) {
@@ -196,8 +197,13 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       const near = keys.toChunks(approximate.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
       if (near.length < Math.min(shortlist, allowedChunks)) return exact(query, mask);
       const cosines = rescore(query, near, mask);
-      if (lexical) rescore(query, allChunksOf(bestRecords(lexical, mask, input.wordRecords)), mask, cosines);
+      const words = wordRecords ? allChunksOf(Array.from(wordRecords).filter((record) => mask[record] === 1)) : [];
+      rescore(query, words, mask, cosines);
       cosines.population = population(query, mask, cosines);
+      const scored = new Set<number>();
+      for (const chunk of near) if (cosines.best[chunkRecords[chunk]!]! > -2) scored.add(chunkRecords[chunk]!);
+      for (const chunk of words) scored.add(chunkRecords[chunk]!);
+      cosines.scored = Uint32Array.from(scored).sort();
       return cosines;
     },
     scanPool(query, pool) {
@@ -230,16 +236,4 @@ function allowedChunkList(chunkMask: Uint8Array): number[] {
   const chunks: number[] = [];
   for (let chunk = 0; chunk < chunkMask.length; chunk++) if (chunkMask[chunk] === 1) chunks.push(chunk);
   return chunks;
-}
-
-/** The allowed records with the `count` highest positive word scores (ties at the last included; no order among them). */
-function bestRecords(lexical: Float64Array, mask: Uint8Array, count: number): number[] {
-  const values = new Float64Array(lexical.length);
-  let scored = 0;
-  for (let record = 0; record < lexical.length; record++) if (mask[record] === 1 && lexical[record]! > 0) values[scored++] = lexical[record]!;
-  if (scored === 0 || count <= 0) return [];
-  const threshold = scored <= count ? 0 : nthLargest(values.subarray(0, scored), count);
-  const best: number[] = [];
-  for (let record = 0; record < lexical.length; record++) if (mask[record] === 1 && lexical[record]! > 0 && lexical[record]! >= threshold) best.push(record);
-  return best;
 }

@@ -15,8 +15,8 @@ import type { FullTextIndex, FullTextQueryOptions } from './bm25.ts';
 import { nthLargest } from './select.ts';
 
 export interface LexicalSide {
-  /** Before the vector scan: the dense scores, or the top k. */
-  start(query: string, allowed: Uint8Array): LexicalStart;
+  /** Before the vector scan: the dense scores, or the top k (of the records `allowed` marks; every record without it). */
+  start(query: string, allowed?: Uint8Array): LexicalStart;
   /**
    * Before it too: what the words give so far, by record index (the dense scores, or the top k
    * with 0 elsewhere), for the vector side's shortlist of the best records by words (chunk-scan.ts).

@@ -14,7 +14,7 @@ import { embeddingModel } from './embedding-model.ts';
 import { calibratedRelevance, DEFAULT_RELEVANCE_MODEL, signalsOf, type RelevanceModel } from './relevance.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
 import { feedbackQuery } from './lexical-feedback.ts';
-import { scaleToUnit, standardScores } from './score-normalisation.ts';
+import { bestOf, fuseScope, gatherScope, rankByWords, sparseScope, type FusionScope, type WordRanking } from './fusion.ts';
 
 export { nthLargest } from './select.ts';
 export { embeddingModel } from './embedding-model.ts';
@@ -93,6 +93,12 @@ export interface SearchTuning {
    */
   lexicalTopAbove: number;
   /**
+   * On the approximate path under z-scores, fuse only the records either side ranks (the
+   * index's shortlist and BM25's best k) and the rest through their totals, when that gives the
+   * same ranking (fusion.ts); off fuses every allowed record, the reference it is tested against.
+   */
+  sparseFusion: boolean;
+  /**
    * Apply the similarity floors (default). A benchmark run turns them off: it ranks every
    * document, while the API must be able to answer "nothing relevant".
    */
@@ -129,6 +135,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   diversityPenalty: 0.85,
   candidates: 100,
   lexicalTopAbove: Number.POSITIVE_INFINITY,
+  sparseFusion: true,
   floors: true,
 };
 
@@ -171,9 +178,12 @@ interface FirstRanking {
   lexical: Float64Array;
   /** Per record, the chunk of its best cosine (-1 where none). */
   bestChunk: Int32Array;
-  fused: Float64Array;
   mask: Uint8Array;
   allowed: Uint32Array;
+  population: CosinePopulation | undefined;
+  /** On the approximate path: the records with a cosine, and the ranking by words. */
+  scored?: Uint32Array | undefined;
+  words?: WordRanking | undefined;
 }
 
 /** The build's pieces must describe the same passages, embedded by the query's model. */
@@ -187,15 +197,74 @@ function checkInputs(input: SearchIndexInput, chunks: number): void {
   if (input.fullText.passages !== chunks) throw new Error(`full-text index holds ${input.fullText.passages} passages, meta lists ${chunks}: rebuild`);
 }
 
-/** A mask of the `size` best records by `scores` (NaN never; ties at the threshold included). */
-function poolMask(scores: Float64Array, size: number): Uint8Array {
-  let count = 0;
-  const values = new Float64Array(scores.length);
-  for (const score of scores) if (!Number.isNaN(score)) values[count++] = score;
-  const threshold = nthLargest(values.subarray(0, count), Math.min(size, count));
-  const pool = new Uint8Array(scores.length);
-  for (let index = 0; index < scores.length; index++) if (scores[index]! >= threshold) pool[index] = 1;
-  return pool;
+/** Every record allowed, computed once (most searches have no filters), or the filters' records. */
+function allowedRecordsOf(
+  records: readonly SearchRecord[],
+): (filters: SearchFilters | undefined) => { mask: Uint8Array; allowed: Uint32Array; every: boolean } {
+  let unfiltered: { mask: Uint8Array; allowed: Uint32Array; every: boolean } | undefined;
+  return (filters) => {
+    const filtered = filters && (filters.layers || filters.rings || filters.evidence || (filters.excludeIds && filters.excludeIds.size > 0));
+    if (!filtered) return (unfiltered ??= { mask: new Uint8Array(records.length).fill(1), allowed: Uint32Array.from(records.keys()), every: true });
+    const mask = allowedMask(records, filters);
+    const allowed = allowedList(mask);
+    return { mask, allowed, every: allowed.length === records.length };
+  };
+}
+
+/**
+ * Whether the first ranking may take a sparse scope (fusion.ts; z-scores, tuning.sparseFusion).
+ * A record outside it has no cosine: it can only be a candidate where the floors let a record
+ * without one through, and then only above the feedback's pool or the first `keep`, which the
+ * scope's check covers when the pool holds the candidates.
+ */
+function sparseApplies(tuning: SearchTuning, query: { allowed: number; keep: number; floor: number; feedback: boolean }): boolean {
+  return (
+    tuning.sparseFusion &&
+    tuning.fusion === 'zscore' &&
+    query.allowed > Math.max(tuning.feedbackPool, query.keep) &&
+    (!tuning.floors || Math.min(query.floor, tuning.assistedFloor) > 0) &&
+    (!query.feedback || tuning.feedbackPool >= query.keep)
+  );
+}
+
+/**
+ * The first fused ranking, over a sparse scope where it gives the same ranking (fusion.ts):
+ * on the approximate path under z-scores, when the `needed` best (the feedback's pool, or the
+ * candidates) are all in the scope and above every record outside it. Otherwise, and whenever
+ * that check fails, over every allowed record.
+ */
+function firstRanking(tuning: SearchTuning, first: FirstRanking, sparse: boolean, needed: number): { scope: FusionScope; fused: Float64Array } {
+  if (sparse && first.population && first.scored && first.words) {
+    const scope = sparseScope(first.allowed.length, first.scored, first.words, first.similarity, first.lexical);
+    const fused = fuseScope(tuning, scope, first.population);
+    const n = scope.members.length;
+    if (scope.rest?.count === 0 || (n >= needed && nthLargest(Float64Array.from(fused.scores), needed) > fused.restBound))
+      return { scope, fused: fused.scores };
+  }
+  const scope = gatherScope(first.allowed, first.similarity, first.lexical);
+  return { scope, fused: fuseScope(tuning, scope, first.population).scores };
+}
+
+/**
+ * The feedback's pool: the members of the `size` best first scores (ties at the cut included),
+ * or every member (`size` undefined), as positions among the members, records, and a mask.
+ */
+function feedbackPool(
+  members: Uint32Array,
+  fused: Float64Array,
+  size: number | undefined,
+  mask: Uint8Array,
+): { poolAt: number[]; poolRecords: Uint32Array; pool: Uint8Array } {
+  const threshold = size === undefined ? -Infinity : nthLargest(Float64Array.from(fused), Math.min(size, fused.length));
+  const poolAt: number[] = [];
+  fused.forEach((score, at) => {
+    if (score >= threshold) poolAt.push(at);
+  });
+  const poolRecords = Uint32Array.from(poolAt, (at) => members[at]!);
+  if (size === undefined) return { poolAt, poolRecords, pool: mask };
+  const pool = new Uint8Array(mask.length);
+  for (const record of poolRecords) pool[record] = 1;
+  return { poolAt, poolRecords, pool };
 }
 
 export function createSearchIndex(input: SearchIndexInput): SearchIndex {
@@ -223,6 +292,8 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     pool: Math.max(tuning.candidates, tuning.feedbackPool),
   });
 
+  // Records the ranking by words keeps: the first ranking's pool and candidates, the shortlist's word records.
+  const wordsRanked = Math.max(tuning.candidates, tuning.feedbackPool, tuning.approximateWordRecords);
   const chunkScan = createChunkScan({
     scanner,
     chunkRecords,
@@ -234,42 +305,38 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     chunkKeys: meta.chunk_keys ? Uint32Array.from(meta.chunk_keys) : undefined,
   });
 
+  const allowedRecords = allowedRecordsOf(records);
+
   /**
    * The second ranking of pseudo-relevance feedback, from the first one's best records' best
    * passages: on the vector side (Rocchio) the query vector moved towards them, on the BM25
    * side (RM3) the query with their likeliest words added. It covers the first ranking's best
    * `feedbackPool` records only: a record ranked below them is not pulled into the results
-   * by feedback, and on a large corpus this halves the scanning.
+   * by feedback (it keeps its first score, less 2), and on a large corpus this halves the
+   * scanning. Scores per member of the scope.
    */
-  function rankWithFeedback(first: FirstRanking): Float64Array {
-    const { fused, mask, allowed } = first;
-    const top = topIndices(records, fused, tuning.feedbackDocs).filter((index) => first.bestChunk[index]! >= 0);
-    const chunks = top.map((index) => first.bestChunk[index]!);
-    const pool = allowed.length > tuning.feedbackPool ? poolMask(fused, tuning.feedbackPool) : mask;
+  function rankWithFeedback(first: FirstRanking, scope: FusionScope, fused: Float64Array): Float64Array {
+    const { members } = scope;
+    const top = topIndices(records, members, fused, tuning.feedbackDocs).filter((at) => first.bestChunk[members[at]!]! >= 0);
+    const chunks = top.map((at) => first.bestChunk[members[at]!]!);
+    const whole = first.allowed.length <= tuning.feedbackPool;
+    const { poolAt, poolRecords, pool } = feedbackPool(members, fused, whole ? undefined : tuning.feedbackPool, first.mask);
     const similarity =
       tuning.feedbackWeight > 0
         ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool).best
         : first.similarity;
-    const lexical =
+    const expanded =
       tuning.lexicalFeedbackTerms > 0 && tuning.lexicalFeedbackWeight > 0
-        ? poolScores(feedbackQuery(fullText, chunks, first.queryTerms, tuning.lexicalFeedbackTerms, tuning.lexicalFeedbackWeight), pool, pool === mask)
-        : first.lexical;
-    const rescored = fuse(tuning, similarity, lexical, pool === mask ? allowed : allowedList(pool));
-    if (pool !== mask) for (const index of allowed) if (pool[index] === 0) rescored[index] = fused[index]! - 2; // stays below every pooled record
-    return rescored;
-  }
-
-  /**
-   * BM25 of the expanded query over the pool: every posting of its terms where the pool is every
-   * allowed record, else the pool's records alone (galloping through the postings: the expanded
-   * query's many frequent words would otherwise read most of the index). The same scores.
-   */
-  function poolScores(terms: ReadonlyMap<string, number>, pool: Uint8Array, whole: boolean): Float64Array {
-    if (whole) return fullText.scores(terms, fullTextOptions, pool);
-    const members = allowedList(pool);
-    const scores = new Float64Array(records.length);
-    fullText.scoresOf(terms, fullTextOptions, members).forEach((score, at) => (scores[members[at]!] = score));
-    return scores;
+        ? feedbackQuery(fullText, chunks, first.queryTerms, tuning.lexicalFeedbackTerms, tuning.lexicalFeedbackWeight)
+        : undefined;
+    const poolScope = gatherScope(poolRecords, similarity, expanded && whole ? fullText.scores(expanded, fullTextOptions, pool) : first.lexical);
+    // BM25 of the expanded query over the pool's records alone (galloping through the postings:
+    // its many frequent words would otherwise read most of the index). The same scores.
+    if (expanded && !whole) poolScope.lexical = fullText.scoresOf(expanded, fullTextOptions, poolRecords);
+    const rescored = fuseScope(tuning, poolScope).scores;
+    const second = Float64Array.from(fused, (score) => score - 2); // stays below every pooled record
+    poolAt.forEach((at, i) => (second[at] = rescored[i]!));
+    return second;
   }
 
   async function embedQuery(query: string): Promise<Float32Array> {
@@ -292,32 +359,40 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     async search(query, options = {}) {
       const limit = options.limit ?? 8;
       const floor = options.similarityFloor ?? tuning.similarityFloor;
+      const keep = Math.max(tuning.candidates, limit);
       // The question is embedded (on a worker thread, in the server) while the words are scored here.
       const embedding = embedQuery(query);
       embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
-      const mask = allowedMask(records, options.filters);
-      const allowed = allowedList(mask);
+      const { mask, allowed, every } = allowedRecords(options.filters);
       const queryTerms = fullText.queryTerms(query, fullTextOptions);
-      const lexicalStart = lexicalSide.start(query, mask);
+      const lexicalStart = lexicalSide.start(query, every ? undefined : mask);
+      // The best records by words, for the vector side's shortlist and the first ranking's scope.
+      const provisional = lexicalSide.provisional(lexicalStart);
+      const words = chunkScan.approximate ? rankByWords(allowed, provisional, wordsRanked) : undefined;
       const queryVector = await embedding;
-      const { best: similarity, bestChunk, population } = chunkScan.scan(queryVector, mask, lexicalSide.provisional(lexicalStart));
+      const cosines = chunkScan.scan(queryVector, mask, words && bestOf(words, provisional, tuning.approximateWordRecords));
+      const { best: similarity, bestChunk, population } = cosines;
       const lexical = lexicalSide.finish(lexicalStart, query, similarity);
-      let fused = fuse(tuning, similarity, lexical, allowed, population);
-      if (tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0)) {
-        fused = rankWithFeedback({ queryVector, queryTerms, similarity, lexical, bestChunk, fused, mask, allowed });
-      }
+      const feedback = tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0);
+      const first: FirstRanking = { queryVector, queryTerms, similarity, lexical, bestChunk, mask, allowed, population, scored: cosines.scored };
+      // The pruned BM25 path adds exact scores after the scan: the ranking by words is read again.
+      if (words && lexical !== provisional) first.words = rankByWords(allowed, lexical, wordsRanked);
+      else first.words = words;
+      const sparse = sparseApplies(tuning, { allowed: allowed.length, keep, floor, feedback });
+      const { scope, fused: firstFused } = firstRanking(tuning, first, sparse, feedback ? tuning.feedbackPool : keep);
+      const fused = feedback ? rankWithFeedback(first, scope, firstFused) : firstFused;
 
       const candidates = scoredCandidates(
         records,
-        allowed,
-        { similarity, lexical, fused },
+        scope,
+        fused,
         fullText.ceiling(queryTerms, fullTextOptions),
         (cosine, lexicalScore) => tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor),
-        Math.max(tuning.candidates, limit),
+        keep,
       );
       candidates.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
       // Calibrated relevance for the records returned only: the rest are ranked on the fused score.
-      return diversify(candidates.slice(0, Math.max(tuning.candidates, limit)), limit, tuning.diversityPenalty).map((hit) => ({
+      return diversify(candidates.slice(0, keep), limit, tuning.diversityPenalty).map((hit) => ({
         ...hit,
         relevanceScore: round(hit.relevanceScore),
         similarity: round(hit.similarity),
@@ -352,35 +427,37 @@ type Candidate = Omit<ScoredRecord, 'calibrated' | 'signals'>;
  */
 function scoredCandidates(
   records: readonly SearchRecord[],
-  allowed: Uint32Array,
-  scores: { similarity: Float32Array; lexical: Float64Array; fused: Float64Array },
+  scope: FusionScope,
+  fused: Float64Array,
   ceiling: number,
   belowFloors: (cosine: number, lexical: number) => boolean,
   keep: number,
 ): Candidate[] {
-  const maxLexical = maxOf(scores.lexical);
-  const cosineOf = (index: number) => Math.max(0, scores.similarity[index]!);
-  const lexicalOf = (index: number) => (maxLexical > 0 ? scores.lexical[index]! / maxLexical : 0);
+  const { members, cosine, lexical } = scope;
+  let maxLexical = 0;
+  for (const score of lexical) if (score > maxLexical) maxLexical = score;
+  const cosineOf = (at: number) => Math.max(0, cosine[at]!);
+  const lexicalOf = (at: number) => (maxLexical > 0 ? lexical[at]! / maxLexical : 0);
   const passing: number[] = [];
-  for (const index of allowed) if (!belowFloors(cosineOf(index), lexicalOf(index))) passing.push(index);
+  for (let at = 0; at < members.length; at++) if (!belowFloors(cosineOf(at), lexicalOf(at))) passing.push(at);
   // Only the `keep` best by the fused score (ties at the cut included) can be returned: a
   // million records do not become a million objects to sort.
   const cut =
     passing.length > keep
       ? nthLargest(
-          Float64Array.from(passing, (index) => scores.fused[index]!),
+          Float64Array.from(passing, (at) => fused[at]!),
           keep,
         )
       : -Infinity;
   const candidates: Candidate[] = [];
-  for (const index of passing) {
-    if (scores.fused[index]! < cut) continue;
+  for (const at of passing) {
+    if (fused[at]! < cut) continue;
     candidates.push({
-      record: records[index]!,
-      relevanceScore: scores.fused[index]!,
-      similarity: cosineOf(index),
-      lexical: lexicalOf(index),
-      coverage: ceiling > 0 ? Math.min(1, scores.lexical[index]! / ceiling) : 0,
+      record: records[members[at]!]!,
+      relevanceScore: fused[at]!,
+      similarity: cosineOf(at),
+      lexical: lexicalOf(at),
+      coverage: ceiling > 0 ? Math.min(1, lexical[at]! / ceiling) : 0,
     });
   }
   return candidates;
@@ -409,106 +486,15 @@ function allowedList(mask: Uint8Array): Uint32Array {
   return list;
 }
 
-/** Fused scores in [0, 1] for the allowed records (NaN elsewhere); `allowed` lists them. */
-function fuse(tuning: SearchTuning, cosine: Float32Array, lexical: Float64Array, allowed: Uint32Array, population?: CosinePopulation): Float64Array {
-  const fused = new Float64Array(cosine.length).fill(Number.NaN);
-  const w = tuning.vectorWeight;
-  if (tuning.fusion === 'rrf') {
-    const rankOf = (score: (index: number) => number, present: (index: number) => boolean) => {
-      const ranks = new Map<number, number>();
-      [...allowed]
-        .filter(present)
-        .sort((a, b) => score(b) - score(a) || a - b)
-        .forEach((index, rank) => ranks.set(index, rank + 1));
-      return ranks;
-    };
-    const vectorRanks = rankOf(
-      (index) => cosine[index]!,
-      () => true,
-    );
-    const lexicalRanks = rankOf(
-      (index) => lexical[index]!,
-      (index) => lexical[index]! > 0,
-    );
-    const top = 1 / (tuning.rrfK + 1);
-    for (const index of allowed) {
-      const v = 1 / (tuning.rrfK + vectorRanks.get(index)!);
-      const l = lexicalRanks.has(index) ? 1 / (tuning.rrfK + lexicalRanks.get(index)!) : 0;
-      fused[index] = (w * v + (1 - w) * l) / top;
-    }
-    return fused;
-  }
-  const maxLexical = maxOf(lexical);
-  if (tuning.fusion === 'zscore') {
-    const v = cosineStandardScores(cosine, allowed, population);
-    const l = standardScores(lexical, allowed);
-    for (const index of allowed) fused[index] = w * v[index]! + (1 - w) * l[index]!;
-    return scaleToUnit(fused, allowed);
-  }
-  if (tuning.fusion === 'minmax') {
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const index of allowed) {
-      lo = Math.min(lo, cosine[index]!);
-      hi = Math.max(hi, cosine[index]!);
-    }
-    const span = hi - lo || 1;
-    for (const index of allowed) {
-      const v = (cosine[index]! - lo) / span;
-      const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
-      fused[index] = w * v + (1 - w) * l;
-    }
-    return fused;
-  }
-  for (const index of allowed) {
-    const v = Math.max(0, cosine[index]!);
-    const l = maxLexical > 0 ? lexical[index]! / maxLexical : 0;
-    fused[index] = w * v + (1 - w) * l;
-  }
-  return fused;
-}
-
-/**
- * Standard scores of the cosine side over the records that have one. On the approximate path
- * (chunk-scan.ts) a record outside the shortlist has none (-2): the mean and the spread are then
- * the population's as the shortlist's sample estimates them (`population`), which is the scale
- * the exact scan gives, and such a record is read as the population's mean cosine or the
- * lowest cosine found, whichever is less (it is not among the nearest). Without an estimate,
- * over the records that have one, and such a record as the worst of them. On the exact path
- * every allowed record has one.
- */
-function cosineStandardScores(cosine: Float32Array, allowed: Uint32Array, population?: CosinePopulation): Float64Array {
-  const known = allowed.filter((index) => cosine[index]! > -2);
-  if (population && known.length < allowed.length) {
-    const { mean, deviation } = population;
-    let lowest = Infinity;
-    for (const index of known) lowest = Math.min(lowest, cosine[index]!);
-    const imputed = Math.min(mean, lowest);
-    const standard = new Float64Array(cosine.length).fill(Number.NaN);
-    for (const index of allowed) {
-      const value = cosine[index]! > -2 ? cosine[index]! : imputed;
-      standard[index] = deviation > 0 ? (value - mean) / deviation : 0;
-    }
-    return standard;
-  }
-  const standard = standardScores(cosine, known);
-  if (known.length === allowed.length) return standard;
-  let worst = 0;
-  for (const index of known) worst = Math.min(worst, standard[index]!);
-  for (const index of allowed) if (cosine[index]! <= -2) standard[index] = worst;
-  return standard;
-}
-
-/** The k best-scoring records (NaN skipped), best first; ties by id. Linear for small k. */
-function topIndices(records: readonly SearchRecord[], scores: Float64Array, k: number): number[] {
-  const better = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && records[a]!.id < records[b]!.id);
+/** Positions of the k best-scoring members, best first; ties by record id. Linear for small k. */
+function topIndices(records: readonly SearchRecord[], members: Uint32Array, scores: Float64Array, k: number): number[] {
+  const better = (a: number, b: number) => scores[a]! > scores[b]! || (scores[a] === scores[b] && records[members[a]!]!.id < records[members[b]!]!.id);
   const top: number[] = [];
-  for (let index = 0; index < scores.length; index++) {
-    if (Number.isNaN(scores[index]!)) continue;
-    if (top.length === k && !better(index, top[k - 1]!)) continue;
-    let at = top.length === k ? k - 1 : top.length;
-    while (at > 0 && better(index, top[at - 1]!)) at--;
-    top.splice(at, 0, index);
+  for (let at = 0; at < scores.length; at++) {
+    if (top.length === k && !better(at, top[k - 1]!)) continue;
+    let position = top.length === k ? k - 1 : top.length;
+    while (position > 0 && better(at, top[position - 1]!)) position--;
+    top.splice(position, 0, at);
     if (top.length > k) top.pop();
   }
   return top;
@@ -526,12 +512,6 @@ function feedbackVector(queryVector: Float32Array, vectors: Float32Array, dims: 
   norm = Math.sqrt(norm) || 1;
   for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! / norm;
   return expanded;
-}
-
-function maxOf(values: Float64Array): number {
-  let max = 0;
-  for (let index = 0; index < values.length; index++) if (values[index]! > max) max = values[index]!;
-  return max;
 }
 
 function round(value: number): number {
