@@ -87,6 +87,28 @@ function readJsonIfPresent<T>(...segments: string[]): T | undefined {
 export const site = (): SiteConfig => readJson<SiteConfig>('data', 'site.json');
 export const manifest = (): Manifest => readJson<Manifest>('data', 'manifest.json');
 export const works = (): WorkRecord[] => readJson<WorkRecord[]>('data', 'works.json');
+
+/**
+ * How many of a contributor's works the contributors page and its twin name: at 250,000 works
+ * one contributor's list alone would be megabytes; the rest are counted, and the corpus list
+ * (/works/) and /records.json have them all.
+ */
+export const CONTRIBUTOR_TITLES = 100;
+
+let contributorWorks: Map<string, WorkRecord[]> | undefined;
+/** Each corpus contributor's works, in the works' order (a work once per contributor): one pass, kept for the build. */
+export function worksByContributor(): Map<string, WorkRecord[]> {
+  if (contributorWorks) return contributorWorks;
+  contributorWorks = new Map();
+  for (const work of works()) {
+    for (const name of new Set(work.contributors)) {
+      const list = contributorWorks.get(name);
+      if (list) list.push(work);
+      else contributorWorks.set(name, [work]);
+    }
+  }
+  return contributorWorks;
+}
 export const divergences = (): DivergenceFull[] => readJson<DivergenceFull[]>('data', 'divergences.json');
 export const conceptGraph = (): ConceptGraph => readJson<ConceptGraph>('data', 'concepts.json');
 export const pages = (): Record<string, StaticPage> => readJson<Record<string, StaticPage>>('data', 'pages.json');

@@ -37,7 +37,9 @@ export function groupByQuestion(records: readonly DivergenceFull[]): AtlasEntry[
   const groups = new Map<string, DivergenceFull[]>();
   for (const record of records) {
     const key = root(record);
-    groups.set(key, [...(groups.get(key) ?? []), record]);
+    const group = groups.get(key);
+    if (group) group.push(record);
+    else groups.set(key, [record]);
   }
   const entries = [...groups.values()].map((group) => {
     const members = [...group].sort((a, b) => a.date.localeCompare(b.date) || a.id.localeCompare(b.id));

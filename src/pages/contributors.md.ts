@@ -1,13 +1,9 @@
 /** /contributors.md: the Markdown twin of /contributors/: everyone credited on a corpus work. */
-import { manifest, markdownResponse, mdText, plural, site, works } from '../lib/artifacts.ts';
+import { CONTRIBUTOR_TITLES, manifest, markdownResponse, mdText, plural, site, worksByContributor } from '../lib/artifacts.ts';
 
 export function GET(): Response {
   const counts = manifest().counts.contributors;
-  const byName = new Map<string, { id: string; title: string; markdown_url: string }[]>();
-  for (const work of works()) {
-    for (const name of new Set(work.contributors)) byName.set(name, [...(byName.get(name) ?? []), work]);
-  }
-  const people = [...byName.entries()].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0], 'en'));
+  const people = [...worksByContributor().entries()].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0], 'en'));
   const lines = [
     `# ${site().name}: Contributors`,
     '',
@@ -20,7 +16,13 @@ export function GET(): Response {
     '',
   ];
   for (const [name, items] of people) {
-    lines.push(`- ${mdText(name)} (${plural(items.length, 'work')}): ${items.map((item) => `[${mdText(item.title)}](${item.markdown_url})`).join(', ')}`);
+    const more = items.length > CONTRIBUTOR_TITLES ? `, and ${items.length - CONTRIBUTOR_TITLES} more (the corpus list: /works.md)` : '';
+    lines.push(
+      `- ${mdText(name)} (${plural(items.length, 'work')}): ${items
+        .slice(0, CONTRIBUTOR_TITLES)
+        .map((item) => `[${mdText(item.title)}](${item.markdown_url})`)
+        .join(', ')}${more}`,
+    );
   }
   return markdownResponse(lines.join('\n'));
 }
