@@ -55,6 +55,12 @@ function compareAll(index: FullTextIndex, records: number, queries: readonly str
       const some = Array.from({ length: 20 }, () => Math.floor(next() * records));
       const exact = index.scoresOf(query, options, some);
       some.forEach((record, i) => expect(exact[i]).toBe(index.scores(query, options)[record]));
+      // Every record, then a few again: walked postings with the slot map, reset between calls.
+      const every = Array.from({ length: records }, (_, record) => record);
+      const all = index.scoresOf(query, options, every);
+      const dense = index.scores(query, options);
+      every.forEach((record) => expect(all[record]).toBe(dense[record]));
+      expect([...index.scoresOf(query, options, some)]).toEqual([...exact]);
     }
   });
   return { cases, pruned };

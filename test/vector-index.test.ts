@@ -165,7 +165,46 @@ describe('the approximate chunk scan (chunk-scan.ts)', () => {
           }
         });
         expect(known).toBeLessThan(cosines.length);
+        // `scored` lists exactly those records, ascending (the first ranking's sparse scope reads it).
+        expect([...found.scored!]).toEqual([...found.best.keys()].filter((record) => found.best[record]! > -2));
       }
+    }
+  });
+
+  it('estimates the population from an even stride when the allowed records outnumber the sample, and scores the records words bring', async () => {
+    const count = 5_000; // one chunk a record, several times POPULATION_SAMPLE
+    const many = new Float32Array(count * DIMS);
+    for (let record = 0; record < count; record++) many.set(hashedVector(`${texts[record % texts.length]} ${record % 7}`, DIMS), record * DIMS);
+    const index = await createVectorIndex(DIMS, { quantization: 'f32', connectivity: 16, expansionAdd: 128, expansionSearch: 128, addThreads: 1 });
+    index.add(many, 0);
+    const scanner = createVectorScanner(many, DIMS, { kernel: 'js' });
+    const common = {
+      scanner,
+      chunkRecords: Uint32Array.from({ length: count }, (_, record) => record),
+      recordCount: count,
+      approximateFrom: 0,
+      shortlist: 64,
+      wordRecords: 8,
+    };
+    const approximate = createChunkScan({ ...common, approximate: index });
+    const exact = createChunkScan(common);
+    const mask = new Uint8Array(count).fill(1);
+    for (const question of texts.slice(0, 5)) {
+      const query = hashedVector(question, DIMS);
+      const all = [...exact.scan(query, mask).best];
+      const mean = all.reduce((sum, value) => sum + value, 0) / count;
+      const deviation = Math.sqrt(all.reduce((sum, value) => sum + (value - mean) ** 2, 0) / count);
+      const words = [count - 1, count - 2, 3]; // records the words rank best, wherever their vectors are
+      const found = approximate.scan(query, mask, words);
+      // About 3 % of a deviation for the mean from 1,024 of 5,000; the bounds leave room.
+      expect(Math.abs(found.population!.mean - mean)).toBeLessThan(0.15 * deviation);
+      expect(found.population!.deviation / deviation).toBeGreaterThan(0.85);
+      expect(found.population!.deviation / deviation).toBeLessThan(1.15);
+      for (const record of words) {
+        expect(found.best[record]).toBeCloseTo(all[record]!, 5);
+        expect(found.scored).toContain(record);
+      }
+      expect(found.scored!.length).toBeLessThan(count / 10);
     }
   });
 });

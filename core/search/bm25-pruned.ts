@@ -409,12 +409,24 @@ function titleScores(terms: readonly FieldTerm[], allowed: Uint8Array | undefine
 
 /**
  * Exact field scores of the given documents (ascending, distinct), summed in query order:
- * each term's postings galloped through, or merged when the documents are many beside them.
+ * each term's postings galloped through, or, when the documents are many beside them, walked
+ * whole — looking each posting's document up in `slots` (document → position among `docs`,
+ * -1 elsewhere; filled here and reset before returning) when given, else merged with the list.
  */
-function exactScores(terms: readonly FieldTerm[], docs: Uint32Array): Float64Array {
+function exactScores(terms: readonly FieldTerm[], docs: Uint32Array, slots?: Int32Array): Float64Array {
   const out = new Float64Array(docs.length);
+  if (slots) for (let i = 0; i < docs.length; i++) slots[docs[i]!] = i;
   for (const { list, factor, norms } of terms) {
     const merge = list.length / 2 < docs.length * GALLOP_COST;
+    if (merge && slots) {
+      for (let at = 0; at < list.length; at += 2) {
+        const i = slots[list[at]!]!;
+        if (i < 0) continue;
+        const tf = list[at + 1]!;
+        out[i] = out[i]! + (factor * tf) / (tf + norms[list[at]!]!);
+      }
+      continue;
+    }
     let at = 0;
     for (let i = 0; i < docs.length && at < list.length; i++) {
       const doc = docs[i]!;
@@ -425,6 +437,7 @@ function exactScores(terms: readonly FieldTerm[], docs: Uint32Array): Float64Arr
       out[i] = out[i]! + (factor * tf) / (tf + norms[doc]!);
     }
   }
+  if (slots) for (let i = 0; i < docs.length; i++) slots[docs[i]!] = -1;
   return out;
 }
 
@@ -444,6 +457,8 @@ export function createPrunedSearch(
   const { text: textCache, title: titleCache } = caches;
   let recordChunks: { starts: Uint32Array; chunks: Uint32Array } | undefined;
   let scratch: Scratch | undefined;
+  /** Passage → position among the passages being scored, for scoresOf (-1 between calls). */
+  let slots: Int32Array | undefined;
 
   /** A record's title score, summed in query order (bm25.ts's titleScores[record]). */
   function titleScore(terms: readonly FieldTerm[], record: number): number {
@@ -484,7 +499,8 @@ export function createPrunedSearch(
       recordChunks ??= chunksByRecord(chunkRecords, title.lengths.length);
       const textTerms = fieldTerms(text, terms, options.text, textCache, false);
       const sortedChunks = passagesOf(recordChunks, records);
-      const chunkScores = exactScores(textTerms, sortedChunks);
+      slots ??= new Int32Array(chunkRecords.length).fill(-1);
+      const chunkScores = exactScores(textTerms, sortedChunks, slots);
       const best = new Map<number, number>();
       sortedChunks.forEach((chunk, i) => {
         const record = chunkRecords[chunk]!;
