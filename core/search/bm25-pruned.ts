@@ -414,8 +414,17 @@ function titleScores(terms: readonly FieldTerm[], allowed: Uint8Array | undefine
  * -1 elsewhere; filled here and reset before returning) when given, else merged with the list.
  */
 function exactScores(terms: readonly FieldTerm[], docs: Uint32Array, slots?: Int32Array): Float64Array {
+  if (!slots) return scoreTerms(terms, docs);
+  for (let i = 0; i < docs.length; i++) slots[docs[i]!] = i;
+  try {
+    return scoreTerms(terms, docs, slots);
+  } finally {
+    for (let i = 0; i < docs.length; i++) slots[docs[i]!] = -1; // the map is shared by the index's calls
+  }
+}
+
+function scoreTerms(terms: readonly FieldTerm[], docs: Uint32Array, slots?: Int32Array): Float64Array {
   const out = new Float64Array(docs.length);
-  if (slots) for (let i = 0; i < docs.length; i++) slots[docs[i]!] = i;
   for (const { list, factor, norms } of terms) {
     const merge = list.length / 2 < docs.length * GALLOP_COST;
     if (merge && slots) {
@@ -437,7 +446,6 @@ function exactScores(terms: readonly FieldTerm[], docs: Uint32Array, slots?: Int
       out[i] = out[i]! + (factor * tf) / (tf + norms[doc]!);
     }
   }
-  if (slots) for (let i = 0; i < docs.length; i++) slots[docs[i]!] = -1;
   return out;
 }
 
