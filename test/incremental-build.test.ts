@@ -3,14 +3,12 @@
  * are taken from it, the full-text index carries its passages over, and what comes out is,
  * file for file, what a build from nothing writes.
  */
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { artifactPaths } from '../core/artifacts.ts';
-import { REPO_ROOT } from '../core/paths.ts';
 import { tempDir } from '../devkit/app.ts';
-import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
-import { buildArtifacts } from '../scripts/build.ts';
+import { repeatedBuilds } from './helpers/build-twice.ts';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -21,14 +19,7 @@ function filesUnder(dir: string): string[] {
 
 describe('a build over the previous one', () => {
   it('takes the twins of unchanged works from it and writes the changed ones: the files a new build writes', async () => {
-    const contentDir = tempDir('incremental-content');
-    cpSync(path.join(REPO_ROOT, 'content'), contentDir, { recursive: true });
-    const artifactsDir = tempDir('incremental-artifacts');
-    const cacheDir = tempDir('incremental-cache');
-    const embedder = createHashedEmbedder();
-    const now = () => new Date('2026-11-26T12:00:00Z');
-    const lines: string[] = [];
-    const build = (dir: string) => buildArtifacts({ contentDir, artifactsDir: dir, cacheDir, embedder, now, log: (line) => lines.push(line) });
+    const { contentDir, artifactsDir, lines, build } = repeatedBuilds('incremental', { now: () => new Date('2026-11-26T12:00:00Z') });
     const first = await build(artifactsDir);
 
     // Nothing changed: every twin taken.

@@ -3,7 +3,7 @@
  * the exact scan finds on text-structured vectors, filters hold, a saved index reopens the
  * same, and the search answers the same through the approximate path as through the exact one.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
@@ -16,6 +16,7 @@ import { tempDir } from '../devkit/app.ts';
 import { createVectorIndex, viewVectorIndex } from '../providers/vector-index.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { planKeys, writeVectorIndex } from '../scripts/lib/vector-index-build.ts';
+import { repeatedBuilds } from './helpers/build-twice.ts';
 
 const DIMS = 128;
 
@@ -343,13 +344,7 @@ describe('passages read in place', () => {
 
 describe('an index that grows with the corpus (incremental builds)', () => {
   it('keeps the passages a build already had, adds the new, removes the changed: the same results as a new index', async () => {
-    const contentDir = tempDir('grow-content');
-    cpSync(path.join(REPO_ROOT, 'content'), contentDir, { recursive: true });
-    const artifactsDir = tempDir('grow-artifacts');
-    const cacheDir = tempDir('grow-cache');
-    const embedder = createHashedEmbedder();
-    const lines: string[] = [];
-    const build = () => buildArtifacts({ contentDir, artifactsDir, cacheDir, embedder, approximateFrom: 0, log: (line) => lines.push(line) });
+    const { contentDir, artifactsDir, cacheDir, embedder, lines, build } = repeatedBuilds('grow', { approximateFrom: 0 });
     await build();
     expect(lines.some((line) => line.startsWith('indexed '))).toBe(true);
     const before = JSON.parse(readFileSync(artifactPaths(artifactsDir).searchMeta, 'utf8')) as { chunk_records: number[]; chunk_keys?: number[] };

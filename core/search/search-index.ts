@@ -374,10 +374,9 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       const { best: similarity, bestChunk, population } = cosines;
       const lexical = lexicalSide.finish(lexicalStart, query, similarity);
       const feedback = tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0);
-      const first: FirstRanking = { queryVector, queryTerms, similarity, lexical, bestChunk, mask, allowed, population, scored: cosines.scored };
       // The pruned BM25 path adds exact scores after the scan: the ranking by words is read again.
-      if (words && lexical !== provisional) first.words = rankByWords(allowed, lexical, wordsRanked);
-      else first.words = words;
+      const ranked = words && lexical !== provisional ? rankByWords(allowed, lexical, wordsRanked) : words;
+      const first: FirstRanking = { queryVector, queryTerms, similarity, lexical, bestChunk, mask, allowed, population, scored: cosines.scored, words: ranked };
       const sparse = sparseApplies(tuning, { allowed: allowed.length, keep, floor, feedback });
       const { scope, fused: firstFused } = firstRanking(tuning, first, sparse, feedback ? tuning.feedbackPool : keep);
       const fused = feedback ? rankWithFeedback(first, scope, firstFused) : firstFused;
