@@ -49,7 +49,7 @@ const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shar
 
 /**
  * Sentences of real English to compose works from: ArguAna's arguments, in their order (so
- * neighbouring sentences share a debate). Only sentences the build's chunker (scripts/lib/chunk.ts)
+ * neighbouring sentences share a debate). Only sentences the build's chunker (core/search/chunk.ts)
  * and plain-text rendering give back whole: one sentence end, at the end, and none of the
  * characters markdown rendering removes; so every passage is made of whole pool sentences
  * and its vector can be derived from theirs (sentenceVectorEmbedder).
@@ -63,7 +63,7 @@ export function sentencePool(): string[] {
 }
 
 const WHOLE_SENTENCE = /^[^.!?\n*_`>#[\]]+[.!?]+$/;
-/** The chunker's sentences (scripts/lib/chunk.ts). */
+/** The chunker's sentences (core/search/chunk.ts). */
 const CHUNK_SENTENCE = /[^.!?\n]+(?:[.!?]+|\n|$)/g;
 /** A work draws its sentences from this many consecutive pool sentences: one or two debates, so its passages share a topic. */
 const TOPIC_WINDOW = 60;

@@ -31,7 +31,9 @@ import { RELEVANCE_CALIBRATION_FILE, RelevanceModelSchema, type RelevanceModel }
 import { CALIBRATION_FILE, CalibrationFileSchema, EVIDENCE_FILE_SUFFIX, type CalibrationFile } from '../schemas/certification.ts';
 import { checkEvidenceFile, NEGATIVE_CONTROLS } from './evidence-log.ts';
 import { checkTensionFiles, checkTensionMerges, TENSION_MERGES_FILE } from './tension-files.ts';
-import { parseMarkdown, parseYaml } from './frontmatter.ts';
+import { parseMarkdown, parseYaml, type ParsedMarkdown } from './frontmatter.ts';
+import type { ContentMemo } from './content-memo.ts';
+import type { BodyText } from '../core/records.ts';
 import { ContentError, issuesFromZod, type ContentIssue } from './issues.ts';
 
 export interface SourceFile {
@@ -45,6 +47,8 @@ export interface MarkdownEntry<T> {
   data: T;
   body: string;
   raw: string;
+  /** For works and proposals read through a memo: what the body gives (records.ts's bodyText). */
+  bodyText?: BodyText;
 }
 
 export interface LoadedContent {
@@ -79,7 +83,13 @@ function listMarkdown(dir: string): string[] {
     .sort();
 }
 
-export function loadContent(contentDir: string): LoadedContent {
+export interface LoadOptions {
+  /** Front matter and body text kept from the previous build, by each file's bytes (content-memo.ts). */
+  memo?: ContentMemo;
+}
+
+export function loadContent(contentDir: string, options: LoadOptions = {}): LoadedContent {
+  const { memo } = options;
   const dir = path.resolve(contentDir);
   const issues: ContentIssue[] = [];
   const files: SourceFile[] = [];
@@ -123,16 +133,16 @@ export function loadContent(contentDir: string): LoadedContent {
       const relative = `${folder}/${name}`;
       const text = readText(relative);
       if (text === undefined) continue;
-      let parsed;
+      let parsed: ParsedMarkdown & { bodyText?: BodyText };
       try {
-        parsed = parseMarkdown(text);
+        parsed = memo ? memo.read(text, parseMarkdown, folder === 'works' || folder === 'proposals') : parseMarkdown(text);
       } catch (error) {
         issues.push({ file: relative, field: '(frontmatter)', message: `is not valid YAML: ${(error as Error).message}` });
         continue;
       }
       raw.push({ folder, file: relative, data: parsed.data });
       const data = parseWith(relative, schema, parsed.data);
-      if (data !== undefined) entries.push({ file: relative, data, body: parsed.body, raw: text });
+      if (data !== undefined) entries.push({ file: relative, data, body: parsed.body, raw: text, ...(parsed.bodyText ? { bodyText: parsed.bodyText } : {}) });
     }
     return entries;
   }

@@ -32,6 +32,8 @@ export function artifactPaths(artifactsDir: string) {
     /** The passages' text as indexed, read one passage at a time (core/search/passages.ts). */
     searchPassages: path.join(data, 'search', 'passages.bin'),
     searchRelevance: path.join(data, 'search', 'relevance.json'),
+    /** Each passage's identity across builds (scripts/lib/previous-search.ts), 32 bytes a passage: the next build matches its passages without hashing them again. */
+    searchIdentities: path.join(data, 'search', 'identities.bin'),
     buildInfo: path.join(data, 'build.json'),
     /** Each work's record twin key (scripts/lib/twin-reuse.ts), so the next build links the twins that did not change. */
     recordTwins: path.join(data, 'record-twins.json'),

@@ -7,6 +7,7 @@ import type { Evidence, Layer, Ring, TensionStatus } from '../schemas/vocab.ts';
 import { certificationSummary, certificationView, type CertificationSummary, type CertificationView, type WrittenResult } from './certify/record-view.ts';
 import { tierSource, type TierSource } from './certify/tier-source.ts';
 import { countWords, plainText, shorten } from './excerpt.ts';
+import { chunkText } from './search/chunk.ts';
 import type { LongitudinalSummary } from './longitudinal.ts';
 import { encodeParam } from './url.ts';
 
@@ -94,8 +95,26 @@ export interface DivergenceFull extends DivergenceSummary {
   json_url: string;
 }
 
-export function deriveWork(data: WorkFrontmatter, body: string, origin: WorkRecord['origin']): WorkRecord {
+/**
+ * What a work's body alone gives: its excerpt (when the front matter sets none), its word count
+ * and its search passages (chunk.ts). A function of the body's text only, so a build keeps it
+ * for files whose bytes did not change (content-files/content-memo.ts); bump
+ * BODY_TEXT_VERSION when the derivation changes.
+ */
+export interface BodyText {
+  excerpt: string;
+  words: number;
+  passages: string[];
+}
+
+export const BODY_TEXT_VERSION = 1;
+
+export function bodyText(body: string): BodyText {
   const text = plainText(body);
+  return { excerpt: shorten(text, EXCERPT_CHARS), words: countWords(text), passages: chunkText(text) };
+}
+
+export function deriveWork(data: WorkFrontmatter, body: string, origin: WorkRecord['origin'], derived: BodyText = bodyText(body)): WorkRecord {
   return {
     id: data.id,
     title: data.title,
@@ -105,8 +124,8 @@ export function deriveWork(data: WorkFrontmatter, body: string, origin: WorkReco
     evidence: data.evidence,
     contributors: data.contributors,
     date: data.date,
-    excerpt: data.excerpt ? shorten(data.excerpt, EXCERPT_CHARS) : shorten(text, EXCERPT_CHARS),
-    words: countWords(text),
+    excerpt: data.excerpt ? shorten(data.excerpt, EXCERPT_CHARS) : derived.excerpt,
+    words: derived.words,
     lineage: data.lineage,
     ...(data.source_url ? { source_url: data.source_url } : {}),
     ...(data.media ? { media: data.media } : {}),

@@ -4,12 +4,12 @@
  * Writes into a fresh folder and swaps it in, so a reader never sees half a build. The public
  * files are written by scripts/lib/public-files.ts, the search artifacts by scripts/lib/search-build.ts.
  */
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_RELEVANCE_MODEL, RELEVANCE_CALIBRATION_FILE } from '../core/search/relevance.ts';
 import { pathToFileURL } from 'node:url';
 import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../providers/embedder.ts';
-import { sha256Hex } from '../core/manifest.ts';
 import { deriveConceptGraph, deriveDivergence, deriveWork, type DivergenceFull } from '../core/records.ts';
 import { buildManifest } from '../core/build-manifest.ts';
 import { recordConcepts, trackTensions } from '../core/tension-identity.ts';
@@ -18,7 +18,8 @@ import { encodeFullText } from '../core/search/fulltext.ts';
 import { artifactPaths } from '../core/artifacts.ts';
 import { createEmbeddingCache } from './lib/embedding-cache.ts';
 import { ContentError } from '../content-files/issues.ts';
-import { loadContent } from '../content-files/load-content.ts';
+import { loadContent, type LoadedContent } from '../content-files/load-content.ts';
+import { CONTENT_MEMO_FILE, openContentMemo } from '../content-files/content-memo.ts';
 import { pathsFromEnv, type BuildPaths } from '../core/paths.ts';
 import { writeFile, writeJson } from '../content-files/write.ts';
 import { renderLlmsTxt } from './lib/llms-txt.ts';
@@ -29,7 +30,7 @@ import { writeAudio, writeCalibration, writeConcepts, writePages, writeRecordTwi
 import { calibrationSummary } from '../core/certify/calibration-summary.ts';
 import { buildSearch } from './lib/search-build.ts';
 import { approximateFromEnv, writeVectorIndex } from './lib/vector-index-build.ts';
-import { readPreviousSearch } from './lib/previous-search.ts';
+import { encodeIdentities, readPreviousSearch } from './lib/previous-search.ts';
 import { readTwinKeys, twinKeysFile } from './lib/twin-reuse.ts';
 import { approximatePathApplies } from '../core/search/chunk-scan.ts';
 import { DEFAULT_TUNING } from '../core/search/search-index.ts';
@@ -57,16 +58,19 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const started = Date.now();
   const log = options.log ?? (() => {});
   const now = options.now ?? (() => new Date());
-  const content = loadContent(options.contentDir);
-  log(`validated ${content.files.length} content files in ${options.contentDir}`);
+  // Files whose bytes the previous build saw are not parsed or derived again (content-memo.ts).
+  const memo = openContentMemo(path.join(options.cacheDir, CONTENT_MEMO_FILE));
+  const content = loadContent(options.contentDir, { memo });
+  memo.save(); // the content is valid: what was parsed is kept whether or not the rest of the build completes
+  log(`validated ${content.files.length} content files in ${options.contentDir} (${memo.stats.reused} parsed by an earlier build)`);
 
   const staging = `${options.artifactsDir}.staging-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   const out = artifactPaths(staging);
 
   const works = [
-    ...content.works.map((entry) => deriveWork(entry.data, entry.body, 'seed')),
-    ...content.proposals.map((entry) => deriveWork(entry.data, entry.body, 'proposal')),
+    ...content.works.map((entry) => deriveWork(entry.data, entry.body, 'seed', entry.bodyText)),
+    ...content.proposals.map((entry) => deriveWork(entry.data, entry.body, 'proposal', entry.bodyText)),
   ].sort(byId);
   const reElicitedBy = new Map<string, string[]>();
   for (const entry of content.divergences) {
@@ -134,13 +138,15 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     log,
     // Over a previous build with an index, grow it rather than build it again.
     approximatePathApplies(search.meta.chunk_records.length, approximateFrom)
-      ? { previous: previous?.index, embedderId: search.meta.embedder.id, identities: search.identities }
+      ? { previous: previous?.index, embedderId: search.meta.embedder.id, identities: search.identities, matched: search.matched }
       : undefined,
   );
   if (index?.chunkKeys) search.meta.chunk_keys = Array.from(index.chunkKeys);
+  log('writing the search artifacts');
   writeJson(out.searchMeta, search.meta);
   writeFile(out.searchFullText, encodeFullText(search.fullText));
   writeFile(out.searchPassages, search.passages);
+  writeFile(out.searchIdentities, encodeIdentities(search.identities));
   // The calibration of relevance in effect: the content's own fit, else the engine's default;
   // served as is so a caller can read what match.relevance and the floors mean.
   const relevance = content.relevance ?? DEFAULT_RELEVANCE_MODEL;
@@ -154,7 +160,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     audioTracks: audio.tracks.length,
     registry: content.registry,
     seedFiles: content.files.filter((file) => file.file.startsWith('works/')),
-    corpusRev: sha256Hex(Buffer.concat(content.files.flatMap((file) => [Buffer.from(`${file.file}\n`), file.bytes]))).slice(0, 16),
+    corpusRev: corpusRevision(content.files),
     generatedAt: now().toISOString(),
     ...(content.calibration ? { calibration: calibrationSummary(content.calibration) } : {}),
   });
@@ -166,9 +172,19 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     corpus_rev: manifest.published_releases.corpus_rev,
   });
 
-  rmSync(options.artifactsDir, { recursive: true, force: true });
+  // The swap: the previous build moved aside and the new one renamed into place (a reader finds
+  // one or the other, never none for longer than two renames), then the previous one removed.
+  const aside = `${options.artifactsDir}.previous-${process.pid}`;
+  rmSync(aside, { recursive: true, force: true });
   mkdirSync(path.dirname(options.artifactsDir), { recursive: true });
+  const hadPrevious = existsSync(options.artifactsDir);
+  if (hadPrevious) renameSync(options.artifactsDir, aside);
   renameSync(staging, options.artifactsDir);
+  if (hadPrevious) {
+    const removing = Date.now();
+    rmSync(aside, { recursive: true, force: true });
+    log(`the previous build removed in ${Date.now() - removing} ms`);
+  }
   const result: BuildResult = {
     works: works.length,
     divergences: divergences.length,
@@ -183,6 +199,13 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
       `(${result.embedded} embedded, ${result.cachedEmbeddings} from cache) in ${result.milliseconds} ms`,
   );
   return result;
+}
+
+/** The hash of every content file's name and bytes, in order (streamed: at 250,000 works the files are a gigabyte). */
+function corpusRevision(files: LoadedContent['files']): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file.file}\n`).update(file.bytes);
+  return hash.digest('hex').slice(0, 16);
 }
 
 /** One collator for every comparison: `localeCompare` with options builds one a call, which dominated sorting 250,000 works. */

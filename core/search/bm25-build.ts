@@ -141,3 +141,66 @@ export function carryOver(previous: PackedFullText): (previousChunk: number, tex
     );
   };
 }
+
+/**
+ * A previous index's field grown by a few documents without taking it apart: each term's
+ * postings are the previous ones renumbered (`newDocOf`: a previous document's number now, or -1
+ * where it is gone) merged with the added documents' (`added`, a field over the added documents
+ * alone, numbered in the order of `addedDocs`, their numbers now, ascending). The same field, byte
+ * for byte, as adding every document again; undefined when the previous documents that stay do
+ * not keep their order (the caller then carries them over one by one).
+ */
+export function growField(previous: PackedField, newDocOf: Int32Array, docCount: number, added: PackedField, addedDocs: Uint32Array): PackedField | undefined {
+  let last = -1;
+  for (const doc of newDocOf) {
+    if (doc < 0) continue;
+    if (doc <= last) return undefined;
+    last = doc;
+  }
+  const lengths = new Uint32Array(docCount);
+  newDocOf.forEach((doc, old) => {
+    if (doc >= 0) lengths[doc] = previous.lengths[old]!;
+  });
+  addedDocs.forEach((doc, at) => (lengths[doc] = added.lengths[at]!));
+
+  const terms: string[] = [];
+  const offsets: number[] = [0];
+  const postings = new Uint32Array(previous.postings.length + added.postings.length);
+  let out = 0;
+  let a = 0;
+  let b = 0;
+  while (a < previous.terms.length || b < added.terms.length) {
+    const termA = previous.terms[a];
+    const termB = added.terms[b];
+    const fromA = termA !== undefined && (termB === undefined || termA <= termB);
+    const fromB = termB !== undefined && (termA === undefined || termB <= termA);
+    const start = out;
+    let i = fromA ? previous.offsets[a]! : 0;
+    const endA = fromA ? previous.offsets[a + 1]! : 0;
+    let j = fromB ? added.offsets[b]! : 0;
+    const endB = fromB ? added.offsets[b + 1]! : 0;
+    while (i < endA || j < endB) {
+      // The next kept previous posting, renumbered.
+      while (i < endA && newDocOf[previous.postings[i]!]! < 0) i += 2;
+      const docA = i < endA ? newDocOf[previous.postings[i]!]! : Number.POSITIVE_INFINITY;
+      const docB = j < endB ? addedDocs[added.postings[j]!]! : Number.POSITIVE_INFINITY;
+      if (docA === Number.POSITIVE_INFINITY && docB === Number.POSITIVE_INFINITY) break;
+      if (docA < docB) {
+        postings[out++] = docA;
+        postings[out++] = previous.postings[i + 1]!;
+        i += 2;
+      } else {
+        postings[out++] = docB;
+        postings[out++] = added.postings[j + 1]!;
+        j += 2;
+      }
+    }
+    if (out > start) {
+      terms.push((fromA ? termA : termB)!);
+      offsets.push(out);
+    }
+    if (fromA) a++;
+    if (fromB) b++;
+  }
+  return { lengths, terms, offsets: Uint32Array.from(offsets), postings: postings.subarray(0, out) };
+}

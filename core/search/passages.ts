@@ -18,22 +18,33 @@ export interface PassageText {
 
 export function encodePassages(texts: readonly string[]): Uint8Array {
   const encoder = new TextEncoder();
-  const encoded = texts.map((text) => encoder.encode(text));
-  const textBytes = encoded.reduce((sum, bytes) => sum + bytes.length, 0);
   const offsetsAt = HEADER_BYTES + 4; // offsets aligned to 8 from the file's start
   const textAt = offsetsAt + (texts.length + 1) * 8;
-  const out = new Uint8Array(textAt + textBytes);
+  // Encoded in place, into a buffer sized for one byte a character and grown when the text needs
+  // more: a million passages are not a million arrays first (bench/README.md, issue 30).
+  let chars = 0;
+  for (const text of texts) chars += text.length;
+  let out = new Uint8Array(textAt + chars + 1024);
+  const offsets = new Float64Array(texts.length + 1);
+  let at = 0;
+  texts.forEach((text, passage) => {
+    offsets[passage] = at;
+    for (let read = 0; ;) {
+      const done = encoder.encodeInto(read === 0 ? text : text.slice(read), out.subarray(textAt + at));
+      at += done.written;
+      read += done.read;
+      if (read >= text.length) break;
+      const grown = new Uint8Array(out.length * 2);
+      grown.set(out.subarray(0, textAt + at));
+      out = grown;
+    }
+  });
+  offsets[texts.length] = at;
   const view = new DataView(out.buffer);
   out.set(encoder.encode(PASSAGES_MAGIC), 0);
   view.setUint32(8, texts.length, true);
-  let at = 0;
-  encoded.forEach((bytes, passage) => {
-    view.setFloat64(offsetsAt + passage * 8, at, true);
-    out.set(bytes, textAt + at);
-    at += bytes.length;
-  });
-  view.setFloat64(offsetsAt + texts.length * 8, at, true);
-  return out;
+  offsets.forEach((offset, passage) => view.setFloat64(offsetsAt + passage * 8, offset, true));
+  return out.subarray(0, textAt + at);
 }
 
 /** Where the header says the offsets and the text are; throws on a file that is not one. */

@@ -1,7 +1,7 @@
 /**
  * Ablation harness for the retrieval figures in bench/README.md. It rebuilds the search
  * inputs in memory from the BEIR files the way the build does (titles as the importer sets
- * them, passages "<title>. <passage>" from scripts/lib/chunk.ts), then scores many tunings
+ * them, passages "<title>. <passage>" from core/search/chunk.ts), then scores many tunings
  * per load through the same createSearchIndex and retrieve() (core/retrieve.ts) as the API and
  * scripts/eval-beir.ts. Build-time choices the eval cannot vary (passage size, what is
  * embedded, tokenizer) are its `--passages` and per-config options.
@@ -25,7 +25,7 @@ import type { Corpus } from '../../api/load-artifacts.ts';
 import { createUseLiteEmbedder } from '../../providers/embedder.ts';
 import { evaluateRankings, parseCorpus, parseQrels, parseQueries, readMaybeGzip, titleFor, type BeirDoc, type MetricSummary } from './beir.ts';
 import { benchmarkQuery, cachedEmbedder, EVAL_FLOORS, EVAL_TUNING, firstWords } from './beir-eval.ts';
-import { chunkText } from './chunk.ts';
+import { chunkText } from '../../core/search/chunk.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
 import { pathsFromEnv } from '../../core/paths.ts';
 

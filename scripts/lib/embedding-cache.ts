@@ -1,9 +1,13 @@
 /**
  * Embedding cache keyed by sha256(model id + text): a rebuild only embeds what changed.
  * One append-only binary file per model: [32-byte key][dims × float32] per entry.
+ *
+ * The file is read when vectors are asked for, and only the entries asked for are kept: at a
+ * million passages the file is 2 GB, and a map of every vector in it cost an incremental build
+ * more than the passages it added (bench/README.md, issue 30).
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from '../../providers/embedder.ts';
 
@@ -17,27 +21,50 @@ export interface CachedEmbedResult {
   cached: number;
 }
 
+/** Entries read per block while looking for the wanted keys. */
+const BLOCK_ENTRIES = 16_384;
+
 export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
   const file = path.join(cacheDir, `${embedder.id.replace(/[^\w.@-]/g, '_')}-${embedder.dims}.bin`);
   const entryBytes = 32 + embedder.dims * 4;
-  const entries = new Map<string, Float32Array>();
-  if (existsSync(file)) {
-    const buffer = readFileSync(file);
-    const whole = buffer.length - (buffer.length % entryBytes); // a torn last write is ignored
-    for (let offset = 0; offset < whole; offset += entryBytes) {
-      const key = buffer.subarray(offset, offset + 32).toString('hex');
-      const vector = new Float32Array(embedder.dims);
-      new Uint8Array(vector.buffer).set(buffer.subarray(offset + 32, offset + entryBytes));
-      entries.set(key, vector);
-    }
-  }
   const keyOf = (text: string) => createHash('sha256').update(embedder.id).update('\u0000').update(text).digest('hex');
+
+  /** The cached vectors of `wanted` keys (a torn last entry is ignored). */
+  function lookUp(wanted: ReadonlySet<string>): Map<string, Float32Array> {
+    const found = new Map<string, Float32Array>();
+    if (wanted.size === 0 || !existsSync(file)) return found;
+    // A key's first four bytes sift the entries before its hex is compared.
+    const prefixes = new Set<number>();
+    for (const key of wanted) prefixes.add(Buffer.from(key.slice(0, 8), 'hex').readUInt32LE(0));
+    const fd = openSync(file, 'r');
+    try {
+      const whole = Math.floor(fstatSync(fd).size / entryBytes);
+      const block = Buffer.alloc(BLOCK_ENTRIES * entryBytes);
+      for (let first = 0; first < whole && found.size < wanted.size; first += BLOCK_ENTRIES) {
+        const count = Math.min(BLOCK_ENTRIES, whole - first);
+        const bytes = count * entryBytes;
+        for (let read = 0; read < bytes;) read += readSync(fd, block, read, bytes - read, first * entryBytes + read);
+        for (let at = 0; at < count; at++) {
+          const offset = at * entryBytes;
+          if (!prefixes.has(block.readUInt32LE(offset))) continue;
+          const key = block.toString('hex', offset, offset + 32);
+          if (!wanted.has(key) || found.has(key)) continue;
+          const vector = new Float32Array(embedder.dims);
+          new Uint8Array(vector.buffer).set(block.subarray(offset + 32, offset + entryBytes));
+          found.set(key, vector);
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return found;
+  }
 
   return {
     file,
-    size: () => entries.size,
     async embedAll(texts: readonly string[], onProgress?: EmbedProgress, batchSize = 256): Promise<CachedEmbedResult> {
       const keys = texts.map(keyOf);
+      const entries = lookUp(new Set(keys));
       const missing: number[] = [];
       const wanted = new Set<string>();
       keys.forEach((key, index) => {
@@ -47,6 +74,9 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
         }
       });
       mkdirSync(cacheDir, { recursive: true });
+      // A torn last entry (a build stopped mid-write) is cut before appending, or every later entry would be misread.
+      if (missing.length > 0 && existsSync(file) && statSync(file).size % entryBytes !== 0)
+        truncateSync(file, statSync(file).size - (statSync(file).size % entryBytes));
       for (let start = 0; start < missing.length; start += batchSize) {
         const batch = missing.slice(start, start + batchSize);
         const vectors = await embedder.embed(batch.map((index) => texts[index]!));

@@ -6,7 +6,7 @@
  * simply not reused: the new build indexes everything.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { openPassageFile } from '../../api/passage-file.ts';
 import { artifactPaths } from '../../core/artifacts.ts';
 import { decodeFullText, type PackedFullText } from '../../core/search/bm25.ts';
@@ -18,8 +18,10 @@ export interface PreviousSearch {
   dims: number;
   /** Each previous passage's identity, by its chunk number then. */
   identities: string[];
-  /** The previous full-text index, read when first asked for. */
+  /** The previous full-text index, read when asked for. */
   fullText(): PackedFullText;
+  /** The previous passages' vectors (chunk-major), read when asked for. */
+  vectors(): Float32Array;
   /** The previous approximate index, when there was one. */
   index?: PreviousIndex;
 }
@@ -29,15 +31,36 @@ export function passageIdentity(recordId: string, text: string): string {
   return createHash('sha256').update(recordId).update('\u0000').update(text).digest('base64');
 }
 
-/** Identity → the passages (chunk numbers) that have it, each to be taken once. */
-export function byIdentity(identities: readonly string[]): Map<string, number[]> {
-  const chunks = new Map<string, number[]>();
-  identities.forEach((identity, chunk) => {
-    const list = chunks.get(identity);
-    if (list) list.push(chunk);
-    else chunks.set(identity, [chunk]);
-  });
-  return chunks;
+/** Identities as the build writes them (data/search/identities.bin): each one's 32 bytes, in chunk order. */
+export function encodeIdentities(identities: readonly string[]): Buffer {
+  const bytes = Buffer.alloc(identities.length * 32);
+  identities.forEach((identity, chunk) => bytes.write(identity, chunk * 32, 32, 'base64'));
+  return bytes;
+}
+
+/** The identities of a file of `count` passages, or undefined when it holds another number. */
+export function decodeIdentities(bytes: Buffer, count: number): string[] | undefined {
+  if (bytes.length !== count * 32) return undefined;
+  return Array.from({ length: count }, (_, chunk) => bytes.toString('base64', chunk * 32, chunk * 32 + 32));
+}
+
+/** A vectors file as floats, read in blocks (past 2 GiB a file cannot be read in one call); a file of the wrong size is an error: that build is not reused. */
+function readVectors(file: string, floats: number): Float32Array {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size !== floats * 4) throw new Error(`${file} holds ${size} bytes, meta lists ${floats} floats`);
+    const vectors = new Float32Array(floats);
+    const bytes = new Uint8Array(vectors.buffer);
+    for (let read = 0; read < size;) {
+      const got = readSync(fd, bytes, read, Math.min(1 << 28, size - read), read);
+      if (got === 0) throw new Error(`${file} ended after ${read} bytes`);
+      read += got;
+    }
+    return vectors;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function readPreviousSearch(artifactsDir: string, log: (line: string) => void): PreviousSearch | undefined {
@@ -47,13 +70,17 @@ export function readPreviousSearch(artifactsDir: string, log: (line: string) => 
     const meta = JSON.parse(readFileSync(paths.searchMeta, 'utf8')) as SearchMeta;
     const passages = openPassageFile(paths.searchPassages);
     if (passages.count !== meta.chunk_records.length) throw new Error(`${passages.count} passages, meta lists ${meta.chunk_records.length}`);
-    const identities = meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk)));
-    let fullText: PackedFullText | undefined;
+    // Written by the build; hashed again from the passages where an older build did not write them.
+    const identities =
+      (existsSync(paths.searchIdentities) ? decodeIdentities(readFileSync(paths.searchIdentities), meta.chunk_records.length) : undefined) ??
+      meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk)));
     return {
       embedderId: meta.embedder.id,
       dims: meta.embedder.dims,
       identities,
-      fullText: () => (fullText ??= decodeFullText(readFileSync(paths.searchFullText))),
+      // Read each time they are asked for (once a build), and not held: at a million passages they are 3 GB.
+      fullText: () => decodeFullText(readFileSync(paths.searchFullText)),
+      vectors: () => readVectors(paths.searchVectors, meta.chunk_records.length * meta.embedder.dims),
       ...(existsSync(paths.searchVectorIndex)
         ? {
             index: {

@@ -23,6 +23,7 @@ export async function writeRecordTwins(
   const bodies = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, entry]));
   const keys = new Map<string, string>();
   let reused = 0;
+  mkdirSync(path.join(publicDir, 'records'), { recursive: true });
   for (const work of works) {
     const entry = bodies.get(work.id)!;
     const key = twinKey(work, entry.raw);

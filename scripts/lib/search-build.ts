@@ -1,15 +1,14 @@
 /** The build's search artifacts: one search record per work and Atlas record, their passages, embeddings (cached) and the full-text index. */
-import { plainText } from '../../core/excerpt.ts';
-import type { DivergenceFull, WorkRecord } from '../../core/records.ts';
-import { byIdentity, passageIdentity, type PreviousSearch } from './previous-search.ts';
-import { buildPackedFullText, carryOver } from '../../core/search/bm25-build.ts';
-import type { PackedFullText } from '../../core/search/bm25.ts';
+import { bodyText, type DivergenceFull, type WorkRecord } from '../../core/records.ts';
+import { passageIdentity, type PreviousSearch } from './previous-search.ts';
+import { matchPassages } from './passage-match.ts';
+import { buildPackedFullText, carryOver, FieldBuilder, growField } from '../../core/search/bm25-build.ts';
+import type { PackedField, PackedFullText } from '../../core/search/bm25.ts';
 import { createTermTokenizer } from '../../core/search/tokenizer.ts';
 import { encodePassages } from '../../core/search/passages.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';
 import type { LoadedContent } from '../../content-files/load-content.ts';
 import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../../providers/embedder.ts';
-import { chunkText } from './chunk.ts';
 import { createEmbedProgress, terminalRewrite } from './embed-progress.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
 
@@ -21,6 +20,8 @@ export interface SearchBuild {
   passages: Uint8Array;
   /** Each chunk's identity across builds (its record and text), for growing the vector index. */
   identities: string[];
+  /** Each chunk's passage in the previous build (-1: none), when there was one (passage-match.ts). */
+  matched?: Int32Array | undefined;
   embedded: number;
   cached: number;
 }
@@ -32,7 +33,8 @@ export async function buildSearch(
   options: { cacheDir: string; embedder?: Embedder; now?: () => Date; previous?: PreviousSearch | undefined },
   log: (line: string) => void,
 ): Promise<SearchBuild> {
-  const bodies = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, entry.body]));
+  // Each work's passages, as the content memo kept them or derived now (records.ts's bodyText).
+  const passagesOf = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, (entry.bodyText ?? bodyText(entry.body)).passages]));
   const records: SearchRecord[] = [];
   const chunks: SearchChunk[] = [];
   for (const work of works) {
@@ -50,7 +52,7 @@ export async function buildSearch(
         excerpt: work.excerpt,
         lineage: work.lineage,
       }) - 1;
-    for (const passage of chunkText(plainText(bodies.get(work.id) ?? ''))) {
+    for (const passage of passagesOf.get(work.id) ?? []) {
       chunks.push({ record: index, text: `${work.title}. ${passage}` });
     }
   }
@@ -76,16 +78,12 @@ export async function buildSearch(
 
   // int8 where the CPU has AVX-512 VNNI unless EMBED_PRECISION says otherwise (ADR 0021).
   const embedder = options.embedder ?? (await createUseLiteEmbedder({ precision: precisionFromEnv(process.env) }));
-  const cache = createEmbeddingCache(options.cacheDir, embedder);
-  const result = await cache.embedAll(
-    chunks.map((chunk) => chunk.text),
-    createEmbedProgress({ log, rewrite: terminalRewrite(process.stdout) }),
-  );
-  const vectors = new Float32Array(chunks.length * embedder.dims);
-  result.vectors.forEach((vector, index) => vectors.set(vector, index * embedder.dims));
-  log(`indexing ${chunks.length} passages for full-text search`);
   const identities = chunks.map((chunk) => passageIdentity(records[chunk.record]!.id, chunk.text));
-  const { fullText, carried } = await indexFullText(records, chunks, identities, options.previous);
+  // Each passage the previous build had (same record, same text), taken once: its vector and its index entry are carried over.
+  const previousChunk = options.previous ? matchPassages(identities, options.previous.identities) : undefined;
+  const vectors = await passageVectors(chunks, embedder, options, previousChunk, log);
+  log(`indexing ${chunks.length} passages for full-text search`);
+  const { fullText, carried } = await indexFullText(records, chunks, options.previous, previousChunk);
   if (carried > 0) log(`${carried} of them carried over from the previous build's full-text index, ${chunks.length - carried} tokenised`);
   return {
     meta: {
@@ -94,34 +92,86 @@ export async function buildSearch(
       chunk_records: chunks.map((chunk) => chunk.record),
       built_at: (options.now ?? (() => new Date()))().toISOString(),
     },
-    vectors,
+    vectors: vectors.all,
     fullText,
     passages: encodePassages(chunks.map((chunk) => chunk.text)),
     identities,
-    embedded: result.embedded,
-    cached: result.cached,
+    matched: previousChunk,
+    embedded: vectors.embedded,
+    cached: vectors.cached,
   };
 }
 
-/** The full-text index, a passage at a time: carried over from the previous build's index where it had the passage, else tokenised. */
+/**
+ * Every passage's vector: the previous build's where it had the passage and the same embedder,
+ * else the embedding cache's, else embedded now.
+ */
+async function passageVectors(
+  chunks: readonly SearchChunk[],
+  embedder: Embedder,
+  options: { cacheDir: string; previous?: PreviousSearch | undefined },
+  previousChunk: Int32Array | undefined,
+  log: (line: string) => void,
+): Promise<{ all: Float32Array; embedded: number; cached: number }> {
+  const dims = embedder.dims;
+  const all = new Float32Array(chunks.length * dims);
+  let carried: Float32Array | undefined;
+  const previous = options.previous;
+  if (previous && previousChunk && previous.embedderId === embedder.id && previous.dims === dims) {
+    try {
+      carried = previous.vectors();
+    } catch (error) {
+      log(`the previous build's vectors cannot be reused (${(error as Error).message}): reading the embedding cache`);
+    }
+  }
+  const rest: number[] = [];
+  chunks.forEach((_, chunk) => {
+    const from = carried ? previousChunk![chunk]! : -1;
+    if (from >= 0) all.set(carried!.subarray(from * dims, (from + 1) * dims), chunk * dims);
+    else rest.push(chunk);
+  });
+  const cache = createEmbeddingCache(options.cacheDir, embedder);
+  const result = await cache.embedAll(
+    rest.map((chunk) => chunks[chunk]!.text),
+    createEmbedProgress({ log, rewrite: terminalRewrite(process.stdout) }),
+  );
+  result.vectors.forEach((vector, at) => all.set(vector, rest[at]! * dims));
+  return { all, embedded: result.embedded, cached: chunks.length - result.embedded };
+}
+
+/**
+ * The full-text index. Over a previous index with the same tokeniser, the passages it had are
+ * carried over: its postings renumbered and merged with the new passages' (growField), or, when
+ * the passages it had changed order, a passage at a time (carryOver). Else every passage is tokenised.
+ */
 async function indexFullText(
   records: readonly SearchRecord[],
   chunks: readonly SearchChunk[],
-  identities: readonly string[],
   previous: PreviousSearch | undefined,
+  previousChunk: Int32Array | undefined,
 ): Promise<{ fullText: PackedFullText; carried: number }> {
   const flags = { stemming: true, stopWords: true };
   const tokenize = await createTermTokenizer(flags);
   const old = previous?.fullText();
-  const carry = old && old.stemming === flags.stemming && old.stopWords === flags.stopWords ? carryOver(old) : undefined;
-  const free = carry ? byIdentity(previous!.identities) : new Map<string, number[]>();
+  const reusable = old && previousChunk && old.stemming === flags.stemming && old.stopWords === flags.stopWords ? old : undefined;
+  const chunkRecords = Uint32Array.from(chunks, (chunk) => chunk.record);
+  const titles = records.map((record) => record.title);
+  if (reusable) {
+    const grown = growText(reusable, previousChunk!, chunks, tokenize);
+    if (grown) {
+      const title = new FieldBuilder();
+      for (const value of titles) title.addTokens(tokenize(value));
+      return { fullText: { ...flags, chunkRecords, text: grown.text, title: title.finish() }, carried: grown.carried };
+    }
+  }
+  const carry = reusable ? carryOver(reusable) : undefined;
   let carried = 0;
   const fullText = buildPackedFullText({
-    titles: records.map((record) => record.title),
-    chunkRecords: Uint32Array.from(chunks, (chunk) => chunk.record),
+    titles,
+    chunkRecords,
     passage(chunk, text) {
-      const from = free.get(identities[chunk]!)?.shift();
-      if (carry && from !== undefined) {
+      const from = previousChunk?.[chunk] ?? -1;
+      if (carry && from >= 0) {
         carried++;
         carry(from, text);
       } else text.addTokens(tokenize(chunks[chunk]!.text));
@@ -130,4 +180,25 @@ async function indexFullText(
     ...flags,
   });
   return { fullText, carried };
+}
+
+/** The previous index's passage field grown by the passages it did not have (growField), or undefined when it cannot be. */
+function growText(
+  previous: PackedFullText,
+  previousChunk: Int32Array,
+  chunks: readonly SearchChunk[],
+  tokenize: (text: string) => string[],
+): { text: PackedField; carried: number } | undefined {
+  const newDocOf = new Int32Array(previous.text.lengths.length).fill(-1);
+  const addedDocs: number[] = [];
+  const added = new FieldBuilder();
+  previousChunk.forEach((from, chunk) => {
+    if (from >= 0) newDocOf[from] = chunk;
+    else {
+      addedDocs.push(chunk);
+      added.addTokens(tokenize(chunks[chunk]!.text));
+    }
+  });
+  const text = growField(previous.text, newDocOf, chunks.length, added.finish(), Uint32Array.from(addedDocs));
+  return text && { text, carried: chunks.length - addedDocs.length };
 }

@@ -7,7 +7,7 @@
  * that is most of the data build's time (bench/README.md, issue 30).
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkRecord } from '../../core/records.ts';
 import { RENDER_VERSION } from './render.ts';
@@ -41,23 +41,34 @@ export function twinKeysFile(keys: ReadonlyMap<string, string>): { format: strin
 }
 
 /**
- * Takes the previous build's twins of `id` into `publicDir` when its key is the same: true when
- * both files were taken, false when they must be written.
+ * Takes the previous build's twins of `id` into `publicDir` (its records/ folder made) when its
+ * key is the same: true when both files were taken, false when they must be written (the key
+ * changed, or a previous twin is missing).
  */
 export function reuseTwins(reuse: TwinReuse | undefined, id: string, key: string, publicDir: string): boolean {
   if (!reuse || reuse.keys.get(id) !== key) return false;
   const names = [`${id}.md`, `${id}.json`];
-  const from = names.map((name) => path.join(reuse.previousPublic, 'records', name));
-  if (!from.every((file) => existsSync(file))) return false;
-  mkdirSync(path.join(publicDir, 'records'), { recursive: true });
-  names.forEach((name, at) => linkOrCopy(from[at]!, path.join(publicDir, 'records', name)));
+  const taken: string[] = [];
+  for (const name of names) {
+    const to = path.join(publicDir, 'records', name);
+    if (!linkOrCopy(path.join(reuse.previousPublic, 'records', name), to)) {
+      // The twin is written instead: a link left here would carry that write into the previous build's file.
+      for (const file of taken) unlinkSync(file);
+      return false;
+    }
+    taken.push(to);
+  }
   return true;
 }
 
-function linkOrCopy(from: string, to: string): void {
+/** A hard link (a copy across file systems); false when the source is not there. */
+function linkOrCopy(from: string, to: string): boolean {
   try {
     linkSync(from, to);
-  } catch {
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     copyFileSync(from, to);
+    return true;
   }
 }

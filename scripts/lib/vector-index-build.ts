@@ -10,6 +10,7 @@
  */
 import { approximatePathApplies } from '../../core/search/chunk-scan.ts';
 import { createVectorIndex, loadVectorIndex } from '../../providers/vector-index.ts';
+import { matchPassages } from './passage-match.ts';
 
 /** Above this share of the passages added or removed, the index is built again: a graph patched that much is worse than a new one. */
 export const REBUILD_SHARE = 0.2;
@@ -36,14 +37,14 @@ export async function writeVectorIndex(
   dims: number,
   approximateFrom: number,
   log: (line: string) => void,
-  grow?: { previous: PreviousIndex | undefined; embedderId: string; identities: readonly string[] },
+  grow?: { previous: PreviousIndex | undefined; embedderId: string; identities: readonly string[]; matched?: Int32Array },
 ): Promise<IndexWritten | undefined> {
   const chunks = vectors.length / dims;
   if (!approximatePathApplies(chunks, approximateFrom)) return undefined;
   const started = Date.now();
   const previous = grow?.previous;
   if (grow && previous && previous.embedderId === grow.embedderId && previous.dims === dims) {
-    const plan = planKeys(previous, grow.identities);
+    const plan = planKeys(previous, grow.identities, grow.matched);
     if (plan.added.length + plan.removed.length <= REBUILD_SHARE * chunks) {
       const index = await loadVectorIndex(previous.file, dims);
       index.remove(plan.removed);
@@ -70,30 +71,34 @@ export async function writeVectorIndex(
   return {};
 }
 
-/** Keys for the new chunks: a previous passage's key where it is still there, new keys after the previous largest for the rest. */
+/**
+ * Keys for the new chunks: a previous passage's key where it is still there (`matched`: each
+ * chunk's previous chunk, or -1), new keys after the previous largest for the rest.
+ */
 export function planKeys(
   previous: Pick<PreviousIndex, 'identities' | 'keys'>,
   identities: readonly string[],
+  matched: Int32Array = matchPassages(identities, previous.identities),
 ): { keys: Uint32Array; added: number[]; removed: number[] } {
-  const free = new Map<string, number[]>();
   let next = 0;
-  previous.identities.forEach((identity, chunk) => {
-    const key = previous.keys[chunk]!;
-    next = Math.max(next, key + 1);
-    const list = free.get(identity);
-    if (list) list.push(key);
-    else free.set(identity, [key]);
-  });
+  for (const key of previous.keys) next = Math.max(next, key + 1);
+  const taken = new Uint8Array(previous.keys.length);
   const keys = new Uint32Array(identities.length);
   const added: number[] = [];
-  identities.forEach((identity, chunk) => {
-    const key = free.get(identity)?.shift();
-    if (key === undefined) {
+  matched.forEach((from, chunk) => {
+    if (from < 0) {
       keys[chunk] = next++;
       added.push(chunk);
-    } else keys[chunk] = key;
+    } else {
+      keys[chunk] = previous.keys[from]!;
+      taken[from] = 1;
+    }
   });
-  return { keys, added, removed: [...free.values()].flat() };
+  const removed: number[] = [];
+  taken.forEach((kept, from) => {
+    if (!kept) removed.push(previous.keys[from]!);
+  });
+  return { keys, added, removed };
 }
 
 /** SEARCH_APPROXIMATE_FROM: the threshold of the build's environment, when set (benchmarks force 0). */

@@ -16,7 +16,8 @@ export function repeatedBuilds(prefix: string, options: Partial<BuildOptions> = 
   const cacheDir = tempDir(`${prefix}-cache`);
   const embedder = createHashedEmbedder();
   const lines: string[] = [];
-  /** A build of the content into `dir` (the artifacts folder by default), its lines added to `lines`. */
-  const build = (dir = artifactsDir) => buildArtifacts({ contentDir, artifactsDir: dir, cacheDir, embedder, ...options, log: (line) => lines.push(line) });
+  /** A build of the content into `dir` (the artifacts folder by default; with its own cache folder: `cache`), its lines added to `lines`. */
+  const build = (dir = artifactsDir, cache = cacheDir) =>
+    buildArtifacts({ contentDir, artifactsDir: dir, cacheDir: cache, embedder, ...options, log: (line) => lines.push(line) });
   return { contentDir, artifactsDir, cacheDir, embedder, lines, build };
 }
