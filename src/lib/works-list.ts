@@ -100,7 +100,9 @@ export function worksMarkdown(pageNumber: number): string {
     '- Label definitions: [/evidence-status.md](/evidence-status.md)',
   ];
   if (pages > 1) {
-    lines.push(`- This page: works ${offset + 1}–${offset + shown} of ${total}, page ${page} of ${pages}, ${WORKS_PER_PAGE} a page.`);
+    lines.push(
+      `- This page: works ${(offset + 1).toLocaleString('en')}–${(offset + shown).toLocaleString('en')} of ${total.toLocaleString('en')}, page ${page} of ${pages}, ${WORKS_PER_PAGE.toLocaleString('en')} a page.`,
+    );
     if (page > 1) lines.push(`- Previous page: [${worksPagePath(page - 1, 'md')}](${worksPagePath(page - 1, 'md')})`);
     if (page < pages) lines.push(`- Next page: [${worksPagePath(page + 1, 'md')}](${worksPagePath(page + 1, 'md')})`);
   }

@@ -16,7 +16,7 @@ export function GET(): Response {
     '',
   ];
   for (const [name, items] of people) {
-    const more = items.length > CONTRIBUTOR_TITLES ? `, and ${items.length - CONTRIBUTOR_TITLES} more (the corpus list: /works.md)` : '';
+    const more = items.length > CONTRIBUTOR_TITLES ? `, and ${(items.length - CONTRIBUTOR_TITLES).toLocaleString('en')} more (the corpus list: /works.md)` : '';
     lines.push(
       `- ${mdText(name)} (${plural(items.length, 'work')}): ${items
         .slice(0, CONTRIBUTOR_TITLES)
