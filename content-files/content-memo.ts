@@ -13,11 +13,12 @@
  * file again with those in use only, to a temporary file renamed into place.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BODY_TEXT_VERSION, bodyText, type BodyText } from '../core/records.ts';
 import type { ParsedMarkdown } from './frontmatter.ts';
+import { readLargeFile } from './read-large.ts';
 
 export const CONTENT_MEMO_FORMAT = 'polyphony-content-memo@1';
 /** The memo's file in a build's cache folder. */
@@ -85,7 +86,7 @@ export function openContentMemo(file: string): ContentMemo {
   let appendable = false;
   if (existsSync(file)) {
     try {
-      bytes = readFileSync(file);
+      bytes = readLargeFile(file);
       let end = bytes.indexOf(10);
       if (end > 0 && bytes.toString('utf8', 0, end) === header) {
         for (let start = end + 1; start < bytes.length; start = end + 1) {

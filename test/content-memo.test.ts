@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { bodyText } from '../core/records.ts';
 import { CONTENT_MEMO_FILE, openContentMemo } from '../content-files/content-memo.ts';
 import { parseMarkdown } from '../content-files/frontmatter.ts';
+import { readLargeFile } from '../content-files/read-large.ts';
 import { tempDir } from '../devkit/app.ts';
 import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
 import { createEmbeddingCache } from '../scripts/lib/embedding-cache.ts';
@@ -158,5 +159,16 @@ describe('the embedding cache', () => {
     const reread = await createEmbeddingCache(dir, embedder).embedAll(more);
     expect(reread).toMatchObject({ embedded: 0, cached: 3 });
     expect(reread.vectors).toEqual(await embedder.embed(more));
+  });
+});
+
+describe('reading a large file', () => {
+  it('gives the bytes readFileSync gives, read in blocks', () => {
+    const file = path.join(tempDir('read-large'), 'bytes.bin');
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, at) => (at * 7919) % 251));
+    writeFileSync(file, bytes);
+    expect(readLargeFile(file).equals(readFileSync(file))).toBe(true);
+    writeFileSync(file, '');
+    expect(readLargeFile(file).length).toBe(0);
   });
 });

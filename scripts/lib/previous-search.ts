@@ -6,7 +6,8 @@
  * simply not reused: the new build indexes everything.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { readLargeFile } from '../../content-files/read-large.ts';
 import { openPassageFile } from '../../api/passage-file.ts';
 import { artifactPaths } from '../../core/artifacts.ts';
 import { decodeFullText, type PackedFullText } from '../../core/search/bm25.ts';
@@ -44,23 +45,11 @@ export function decodeIdentities(bytes: Buffer, count: number): string[] | undef
   return Array.from({ length: count }, (_, chunk) => bytes.toString('base64', chunk * 32, chunk * 32 + 32));
 }
 
-/** A vectors file as floats, read in blocks (past 2 GiB a file cannot be read in one call); a file of the wrong size is an error: that build is not reused. */
+/** A vectors file as floats; a file of the wrong size is an error: that build is not reused. */
 function readVectors(file: string, floats: number): Float32Array {
-  const fd = openSync(file, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    if (size !== floats * 4) throw new Error(`${file} holds ${size} bytes, meta lists ${floats} floats`);
-    const vectors = new Float32Array(floats);
-    const bytes = new Uint8Array(vectors.buffer);
-    for (let read = 0; read < size;) {
-      const got = readSync(fd, bytes, read, Math.min(1 << 28, size - read), read);
-      if (got === 0) throw new Error(`${file} ended after ${read} bytes`);
-      read += got;
-    }
-    return vectors;
-  } finally {
-    closeSync(fd);
-  }
+  const bytes = readLargeFile(file);
+  if (bytes.length !== floats * 4) throw new Error(`${file} holds ${bytes.length} bytes, meta lists ${floats} floats`);
+  return bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, floats) : new Float32Array(Uint8Array.from(bytes).buffer);
 }
 
 export function readPreviousSearch(artifactsDir: string, log: (line: string) => void): PreviousSearch | undefined {
@@ -79,7 +68,7 @@ export function readPreviousSearch(artifactsDir: string, log: (line: string) => 
       dims: meta.embedder.dims,
       identities,
       // Read each time they are asked for (once a build), and not held: at a million passages they are 3 GB.
-      fullText: () => decodeFullText(readFileSync(paths.searchFullText)),
+      fullText: () => decodeFullText(readLargeFile(paths.searchFullText)),
       vectors: () => readVectors(paths.searchVectors, meta.chunk_records.length * meta.embedder.dims),
       ...(existsSync(paths.searchVectorIndex)
         ? {
