@@ -41,6 +41,11 @@ describe('a build over the previous one', () => {
     expect(previous.identities).toEqual(meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk))));
     expect(decodeIdentities(encodeIdentities(previous.identities), previous.identities.length + 1)).toBeUndefined();
 
+    // The swap leaves one artifacts folder: no staging folder, no previous build moved aside.
+    expect(lines.some((line) => /^the previous build removed in \d+ ms$/.test(line))).toBe(true);
+    const parent = path.dirname(artifactsDir);
+    expect(readdirSync(parent).filter((name) => name.startsWith(`${path.basename(artifactsDir)}.`))).toEqual([]);
+
     // A previous twin gone (one of a work's two files): that work's twins are written again.
     rmSync(path.join(artifactPaths(artifactsDir).public, 'records', 'PLY-11.json'));
     lines.length = 0;
