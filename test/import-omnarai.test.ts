@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importOmnarai, type ImportSummary } from '../scripts/import-omnarai.ts';
 import { parseMarkdown } from '../content-files/frontmatter.ts';
 import { loadContent, type LoadedContent } from '../content-files/load-content.ts';
+import { CONTENT_MEMO_FILE, openContentMemo } from '../content-files/content-memo.ts';
+import { bodyText } from '../core/records.ts';
 import { buildOmnaraiContent } from '../scripts/lib/omnarai.ts';
 import { layerForType, splitContributors } from '../scripts/lib/omnarai/records.ts';
 import { deriveRegistry } from '../scripts/lib/omnarai/registry.ts';
@@ -99,6 +101,30 @@ describe.skipIf(!hasData)(hasData ? 'import of the real Omnarai data' : `import 
     expect(Object.keys(content.pages).sort()).toEqual(['context', 'evidence-status', 'for-future-models', 'limitations']);
     expect(content.claims).toEqual([]);
     expect(content.audio).toEqual([]);
+  });
+
+  it("reads back through the build's content memo exactly what it reads without one (real answers, verbatim)", () => {
+    const cache = tempDir('memo');
+    const filling = openContentMemo(path.join(cache, CONTENT_MEMO_FILE));
+    const first = loadContent(out, { memo: filling });
+    filling.save();
+    const memo = openContentMemo(path.join(cache, CONTENT_MEMO_FILE));
+    const again = loadContent(out, { memo });
+    // Every markdown file but the few pages (read on their own, not through the memo).
+    const markdownFiles = content.files.filter((file) => file.file.endsWith('.md') && !file.file.startsWith('pages/')).length;
+    expect(memo.stats).toEqual({ reused: markdownFiles, made: 0 });
+    expect(again).toEqual(first);
+    // Without the body text the memo adds to works, the same content as a load with no memo.
+    const plain = (loaded: LoadedContent) => ({
+      ...loaded,
+      works: loaded.works.map(({ bodyText: _, ...entry }) => entry),
+      proposals: loaded.proposals.map(({ bodyText: _, ...entry }) => entry),
+    });
+    expect(plain(again)).toEqual(content);
+    for (const entry of again.works) expect(entry.bodyText).toEqual(bodyText(entry.body));
+    expect(again.divergences.flatMap((entry) => entry.data.answers.map((answer) => answer.text))).toEqual(
+      content.divergences.flatMap((entry) => entry.data.answers.map((answer) => answer.text)),
+    );
   });
 
   it('writes every corpus work and media record under its exact source id', () => {
