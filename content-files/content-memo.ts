@@ -145,8 +145,8 @@ export function openContentMemo(file: string): ContentMemo {
         const temporary = `${file}.${process.pid}.tmp`;
         const fd = openSync(temporary, 'w');
         try {
-          writeSync(fd, `${header}\n`);
-          for (const { start, end } of kept) writeSync(fd, bytes!, start, end + 1 - start);
+          writeLines(fd, [`${header}\n`]);
+          for (const { start, end } of kept) for (let at = start; at <= end;) at += writeSync(fd, bytes!, at, end + 1 - at);
           writeLines(fd, made.map(lineOf));
         } finally {
           closeSync(fd);
@@ -161,6 +161,10 @@ export function openContentMemo(file: string): ContentMemo {
   };
 }
 
+/** Lines in batches, each batch written whole (a short write continued): another build appending at once never splits a line of ours. */
 function writeLines(fd: number, lines: readonly string[]): void {
-  for (let at = 0; at < lines.length; at += 1000) writeSync(fd, lines.slice(at, at + 1000).join(''));
+  for (let at = 0; at < lines.length; at += 1000) {
+    const bytes = Buffer.from(lines.slice(at, at + 1000).join(''));
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
+  }
 }

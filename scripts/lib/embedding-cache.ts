@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from '../../providers/embedder.ts';
+import { withFileLock } from '../../content-files/file-lock.ts';
 
 export interface EmbedProgress {
   (done: number, total: number): void;
@@ -74,9 +75,6 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
         }
       });
       mkdirSync(cacheDir, { recursive: true });
-      // A torn last entry (a build stopped mid-write) is cut before appending, or every later entry would be misread.
-      if (missing.length > 0 && existsSync(file) && statSync(file).size % entryBytes !== 0)
-        truncateSync(file, statSync(file).size - (statSync(file).size % entryBytes));
       for (let start = 0; start < missing.length; start += batchSize) {
         const batch = missing.slice(start, start + batchSize);
         const vectors = await embedder.embed(batch.map((index) => texts[index]!));
@@ -87,7 +85,14 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
           Buffer.from(key, 'hex').copy(out, i * entryBytes);
           Buffer.from(vectors[i]!.buffer, vectors[i]!.byteOffset, vectors[i]!.byteLength).copy(out, i * entryBytes + 32);
         });
-        appendFileSync(file, out);
+        // Under a lock shared by every process appending to this cache (test runs share one):
+        // a torn last entry (a build stopped mid-write) is cut before appending, or every later
+        // entry would be misread, and no append of another process is mistaken for one.
+        withFileLock(`${file}.lock`, () => {
+          const size = existsSync(file) ? statSync(file).size : 0;
+          if (size % entryBytes !== 0) truncateSync(file, size - (size % entryBytes));
+          appendFileSync(file, out);
+        });
         onProgress?.(Math.min(start + batchSize, missing.length), missing.length);
       }
       return { vectors: keys.map((key) => entries.get(key)!), embedded: missing.length, cached: texts.length - missing.length };
