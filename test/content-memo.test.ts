@@ -4,10 +4,11 @@
  * embedding give, a file whose bytes changed is read again, and a damaged file costs only the
  * entries it lost.
  */
+import { createHash } from 'node:crypto';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bodyText } from '../core/records.ts';
+import { BODY_TEXT_VERSION, bodyText } from '../core/records.ts';
 import { CONTENT_MEMO_FILE, openContentMemo } from '../content-files/content-memo.ts';
 import { parseMarkdown } from '../content-files/frontmatter.ts';
 import { readLargeFile } from '../content-files/read-large.ts';
@@ -130,6 +131,20 @@ describe('the content memo', () => {
     const other = reopen(dir);
     other.read(work(8), parseMarkdown, true);
     expect(other.stats).toEqual({ reused: 0, made: 1 });
+  });
+});
+
+describe('the body text the memo keeps', () => {
+  it('is what BODY_TEXT_VERSION 1 gave: a change to plainText, shorten, countWords or chunkText must bump it', () => {
+    const body = `# Tides\n\nThe moon pulls the *sea*. [Twice](https://example.org) a day the water rises; then it falls!\n\n\`\`\`\ncode\n\`\`\`\n\n${'A keeper logs the harbour lights each night. '.repeat(60)}\nDoes it end? Yes.`;
+    const derived = bodyText(body);
+    expect(derived.words).toBe(499);
+    expect(derived.passages.map((passage) => passage.length)).toEqual([928, 944, 917]);
+    // The whole derivation, hashed: a memo written by this version is read back only while this holds.
+    expect({ version: BODY_TEXT_VERSION, hash: createHash('sha256').update(JSON.stringify(derived)).digest('hex') }).toEqual({
+      version: 1,
+      hash: '8b1c295ce45afbffc76c3f465f85613fa37c9979dae67464066b07c9199f4261',
+    });
   });
 });
 
