@@ -20,6 +20,7 @@ import { answerClusterScrapes, clusterScrape, registryScrape, serveMetrics } fro
 import { createReadiness } from './ops/readiness.ts';
 import { createDrain } from './ops/drain.ts';
 import { countStoreErrors } from './ops/instrument-store.ts';
+import { warmUp } from './warm-up.ts';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -48,12 +49,14 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // The warm-up's searches go through the index's own search, not the metrics' timed one.
+  const untimedSearch = corpus.search.search.bind(corpus.search);
   metrics.timeSearch(corpus.search);
   // Several processes on one store (PostgreSQL, or WORKERS=n on one SQLite file): running jobs
   // hold leases, and queued or handed-back jobs are taken by any process's sweep.
   const shared = isSharedStore(config.storePath) || cluster.isWorker;
   const store = countStoreErrors(await openStore(config.storePath), isSharedStore(config.storePath) ? 'postgres' : 'sqlite', metrics.storeError);
-  const readiness = createReadiness({ store, pending: { embedder: 'the question embedder is warming up' } });
+  const readiness = createReadiness({ store, pending: { embedder: 'the question embedder and the search are warming up' } });
   metrics.watch({ store, embeddingQueue: () => useLite.queuedTexts });
   const restored = applyPersistedRecords(corpus, await store.listRecords(), new Date());
   if (restored > 0) log(`${restored} Atlas records persisted from live councils restored from the store`);
@@ -119,9 +122,13 @@ async function main(): Promise<void> {
     );
   });
   // The first question's model load and first-run code paths are paid here, not by a client;
-  // until then GET /api/ready says so.
-  embedder.embed(['How does the service warm up?']).then(
-    () => readiness.mark('embedder'),
+  // until then GET /api/ready says so (warm-up.ts).
+  const searchRecords = corpus.search.records;
+  warmUp(embedder, untimedSearch, searchRecords).then(
+    ({ searches, ms }) => {
+      log(`warmed up in ${ms} ms (the question embedder, ${searches} searches)`);
+      readiness.mark('embedder');
+    },
     (error: unknown) => readiness.mark('embedder', `the question embedder failed: ${(error as Error).message}`),
   );
   if (config.metrics && !cluster.isWorker) {

@@ -21,6 +21,7 @@
  * exactly up front and enter the bound as the best title's.
  */
 import { nthLargest } from './select.ts';
+import { COUNT_ESCAPE, forwardPairs, type CompactForwardIndex } from './forward-index.ts';
 
 /** Lucene's BM25 idf of a term in `df` of `n` documents (0 documents: the most a term can weigh). */
 export function bm25Idf(n: number, df: number): number {
@@ -69,6 +70,7 @@ const SLACK = 1 + 1e-9;
 const GALLOP_COST = 8;
 
 interface FieldTerm {
+  term: string;
   /** Position among the field's query terms in query order: the order the exact sum adds in. */
   order: number;
   list: Uint32Array;
@@ -116,7 +118,7 @@ function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1
       }
       saturations.set(term, saturation);
     }
-    out.push({ order: out.length, list, factor, upper: factor * (saturation ?? 1), norms });
+    out.push({ term, order: out.length, list, factor, upper: factor * (saturation ?? 1), norms });
   }
   return out;
 }
@@ -449,6 +451,65 @@ function scoreTerms(terms: readonly FieldTerm[], docs: Uint32Array, slots?: Int3
   return out;
 }
 
+/** What scoring `docs` passages through the postings reads: each term's list walked, or a gallop per passage. */
+function postingsCost(terms: readonly FieldTerm[], docs: number): number {
+  let cost = 0;
+  for (const { list } of terms) cost += Math.min(list.length / 2, docs * GALLOP_COST);
+  return cost;
+}
+
+/** The text field's forward index and each term's id in it (its position among the field's terms). */
+export interface TextForward {
+  index: CompactForwardIndex;
+  termIds: ReadonlyMap<string, number>;
+}
+
+/**
+ * scoreTerms' scores of the given passages read through the forward index: per passage, its
+ * own terms looked up among the query's, the matches summed in query order — the same sums,
+ * bit for bit. `termSlots` (term id → query position, -1 elsewhere) is filled and reset here.
+ */
+function forwardScores(terms: readonly FieldTerm[], docs: Uint32Array, forward: TextForward, termSlots: Int32Array): Float64Array {
+  const { offsets, terms: ids, counts } = forward.index;
+  const out = new Float64Array(docs.length);
+  if (terms.length === 0) return out;
+  terms.forEach((term, j) => (termSlots[forward.termIds.get(term.term)!] = j));
+  // One field, one set of parameters: every term's norms are the same array.
+  const norms = terms[0]!.norms;
+  const factors = Float64Array.from(terms, (term) => term.factor);
+  const order = new Int32Array(terms.length);
+  const values = new Float64Array(terms.length);
+  try {
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
+      const norm = norms[doc]!;
+      let matched = 0;
+      for (let at = offsets[doc]!, end = offsets[doc + 1]!; at < end; at++) {
+        const j = termSlots[ids[at]!]!;
+        if (j < 0) continue;
+        let tf = counts[at]!;
+        if (tf === COUNT_ESCAPE) tf = terms[j]!.list[seek(terms[j]!.list, 0, doc) + 1]!;
+        const value = (factors[j]! * tf) / (tf + norm);
+        // Insertion by query position: the exact path adds the terms in query order.
+        let k = matched++;
+        while (k > 0 && order[k - 1]! > j) {
+          order[k] = order[k - 1]!;
+          values[k] = values[k - 1]!;
+          k--;
+        }
+        order[k] = j;
+        values[k] = value;
+      }
+      let sum = 0;
+      for (let k = 0; k < matched; k++) sum = sum + values[k]!;
+      out[i] = sum;
+    }
+    return out;
+  } finally {
+    for (const term of terms) termSlots[forward.termIds.get(term.term)!] = -1;
+  }
+}
+
 const postingsOf = (terms: readonly FieldTerm[]) => terms.reduce((sum, term) => sum + term.list.length / 2, 0);
 
 export interface PrunedSearch {
@@ -461,12 +522,15 @@ export function createPrunedSearch(
   title: LoadedField,
   chunkRecords: Uint32Array,
   caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() },
+  forward?: TextForward,
 ): PrunedSearch {
   const { text: textCache, title: titleCache } = caches;
   let recordChunks: { starts: Uint32Array; chunks: Uint32Array } | undefined;
   let scratch: Scratch | undefined;
   /** Passage → position among the passages being scored, for scoresOf (-1 between calls). */
   let slots: Int32Array | undefined;
+  /** Term id → position among the query's terms, for scoring through the forward index (-1 between calls). */
+  let termSlots: Int32Array | undefined;
 
   /** A record's title score, summed in query order (bm25.ts's titleScores[record]). */
   function titleScore(terms: readonly FieldTerm[], record: number): number {
@@ -507,8 +571,14 @@ export function createPrunedSearch(
       recordChunks ??= chunksByRecord(chunkRecords, title.lengths.length);
       const textTerms = fieldTerms(text, terms, options.text, textCache, false);
       const sortedChunks = passagesOf(recordChunks, records);
-      slots ??= new Int32Array(chunkRecords.length).fill(-1);
-      const chunkScores = exactScores(textTerms, sortedChunks, slots);
+      let chunkScores: Float64Array;
+      if (forward && forwardPairs(forward.index, sortedChunks) < postingsCost(textTerms, sortedChunks.length)) {
+        termSlots ??= new Int32Array(text.postings.size).fill(-1);
+        chunkScores = forwardScores(textTerms, sortedChunks, forward, termSlots);
+      } else {
+        slots ??= new Int32Array(chunkRecords.length).fill(-1);
+        chunkScores = exactScores(textTerms, sortedChunks, slots);
+      }
       const best = new Map<number, number>();
       sortedChunks.forEach((chunk, i) => {
         const record = chunkRecords[chunk]!;

@@ -13,7 +13,8 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
-import { bm25Idf, createPrunedSearch, fieldCacheOf, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
+import { bm25Idf, createPrunedSearch, fieldCacheOf, seek, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
+import { compactForwardIndex, COUNT_ESCAPE } from './forward-index.ts';
 import { createTermTokenizer } from './tokenizer.ts';
 import type { PassageText } from './passages.ts';
 
@@ -291,15 +292,24 @@ export function forwardIndex(field: PackedField): ForwardIndex {
   return { offsets, terms, counts };
 }
 
+/** Passages scored at a time by the exhaustive path: their scores and norms fit a core's cache (256 KB). */
+const PASSAGE_BLOCK = 16_384;
+
+/** A term's count in a document, from its postings [doc, tf, ...] (0 where absent). */
+function countIn(list: Uint32Array, doc: number): number {
+  const at = seek(list, 0, doc);
+  return list[at] === doc ? list[at + 1]! : 0;
+}
+
 export function isFullTextData(value: unknown): value is FullTextData {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === FULL_TEXT_FORMAT;
 }
 
 /**
  * A searchable index from the in-memory data (the build, experiments) or the packed file.
- * `passages`, the indexed text read passage by passage (passages.ts), gives a passage's terms
- * by tokenising it again; without it they come from a forward index of every passage, built
- * on first use (memory of the size of the postings).
+ * A passage's terms come from a compact forward index of every passage, built here
+ * (forward-index.ts; about 0.36 of the postings' bytes). `passages`, the indexed text read
+ * passage by passage (passages.ts), where given, must describe the same passages.
  */
 export async function loadBm25Index(source: FullTextData | PackedFullText, passages?: PassageText): Promise<FullTextIndex> {
   const data = isFullTextData(source) ? packFullText(source) : source;
@@ -310,48 +320,95 @@ export async function loadBm25Index(source: FullTextData | PackedFullText, passa
   const recordCount = title.lengths.length;
   if (passages && passages.count !== chunkRecords.length)
     throw new Error(`the passages file holds ${passages.count} passages, the full-text index ${chunkRecords.length}: rebuild`);
-  // Built on the first feedback call: a server that never asks for it does not pay for it.
-  let forward: ForwardIndex | undefined;
+  // What each passage holds, for the feedback: its likeliest words and the expanded query's
+  // scores over a pool of passages (forward-index.ts).
+  const forward = { index: compactForwardIndex(data.text), termIds: new Map(data.text.terms.map((term, id) => [term, id])) };
   let passageScratch: Float64Array | undefined;
   // Length norms per field and parameters, shared by the exhaustive and the pruned scoring.
   const caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() };
-  const pruned = createPrunedSearch(text, title, chunkRecords, caches);
+  const pruned = createPrunedSearch(text, title, chunkRecords, caches, forward);
 
   /**
-   * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents;
-   * a document is scored when `allowed[owner[doc]]` is 1 (owner: the document's record).
+   * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents (the
+   * titles: one per record); a document is scored when `allowed` is 1 for it.
    */
   function scoreField(
     field: LoadedField,
     terms: ReadonlyMap<string, number>,
     parameters: Bm25Parameters,
     out: Float64Array,
-    owner: Uint32Array | undefined,
     allowed: Uint8Array | undefined,
   ): void {
-    const n = field.lengths.length;
-    const { k1 } = parameters;
     const { norms } = fieldCacheOf(field, parameters, field === text ? caches.text : caches.title);
-    for (const [term, weight] of terms) {
-      const list = field.postings.get(term);
-      if (!list) continue;
-      const df = list.length / 2;
-      const idf = bm25Idf(n, df);
-      const factor = weight * idf * (k1 + 1);
-      if (allowed) {
-        for (let i = 0; i < list.length; i += 2) {
-          const doc = list[i]!;
-          if (allowed[owner ? owner[doc]! : doc] !== 1) continue;
-          const tf = list[i + 1]!;
-          out[doc] = out[doc]! + (factor * tf) / (tf + norms[doc]!);
-        }
-        continue;
-      }
+    for (const { list, factor } of weightedLists(field, terms, parameters)) {
       for (let i = 0; i < list.length; i += 2) {
         const doc = list[i]!;
+        if (allowed && allowed[doc] !== 1) continue;
         const tf = list[i + 1]!;
         out[doc] = out[doc]! + (factor * tf) / (tf + norms[doc]!);
       }
+    }
+  }
+
+  /** The terms' postings in the field, in query order, each with its factor w · idf · (k1 + 1). */
+  function weightedLists(field: LoadedField, terms: ReadonlyMap<string, number>, { k1 }: Bm25Parameters): { list: Uint32Array; factor: number }[] {
+    const lists: { list: Uint32Array; factor: number }[] = [];
+    for (const [term, weight] of terms) {
+      const list = field.postings.get(term);
+      if (list) lists.push({ list, factor: weight * bm25Idf(field.lengths.length, list.length / 2) * (k1 + 1) });
+    }
+    return lists;
+  }
+
+  /**
+   * Each allowed record's best passage score into `best`: the passages' sums (each term's
+   * share added in query order), a block of passages at a time — every term's postings in the
+   * block, then the block's best per record — so the block's scores and norms stay in cache
+   * while a million passages' would not (about half the time at 1M; bench/README.md).
+   */
+  function bestPassages(terms: ReadonlyMap<string, number>, parameters: Bm25Parameters, best: Float64Array, allowed: Uint8Array | undefined): void {
+    const { norms } = fieldCacheOf(text, parameters, caches.text);
+    const lists = weightedLists(text, terms, parameters);
+    const cursor = new Uint32Array(lists.length);
+    // One buffer of passage scores for every query, zeroed as it is read: a fresh one the size
+    // of the corpus costs more than the scoring on a large one.
+    const chunkScores = (passageScratch ??= new Float64Array(chunkRecords.length));
+    for (let start = 0; start < chunkRecords.length; start += PASSAGE_BLOCK) {
+      const end = Math.min(chunkRecords.length, start + PASSAGE_BLOCK);
+      for (let j = 0; j < lists.length; j++) {
+        const { list, factor } = lists[j]!;
+        let i = cursor[j]!;
+        if (allowed) {
+          for (; i < list.length && list[i]! < end; i += 2) {
+            const doc = list[i]!;
+            if (allowed[chunkRecords[doc]!] !== 1) continue;
+            const tf = list[i + 1]!;
+            chunkScores[doc] = chunkScores[doc]! + (factor * tf) / (tf + norms[doc]!);
+          }
+        } else {
+          for (; i < list.length && list[i]! < end; i += 2) {
+            const doc = list[i]!;
+            const tf = list[i + 1]!;
+            chunkScores[doc] = chunkScores[doc]! + (factor * tf) / (tf + norms[doc]!);
+          }
+        }
+        cursor[j] = i;
+      }
+      // The block's best per record, kept in a register while a record's passages run on
+      // (they are consecutive but for a grown index's, which this reads correctly too).
+      let record = chunkRecords[start]!;
+      let most = best[record]!;
+      for (let chunk = start; chunk < end; chunk++) {
+        if (chunkRecords[chunk] !== record) {
+          best[record] = most;
+          record = chunkRecords[chunk]!;
+          most = best[record]!;
+        }
+        const score = chunkScores[chunk]!;
+        most = score > most ? score : most;
+      }
+      best[record] = most;
+      chunkScores.fill(0, start, end);
     }
   }
 
@@ -377,35 +434,23 @@ export async function loadBm25Index(source: FullTextData | PackedFullText, passa
     },
     queryTerms,
     passageTerms(chunk) {
-      if (passages) {
-        const tokens = tokenize(passages.text(chunk));
-        const terms = new Map<string, number>();
-        for (const token of tokens) terms.set(token, (terms.get(token) ?? 0) + 1);
-        return { terms, length: tokens.length };
-      }
-      forward ??= forwardIndex(data.text);
+      const { offsets, terms: ids, counts } = forward.index;
       const terms = new Map<string, number>();
-      for (let at = forward.offsets[chunk]!; at < forward.offsets[chunk + 1]!; at++) terms.set(data.text.terms[forward.terms[at]!]!, forward.counts[at]!);
+      for (let at = offsets[chunk]!; at < offsets[chunk + 1]!; at++) {
+        const term = data.text.terms[ids[at]!]!;
+        const count = counts[at]!;
+        terms.set(term, count < COUNT_ESCAPE ? count : countIn(text.postings.get(term)!, chunk));
+      }
       return { terms, length: text.lengths[chunk]! };
     },
     scores(query, options, allowed) {
       const terms = typeof query === 'string' ? queryTerms(query, options) : query;
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
-      // One buffer of passage scores for every query, zeroed after use: a fresh one the size of
-      // the corpus costs more than the scoring on a large one.
-      const chunkScores = (passageScratch ??= new Float64Array(chunkRecords.length));
-      scoreField(text, terms, options.text, chunkScores, chunkRecords, allowed);
-      for (let chunk = 0; chunk < chunkScores.length; chunk++) {
-        const score = chunkScores[chunk]!;
-        if (score <= 0) continue;
-        const record = chunkRecords[chunk]!;
-        if (score > best[record]!) best[record] = score;
-      }
-      chunkScores.fill(0);
+      bestPassages(terms, options.text, best, allowed);
       if (options.titleBoost > 0) {
         const titleScores = new Float64Array(recordCount);
-        scoreField(title, terms, options.title, titleScores, undefined, allowed);
+        scoreField(title, terms, options.title, titleScores, allowed);
         for (let record = 0; record < recordCount; record++) {
           if (titleScores[record]! > 0) best[record] = best[record]! + options.titleBoost * titleScores[record]!;
         }

@@ -1,0 +1,121 @@
+/**
+ * BM25's two fast paths against a plain reference written here from the formula: the
+ * exhaustive scores computed a block of passages at a time (bm25.ts `bestPassages`, blocks of
+ * 16,384) and the given records' scores read through the forward index (forward-index.ts),
+ * on a corpus of more than two blocks whose records' passages are not all consecutive (as in a
+ * grown index), with a word repeated past what the forward index's counts hold.
+ */
+import { describe, expect, it } from 'vitest';
+import { bm25Idf } from '../core/search/bm25-pruned.ts';
+import { buildBm25Data, loadBm25Index, packFullText, type FullTextQueryOptions } from '../core/search/bm25.ts';
+import { compactForwardIndex, COUNT_ESCAPE } from '../core/search/forward-index.ts';
+import { seededRandom } from '../core/random.ts';
+
+const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
+
+async function corpus() {
+  const next = seededRandom(91);
+  const vocabulary = Array.from({ length: 300 }, (_, i) => `t${i.toString(36)}x`);
+  const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 3)]!; // a few words in most passages
+  const records = 9_000;
+  const chunks: { record: number; text: string }[] = [];
+  for (let record = 0; record < records; record++) {
+    for (let i = 0; i < 4; i++) chunks.push({ record, text: Array.from({ length: 2 + Math.floor(next() * 12) }, word).join(' ') });
+  }
+  // Passages added later to early records (a grown index), across the block boundaries.
+  for (let i = 0; i < 400; i++) chunks.push({ record: Math.floor(next() * 200), text: Array.from({ length: 6 }, word).join(' ') });
+  // One word repeated more times than a forward count holds.
+  chunks.push({ record: 17, text: `${'trebled '.repeat(COUNT_ESCAPE + 45)} t0x` });
+  const data = await buildBm25Data({ titles: Array.from({ length: records }, (_, i) => `title ${i}`), chunks });
+  return { data, chunks, records };
+}
+
+/** Each record's best passage score, summed term by term in query order, from the built data alone. */
+function reference(data: Awaited<ReturnType<typeof corpus>>['data'], terms: ReadonlyMap<string, number>, records: number, allowed?: Uint8Array): Float64Array {
+  const { k1, b } = OPTIONS.text;
+  const lengths = data.text.lengths;
+  const average = lengths.reduce((sum, length) => sum + length, 0) / lengths.length;
+  const passage = new Float64Array(lengths.length);
+  for (const [term, weight] of terms) {
+    const at = data.text.terms.indexOf(term);
+    if (at < 0) continue;
+    const list = data.text.postings[at]!;
+    const factor = weight * bm25Idf(lengths.length, list.length / 2) * (k1 + 1);
+    for (let i = 0; i < list.length; i += 2) {
+      const doc = list[i]!;
+      const tf = list[i + 1]!;
+      passage[doc] = passage[doc]! + (factor * tf) / (tf + k1 * (1 - b + (b * lengths[doc]!) / average));
+    }
+  }
+  const best = new Float64Array(records);
+  passage.forEach((score, doc) => {
+    const record = data.chunkRecords[doc]!;
+    if ((!allowed || allowed[record] === 1) && score > best[record]!) best[record] = score;
+  });
+  return best;
+}
+
+describe('BM25 by blocks of passages and through the forward index', () => {
+  it('gives the reference scores, bit for bit, over more than two blocks, filtered or not', async () => {
+    const { data, records } = await corpus();
+    expect(data.chunkRecords.length).toBeGreaterThan(2 * 16_384);
+    const index = await loadBm25Index(data);
+    const next = seededRandom(5);
+    const questions = ['t0x t1x t5x', 't2x t2x t9x t1ax trebled', 'tzx', 'nothing-here t3x'];
+    for (const question of questions) {
+      const terms = index.queryTerms(question, OPTIONS);
+      expect([...index.scores(question, OPTIONS)]).toEqual([...reference(data, terms, records)]);
+      const allowed = Uint8Array.from({ length: records }, () => (next() < 0.3 ? 1 : 0));
+      expect([...index.scores(question, OPTIONS, allowed)]).toEqual([...reference(data, terms, records, allowed)]);
+    }
+  });
+
+  it('scores given records through the forward index (many words, many records) and the postings (few) alike', async () => {
+    const { data, records } = await corpus();
+    const index = await loadBm25Index(data);
+    // An expanded query: many words, each with a weight, as the feedback's, in an order that is
+    // not the index's (the sums must still be added in query order).
+    const expanded = new Map(
+      data.text.terms
+        .slice(0, 90)
+        .reverse()
+        .map((term, i) => [term, 1 / (i + 2)]),
+    );
+    expanded.set('trebled', 0.4);
+    const full = reference(data, expanded, records);
+    const next = seededRandom(8);
+    for (const size of [3, 40, 2_000, records]) {
+      const pool = Array.from({ length: size }, () => Math.floor(next() * records));
+      pool.push(17);
+      const scores = index.scoresOf(expanded, OPTIONS, pool);
+      pool.forEach((record, i) => expect(scores[i], `record ${record} of a pool of ${size}`).toBe(full[record]));
+      // One word: its postings are fewer than the pool's terms, and are read instead.
+      const one = new Map([[data.text.terms[7]!, 1]]);
+      const single = reference(data, one, records);
+      const read = index.scoresOf(one, OPTIONS, pool);
+      pool.forEach((record, i) => expect(read[i]).toBe(single[record]));
+    }
+  });
+
+  it("keeps each passage's terms and counts, reading a count past the escape from the postings", async () => {
+    const { data, chunks } = await corpus();
+    const index = await loadBm25Index(data);
+    const forward = compactForwardIndex(packFullText(data).text);
+    const repeated = chunks.length - 1;
+    const at = data.text.terms.indexOf('trebl');
+    expect(at).toBeGreaterThanOrEqual(0);
+    const slot = [...forward.terms.subarray(forward.offsets[repeated]!, forward.offsets[repeated + 1]!)].indexOf(at);
+    expect(forward.counts[forward.offsets[repeated]! + slot]).toBe(COUNT_ESCAPE);
+    const passage = index.passageTerms(repeated);
+    expect(passage.terms.get('trebl')).toBe(COUNT_ESCAPE + 45);
+    expect(passage.length).toBe(data.text.lengths[repeated]);
+    // Every passage's terms are its postings', with their counts.
+    for (let doc = 0; doc < 300; doc++) {
+      const expected = new Map<string, number>();
+      data.text.postings.forEach((list, term) => {
+        for (let i = 0; i < list.length; i += 2) if (list[i] === doc) expected.set(data.text.terms[term]!, list[i + 1]!);
+      });
+      expect(index.passageTerms(doc).terms).toEqual(expected);
+    }
+  });
+});
