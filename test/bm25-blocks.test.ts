@@ -109,6 +109,13 @@ describe('BM25 by blocks of passages and through the forward index', () => {
     const passage = index.passageTerms(repeated);
     expect(passage.terms.get('trebl')).toBe(COUNT_ESCAPE + 45);
     expect(passage.length).toBe(data.text.lengths[repeated]);
+    // Filled a block at a time or at once: the same index.
+    for (const block of [1_000, 7_777]) {
+      const small = compactForwardIndex(packFullText(data).text, block);
+      expect(small.offsets).toEqual(forward.offsets);
+      expect(Buffer.from(small.terms.buffer).equals(Buffer.from(forward.terms.buffer))).toBe(true);
+      expect(Buffer.from(small.counts.buffer).equals(Buffer.from(forward.counts.buffer))).toBe(true);
+    }
     // Every passage's terms are its postings', with their counts.
     for (let doc = 0; doc < 300; doc++) {
       const expected = new Map<string, number>();

@@ -167,12 +167,16 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       sample.push(record);
       if (known.best[record]! <= -2) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) unknown.push(chunksOf.chunks[at]!);
     }
-    const scored = rescore(query, unknown, mask);
+    // The sample's unknown records' chunks, in sample order: each record's best read off in turn
+    // (no arrays the size of the corpus for a thousand records).
+    const dots = unknown.length > 0 ? scanner.dotsOf(query, Uint32Array.from(unknown)) : new Float32Array(0);
+    let next = 0;
     let count = 0;
     let sum = 0;
     let squares = 0;
     for (const record of sample) {
-      const best = Math.max(known.best[record]!, scored.best[record]!);
+      let best = known.best[record]!;
+      if (best <= -2) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) best = Math.max(best, dots[next++]!);
       if (best <= -2) continue; // a record without passages has no cosine on either path
       count++;
       sum += best;

@@ -363,6 +363,10 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       // The question is embedded (on a worker thread, in the server) while the words are scored here.
       const embedding = embedQuery(query);
       embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
+      // One turn of the microtask queue first: the worker pool sends what was asked together from
+      // a microtask (providers/embedder.ts), which would otherwise wait for the scoring below and
+      // embed after it, not beside it (bench/README.md, "The embedding beside the words").
+      await Promise.resolve();
       const { mask, allowed, every } = allowedRecords(options.filters);
       const queryTerms = fullText.queryTerms(query, fullTextOptions);
       const lexicalStart = lexicalSide.start(query, every ? undefined : mask);
@@ -389,17 +393,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         (cosine, lexicalScore) => tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor),
         keep,
       );
-      candidates.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
-      // Calibrated relevance for the records returned only: the rest are ranked on the fused score.
-      return diversify(candidates.slice(0, keep), limit, tuning.diversityPenalty).map((hit) => ({
-        ...hit,
-        relevanceScore: round(hit.relevanceScore),
-        similarity: round(hit.similarity),
-        lexical: round(hit.lexical),
-        coverage: round(hit.coverage),
-        calibrated: round(calibratedRelevance(relevance, hit.similarity, hit.coverage)),
-        signals: signalsOf(relevance, hit.similarity, hit.coverage),
-      }));
+      return returned(candidates, keep, limit, tuning.diversityPenalty, relevance);
     },
 
     async similar(query, predicate, k) {
@@ -418,6 +412,20 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
 
 /** A record retrieval ranks, before its calibrated relevance is read (only the returned ones get it). */
 type Candidate = Omit<ScoredRecord, 'calibrated' | 'signals'>;
+
+/** The best `keep` candidates diversified down to `limit`, rounded, with calibrated relevance (read for these only). */
+function returned(candidates: Candidate[], keep: number, limit: number, diversityPenalty: number, relevance: RelevanceModel): ScoredRecord[] {
+  candidates.sort((a, b) => b.relevanceScore - a.relevanceScore || (a.record.id < b.record.id ? -1 : 1));
+  return diversify(candidates.slice(0, keep), limit, diversityPenalty).map((hit) => ({
+    ...hit,
+    relevanceScore: round(hit.relevanceScore),
+    similarity: round(hit.similarity),
+    lexical: round(hit.lexical),
+    coverage: round(hit.coverage),
+    calibrated: round(calibratedRelevance(relevance, hit.similarity, hit.coverage)),
+    signals: signalsOf(relevance, hit.similarity, hit.coverage),
+  }));
+}
 
 /**
  * The allowed records that pass the similarity floors, each with its ranking score and its two
