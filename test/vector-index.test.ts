@@ -173,7 +173,7 @@ describe('the approximate chunk scan (chunk-scan.ts)', () => {
   });
 
   it('estimates the population from an even stride when the allowed records outnumber the sample, and scores the records words bring', async () => {
-    const count = 5_000; // one chunk a record, several times POPULATION_SAMPLE
+    const count = 20_000; // one chunk a record, several times POPULATION_SAMPLE
     const many = new Float32Array(count * DIMS);
     for (let record = 0; record < count; record++) many.set(hashedVector(`${texts[record % texts.length]} ${record % 7}`, DIMS), record * DIMS);
     const index = await createVectorIndex(DIMS, { quantization: 'f32', connectivity: 16, expansionAdd: 128, expansionSearch: 128, addThreads: 1 });
@@ -197,8 +197,20 @@ describe('the approximate chunk scan (chunk-scan.ts)', () => {
       const deviation = Math.sqrt(all.reduce((sum, value) => sum + (value - mean) ** 2, 0) / count);
       const words = [count - 1, count - 2, 3]; // records the words rank best, wherever their vectors are
       const found = approximate.scan(query, mask, words);
-      // About 3 % of a deviation for the mean from 1,024 of 5,000; the bounds leave room.
+      // About 1.6 % of a deviation for the mean from 4,096 of 20,000; the bounds leave room.
       expect(Math.abs(found.population!.mean - mean)).toBeLessThan(0.15 * deviation);
+      // Exactly the stride's records' exact cosines: every fourth record here (20,000 / 4,096).
+      const stride = all.filter((_, record) => record % Math.floor(count / POPULATION_SAMPLE) === 0);
+      const strideMean = stride.reduce((sum, value) => sum + value, 0) / stride.length;
+      expect(found.population!.mean).toBeCloseTo(strideMean, 6);
+      expect(found.population!.deviation).toBeCloseTo(Math.sqrt(stride.reduce((sum, value) => sum + value * value, 0) / stride.length - strideMean ** 2), 6);
+      // Under a filter the same estimate is made from the allowed records' stride, the scored ones read as they are.
+      const half = Uint8Array.from({ length: count }, (_, record) => (record % 2 === 0 ? 1 : 0));
+      const filtered = approximate.scan(query, half, [0, 2]);
+      const allowedAll = all.filter((_, record) => record % 2 === 0);
+      const allowedStride = allowedAll.filter((_, at) => at % Math.floor(allowedAll.length / POPULATION_SAMPLE) === 0);
+      const allowedMean = allowedStride.reduce((sum, value) => sum + value, 0) / allowedStride.length;
+      expect(filtered.population!.mean).toBeCloseTo(allowedMean, 6);
       expect(found.population!.deviation / deviation).toBeGreaterThan(0.85);
       expect(found.population!.deviation / deviation).toBeLessThan(1.15);
       for (const record of words) {
