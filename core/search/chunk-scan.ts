@@ -143,8 +143,10 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   function rescore(query: Float32Array, chunks: Iterable<number>, mask: Uint8Array, cosines = empty()): RecordCosines {
     const wanted: number[] = [];
     for (const chunk of chunks) if (mask[chunkRecords[chunk]!] === 1) wanted.push(chunk);
-    // The scan's own kernel over the listed chunks: the cosines the exact scan gives them, bit for bit.
-    const rows = Uint32Array.from(wanted);
+    // The scan's own kernel over the listed chunks: the cosines the exact scan gives them, bit for
+    // bit. In ascending order, as the exact scan reads them: memory read in one direction, and
+    // a record's tied chunks resolved as there (the first keeps the best).
+    const rows = Uint32Array.from(wanted).sort();
     const dots = scanner.dotsOf(query, rows);
     rows.forEach((chunk, at) => keepBest(cosines, chunkRecords[chunk]!, chunk, dots[at]!));
     return cosines;
