@@ -129,7 +129,7 @@ async function main(): Promise<void> {
       log(`warmed up in ${ms} ms (the question embedder, ${searches} searches)`);
       readiness.mark('embedder');
     },
-    (error: unknown) => readiness.mark('embedder', `the question embedder failed: ${(error as Error).message}`),
+    (error: unknown) => readiness.mark('embedder', (error as Error).message),
   );
   if (config.metrics && !cluster.isWorker) {
     const metricsServer = await serveMetrics(registryScrape(metrics.registry), config.metrics, log);

@@ -26,7 +26,8 @@ export function warmUpQuestions(records: readonly { title: string }[], count: nu
 
 /**
  * Loads the embedder's model, then runs the searches one after another through `search` (the
- * index's own, not the metrics' timed one: these are not clients' questions).
+ * index's own, not the metrics' timed one: these are not clients' questions). A failure says
+ * which step failed: it is the reason GET /api/ready gives.
  */
 export async function warmUp(
   embedder: Embedder,
@@ -35,8 +36,14 @@ export async function warmUp(
   count = WARM_UP_SEARCHES,
 ): Promise<{ searches: number; ms: number }> {
   const started = performance.now();
-  await embedder.embed(['How does the service warm up?']);
+  await embedder.embed(['How does the service warm up?']).catch((error: unknown) => {
+    throw new Error(`the question embedder failed: ${(error as Error).message}`);
+  });
   const questions = warmUpQuestions(records, count);
-  for (const question of questions) await search(question, { limit: 8 });
+  for (const question of questions) {
+    await search(question, { limit: 8 }).catch((error: unknown) => {
+      throw new Error(`a warm-up search failed: ${(error as Error).message}`);
+    });
+  }
   return { searches: questions.length, ms: Math.round(performance.now() - started) };
 }

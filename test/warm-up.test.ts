@@ -27,6 +27,10 @@ describe('warm-up', () => {
     const done = await warmUp(embedder, search, records, 3);
     expect(calls).toEqual(['embed 1', 'search T0', 'search T10', 'search T20']);
     expect(done.searches).toBe(3);
-    await expect(warmUp({ embed: () => Promise.reject(new Error('no model')) } as unknown as Embedder, search, records)).rejects.toThrow('no model');
+    await expect(warmUp({ embed: () => Promise.reject(new Error('no model')) } as unknown as Embedder, search, records)).rejects.toThrow(
+      'the question embedder failed: no model',
+    );
+    const broken = () => Promise.reject(new Error('index gone'));
+    await expect(warmUp(embedder, broken, records)).rejects.toThrow('a warm-up search failed: index gone');
   });
 });
