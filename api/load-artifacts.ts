@@ -13,7 +13,6 @@ import type { VectorSource } from '../core/search/vector-scan.ts';
 import { DEFAULT_RELEVANCE_MODEL, relevanceFor, RelevanceModelSchema, withFloors, type RelevanceModel } from '../core/search/relevance.ts';
 import type { SearchMeta } from '../core/search/types.ts';
 import type { Embedder } from '../providers/embedder.ts';
-import { openPassageFile } from './passage-file.ts';
 import { viewVectorIndex } from '../providers/vector-index.ts';
 
 import type { Corpus } from '../core/corpus.ts';
@@ -41,11 +40,8 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const divergences = readJson<DivergenceFull[]>(paths.divergences);
   const meta = readJson<SearchMeta>(paths.searchMeta);
   const vectors = fileVectorSource(paths.searchVectors);
-  // Artifacts built before the passages file keep their passages' terms in a forward index instead.
-  const fullText = await loadFullTextIndex(
-    readFileSync(paths.searchFullText),
-    existsSync(paths.searchPassages) ? openPassageFile(paths.searchPassages) : undefined,
-  );
+  // The passages' text (passages.bin) is not read here: the index's forward index gives their words.
+  const fullText = await loadFullTextIndex(readFileSync(paths.searchFullText));
   // Artifacts built before calibrated relevance carry none: the engine's default applies.
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);

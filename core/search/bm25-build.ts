@@ -10,7 +10,8 @@
  * from that build's index instead of being tokenised again (`carryOver`): an incremental build
  * then tokenises only the new passages.
  */
-import { forwardIndex, type ForwardIndex, type PackedField, type PackedFullText } from './bm25.ts';
+import type { PackedField, PackedFullText } from './bm25.ts';
+import { compactForwardIndex, forEachPassageTerm, type CompactForwardIndex } from './forward-index.ts';
 
 /** A Uint32Array that grows as values are pushed. */
 class GrowingUint32 {
@@ -122,23 +123,22 @@ export function buildPackedFullText(input: PackedBuildInput): PackedFullText {
 
 /** Passages of a previous index, added to a new text field without tokenising them again. */
 export function carryOver(previous: PackedFullText): (previousChunk: number, text: FieldBuilder) => void {
-  let forward: ForwardIndex | undefined;
+  let forward: CompactForwardIndex | undefined;
   let ids: Uint32Array | undefined;
   let bound: FieldBuilder | undefined;
   return (previousChunk, text) => {
-    forward ??= forwardIndex(previous.text);
+    forward ??= compactForwardIndex(previous.text);
     if (bound !== text) {
       bound = text;
       ids = Uint32Array.from(previous.text.terms, (term) => text.termId(term));
     }
-    const start = forward.offsets[previousChunk]!;
-    const end = forward.offsets[previousChunk + 1]!;
-    const terms = forward.terms.subarray(start, end);
-    text.addCounted(
-      terms.map((term) => ids![term]!),
-      forward.counts.subarray(start, end),
-      previous.text.lengths[previousChunk]!,
-    );
+    const terms: number[] = [];
+    const counts: number[] = [];
+    forEachPassageTerm(forward, previous.text, previousChunk, (term, count) => {
+      terms.push(ids![term]!);
+      counts.push(count);
+    });
+    text.addCounted(terms, counts, previous.text.lengths[previousChunk]!);
   };
 }
 

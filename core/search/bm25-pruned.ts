@@ -22,6 +22,9 @@
  */
 import { nthLargest } from './select.ts';
 import { COUNT_ESCAPE, forwardPairs, type CompactForwardIndex } from './forward-index.ts';
+import { countIn, seek } from './postings.ts';
+
+export { seek } from './postings.ts';
 
 /** Lucene's BM25 idf of a term in `df` of `n` documents (0 documents: the most a term can weigh). */
 export function bm25Idf(n: number, df: number): number {
@@ -121,27 +124,6 @@ function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1
     out.push({ term, order: out.length, list, factor, upper: factor * (saturation ?? 1), norms });
   }
   return out;
-}
-
-/** The first pair position at or after `from` whose document is ≥ target (list.length if none). */
-export function seek(list: Uint32Array, from: number, target: number): number {
-  if (from >= list.length || list[from]! >= target) return from;
-  let low = from >> 1; // pair index whose doc is < target
-  let step = 1;
-  let high = low + step;
-  const pairs = list.length >> 1;
-  while (high < pairs && list[high * 2]! < target) {
-    low = high;
-    step *= 2;
-    high = low + step;
-  }
-  if (high > pairs) high = pairs;
-  while (low + 1 < high) {
-    const middle = (low + high) >> 1;
-    if (list[middle * 2]! < target) low = middle;
-    else high = middle;
-  }
-  return high * 2;
 }
 
 /**
@@ -488,7 +470,7 @@ function forwardScores(terms: readonly FieldTerm[], docs: Uint32Array, forward: 
         const j = termSlots[ids[at]!]!;
         if (j < 0) continue;
         let tf = counts[at]!;
-        if (tf === COUNT_ESCAPE) tf = terms[j]!.list[seek(terms[j]!.list, 0, doc) + 1]!;
+        if (tf === COUNT_ESCAPE) tf = countIn(terms[j]!.list, doc);
         const value = (factors[j]! * tf) / (tf + norm);
         // Insertion by query position: the exact path adds the terms in query order.
         let k = matched++;

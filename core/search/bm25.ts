@@ -13,10 +13,9 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
-import { bm25Idf, createPrunedSearch, fieldCacheOf, seek, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
-import { compactForwardIndex, COUNT_ESCAPE } from './forward-index.ts';
+import { bm25Idf, createPrunedSearch, fieldCacheOf, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
+import { compactForwardIndex, forEachPassageTerm } from './forward-index.ts';
 import { createTermTokenizer } from './tokenizer.ts';
-import type { PassageText } from './passages.ts';
 
 export type { LexicalTop } from './bm25-pruned.ts';
 
@@ -267,39 +266,8 @@ function loadField(field: PackedField): LoadedField {
   return { lengths, average: lengths.length > 0 ? total / lengths.length || 1 : 1, postings };
 }
 
-/** Per passage, the term ids (into the field's terms) and counts it holds: passage p's are [offsets[p], offsets[p + 1]). */
-export interface ForwardIndex {
-  offsets: Uint32Array;
-  terms: Uint32Array;
-  counts: Uint32Array;
-}
-
-/** The postings turned around: what each passage holds, in two passes over them. */
-export function forwardIndex(field: PackedField): ForwardIndex {
-  const offsets = new Uint32Array(field.lengths.length + 1);
-  for (let at = 0; at < field.postings.length; at += 2) offsets[field.postings[at]! + 1]!++;
-  for (let doc = 0; doc < field.lengths.length; doc++) offsets[doc + 1]! += offsets[doc]!;
-  const next = offsets.slice(0, field.lengths.length);
-  const terms = new Uint32Array(field.postings.length / 2);
-  const counts = new Uint32Array(field.postings.length / 2);
-  for (let term = 0; term < field.terms.length; term++) {
-    for (let at = field.offsets[term]!; at < field.offsets[term + 1]!; at += 2) {
-      const slot = next[field.postings[at]!]!++;
-      terms[slot] = term;
-      counts[slot] = field.postings[at + 1]!;
-    }
-  }
-  return { offsets, terms, counts };
-}
-
 /** Passages scored at a time by the exhaustive path: their scores and norms fit a core's cache (256 KB). */
 const PASSAGE_BLOCK = 16_384;
-
-/** A term's count in a document, from its postings [doc, tf, ...] (0 where absent). */
-function countIn(list: Uint32Array, doc: number): number {
-  const at = seek(list, 0, doc);
-  return list[at] === doc ? list[at + 1]! : 0;
-}
 
 export function isFullTextData(value: unknown): value is FullTextData {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === FULL_TEXT_FORMAT;
@@ -308,18 +276,15 @@ export function isFullTextData(value: unknown): value is FullTextData {
 /**
  * A searchable index from the in-memory data (the build, experiments) or the packed file.
  * A passage's terms come from a compact forward index of every passage, built here
- * (forward-index.ts; about 0.36 of the postings' bytes). `passages`, the indexed text read
- * passage by passage (passages.ts), where given, must describe the same passages.
+ * (forward-index.ts; about 0.36 of the postings' bytes): its text is not read again.
  */
-export async function loadBm25Index(source: FullTextData | PackedFullText, passages?: PassageText): Promise<FullTextIndex> {
+export async function loadBm25Index(source: FullTextData | PackedFullText): Promise<FullTextIndex> {
   const data = isFullTextData(source) ? packFullText(source) : source;
   const tokenize = await createTermTokenizer({ stemming: data.stemming, stopWords: data.stopWords });
   const text = loadField(data.text);
   const title = loadField(data.title);
   const chunkRecords = data.chunkRecords;
   const recordCount = title.lengths.length;
-  if (passages && passages.count !== chunkRecords.length)
-    throw new Error(`the passages file holds ${passages.count} passages, the full-text index ${chunkRecords.length}: rebuild`);
   // What each passage holds, for the feedback: its likeliest words and the expanded query's
   // scores over a pool of passages (forward-index.ts).
   const forward = { index: compactForwardIndex(data.text), termIds: new Map(data.text.terms.map((term, id) => [term, id])) };
@@ -434,13 +399,8 @@ export async function loadBm25Index(source: FullTextData | PackedFullText, passa
     },
     queryTerms,
     passageTerms(chunk) {
-      const { offsets, terms: ids, counts } = forward.index;
       const terms = new Map<string, number>();
-      for (let at = offsets[chunk]!; at < offsets[chunk + 1]!; at++) {
-        const term = data.text.terms[ids[at]!]!;
-        const count = counts[at]!;
-        terms.set(term, count < COUNT_ESCAPE ? count : countIn(text.postings.get(term)!, chunk));
-      }
+      forEachPassageTerm(forward.index, data.text, chunk, (term, count) => terms.set(data.text.terms[term]!, count));
       return { terms, length: text.lengths[chunk]! };
     },
     scores(query, options, allowed) {

@@ -9,6 +9,8 @@
  * Memory: 3 bytes a (passage, term) pair where the vocabulary has at most 65,536 terms (5
  * above), plus 4 bytes a passage: about 0.36 of the postings' own bytes.
  */
+import { countIn } from './postings.ts';
+
 /** A field's postings as bm25.ts packs them (PackedField): term i's [doc, tf, ...] at postings[offsets[i] .. offsets[i + 1]). */
 export interface PostingsField {
   lengths: ArrayLike<number>;
@@ -61,6 +63,18 @@ export function compactForwardIndex(field: PostingsField, block = FILL_BLOCK): C
     }
   }
   return { offsets, terms, counts };
+}
+
+/**
+ * Passage `doc`'s terms in ascending id and their exact counts (an escaped count read from the
+ * term's postings in `field`, the field the index was built from), each given to `visit`.
+ */
+export function forEachPassageTerm(index: CompactForwardIndex, field: PostingsField, doc: number, visit: (term: number, count: number) => void): void {
+  for (let at = index.offsets[doc]!; at < index.offsets[doc + 1]!; at++) {
+    const term = index.terms[at]!;
+    const count = index.counts[at]!;
+    visit(term, count < COUNT_ESCAPE ? count : countIn(field.postings.subarray(field.offsets[term]!, field.offsets[term + 1]!), doc));
+  }
 }
 
 /** The pairs the given passages hold: what scoring them through this index reads. */

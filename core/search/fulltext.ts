@@ -4,7 +4,6 @@
  * tokenizer; scoring is BM25 in bm25.ts (see there for why Orama's search is not used).
  */
 import { buildBm25Data, decodeFullText, isFullTextData, loadBm25Index, type FullTextData, type FullTextIndex } from './bm25.ts';
-import type { PassageText } from './passages.ts';
 import type { SearchChunk, SearchRecord } from './types.ts';
 
 export { encodeFullText } from './bm25.ts';
@@ -33,9 +32,9 @@ export async function buildFullTextIndex(
   });
 }
 
-/** In-memory data (experiments) or the artifact file's bytes (the server), with the indexed text where the build wrote it. */
-export async function loadFullTextIndex(source: FullTextData | Uint8Array, passages?: PassageText): Promise<FullTextIndex> {
-  if (source instanceof Uint8Array) return loadBm25Index(decodeFullText(source), passages);
+/** In-memory data (experiments) or the artifact file's bytes (the server). */
+export async function loadFullTextIndex(source: FullTextData | Uint8Array): Promise<FullTextIndex> {
+  if (source instanceof Uint8Array) return loadBm25Index(decodeFullText(source));
   if (!isFullTextData(source)) throw new Error('the full-text index is in an unknown format: rebuild with `npm run build:data`');
-  return loadBm25Index(source, passages);
+  return loadBm25Index(source);
 }
