@@ -11,13 +11,20 @@ export function readLargeFile(file: string): Buffer {
   try {
     const size = fstatSync(fd).size;
     const bytes = Buffer.allocUnsafe(size);
-    for (let read = 0; read < size;) {
-      const got = readSync(fd, bytes, read, Math.min(BLOCK, size - read), read);
-      if (got === 0) return bytes.subarray(0, read); // the file shrank while read
-      read += got;
-    }
-    return bytes;
+    const read = readAt(fd, bytes, 0);
+    return read < size ? bytes.subarray(0, read) : bytes; // the file shrank while read
   } finally {
     closeSync(fd);
   }
+}
+
+/** Fills `target` from `position` on, in blocks, stopping early where the file ends: the bytes read. */
+export function readAt(fd: number, target: Uint8Array, position: number): number {
+  let read = 0;
+  while (read < target.length) {
+    const got = readSync(fd, target, read, Math.min(BLOCK, target.length - read), position + read);
+    if (got === 0) break;
+    read += got;
+  }
+  return read;
 }

@@ -196,7 +196,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   };
   log(
     `built ${result.works} works, ${result.divergences} Atlas records, ${result.chunks} passages ` +
-      `(${result.embedded} embedded, ${result.cachedEmbeddings} from cache) in ${result.milliseconds} ms`,
+      `(${result.embedded} embedded, ${result.cachedEmbeddings} from the previous build or the cache) in ${result.milliseconds} ms`,
   );
   return result;
 }

@@ -62,16 +62,12 @@ describe('the content memo', () => {
     const lines = () => readFileSync(path.join(dir, CONTENT_MEMO_FILE), 'utf8').trimEnd().split('\n').length - 1;
     expect(lines()).toBe(3);
     // work 3 edited twice more: the unused entries (work 2's first text, work 3's) outnumber those in use.
-    for (const [before, after] of [
-      [work(3), work(3).replace('falls', 'ebbs')],
-      [work(3).replace('falls', 'ebbs'), work(3).replace('falls', 'sinks')],
-    ] as const) {
+    for (const after of [work(3).replace('falls', 'ebbs'), work(3).replace('falls', 'sinks')]) {
       const build = reopen(dir);
       build.read(edited, parseMarkdown, true);
       expect(build.read(after, parseMarkdown, true).data).toMatchObject({ id: 'PLY-3' });
       expect(build.stats).toEqual({ reused: 1, made: 1 });
       build.save();
-      expect(before).not.toBe(after);
     }
     expect(lines()).toBe(2);
     const last = reopen(dir);
@@ -107,7 +103,6 @@ describe('the content memo', () => {
     const dir = tempDir('memo-body');
     const text = work(7);
     const parse = (source: string) => ({ ...parseMarkdown(source), body: 'A body of its own.' });
-    reopen(dir).read(text, parse, true);
     const memo = reopen(dir);
     memo.read(text, parse, true);
     memo.save();
@@ -149,7 +144,7 @@ describe('the body text the memo keeps', () => {
 });
 
 describe('the embedding cache', () => {
-  it('gives the vectors it was given, reads only the entries asked for, and cuts a torn last entry before appending', async () => {
+  it('gives the vectors it was given for the keys asked for, from a cache that holds others, and cuts a torn last entry before appending', async () => {
     const dir = tempDir('embedding-cache');
     const embedder = createHashedEmbedder();
     const texts = Array.from({ length: 40 }, (_, n) => `passage number ${n} about tides`);

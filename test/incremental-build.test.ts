@@ -38,7 +38,10 @@ describe('a build over the previous one', () => {
     const previous = readPreviousSearch(artifactsDir, () => {})!;
     const meta = JSON.parse(readFileSync(artifactPaths(artifactsDir).searchMeta, 'utf8')) as SearchMeta;
     const passages = openPassageFile(artifactPaths(artifactsDir).searchPassages);
-    expect(previous.identities).toEqual(meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk))));
+    const hashed = meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk)));
+    expect(previous.identities).toEqual(hashed);
+    // ...read from identities.bin, which the build wrote (not hashed again from the passages).
+    expect(decodeIdentities(readFileSync(artifactPaths(artifactsDir).searchIdentities), hashed.length)).toEqual(hashed);
     expect(decodeIdentities(encodeIdentities(previous.identities), previous.identities.length + 1)).toBeUndefined();
 
     // The swap leaves one artifacts folder: no staging folder, no previous build moved aside.

@@ -116,9 +116,20 @@ export interface PackedBuildInput {
 export function buildPackedFullText(input: PackedBuildInput): PackedFullText {
   const text = new FieldBuilder();
   for (let chunk = 0; chunk < input.chunkRecords.length; chunk++) input.passage(chunk, text);
+  return {
+    stemming: input.stemming,
+    stopWords: input.stopWords,
+    chunkRecords: input.chunkRecords,
+    text: text.finish(),
+    title: titleField(input.titles, input.tokenize),
+  };
+}
+
+/** The title field: one document per record. */
+export function titleField(titles: readonly string[], tokenize: (text: string) => string[]): PackedField {
   const title = new FieldBuilder();
-  for (const value of input.titles) title.addTokens(input.tokenize(value));
-  return { stemming: input.stemming, stopWords: input.stopWords, chunkRecords: input.chunkRecords, text: text.finish(), title: title.finish() };
+  for (const value of titles) title.addTokens(tokenize(value));
+  return title.finish();
 }
 
 /** Passages of a previous index, added to a new text field without tokenising them again. */
@@ -142,6 +153,17 @@ export function carryOver(previous: PackedFullText): (previousChunk: number, tex
   };
 }
 
+/** Whether the previous documents that stay (`newDocOf`: their numbers now, -1 where gone) keep their order: growField's condition. */
+export function keepsOrder(newDocOf: Int32Array): boolean {
+  let last = -1;
+  for (const doc of newDocOf) {
+    if (doc < 0) continue;
+    if (doc <= last) return false;
+    last = doc;
+  }
+  return true;
+}
+
 /**
  * A previous index's field grown by a few documents without taking it apart: each term's
  * postings are the previous ones renumbered (`newDocOf`: a previous document's number now, or -1
@@ -151,12 +173,7 @@ export function carryOver(previous: PackedFullText): (previousChunk: number, tex
  * not keep their order (the caller then carries them over one by one).
  */
 export function growField(previous: PackedField, newDocOf: Int32Array, docCount: number, added: PackedField, addedDocs: Uint32Array): PackedField | undefined {
-  let last = -1;
-  for (const doc of newDocOf) {
-    if (doc < 0) continue;
-    if (doc <= last) return undefined;
-    last = doc;
-  }
+  if (!keepsOrder(newDocOf)) return undefined;
   const lengths = new Uint32Array(docCount);
   newDocOf.forEach((doc, old) => {
     if (doc >= 0) lengths[doc] = previous.lengths[old]!;

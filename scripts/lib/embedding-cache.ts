@@ -7,10 +7,11 @@
  * more than the passages it added (bench/README.md, issue 30).
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from '../../providers/embedder.ts';
 import { withFileLock } from '../../content-files/file-lock.ts';
+import { readAt } from '../../content-files/read-large.ts';
 
 export interface EmbedProgress {
   (done: number, total: number): void;
@@ -42,9 +43,8 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
       const whole = Math.floor(fstatSync(fd).size / entryBytes);
       const block = Buffer.alloc(BLOCK_ENTRIES * entryBytes);
       for (let first = 0; first < whole && found.size < wanted.size; first += BLOCK_ENTRIES) {
-        const count = Math.min(BLOCK_ENTRIES, whole - first);
-        const bytes = count * entryBytes;
-        for (let read = 0; read < bytes;) read += readSync(fd, block, read, bytes - read, first * entryBytes + read);
+        // Entries cut by another process's torn-entry repair since the size was read are not read.
+        const count = Math.floor(readAt(fd, block.subarray(0, Math.min(BLOCK_ENTRIES, whole - first) * entryBytes), first * entryBytes) / entryBytes);
         for (let at = 0; at < count; at++) {
           const offset = at * entryBytes;
           if (!prefixes.has(block.readUInt32LE(offset))) continue;

@@ -11,7 +11,11 @@ export function matchPassages(identities: readonly string[], previous: readonly 
   const more = new Map<string, number[]>();
   previous.forEach((identity, chunk) => {
     if (!first.has(identity)) first.set(identity, chunk);
-    else more.set(identity, [...(more.get(identity) ?? []), chunk]);
+    else {
+      const rest = more.get(identity);
+      if (rest) rest.push(chunk);
+      else more.set(identity, [chunk]);
+    }
   });
   return Int32Array.from(identities, (identity) => {
     const chunk = first.get(identity);

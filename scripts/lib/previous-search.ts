@@ -12,6 +12,7 @@ import { openPassageFile } from '../../api/passage-file.ts';
 import { artifactPaths } from '../../core/artifacts.ts';
 import { decodeFullText, type PackedFullText } from '../../core/search/bm25.ts';
 import type { SearchMeta } from '../../core/search/types.ts';
+import type { PassageText } from '../../core/search/passages.ts';
 import type { PreviousIndex } from './vector-index-build.ts';
 
 export interface PreviousSearch {
@@ -45,6 +46,12 @@ export function decodeIdentities(bytes: Buffer, count: number): string[] | undef
   return Array.from({ length: count }, (_, chunk) => bytes.toString('base64', chunk * 32, chunk * 32 + 32));
 }
 
+/** Each passage's identity from its record and its text (the passages file must hold meta's passages). */
+function hashIdentities(meta: SearchMeta, passages: PassageText): string[] {
+  if (passages.count !== meta.chunk_records.length) throw new Error(`${passages.count} passages, meta lists ${meta.chunk_records.length}`);
+  return meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk)));
+}
+
 /** A vectors file as floats; a file of the wrong size is an error: that build is not reused. */
 function readVectors(file: string, floats: number): Float32Array {
   const bytes = readLargeFile(file);
@@ -57,12 +64,10 @@ export function readPreviousSearch(artifactsDir: string, log: (line: string) => 
   if (![paths.searchMeta, paths.searchPassages, paths.searchFullText].every((file) => existsSync(file))) return undefined;
   try {
     const meta = JSON.parse(readFileSync(paths.searchMeta, 'utf8')) as SearchMeta;
-    const passages = openPassageFile(paths.searchPassages);
-    if (passages.count !== meta.chunk_records.length) throw new Error(`${passages.count} passages, meta lists ${meta.chunk_records.length}`);
     // Written by the build; hashed again from the passages where an older build did not write them.
     const identities =
       (existsSync(paths.searchIdentities) ? decodeIdentities(readFileSync(paths.searchIdentities), meta.chunk_records.length) : undefined) ??
-      meta.chunk_records.map((record, chunk) => passageIdentity(meta.records[record]!.id, passages.text(chunk)));
+      hashIdentities(meta, openPassageFile(paths.searchPassages));
     return {
       embedderId: meta.embedder.id,
       dims: meta.embedder.dims,

@@ -2,7 +2,7 @@
 import { bodyText, type DivergenceFull, type WorkRecord } from '../../core/records.ts';
 import { passageIdentity, type PreviousSearch } from './previous-search.ts';
 import { matchPassages } from './passage-match.ts';
-import { buildPackedFullText, carryOver, FieldBuilder, growField } from '../../core/search/bm25-build.ts';
+import { buildPackedFullText, carryOver, FieldBuilder, growField, keepsOrder, titleField } from '../../core/search/bm25-build.ts';
 import type { PackedField, PackedFullText } from '../../core/search/bm25.ts';
 import { createTermTokenizer } from '../../core/search/tokenizer.ts';
 import { encodePassages } from '../../core/search/passages.ts';
@@ -158,11 +158,7 @@ async function indexFullText(
   const titles = records.map((record) => record.title);
   if (reusable) {
     const grown = growText(reusable, previousChunk!, chunks, tokenize);
-    if (grown) {
-      const title = new FieldBuilder();
-      for (const value of titles) title.addTokens(tokenize(value));
-      return { fullText: { ...flags, chunkRecords, text: grown.text, title: title.finish() }, carried: grown.carried };
-    }
+    if (grown) return { fullText: { ...flags, chunkRecords, text: grown.text, title: titleField(titles, tokenize) }, carried: grown.carried };
   }
   const carry = reusable ? carryOver(reusable) : undefined;
   let carried = 0;
@@ -190,14 +186,17 @@ function growText(
   tokenize: (text: string) => string[],
 ): { text: PackedField; carried: number } | undefined {
   const newDocOf = new Int32Array(previous.text.lengths.length).fill(-1);
+  previousChunk.forEach((from, chunk) => {
+    if (from >= 0) newDocOf[from] = chunk;
+  });
+  // Checked before the added passages are tokenised: the carry-over would tokenise them again.
+  if (!keepsOrder(newDocOf)) return undefined;
   const addedDocs: number[] = [];
   const added = new FieldBuilder();
   previousChunk.forEach((from, chunk) => {
-    if (from >= 0) newDocOf[from] = chunk;
-    else {
-      addedDocs.push(chunk);
-      added.addTokens(tokenize(chunks[chunk]!.text));
-    }
+    if (from >= 0) return;
+    addedDocs.push(chunk);
+    added.addTokens(tokenize(chunks[chunk]!.text));
   });
   const text = growField(previous.text, newDocOf, chunks.length, added.finish(), Uint32Array.from(addedDocs));
   return text && { text, carried: chunks.length - addedDocs.length };
