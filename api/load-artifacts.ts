@@ -13,7 +13,7 @@ import type { VectorSource } from '../core/search/vector-scan.ts';
 import { DEFAULT_RELEVANCE_MODEL, relevanceFor, RelevanceModelSchema, withFloors, type RelevanceModel } from '../core/search/relevance.ts';
 import type { SearchMeta } from '../core/search/types.ts';
 import type { Embedder } from '../providers/embedder.ts';
-import { viewVectorIndex } from '../providers/vector-index.ts';
+import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
 
 import type { Corpus } from '../core/corpus.ts';
 export type { Corpus };
@@ -46,10 +46,10 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);
   const relevance = withFloors(relevanceFor(fitted, embedder.id).model, options.relevanceFloors ?? {});
-  // Memory-mapped, not read: the index's pages load as searches reach them.
+  // Memory-mapped in a worker thread of its own, not read: the pages load as searches reach them.
   const approximate =
     existsSync(paths.searchVectorIndex) && approximatePathApplies(meta.chunk_records.length, tuning?.approximateFrom ?? DEFAULT_TUNING.approximateFrom)
-      ? await viewVectorIndex(paths.searchVectorIndex, meta.embedder.dims)
+      ? await openVectorIndexWorker(paths.searchVectorIndex, meta.embedder.dims)
       : undefined;
   return {
     site: readJson(paths.site),

@@ -5,6 +5,7 @@
  * is imported here only, and only when an index is made or opened: a corpus below the
  * threshold never loads it.
  */
+import { statSync } from 'node:fs';
 import type { Index } from 'usearch';
 import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
 
@@ -35,20 +36,24 @@ export const DEFAULT_INDEX_PARAMETERS: VectorIndexParameters = { quantization: '
 const MAX_OVERSAMPLED = 16384;
 
 export interface PersistentVectorIndex extends ApproximateVectorIndex {
+  /** Adds rows of `dims` floats under the given keys, one a row, or under firstKey, firstKey + 1, … */
+  add(vectors: Float32Array, keys: number | ArrayLike<number>): void;
   /** Takes the given keys' vectors out of the graph (an incremental build's removed passages). */
   remove(keys: ArrayLike<number>): void;
   save(file: string): void;
+  search(query: Float32Array, k: number, allowed?: Uint8Array): Uint32Array;
 }
 
-async function nativeIndex(dims: number, parameters: VectorIndexParameters): Promise<Index> {
-  const { Index, MetricKind, ScalarKind } = await import('usearch');
+/** The native index's settings as plain numbers (also what the serving worker is given, vector-index-worker.ts). */
+export async function nativeConfig(dims: number, parameters: VectorIndexParameters): Promise<ConstructorParameters<typeof Index>[0] & object> {
+  const { MetricKind, ScalarKind } = await import('usearch');
   const SCALARS: Record<IndexQuantization, (typeof ScalarKind)[keyof typeof ScalarKind]> = {
     f32: ScalarKind.F32,
     f16: ScalarKind.F16,
     i8: ScalarKind.I8,
     b1: ScalarKind.B1,
   };
-  return new Index({
+  return {
     dimensions: dims,
     // Vectors are unit length: inner product is cosine; binary codes are compared by Hamming distance.
     metric: parameters.quantization === 'b1' ? MetricKind.Hamming : MetricKind.IP,
@@ -57,7 +62,12 @@ async function nativeIndex(dims: number, parameters: VectorIndexParameters): Pro
     expansion_add: parameters.expansionAdd,
     expansion_search: parameters.expansionSearch,
     multi: false,
-  });
+  };
+}
+
+async function nativeIndex(dims: number, parameters: VectorIndexParameters): Promise<Index> {
+  const { Index } = await import('usearch');
+  return new Index(await nativeConfig(dims, parameters));
 }
 
 /** An empty index, filled with add() (the build). */
@@ -75,7 +85,18 @@ export function loadVectorIndex(file: string, dims: number, parameters: VectorIn
   return openSaved(file, dims, parameters, 'load');
 }
 
+/**
+ * Throws unless `file` is a file. Asked to open a missing one, usearch leaves the process's own
+ * descriptors upset (measured: under a test runner an assertion in libuv then ends the
+ * process), so it is never asked.
+ */
+export function checkIndexFile(file: string): void {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat?.isFile()) throw new Error(`no vector index at ${file}: rebuild`);
+}
+
 async function openSaved(file: string, dims: number, parameters: VectorIndexParameters, how: 'view' | 'load'): Promise<PersistentVectorIndex> {
+  checkIndexFile(file);
   const native = await nativeIndex(dims, parameters);
   if (how === 'view') native.view(file);
   else native.load(file);
@@ -85,7 +106,7 @@ async function openSaved(file: string, dims: number, parameters: VectorIndexPara
 
 function wrap(native: Index, dims: number, addThreads: number): PersistentVectorIndex {
   // Floats go in as they are: the index casts them to its quantisation (b1 keeps each component's sign).
-  const nearest = (query: Float32Array, k: number): BigUint64Array => native.search(query, Math.min(k, native.size()), 1).keys;
+  const nearest = (query: Float32Array, k: number): BigUint64Array => native.search(query, k, 1).keys;
   return {
     get size() {
       return native.size();
@@ -106,26 +127,37 @@ function wrap(native: Index, dims: number, addThreads: number): PersistentVector
     },
     search(query, k, allowed) {
       if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);
-      const size = native.size();
-      if (size === 0 || k <= 0) return new Uint32Array(0);
-      if (!allowed) return Uint32Array.from(nearest(query, k), Number);
-      let allowedCount = 0;
-      for (let key = 0; key < allowed.length; key++) allowedCount += allowed[key]!;
-      if (allowedCount === 0) return new Uint32Array(0);
-      // Oversample by the filter's selectivity, and again while too few allowed keys come back.
-      let wanted = Math.min(size, Math.ceil((k * size) / allowedCount) * 2);
-      for (;;) {
-        const found: number[] = [];
-        for (const key of nearest(query, wanted)) {
-          if (allowed[Number(key)] === 1) found.push(Number(key));
-          if (found.length === k) break;
-        }
-        if (found.length === k || wanted >= size || wanted >= MAX_OVERSAMPLED) return Uint32Array.from(found);
-        wanted = Math.min(size, MAX_OVERSAMPLED, wanted * 4);
-      }
+      const steps = oversampled(native.size(), k, allowed);
+      let step = steps.next();
+      while (!step.done) step = steps.next(Uint32Array.from(nearest(query, step.value), Number));
+      return step.value;
     },
     save(file) {
       native.save(file);
     },
   };
+}
+
+/**
+ * The search's plan, one native search (the nearest `wanted` keys) at a time: the nearest `k`
+ * keys, or with `allowed` the nearest `k` allowed ones, oversampling by the filter's selectivity
+ * and again while too few allowed keys come back. The in-process index runs it at once, the
+ * serving worker's adapter one message at a time (vector-index-worker.ts).
+ */
+export function* oversampled(size: number, k: number, allowed: Uint8Array | undefined): Generator<number, Uint32Array, Uint32Array> {
+  if (size === 0 || k <= 0) return new Uint32Array(0);
+  if (!allowed) return yield Math.min(k, size);
+  let allowedCount = 0;
+  for (let key = 0; key < allowed.length; key++) allowedCount += allowed[key]!;
+  if (allowedCount === 0) return new Uint32Array(0);
+  let wanted = Math.min(size, Math.ceil((k * size) / allowedCount) * 2);
+  for (;;) {
+    const found: number[] = [];
+    for (const key of yield wanted) {
+      if (allowed[key] === 1) found.push(key);
+      if (found.length === k) break;
+    }
+    if (found.length === k || wanted >= size || wanted >= MAX_OVERSAMPLED) return Uint32Array.from(found);
+    wanted = Math.min(size, MAX_OVERSAMPLED, wanted * 4);
+  }
 }

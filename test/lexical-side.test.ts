@@ -29,7 +29,7 @@ describe('the lexical side of fusion', () => {
     const { index, records, similarity, query } = await corpus();
     const side = createLexicalSide({ fullText: index, options: OPTIONS, recordCount: records, topAbove: index.passages, pool: 10 });
     const mask = new Uint8Array(records).fill(1);
-    expect(Array.from(side.finish(side.start(query, mask), query, similarity))).toEqual(Array.from(index.scores(query, OPTIONS, mask)));
+    expect(Array.from(side.finish(await side.start(query, mask), query, similarity))).toEqual(Array.from(index.scores(query, OPTIONS, mask)));
   });
 
   it('above it, is exact on the lexical top k and on the vector side’s best k, 0 elsewhere, filters kept', async () => {
@@ -38,7 +38,7 @@ describe('the lexical side of fusion', () => {
     const side = createLexicalSide({ fullText: index, options: OPTIONS, recordCount: records, topAbove: 0, pool });
     const mask = Uint8Array.from({ length: records }, (_, record) => (record % 7 === 0 ? 0 : 1));
     const masked = similarity.map((score, record) => (mask[record] === 1 ? score : -2));
-    const lexical = side.finish(side.start(query, mask), query, masked);
+    const lexical = side.finish(await side.start(query, mask), query, masked);
     const exhaustive = index.scores(query, OPTIONS, mask);
     const byLexical = [...exhaustive.keys()].filter((record) => exhaustive[record]! > 0).sort((a, b) => exhaustive[b]! - exhaustive[a]! || a - b);
     const byVector = [...masked.keys()].filter((record) => mask[record] === 1).sort((a, b) => masked[b]! - masked[a]!);

@@ -147,8 +147,8 @@ describe('the approximate chunk scan (chunk-scan.ts)', () => {
     for (const question of texts.filter((_, index) => index % 97 === 0).slice(0, 8)) {
       const query = hashedVector(`${question} again`, DIMS);
       for (const mask of [new Uint8Array(recordCount).fill(1), new Uint8Array(recordCount).map((_, record) => (record % 2 === 0 ? 1 : 0))]) {
-        const found = approximate.scan(query, mask);
-        const all = exact.scan(query, mask);
+        const found = await approximate.scan(query, mask);
+        const all = await exact.scan(query, mask);
         expect(all.population).toBeUndefined(); // every allowed record has its cosine
         const cosines = [...all.best].filter((_, record) => mask[record] === 1);
         const mean = cosines.reduce((sum, value) => sum + value, 0) / cosines.length;
@@ -192,11 +192,11 @@ describe('the approximate chunk scan (chunk-scan.ts)', () => {
     const mask = new Uint8Array(count).fill(1);
     for (const question of texts.slice(0, 5)) {
       const query = hashedVector(question, DIMS);
-      const all = [...exact.scan(query, mask).best];
+      const all = [...(await exact.scan(query, mask)).best];
       const mean = all.reduce((sum, value) => sum + value, 0) / count;
       const deviation = Math.sqrt(all.reduce((sum, value) => sum + (value - mean) ** 2, 0) / count);
       const words = [count - 1, count - 2, 3]; // records the words rank best, wherever their vectors are
-      const found = approximate.scan(query, mask, words);
+      const found = await approximate.scan(query, mask, words);
       // About 1.6 % of a deviation for the mean from 4,096 of 20,000; the bounds leave room.
       expect(Math.abs(found.population!.mean - mean)).toBeLessThan(0.15 * deviation);
       // Exactly the stride's records' exact cosines: every fourth record here (20,000 / 4,096).
@@ -206,7 +206,7 @@ describe('the approximate chunk scan (chunk-scan.ts)', () => {
       expect(found.population!.deviation).toBeCloseTo(Math.sqrt(stride.reduce((sum, value) => sum + value * value, 0) / stride.length - strideMean ** 2), 6);
       // Under a filter the same estimate is made from the allowed records' stride, the scored ones read as they are.
       const half = Uint8Array.from({ length: count }, (_, record) => (record % 2 === 0 ? 1 : 0));
-      const filtered = approximate.scan(query, half, [0, 2]);
+      const filtered = await approximate.scan(query, half, [0, 2]);
       const allowedAll = all.filter((_, record) => record % 2 === 0);
       const allowedStride = allowedAll.filter((_, at) => at % Math.floor(allowedAll.length / POPULATION_SAMPLE) === 0);
       const allowedMean = allowedStride.reduce((sum, value) => sum + value, 0) / allowedStride.length;

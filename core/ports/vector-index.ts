@@ -2,18 +2,18 @@
  * An approximate nearest-neighbour index over the search's chunk vectors, keyed by chunk
  * number. The core only asks it for a shortlist and re-scores that shortlist on the stored
  * float vectors itself (core/search/search-index.ts), so the index may be quantised and its
- * order or distances need not be exact. The implementation is an adapter in providers/.
+ * order or distances need not be exact. The implementations are adapters in providers/: the
+ * index in this thread (the build) answers at once; the server's, in a worker thread of its own
+ * (vector-index-worker.ts), answers later, so that the question's words are scored meanwhile.
  */
 export interface ApproximateVectorIndex {
   /** How many vectors it holds. */
   readonly size: number;
   readonly dims: number;
-  /** Adds rows of `dims` floats under the given keys, one a row, or under firstKey, firstKey + 1, … */
-  add(vectors: Float32Array, keys: number | ArrayLike<number>): void;
   /**
    * Up to `k` keys, nearest to `query` (by inner product) first. With `allowed`, only keys
    * whose entry is 1; fewer than `k` then means the allowed keys are too rare for the index
    * to find them, and the caller should scan them exactly instead.
    */
-  search(query: Float32Array, k: number, allowed?: Uint8Array): Uint32Array;
+  search(query: Float32Array, k: number, allowed?: Uint8Array): Uint32Array | Promise<Uint32Array>;
 }

@@ -69,6 +69,17 @@ export interface FullTextIndex {
    */
   scores(query: string | ReadonlyMap<string, number>, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
   /**
+   * The same scores, with `pause()` awaited between blocks of passages (every
+   * PAUSE_PASSAGES or so): the thread can take a message meanwhile (the question's vector,
+   * for the index in another thread; search-index.ts).
+   */
+  scoresPausing(
+    query: string | ReadonlyMap<string, number>,
+    options: FullTextQueryOptions,
+    allowed: Uint8Array | undefined,
+    pause: () => Promise<void>,
+  ): Promise<Float64Array>;
+  /**
    * The k records of highest `scores()` (those above 0), best first, ties by lower record
    * index, with the same scores, found by MaxScore (bm25-pruned.ts) without scoring every
    * posting of the query's terms.
@@ -269,6 +280,9 @@ function loadField(field: PackedField): LoadedField {
 /** Passages scored at a time by the exhaustive path: their scores and norms fit a core's cache (256 KB). */
 const PASSAGE_BLOCK = 16_384;
 
+/** scoresPausing pauses after this many passages (about a millisecond of scoring). */
+export const PAUSE_PASSAGES = 4 * PASSAGE_BLOCK;
+
 export function isFullTextData(value: unknown): value is FullTextData {
   return typeof value === 'object' && value !== null && (value as { format?: unknown }).format === FULL_TEXT_FORMAT;
 }
@@ -329,9 +343,15 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
    * Each allowed record's best passage score into `best`: the passages' sums (each term's
    * share added in query order), a block of passages at a time — every term's postings in the
    * block, then the block's best per record — so the block's scores and norms stay in cache
-   * while a million passages' would not (about half the time at 1M; bench/README.md).
+   * while a million passages' would not (about half the time at 1M; bench/README.md). A step
+   * of the generator is a block: between two, the shared buffer of passage scores is all 0.
    */
-  function bestPassages(terms: ReadonlyMap<string, number>, parameters: Bm25Parameters, best: Float64Array, allowed: Uint8Array | undefined): void {
+  function* bestPassages(
+    terms: ReadonlyMap<string, number>,
+    parameters: Bm25Parameters,
+    best: Float64Array,
+    allowed: Uint8Array | undefined,
+  ): Generator<void, void> {
     const { norms } = fieldCacheOf(text, parameters, caches.text);
     const lists = weightedLists(text, terms, parameters);
     const cursor = new Uint32Array(lists.length);
@@ -374,19 +394,23 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       }
       best[record] = most;
       chunkScores.fill(0, start, end);
+      yield;
     }
   }
 
-  /** The query's distinct terms, each with its weight (queryTermWeight), in query order. */
-  function queryTerms(query: string, options: FullTextQueryOptions): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const term of tokenize(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    const terms = new Map<string, number>();
-    for (const [term, count] of counts) {
-      terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
+  /** The title scores added (titleBoost), once the passages' are in `best`. */
+  function addTitles(terms: ReadonlyMap<string, number>, options: FullTextQueryOptions, best: Float64Array, allowed: Uint8Array | undefined): Float64Array {
+    if (options.titleBoost > 0) {
+      const titleScores = new Float64Array(recordCount);
+      scoreField(title, terms, options.title, titleScores, allowed);
+      for (let record = 0; record < recordCount; record++) {
+        if (titleScores[record]! > 0) best[record] = best[record]! + options.titleBoost * titleScores[record]!;
+      }
     }
-    return terms;
+    return best;
   }
+
+  const queryTerms = (query: string, options: FullTextQueryOptions) => weightedQueryTerms(tokenize(query), options);
 
   return {
     passages: chunkRecords.length,
@@ -407,15 +431,28 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       const terms = typeof query === 'string' ? queryTerms(query, options) : query;
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
-      bestPassages(terms, options.text, best, allowed);
-      if (options.titleBoost > 0) {
-        const titleScores = new Float64Array(recordCount);
-        scoreField(title, terms, options.title, titleScores, allowed);
-        for (let record = 0; record < recordCount; record++) {
-          if (titleScores[record]! > 0) best[record] = best[record]! + options.titleBoost * titleScores[record]!;
-        }
-      }
-      return best;
+      const blocks = bestPassages(terms, options.text, best, allowed);
+      while (!blocks.next().done);
+      return addTitles(terms, options, best, allowed);
+    },
+    async scoresPausing(query, options, allowed, pause) {
+      const terms = typeof query === 'string' ? queryTerms(query, options) : query;
+      const best = new Float64Array(recordCount);
+      if (terms.size === 0) return best;
+      const blocks = bestPassages(terms, options.text, best, allowed);
+      for (let passages = PASSAGE_BLOCK; !blocks.next().done; passages += PASSAGE_BLOCK) if (passages % PAUSE_PASSAGES === 0) await pause();
+      return addTitles(terms, options, best, allowed);
     },
   };
+}
+
+/** A query's distinct terms, each with its weight (queryTermWeight), in query order. */
+function weightedQueryTerms(tokens: readonly string[], options: FullTextQueryOptions): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of tokens) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const terms = new Map<string, number>();
+  for (const [term, count] of counts) {
+    terms.set(term, options.queryTermWeight === 'count' ? count : options.queryTermWeight === 'log' ? 1 + Math.log(count) : 1);
+  }
+  return terms;
 }

@@ -48,10 +48,25 @@ export interface CosinePopulation {
  */
 export const POPULATION_SAMPLE = 4096;
 
+/**
+ * What the approximate index gave for a question (ChunkScan.shortlist): the nearest chunks,
+ * or every allowed chunk when a filter leaves few, or word that the exact scan must serve the question.
+ */
+export type Shortlist = { kind: 'near'; chunks: Uint32Array; chunkMask: Uint8Array | undefined } | { kind: 'allowed'; chunks: number[] } | { kind: 'exact' };
+
 export interface ChunkScan {
   readonly approximate: boolean;
-  /** Over the records `mask` allows; `wordRecords` (the best records by words, allowed ones) join the shortlist. */
-  scan(query: Float32Array, mask: Uint8Array, wordRecords?: ArrayLike<number>): RecordCosines;
+  /**
+   * On the approximate path, the index's shortlist for the question over the records `mask`
+   * allows. Asked as soon as the question's vector is known: the index may answer from
+   * another thread while this one scores the words (search-index.ts).
+   */
+  shortlist(query: Float32Array, mask: Uint8Array): Promise<Shortlist>;
+  /**
+   * Over the records `mask` allows; `wordRecords` (the best records by words, allowed ones) join
+   * the shortlist, which is `shortlist`'s answer for the same question and mask when given.
+   */
+  scan(query: Float32Array, mask: Uint8Array, wordRecords?: ArrayLike<number>, shortlist?: Promise<Shortlist>): Promise<RecordCosines>;
   /** Over the records of `pool` only, every chunk of them (the feedback's second scan). */
   scanPool(query: Float32Array, pool: Uint8Array): RecordCosines;
 }
@@ -130,8 +145,14 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   }
 
   if (!approximate || !approximatePathApplies(chunkCount, input.approximateFrom)) {
-    return { approximate: false, scan: (query, mask) => exact(query, mask), scanPool: (query, pool) => exact(query, pool) };
+    return {
+      approximate: false,
+      shortlist: () => Promise.resolve({ kind: 'exact' }),
+      scan: async (query, mask) => exact(query, mask),
+      scanPool: (query, pool) => exact(query, pool),
+    };
   }
+  const index = approximate;
   if (approximate.size !== chunkCount) throw new Error(`the vector index holds ${approximate.size} chunks, the search ${chunkCount}: rebuild`);
   if (approximate.dims !== dims) throw new Error(`the vector index has ${approximate.dims} dimensions, the search ${dims}: rebuild`);
   const chunksOf = recordChunks(chunkRecords, recordCount);
@@ -152,27 +173,8 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     return cosines;
   }
 
-  function allChunksOf(records: Iterable<number>): number[] {
-    const chunks: number[] = [];
-    for (const record of records) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) chunks.push(chunksOf.chunks[at]!);
-    return chunks;
-  }
-
-  /** An even stride through the allowed records (the same records for every question under the same filters), and their chunks in order. */
-  function sampleOf(mask: Uint8Array): { records: number[]; chunks: number[] } {
-    let allowed = 0;
-    for (let record = 0; record < recordCount; record++) allowed += mask[record]!;
-    const step = Math.max(1, Math.floor(allowed / POPULATION_SAMPLE));
-    const records: number[] = [];
-    const chunks: number[] = [];
-    let seen = 0;
-    for (let record = 0; record < recordCount; record++) {
-      if (mask[record] === 0 || seen++ % step !== 0) continue;
-      records.push(record);
-      for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) chunks.push(chunksOf.chunks[at]!);
-    }
-    return { records, chunks };
-  }
+  const allChunksOf = (records: Iterable<number>) => chunksOfRecords(chunksOf, records);
+  const sampleOf = (mask: Uint8Array) => populationSample(chunksOf, mask);
 
   /**
    * Without filters, the sample's chunk vectors copied together once (at 4 passages a record,
@@ -225,20 +227,28 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     return { mean, deviation: Math.sqrt(Math.max(0, squares / (count || 1) - mean * mean)) };
   }
 
+  async function shortlistOf(query: Float32Array, mask: Uint8Array): Promise<Shortlist> {
+    let allowedChunks = chunkCount;
+    let chunkMask: Uint8Array | undefined;
+    if (mask.includes(0)) {
+      chunkMask = new Uint8Array(chunkCount);
+      allowedChunks = 0;
+      for (let chunk = 0; chunk < chunkCount; chunk++) allowedChunks += chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
+      // Few enough allowed chunks to re-score them all: exact, and cheaper than asking the index.
+      if (allowedChunks <= shortlist * 4) return { kind: 'allowed', chunks: allowedChunkList(chunkMask) };
+    }
+    const near = keys.toChunks(await index.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
+    return near.length < Math.min(shortlist, allowedChunks) ? { kind: 'exact' } : { kind: 'near', chunks: near, chunkMask };
+  }
+
   return {
     approximate: true,
-    scan(query, mask, wordRecords) {
-      let allowedChunks = chunkCount;
-      let chunkMask: Uint8Array | undefined;
-      if (mask.includes(0)) {
-        chunkMask = new Uint8Array(chunkCount);
-        allowedChunks = 0;
-        for (let chunk = 0; chunk < chunkCount; chunk++) allowedChunks += chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
-        // Few enough allowed chunks to re-score them all: exact, and cheaper than asking the index.
-        if (allowedChunks <= shortlist * 4) return rescore(query, allowedChunkList(chunkMask), mask);
-      }
-      const near = keys.toChunks(approximate.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
-      if (near.length < Math.min(shortlist, allowedChunks)) return exact(query, mask);
+    shortlist: shortlistOf,
+    async scan(query, mask, wordRecords, pending) {
+      const list = await (pending ?? shortlistOf(query, mask));
+      if (list.kind === 'allowed') return rescore(query, list.chunks, mask);
+      if (list.kind === 'exact') return exact(query, mask);
+      const { chunks: near, chunkMask } = list;
       const cosines = rescore(query, near, mask);
       const words = wordRecords ? allChunksOf(Array.from(wordRecords).filter((record) => mask[record] === 1)) : [];
       rescore(query, words, mask, cosines);
@@ -265,7 +275,30 @@ function keepBest(cosines: RecordCosines, record: number, chunk: number, cosine:
 }
 
 /** Each record's chunks, as offsets into one list (chunks need not be contiguous per record). */
-function recordChunks(chunkRecords: Uint32Array, recordCount: number): { start: Uint32Array; chunks: Uint32Array } {
+interface RecordChunks {
+  start: Uint32Array;
+  chunks: Uint32Array;
+}
+
+function chunksOfRecords(chunksOf: RecordChunks, records: Iterable<number>): number[] {
+  const chunks: number[] = [];
+  for (const record of records) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) chunks.push(chunksOf.chunks[at]!);
+  return chunks;
+}
+
+/** An even stride through the allowed records (the same records for every question under the same filters), and their chunks in order. */
+function populationSample(chunksOf: RecordChunks, mask: Uint8Array): { records: number[]; chunks: number[] } {
+  const recordCount = chunksOf.start.length - 1;
+  let allowed = 0;
+  for (let record = 0; record < recordCount; record++) allowed += mask[record]!;
+  const step = Math.max(1, Math.floor(allowed / POPULATION_SAMPLE));
+  const records: number[] = [];
+  let seen = 0;
+  for (let record = 0; record < recordCount; record++) if (mask[record] === 1 && seen++ % step === 0) records.push(record);
+  return { records, chunks: chunksOfRecords(chunksOf, records) };
+}
+
+function recordChunks(chunkRecords: Uint32Array, recordCount: number): RecordChunks {
   const start = new Uint32Array(recordCount + 1);
   for (const record of chunkRecords) start[record + 1]!++;
   for (let record = 0; record < recordCount; record++) start[record + 1]! += start[record]!;

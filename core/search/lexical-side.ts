@@ -9,14 +9,15 @@
  * among the records scored, which is exact for the top k.
  *
  * In two steps because the first runs while the question is embedded and the second needs the
- * vector side's scores.
+ * vector side's scores. The first pauses now and then when told to (the approximate index,
+ * in another thread, is then given the question's vector as soon as it comes).
  */
 import type { FullTextIndex, FullTextQueryOptions } from './bm25.ts';
 import { nthLargest } from './select.ts';
 
 export interface LexicalSide {
   /** Before the vector scan: the dense scores, or the top k (of the records `allowed` marks; every record without it). */
-  start(query: string, allowed?: Uint8Array): LexicalStart;
+  start(query: string, allowed?: Uint8Array): Promise<LexicalStart>;
   /**
    * Before it too: what the words give so far, by record index (the dense scores, or the top k
    * with 0 elsewhere), for the vector side's shortlist of the best records by words (chunk-scan.ts).
@@ -36,13 +37,18 @@ export interface LexicalSideOptions {
   topAbove: number;
   /** The candidate pool: how many records each side brings. */
   pool: number;
+  /** Awaited now and then while every passage is scored (FullTextIndex.scoresPausing); without it, scored in one go. */
+  pause?: (() => Promise<void>) | undefined;
 }
 
-export function createLexicalSide({ fullText, options, recordCount, topAbove, pool }: LexicalSideOptions): LexicalSide {
+export function createLexicalSide({ fullText, options, recordCount, topAbove, pool, pause }: LexicalSideOptions): LexicalSide {
   const pruned = fullText.passages > topAbove;
   return {
-    start(query, allowed) {
-      if (!pruned) return { kind: 'exhaustive', scores: fullText.scores(query, options, allowed) };
+    async start(query, allowed) {
+      if (!pruned) {
+        const scores = pause ? await fullText.scoresPausing(query, options, allowed, pause) : fullText.scores(query, options, allowed);
+        return { kind: 'exhaustive', scores };
+      }
       const top = fullText.top(query, options, pool, allowed);
       return { kind: 'top', records: top.records, scores: top.scores };
     },

@@ -170,6 +170,9 @@ export interface SearchIndexInput {
   approximate?: ApproximateVectorIndex;
 }
 
+/** Lets the event loop take what came meanwhile (a message from a worker), then goes on. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** What the first ranking of a search leaves for the feedback ranking. */
 interface FirstRanking {
   queryVector: Float32Array;
@@ -290,6 +293,8 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     recordCount: records.length,
     topAbove: tuning.lexicalTopAbove,
     pool: Math.max(tuning.candidates, tuning.feedbackPool),
+    // Only where the index may answer from another thread is there something to pause for.
+    ...(input.approximate ? { pause: nextTurn } : {}),
   });
 
   // Records the ranking by words keeps: the first ranking's pool and candidates, the shortlist's word records.
@@ -363,18 +368,22 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       // The question is embedded (on a worker thread, in the server) while the words are scored here.
       const embedding = embedQuery(query);
       embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
+      const { mask, allowed, every } = allowedRecords(options.filters);
+      // The approximate index is asked as soon as the vector comes: where it answers from another
+      // thread (the server's), it searches while the words are scored here, which pauses for it.
+      const shortlist = chunkScan.approximate ? embedding.then((vector) => chunkScan.shortlist(vector, mask)) : undefined;
+      shortlist?.catch(() => undefined);
       // One turn of the microtask queue first: the worker pool sends what was asked together from
       // a microtask (providers/embedder.ts), which would otherwise wait for the scoring below and
       // embed after it, not beside it (bench/README.md, "The embedding beside the words").
       await Promise.resolve();
-      const { mask, allowed, every } = allowedRecords(options.filters);
       const queryTerms = fullText.queryTerms(query, fullTextOptions);
-      const lexicalStart = lexicalSide.start(query, every ? undefined : mask);
+      const lexicalStart = await lexicalSide.start(query, every ? undefined : mask);
       // The best records by words, for the vector side's shortlist and the first ranking's scope.
       const provisional = lexicalSide.provisional(lexicalStart);
       const words = chunkScan.approximate ? rankByWords(allowed, provisional, wordsRanked) : undefined;
       const queryVector = await embedding;
-      const cosines = chunkScan.scan(queryVector, mask, words && bestOf(words, provisional, tuning.approximateWordRecords));
+      const cosines = await chunkScan.scan(queryVector, mask, words && bestOf(words, provisional, tuning.approximateWordRecords), shortlist);
       const { best: similarity, bestChunk, population } = cosines;
       const lexical = lexicalSide.finish(lexicalStart, query, similarity);
       const feedback = tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0);
@@ -399,7 +408,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     async similar(query, predicate, k) {
       const mask = new Uint8Array(records.length);
       records.forEach((record, index) => (mask[index] = predicate(record) ? 1 : 0));
-      const { best: similarity } = chunkScan.scan(await embedQuery(query), mask);
+      const { best: similarity } = await chunkScan.scan(await embedQuery(query), mask);
       const hits: { record: SearchRecord; score: number }[] = [];
       similarity.forEach((score, index) => {
         if (mask[index] === 1) hits.push({ record: records[index]!, score });

@@ -1,0 +1,178 @@
+/**
+ * The server's approximate index answers from a worker thread of its own while the question's
+ * words are scored on the server's thread (search-index.ts): the index is asked as soon as the
+ * question's vector comes, which needs the scoring to pause now and then (bm25.ts
+ * `scoresPausing`); the worker adapter (providers/vector-index-worker.ts) answers as the index
+ * in this thread does, and fails loudly rather than silently.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildBm25Data, loadBm25Index, PAUSE_PASSAGES, type FullTextIndex, type FullTextQueryOptions } from '../core/search/bm25.ts';
+import { createSearchIndex } from '../core/search/search-index.ts';
+import type { SearchRecord } from '../core/search/types.ts';
+import type { Embedder } from '../core/ports/embedder.ts';
+import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
+import { seededRandom } from '../core/random.ts';
+import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
+import { createVectorIndex } from '../providers/vector-index.ts';
+import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
+
+const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function record(i: number, title: string): SearchRecord {
+  return {
+    id: `r${i}`,
+    kind: 'work',
+    title,
+    ring: 'core',
+    type: 'essay',
+    layer: 'research',
+    evidence: 'interpretive',
+    contributors: [`voice ${i % 5}`],
+    date: '2026-01-01',
+    excerpt: '',
+    lineage: [],
+  };
+}
+
+describe('the index beside the words', () => {
+  it('scores every passage with pauses between blocks, to the same scores bit for bit, filtered or not', async () => {
+    const next = seededRandom(17);
+    const vocabulary = Array.from({ length: 200 }, (_, i) => `w${i.toString(36)}q`);
+    const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 3)]!;
+    const records = 24_000;
+    const chunks = Array.from({ length: 3 * records }, (_, i) => ({ record: i % records, text: Array.from({ length: 2 + (i % 7) }, word).join(' ') }));
+    expect(chunks.length).toBeGreaterThan(PAUSE_PASSAGES);
+    const index = await loadBm25Index(await buildBm25Data({ titles: Array.from({ length: records }, (_, i) => `title ${i}`), chunks }));
+    const allowed = Uint8Array.from({ length: records }, () => (next() < 0.4 ? 1 : 0));
+    for (const question of ['w0q w1q w7q', 'w2q w2q wzq nothing', 'absent words only', '']) {
+      for (const mask of [undefined, allowed]) {
+        let pauses = 0;
+        const paused = await index.scoresPausing(question, OPTIONS, mask, async () => {
+          pauses++;
+          await new Promise((resolve) => setImmediate(resolve));
+        });
+        expect([...paused]).toEqual([...index.scores(question, OPTIONS, mask)]);
+        // No word in the question: nothing to score, nothing to pause for.
+        expect(pauses).toBe(question === '' ? 0 : Math.floor(chunks.length / PAUSE_PASSAGES));
+      }
+    }
+  });
+
+  it('asks the index for the question as soon as its vector comes, while the words are still being scored, and ranks as with an index that answers at once', async () => {
+    const events: string[] = [];
+    const dims = 32;
+    const hashed = createHashedEmbedder(dims);
+    // As a worker thread: the vector comes back in a message, a turn of the event loop later.
+    const embedder: Embedder = {
+      id: hashed.id,
+      dims,
+      embed: async (texts) => {
+        const vectors = await hashed.embed(texts);
+        await new Promise((resolve) => setImmediate(resolve));
+        events.push('vector came');
+        return vectors;
+      },
+    };
+    const titles = ['memory and models', 'bread and rivers', 'voices in dissent', 'models that remember', 'rivers of bread'];
+    const records = titles.map((title, i) => record(i, title));
+    const chunks = records.flatMap((item, i) => [0, 1].map((j) => ({ record: i, text: `${item.title}: passage ${j} about ${item.title}` })));
+    const vectors = new Float32Array(chunks.length * dims);
+    (await hashed.embed(chunks.map((chunk) => chunk.text))).forEach((vector, i) => vectors.set(vector, i * dims));
+    const index = await loadBm25Index(await buildBm25Data({ titles, chunks }));
+    const fullText: FullTextIndex = {
+      ...index,
+      passages: index.passages,
+      async scoresPausing(query, options, allowed, pause) {
+        events.push('words started');
+        for (let i = 0; i < 3; i++) await pause();
+        events.push('words scored');
+        return index.scores(query, options, allowed);
+      },
+    };
+    // Every chunk, nearest first, by exact dot products: answering now, or later as a worker does.
+    const nearest = (query: Float32Array, k: number) => {
+      const dots = Array.from({ length: chunks.length }, (_, chunk) => {
+        let dot = 0;
+        for (let d = 0; d < dims; d++) dot += query[d]! * vectors[chunk * dims + d]!;
+        return dot;
+      });
+      return Uint32Array.from([...dots.keys()].sort((a, b) => dots[b]! - dots[a]!).slice(0, k));
+    };
+    const later: ApproximateVectorIndex = {
+      size: chunks.length,
+      dims,
+      search: (query, k) => {
+        events.push('index asked');
+        return new Promise((resolve) => setTimeout(() => resolve(nearest(query, k)), 5));
+      },
+    };
+    const now: ApproximateVectorIndex = { size: chunks.length, dims, search: nearest };
+    const meta = { embedder: { id: hashed.id, dims }, records, chunk_records: chunks.map((chunk) => chunk.record), built_at: '' };
+    const tuning = { floors: false, approximateFrom: 0, approximateShortlist: 6, approximateWordRecords: 1 };
+    const beside = createSearchIndex({ meta, vectors, fullText, embedder, tuning, approximate: later });
+    const inTurn = createSearchIndex({ meta, vectors, fullText: index, embedder: hashed, tuning, approximate: now });
+    expect(beside.approximate).toBe(true);
+    for (const question of ['models that remember memory', 'bread rivers']) {
+      events.length = 0;
+      const found = await beside.search(question, { limit: 5 });
+      expect(events).toEqual(['words started', 'vector came', 'index asked', 'words scored']);
+      expect(found).toEqual(await inTurn.search(question, { limit: 5 }));
+    }
+  });
+});
+
+describe('the vector index in a worker thread', () => {
+  const DIMS = 16;
+  async function saved() {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'index-worker-'));
+    dirs.push(dir);
+    const next = seededRandom(3);
+    const count = 600;
+    const vectors = Float32Array.from({ length: count * DIMS }, () => next() - 0.5);
+    for (let row = 0; row < count; row++) {
+      const v = vectors.subarray(row * DIMS, (row + 1) * DIMS);
+      const norm = Math.hypot(...v);
+      v.forEach((x, d) => (v[d] = x / norm));
+    }
+    const parameters = { quantization: 'f32' as const, connectivity: 16, expansionAdd: 128, expansionSearch: 128, addThreads: 1 };
+    const index = await createVectorIndex(DIMS, parameters);
+    index.add(vectors, 0);
+    const file = path.join(dir, 'vectors.usearch');
+    index.save(file);
+    return { file, vectors, count, index, parameters };
+  }
+
+  it('answers as the index in this thread does, with and without a filter', async () => {
+    const { file, vectors, count, index, parameters } = await saved();
+    const worker = await openVectorIndexWorker(file, DIMS, parameters);
+    try {
+      expect(worker.size).toBe(count);
+      expect(worker.dims).toBe(DIMS);
+      const rare = Uint8Array.from({ length: count }, (_, key) => (key % 50 === 0 ? 1 : 0));
+      for (let row = 0; row < 20; row++) {
+        const query = vectors.slice(row * DIMS, (row + 1) * DIMS);
+        expect([...(await worker.search(query, 10))]).toEqual([...index.search(query, 10)]);
+        expect([...(await worker.search(query, 5, rare))]).toEqual([...index.search(query, 5, rare)]);
+      }
+      // Searches asked together are answered each its own.
+      const queries = [0, 1, 2, 3].map((row) => vectors.slice(row * DIMS, (row + 1) * DIMS));
+      const together = await Promise.all(queries.map((query) => worker.search(query, 3)));
+      together.forEach((keys, row) => expect(keys[0]).toBe(row));
+      await expect(worker.search(new Float32Array(DIMS + 1), 3)).rejects.toThrow(/dimensions/);
+    } finally {
+      await worker.close();
+    }
+    await expect(worker.search(vectors.slice(0, DIMS), 3)).rejects.toThrow(/closed/);
+  });
+
+  it('refuses a file it cannot open, or of another dimension, saying which', async () => {
+    const { file, parameters } = await saved();
+    await expect(openVectorIndexWorker(`${file}.missing`, DIMS, parameters)).rejects.toThrow(/no vector index at .*missing: rebuild/);
+    await expect(openVectorIndexWorker(file, DIMS * 2, parameters)).rejects.toThrow(/16-dimension vectors, the search 32: rebuild/);
+  });
+});
