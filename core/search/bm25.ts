@@ -329,16 +329,6 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     }
   }
 
-  /** The terms' postings in the field, in query order, each with its factor w · idf · (k1 + 1). */
-  function weightedLists(field: LoadedField, terms: ReadonlyMap<string, number>, { k1 }: Bm25Parameters): { list: Uint32Array; factor: number }[] {
-    const lists: { list: Uint32Array; factor: number }[] = [];
-    for (const [term, weight] of terms) {
-      const list = field.postings.get(term);
-      if (list) lists.push({ list, factor: weight * bm25Idf(field.lengths.length, list.length / 2) * (k1 + 1) });
-    }
-    return lists;
-  }
-
   /**
    * Each allowed record's best passage score into `best`: the passages' sums (each term's
    * share added in query order), a block of passages at a time — every term's postings in the
@@ -444,6 +434,16 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       return addTitles(terms, options, best, allowed);
     },
   };
+}
+
+/** The terms' postings in the field, in query order, each with its factor w · idf · (k1 + 1). */
+function weightedLists(field: LoadedField, terms: ReadonlyMap<string, number>, { k1 }: Bm25Parameters): { list: Uint32Array; factor: number }[] {
+  const lists: { list: Uint32Array; factor: number }[] = [];
+  for (const [term, weight] of terms) {
+    const list = field.postings.get(term);
+    if (list) lists.push({ list, factor: weight * bm25Idf(field.lengths.length, list.length / 2) * (k1 + 1) });
+  }
+  return lists;
 }
 
 /** A query's distinct terms, each with its weight (queryTermWeight), in query order. */

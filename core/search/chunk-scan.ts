@@ -52,7 +52,7 @@ export const POPULATION_SAMPLE = 4096;
  * What the approximate index gave for a question (ChunkScan.shortlist): the nearest chunks,
  * or every allowed chunk when a filter leaves few, or word that the exact scan must serve the question.
  */
-export type Shortlist = { kind: 'near'; chunks: Uint32Array; chunkMask: Uint8Array | undefined } | { kind: 'allowed'; chunks: number[] } | { kind: 'exact' };
+export type Shortlist = { kind: 'near'; chunks: Uint32Array } | { kind: 'allowed'; chunks: number[] } | { kind: 'exact' };
 
 export interface ChunkScan {
   readonly approximate: boolean;
@@ -160,21 +160,83 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     throw new Error(`${input.chunkKeys.length} vector index keys for ${chunkCount} chunks: rebuild`);
   const keys = keyMap(input.chunkKeys);
 
-  /** Exact cosines of the given chunks, the best per allowed record kept. */
-  function rescore(query: Float32Array, chunks: Iterable<number>, mask: Uint8Array, cosines = empty()): RecordCosines {
+  /**
+   * Exact cosines of the given chunks (the allowed records'), in ascending order: the scan's
+   * own kernel, so the cosines the exact scan gives them, bit for bit; memory read in one
+   * direction, and a record's tied chunks resolved as there (the first keeps the best).
+   */
+  function dotsOfChunks(query: Float32Array, chunks: Iterable<number>, mask: Uint8Array): { rows: Uint32Array; dots: Float32Array } {
     const wanted: number[] = [];
     for (const chunk of chunks) if (mask[chunkRecords[chunk]!] === 1) wanted.push(chunk);
-    // The scan's own kernel over the listed chunks: the cosines the exact scan gives them, bit for
-    // bit. In ascending order, as the exact scan reads them: memory read in one direction, and
-    // a record's tied chunks resolved as there (the first keeps the best).
     const rows = Uint32Array.from(wanted).sort();
-    const dots = scanner.dotsOf(query, rows);
+    return { rows, dots: scanner.dotsOf(query, rows) };
+  }
+
+  function keepAll(cosines: RecordCosines, { rows, dots }: { rows: Uint32Array; dots: Float32Array }): RecordCosines {
     rows.forEach((chunk, at) => keepBest(cosines, chunkRecords[chunk]!, chunk, dots[at]!));
     return cosines;
   }
 
+  /** Exact cosines of the given chunks, the best per allowed record kept. */
+  const rescore = (query: Float32Array, chunks: Iterable<number>, mask: Uint8Array, cosines = empty()): RecordCosines =>
+    keepAll(cosines, dotsOfChunks(query, chunks, mask));
+
   const allChunksOf = (records: Iterable<number>) => chunksOfRecords(chunksOf, records);
+  const population = createPopulation(scanner, chunkRecords, chunksOf);
+
+  async function shortlistOf(query: Float32Array, mask: Uint8Array): Promise<Shortlist> {
+    let allowedChunks = chunkCount;
+    let chunkMask: Uint8Array | undefined;
+    if (mask.includes(0)) {
+      chunkMask = new Uint8Array(chunkCount);
+      allowedChunks = 0;
+      for (let chunk = 0; chunk < chunkCount; chunk++) allowedChunks += chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
+      // Few enough allowed chunks to re-score them all: exact, and cheaper than asking the index.
+      if (allowedChunks <= shortlist * 4) return { kind: 'allowed', chunks: allowedChunkList(chunkMask) };
+    }
+    const near = keys.toChunks(await index.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
+    return near.length < Math.min(shortlist, allowedChunks) ? { kind: 'exact' } : { kind: 'near', chunks: near };
+  }
+
+  return {
+    approximate: true,
+    shortlist: shortlistOf,
+    async scan(query, mask, wordRecords, pending) {
+      const filtered = mask.includes(0);
+      // What needs no shortlist is read while the index searches (in the server, in its own
+      // thread): the words' records' chunks and, without filters, the population's sample.
+      const words = wordRecords ? allChunksOf(Array.from(wordRecords).filter((record) => mask[record] === 1)) : [];
+      const early = dotsOfChunks(query, words, mask);
+      const wordCosines = { rows: early.rows, dots: early.dots.slice() }; // out of the kernel's buffer, which the next call reuses
+      const sampled = filtered ? undefined : population(query, mask, undefined);
+      const list = await (pending ?? shortlistOf(query, mask));
+      if (list.kind === 'allowed') return rescore(query, list.chunks, mask);
+      if (list.kind === 'exact') return exact(query, mask);
+      const near = list.chunks;
+      const cosines = keepAll(rescore(query, near, mask), wordCosines);
+      cosines.population = sampled ?? population(query, mask, cosines);
+      const scored = new Set<number>();
+      for (const chunk of near) if (cosines.best[chunkRecords[chunk]!]! > -2) scored.add(chunkRecords[chunk]!);
+      for (const chunk of words) scored.add(chunkRecords[chunk]!);
+      cosines.scored = Uint32Array.from(scored).sort();
+      return cosines;
+    },
+    scanPool(query, pool) {
+      const records: number[] = [];
+      for (let record = 0; record < recordCount; record++) if (pool[record] === 1) records.push(record);
+      return rescore(query, allChunksOf(records), pool);
+    },
+  };
+}
+
+/** The population's estimate (CosinePopulation) for one question, from its fixed sample of allowed records. */
+function createPopulation(
+  scanner: VectorScanner,
+  chunkRecords: Uint32Array,
+  chunksOf: RecordChunks,
+): (query: Float32Array, mask: Uint8Array, known: RecordCosines | undefined) => CosinePopulation {
   const sampleOf = (mask: Uint8Array) => populationSample(chunksOf, mask);
+  const dims = scanner.dims;
 
   /**
    * Without filters, the sample's chunk vectors copied together once (at 4 passages a record,
@@ -192,14 +254,15 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
 
   /**
    * The allowed records' best cosines estimated from the sample (sampleOf): without filters,
-   * every chunk of the sample's records from their copy; with filters, those already scored
-   * read as they are and the others' chunks re-scored.
+   * every chunk of the sample's records from their copy; with filters (`known`: the cosines
+   * of the shortlist and the words' records), those already scored read as they are and the
+   * others' chunks re-scored.
    */
-  function population(query: Float32Array, mask: Uint8Array, known: RecordCosines, filtered: boolean): CosinePopulation {
+  function population(query: Float32Array, mask: Uint8Array, known: RecordCosines | undefined): CosinePopulation {
     let records: number[];
     let dots: Float32Array;
-    const chunksRead: (record: number) => boolean = filtered ? (record) => known.best[record]! <= -2 : () => true;
-    if (filtered) {
+    const chunksRead: (record: number) => boolean = known ? (record) => known.best[record]! <= -2 : () => true;
+    if (known) {
       const sample = sampleOf(mask);
       records = sample.records;
       const unknown = sample.chunks.filter((chunk) => known.best[chunkRecords[chunk]!]! <= -2);
@@ -216,7 +279,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     let squares = 0;
     for (const record of records) {
       const read = chunksRead(record);
-      let best = read ? -2 : known.best[record]!;
+      let best = read ? -2 : known!.best[record]!;
       if (read) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) best = Math.max(best, dots[next++]!);
       if (best <= -2) continue; // a record without passages has no cosine on either path
       count++;
@@ -226,45 +289,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     const mean = sum / (count || 1);
     return { mean, deviation: Math.sqrt(Math.max(0, squares / (count || 1) - mean * mean)) };
   }
-
-  async function shortlistOf(query: Float32Array, mask: Uint8Array): Promise<Shortlist> {
-    let allowedChunks = chunkCount;
-    let chunkMask: Uint8Array | undefined;
-    if (mask.includes(0)) {
-      chunkMask = new Uint8Array(chunkCount);
-      allowedChunks = 0;
-      for (let chunk = 0; chunk < chunkCount; chunk++) allowedChunks += chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
-      // Few enough allowed chunks to re-score them all: exact, and cheaper than asking the index.
-      if (allowedChunks <= shortlist * 4) return { kind: 'allowed', chunks: allowedChunkList(chunkMask) };
-    }
-    const near = keys.toChunks(await index.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
-    return near.length < Math.min(shortlist, allowedChunks) ? { kind: 'exact' } : { kind: 'near', chunks: near, chunkMask };
-  }
-
-  return {
-    approximate: true,
-    shortlist: shortlistOf,
-    async scan(query, mask, wordRecords, pending) {
-      const list = await (pending ?? shortlistOf(query, mask));
-      if (list.kind === 'allowed') return rescore(query, list.chunks, mask);
-      if (list.kind === 'exact') return exact(query, mask);
-      const { chunks: near, chunkMask } = list;
-      const cosines = rescore(query, near, mask);
-      const words = wordRecords ? allChunksOf(Array.from(wordRecords).filter((record) => mask[record] === 1)) : [];
-      rescore(query, words, mask, cosines);
-      cosines.population = population(query, mask, cosines, chunkMask !== undefined);
-      const scored = new Set<number>();
-      for (const chunk of near) if (cosines.best[chunkRecords[chunk]!]! > -2) scored.add(chunkRecords[chunk]!);
-      for (const chunk of words) scored.add(chunkRecords[chunk]!);
-      cosines.scored = Uint32Array.from(scored).sort();
-      return cosines;
-    },
-    scanPool(query, pool) {
-      const records: number[] = [];
-      for (let record = 0; record < recordCount; record++) if (pool[record] === 1) records.push(record);
-      return rescore(query, allChunksOf(records), pool);
-    },
-  };
+  return population;
 }
 
 function keepBest(cosines: RecordCosines, record: number, chunk: number, cosine: number): void {
