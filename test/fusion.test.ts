@@ -66,6 +66,39 @@ describe('rankByWords', () => {
     expect(all.bound).toBe(0);
   });
 
+  it('on many records, where it keeps those above a sampled threshold first, ranks as sorting does, filtered or not, even where the sample misleads', () => {
+    const next = seededRandom(41);
+    const records = 120_000;
+    const shapes: Record<string, () => Float64Array> = {
+      'a grid with ties': () => sample(7, records, 10).lexical,
+      'a long tail': () => Float64Array.from({ length: records }, () => (next() < 0.2 ? 0 : -Math.log(next()))),
+      // Large only at the records an even sample reads, ordinary elsewhere.
+      'misleading sample': () => Float64Array.from({ length: records }, (_, i) => (i % 117 === 0 ? 50 + next() : next() < 0.5 ? 0 : next())),
+    };
+    const reference = (allowed: Uint32Array, lexical: Float64Array, k: number) => {
+      const positives = [...allowed]
+        .map((record) => lexical[record]!)
+        .filter((value) => value > 0)
+        .sort((a, b) => b - a);
+      const cut = positives.length <= k ? 0 : positives[k - 1]!;
+      return { best: [...allowed].filter((record) => lexical[record]! > 0 && lexical[record]! >= cut), bound: cut };
+    };
+    for (const [shape, make] of Object.entries(shapes)) {
+      const lexical = make();
+      const every = Uint32Array.from({ length: records }, (_, i) => i);
+      const some = every.filter(() => next() < 0.6);
+      for (const allowed of [every, some]) {
+        for (const k of [256, 2_000, 5_000]) {
+          const ranking = rankByWords(allowed, lexical, k);
+          const expected = reference(allowed, lexical, k);
+          expect(ranking.bound, `${shape}, ${allowed.length} allowed, k = ${k}`).toBe(expected.bound);
+          expect([...ranking.best], `${shape}, ${allowed.length} allowed, k = ${k}`).toEqual(expected.best);
+          expect(ranking.sum).toBe([...allowed].reduce((total, record) => total + lexical[record]!, 0));
+        }
+      }
+    }
+  });
+
   it('counts only the allowed records', () => {
     const { lexical } = sample(6, 1_000, 10);
     const allowed = Uint32Array.from({ length: 500 }, (_, i) => i * 2);

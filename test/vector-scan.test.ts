@@ -114,4 +114,27 @@ describe('nthLargest (the feedback pool threshold)', () => {
       expect(nthLargest(Float64Array.from(values), n)).toBe(sorted[n - 1]);
     }
   });
+
+  it('agrees with sorting on many values, where it keeps those above a sampled threshold first, whatever their order', () => {
+    const next = random(12);
+    const shapes: Record<string, (length: number) => Float64Array> = {
+      uniform: (length) => Float64Array.from({ length }, () => next()),
+      'mostly zero, a long tail': (length) => Float64Array.from({ length }, () => (next() < 0.7 ? 0 : -Math.log(next()))),
+      'few distinct values': (length) => Float64Array.from({ length }, () => Math.floor(next() * 5)),
+      // Ascending, then the largest placed where an even sample never looks: the sample misleads.
+      ascending: (length) => Float64Array.from({ length }, (_, i) => i),
+      'hidden between the sample': (length) => Float64Array.from({ length }, (_, i) => (i % Math.floor(length / 1024) === 1 ? 1000 + i : 1)),
+      // Large only where the sample looks: fewer than n reach its threshold, and every value is selected from.
+      'only where the sample looks': (length) => Float64Array.from({ length }, (_, i) => (i % Math.floor(length / 1024) === 0 ? 1000 + i : next())),
+    };
+    for (const [shape, make] of Object.entries(shapes)) {
+      for (const length of [32_768, 100_003, 250_000]) {
+        const values = make(length);
+        const sorted = Float64Array.from(values).sort().reverse();
+        for (const n of [1, 100, 2_000, Math.floor(length / 8)]) {
+          expect(nthLargest(Float64Array.from(values), n), `${shape}, ${length} values, n = ${n}`).toBe(sorted[n - 1]);
+        }
+      }
+    }
+  });
 });

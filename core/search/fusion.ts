@@ -11,7 +11,7 @@
  * the order the dense scope sums them and the dense scope's scores are the same numbers.
  */
 import type { CosinePopulation } from './chunk-scan.ts';
-import { nthLargest } from './select.ts';
+import { nthLargest, quickselect, SAMPLED_FROM, sampledThreshold } from './select.ts';
 import { scaleToUnit, standardScores } from './score-normalisation.ts';
 
 export interface FusionTuning {
@@ -72,25 +72,32 @@ export interface WordRanking {
 }
 
 export function rankByWords(allowed: Uint32Array, lexical: Float64Array, k: number): WordRanking {
+  // One pass: the sums, and the records at or above a threshold that about 2k of them reach
+  // (select.ts), among which the best k are chosen, unless fewer than k reach it.
+  const threshold = allowed.length >= SAMPLED_FROM && k * 8 <= allowed.length ? Math.max(sampledThreshold(lexical, k, allowed), 0) : 0;
   let sum = 0;
   let squares = 0;
   let positive = 0;
-  const records = new Uint32Array(allowed.length);
-  const values = new Float64Array(allowed.length);
+  const reaching: number[] = [];
   for (let at = 0; at < allowed.length; at++) {
     const score = lexical[allowed[at]!]!;
     sum += score;
     squares += score * score;
     if (score > 0) {
-      values[positive] = score;
-      records[positive++] = allowed[at]!;
+      positive++;
+      if (score >= threshold) reaching.push(allowed[at]!);
     }
   }
-  if (positive <= k) return { sum, squares, best: records.slice(0, positive), bound: 0 };
-  const cut = nthLargest(values.subarray(0, positive), k); // reorders the values, not the records
-  let kept = 0;
-  for (let at = 0; at < positive; at++) if (lexical[records[at]!]! >= cut) records[kept++] = records[at]!;
-  return { sum, squares, best: records.slice(0, kept), bound: cut };
+  const among = reaching.length >= Math.min(k, positive) ? reaching : Array.from(allowed).filter((record) => lexical[record]! > 0);
+  // More than k positive: the k-th largest is positive, and the records reaching it are the best.
+  const cut =
+    positive <= k
+      ? 0
+      : quickselect(
+          Float64Array.from(among, (record) => lexical[record]!),
+          k,
+        );
+  return { sum, squares, best: Uint32Array.from(among.filter((record) => lexical[record]! >= cut)), bound: cut };
 }
 
 /** The `count` records of `ranking.best` with the highest scores (ties at the cut included). */

@@ -1,7 +1,46 @@
 /** Selection over score arrays, shared by the vector side's pools and the lexical top k. */
 
-/** The n-th largest value (1-based) by quickselect; reorders `values`. */
+/** From this many values on, a selection first keeps only those that can be among the n largest. */
+export const SAMPLED_FROM = 32_768;
+const SAMPLE = 1024;
+
+/**
+ * The n-th largest value (1-based); may reorder `values`. On many values and a small n, the
+ * values at or above a threshold read off an even sample of them (sampledThreshold) are kept
+ * first, a few times n of them, and the selection runs on those: the same value, since it is
+ * kept only when at least n values reach the threshold (else it runs on every value).
+ */
 export function nthLargest(values: Float64Array, n: number): number {
+  if (values.length >= SAMPLED_FROM && n * 8 <= values.length) {
+    const threshold = sampledThreshold(values, n);
+    let count = 0;
+    for (let i = 0; i < values.length; i++) count += values[i]! >= threshold ? 1 : 0;
+    if (count >= n) {
+      const kept = new Float64Array(count);
+      for (let i = 0, at = 0; i < values.length; i++) if (values[i]! >= threshold) kept[at++] = values[i]!;
+      return quickselect(kept, n);
+    }
+  }
+  return quickselect(values, n);
+}
+
+/**
+ * A value that about 2n of `values` (of `values[at]` for each `at` of `positions`, when given)
+ * reach, read off an even sample of 1,024 of them: the n-th largest's rank in the sample,
+ * lowered by three deviations of it and 4. Fewer than n may reach it: the caller counts.
+ */
+export function sampledThreshold(values: Float64Array, n: number, positions?: Uint32Array): number {
+  const length = positions ? positions.length : values.length;
+  const step = Math.max(1, Math.floor(length / SAMPLE));
+  const sample = new Float64Array(Math.min(SAMPLE, length));
+  for (let i = 0; i < sample.length; i++) sample[i] = values[positions ? positions[i * step]! : i * step]!;
+  sample.sort();
+  const rank = Math.ceil((n * sample.length) / length);
+  return sample[Math.max(0, sample.length - 1 - rank - Math.ceil(3 * Math.sqrt(rank)) - 4)]!;
+}
+
+/** The n-th largest value (1-based) by quickselect; reorders `values`. */
+export function quickselect(values: Float64Array, n: number): number {
   let lo = 0;
   let hi = values.length - 1;
   const target = n - 1; // position in descending order
