@@ -4,22 +4,42 @@
  * memory again), and a search runs there while the server's own thread scores the question's
  * words (core/search/search-index.ts; bench/README.md, "The index beside the words"). The
  * search's plan (oversampling under filters) is the in-process index's (vector-index.ts),
- * one native search a message.
+ * one native search a message. The same thread takes the feedback's exact products over the
+ * scan kernel's shared memory (shareScan), while the server's thread scores the feedback's words.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
+import type { SharedScan } from '../core/search/vector-scan.ts';
 import { checkIndexFile, DEFAULT_INDEX_PARAMETERS, nativeConfig, oversampled, type VectorIndexParameters } from './vector-index.ts';
 
 export interface VectorIndexWorker extends ApproximateVectorIndex {
   search(query: Float32Array, k: number, allowed?: Uint8Array): Promise<Uint32Array>;
+  shareScan(shared: SharedScan): (query: Float32Array, rows: Uint32Array) => Promise<Float32Array>;
   /** Ends the worker (and its mapping); searches asked after this fail. */
   close(): Promise<void>;
 }
 
-/** Runs inside the worker: usearch required by absolute path, the file viewed, one search a message. */
+/**
+ * Runs inside the worker: usearch required by absolute path, the file viewed, one search a
+ * message; given a SharedScan, the scan kernel instantiated over its memory, and the products
+ * of listed rows (its dotsOf, as vector-scan.ts's scanner calls it, into the second thread's regions).
+ */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+let products;
+function shareScan(shared) {
+  const kernel = new WebAssembly.Instance(shared.module, { env: { memory: shared.memory } }).exports;
+  const query = new Float32Array(shared.memory.buffer, shared.queryAt, shared.dims);
+  const rowList = new Uint32Array(shared.memory.buffer, shared.rowsAt, shared.count);
+  const out = new Float32Array(shared.memory.buffer, shared.outAt, shared.count);
+  return (vector, rows) => {
+    query.set(vector);
+    rowList.set(rows);
+    kernel.dotsOf(shared.vectorsAt, shared.dims, shared.queryAt, shared.rowsAt, rows.length, shared.outAt);
+    return out.slice(0, rows.length);
+  };
+}
 let index;
 try {
   const { Index } = require(workerData.usearch);
@@ -29,8 +49,17 @@ try {
 } catch (error) {
   parentPort.postMessage({ fatal: String((error && error.message) || error) });
 }
-parentPort.on('message', ({ id, query, k }) => {
+parentPort.on('message', ({ id, query, k, shared, rows }) => {
   try {
+    if (shared) {
+      products = shareScan(shared);
+      return;
+    }
+    if (rows) {
+      const dots = products(query, rows);
+      parentPort.postMessage({ id, dots }, [dots.buffer]);
+      return;
+    }
     const keys = Uint32Array.from(index.search(query, k, 1).keys, Number);
     parentPort.postMessage({ id, keys }, [keys.buffer]);
   } catch (error) {
@@ -40,11 +69,16 @@ parentPort.on('message', ({ id, query, k }) => {
 `;
 
 interface Pending {
-  resolve(keys: Uint32Array): void;
+  resolve(answer: Uint32Array | Float32Array): void;
   reject(error: Error): void;
 }
 
-type Reply = { ready: { size: number; dims: number } } | { fatal: string } | { id: number; keys: Uint32Array } | { id: number; error: string };
+type Reply =
+  | { ready: { size: number; dims: number } }
+  | { fatal: string }
+  | { id: number; keys: Uint32Array }
+  | { id: number; dots: Float32Array }
+  | { id: number; error: string };
 
 /** Opens the index saved at `file` in a new worker thread; rejects when the worker cannot map it or its dimension is not `dims`. */
 export async function openVectorIndexWorker(
@@ -72,8 +106,8 @@ export async function openVectorIndexWorker(
     const job = pending.get(reply.id);
     pending.delete(reply.id);
     if (pending.size === 0) worker.unref(); // an idle worker never keeps the process alive
-    if ('error' in reply) job?.reject(new Error(`the vector index worker's search failed: ${reply.error}`));
-    else job?.resolve(reply.keys);
+    if ('error' in reply) job?.reject(new Error(`the vector index worker failed to answer: ${reply.error}`));
+    else job?.resolve('keys' in reply ? reply.keys : reply.dots);
   });
   worker.on('error', (error) => fail(new Error(`the vector index worker failed: ${error.message}`)));
   worker.on('exit', (code) => fail(new Error(`the vector index worker exited with code ${code}`)));
@@ -87,16 +121,18 @@ export async function openVectorIndexWorker(
     throw new Error(`${file} holds ${held}-dimension vectors, the search ${dims}: rebuild`);
   }
 
-  /** The nearest `k` keys by one native search in the worker. */
-  function nearest(query: Float32Array, k: number): Promise<Uint32Array> {
+  /** Sends a question to the worker; its answer resolves the promise. */
+  function ask<T extends Uint32Array | Float32Array>(message: { query: Float32Array; k?: number; rows?: Uint32Array }): Promise<T> {
     if (failed) return Promise.reject(failed);
-    return new Promise((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve, reject });
-      worker.ref(); // keep the process alive while a search is in flight
-      worker.postMessage({ id, query, k });
+      pending.set(id, { resolve: resolve as (answer: Uint32Array | Float32Array) => void, reject });
+      worker.ref(); // keep the process alive while a question is in flight
+      worker.postMessage({ id, ...message });
     });
   }
+  /** The nearest `k` keys by one native search in the worker. */
+  const nearest = (query: Float32Array, k: number) => ask<Uint32Array>({ query, k });
 
   return {
     size,
@@ -107,6 +143,15 @@ export async function openVectorIndexWorker(
       let step = steps.next();
       while (!step.done) step = steps.next(await nearest(query, step.value));
       return step.value;
+    },
+    shareScan(shared) {
+      worker.postMessage({ shared });
+      return async (query, rows) => {
+        if (query.length !== shared.dims) throw new Error(`query has ${query.length} dimensions, the index ${shared.dims}`);
+        if (rows.length > shared.count) throw new Error(`${rows.length} rows asked of ${shared.count}`);
+        for (const row of rows) if (row >= shared.count) throw new Error(`no row ${row} among ${shared.count}`);
+        return ask<Float32Array>({ query, rows });
+      };
     },
     async close() {
       fail(new Error('the vector index worker was closed'));

@@ -14,7 +14,7 @@ export const WASM_TS_PATH = path.join(REPO_ROOT, 'core/search/dot-wasm.ts');
 export async function compileDotWat(): Promise<string> {
   const { default: initWabt } = (await import('wabt')) as unknown as { default: () => Promise<WabtModule> };
   const wabt = await initWabt();
-  const parsed = wabt.parseWat('dot.wat', readFileSync(WAT_PATH, 'utf8'), { simd: true });
+  const parsed = wabt.parseWat('dot.wat', readFileSync(WAT_PATH, 'utf8'), { simd: true, threads: true });
   try {
     const { buffer } = parsed.toBinary({});
     return Buffer.from(buffer).toString('base64');

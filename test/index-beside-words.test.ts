@@ -15,6 +15,7 @@ import type { SearchRecord } from '../core/search/types.ts';
 import type { Embedder } from '../core/ports/embedder.ts';
 import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
 import { seededRandom } from '../core/random.ts';
+import { createVectorScanner } from '../core/search/vector-scan.ts';
 import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
 import { createVectorIndex } from '../providers/vector-index.ts';
 import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
@@ -103,12 +104,23 @@ describe('the index beside the words', () => {
       });
       return Uint32Array.from([...dots.keys()].sort((a, b) => dots[b]! - dots[a]!).slice(0, k));
     };
+    // Its thread takes the feedback's products too: here a scanner of its own over the same vectors.
+    const products = createVectorScanner(vectors, dims);
+    let productsAsked = 0;
     const later: ApproximateVectorIndex = {
       size: chunks.length,
       dims,
       search: (query, k) => {
         events.push('index asked');
         return new Promise((resolve) => setTimeout(() => resolve(nearest(query, k)), 5));
+      },
+      shareScan: (shared) => {
+        expect(shared.count).toBe(chunks.length);
+        return (query, rows) => {
+          productsAsked++;
+          const dots = products.dotsOf(query, rows).slice();
+          return new Promise((resolve) => setTimeout(() => resolve(dots), 5));
+        };
       },
     };
     const now: ApproximateVectorIndex = { size: chunks.length, dims, search: nearest };
@@ -123,6 +135,7 @@ describe('the index beside the words', () => {
       expect(events).toEqual(['words started', 'vector came', 'index asked', 'words scored']);
       expect(found).toEqual(await inTurn.search(question, { limit: 5 }));
     }
+    expect(productsAsked).toBe(2); // the feedback's vectors, once a question
   });
 });
 
@@ -168,6 +181,29 @@ describe('the vector index in a worker thread', () => {
       await worker.close();
     }
     await expect(worker.search(vectors.slice(0, DIMS), 3)).rejects.toThrow(/closed/);
+  });
+
+  it("takes the products of listed rows over the scan kernel's shared memory, the scanner's own values bit for bit", async () => {
+    const { file, vectors, count, parameters } = await saved();
+    const scanner = createVectorScanner(vectors, DIMS);
+    expect(scanner.kernel).toBe('wasm-simd');
+    const worker = await openVectorIndexWorker(file, DIMS, parameters);
+    try {
+      const products = worker.shareScan(scanner.shared!);
+      const next = seededRandom(9);
+      const questions = Array.from({ length: 6 }, (_, q) => {
+        const query = vectors.slice(q * DIMS, (q + 1) * DIMS);
+        const rows = Uint32Array.from({ length: 1 + Math.floor(next() * count) }, () => Math.floor(next() * count)).sort();
+        return { query, rows };
+      });
+      // Asked together, and while this thread uses the scanner itself: each answer its own.
+      const answers = await Promise.all(questions.map(({ query, rows }) => products(query, rows)));
+      answers.forEach((dots, q) => expect([...dots]).toEqual([...scanner.dotsOf(questions[q]!.query, questions[q]!.rows)]));
+      await expect(products(vectors.slice(0, DIMS), Uint32Array.of(count))).rejects.toThrow(/no row/);
+      await expect(products(new Float32Array(DIMS + 1), Uint32Array.of(0))).rejects.toThrow(/dimensions/);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('refuses a file it cannot open, or of another dimension, saying which', async () => {

@@ -6,6 +6,8 @@
  * index in this thread (the build) answers at once; the server's, in a worker thread of its own
  * (vector-index-worker.ts), answers later, so that the question's words are scored meanwhile.
  */
+import type { SharedScan } from '../search/vector-scan.ts';
+
 export interface ApproximateVectorIndex {
   /** How many vectors it holds. */
   readonly size: number;
@@ -16,4 +18,10 @@ export interface ApproximateVectorIndex {
    * to find them, and the caller should scan them exactly instead.
    */
   search(query: Float32Array, k: number, allowed?: Uint8Array): Uint32Array | Promise<Uint32Array>;
+  /**
+   * Where the index answers from another thread: that thread also takes the exact products of
+   * listed rows over the scan kernel's shared memory (the same kernel, the same values as the
+   * scanner's dotsOf), so that the feedback's vectors are scored beside its words.
+   */
+  shareScan?(shared: SharedScan): (query: Float32Array, rows: Uint32Array) => Promise<Float32Array>;
 }

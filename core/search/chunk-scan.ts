@@ -67,8 +67,11 @@ export interface ChunkScan {
    * the shortlist, which is `shortlist`'s answer for the same question and mask when given.
    */
   scan(query: Float32Array, mask: Uint8Array, wordRecords?: ArrayLike<number>, shortlist?: Promise<Shortlist>): Promise<RecordCosines>;
-  /** Over the records of `pool` only, every chunk of them (the feedback's second scan). */
-  scanPool(query: Float32Array, pool: Uint8Array): RecordCosines;
+  /**
+   * Over the records of `pool` only, every chunk of them (the feedback's second scan); on the
+   * approximate path in the index's thread when it takes the products (`remoteDots`).
+   */
+  scanPool(query: Float32Array, pool: Uint8Array): Promise<RecordCosines>;
 }
 
 export interface ChunkScanInput {
@@ -86,6 +89,8 @@ export interface ChunkScanInput {
    * incremental builds keeps a passage's key while the passages around it are renumbered.
    */
   chunkKeys?: Uint32Array | undefined;
+  /** The scanner's dotsOf, run in another thread (ApproximateVectorIndex.shareScan): the same values. */
+  remoteDots?: ((query: Float32Array, rows: Uint32Array) => Promise<Float32Array>) | undefined;
 }
 
 /** Chunk numbers and the index's keys, both ways (identity when the build numbered keys as chunks). */
@@ -149,7 +154,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       approximate: false,
       shortlist: () => Promise.resolve({ kind: 'exact' }),
       scan: async (query, mask) => exact(query, mask),
-      scanPool: (query, pool) => exact(query, pool),
+      scanPool: async (query, pool) => exact(query, pool),
     };
   }
   const index = approximate;
@@ -166,10 +171,14 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
    * direction, and a record's tied chunks resolved as there (the first keeps the best).
    */
   function dotsOfChunks(query: Float32Array, chunks: Iterable<number>, mask: Uint8Array): { rows: Uint32Array; dots: Float32Array } {
+    const rows = rowsOf(chunks, mask);
+    return { rows, dots: scanner.dotsOf(query, rows) };
+  }
+
+  function rowsOf(chunks: Iterable<number>, mask: Uint8Array): Uint32Array {
     const wanted: number[] = [];
     for (const chunk of chunks) if (mask[chunkRecords[chunk]!] === 1) wanted.push(chunk);
-    const rows = Uint32Array.from(wanted).sort();
-    return { rows, dots: scanner.dotsOf(query, rows) };
+    return Uint32Array.from(wanted).sort();
   }
 
   function keepAll(cosines: RecordCosines, { rows, dots }: { rows: Uint32Array; dots: Float32Array }): RecordCosines {
@@ -221,10 +230,12 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       cosines.scored = Uint32Array.from(scored).sort();
       return cosines;
     },
-    scanPool(query, pool) {
+    async scanPool(query, pool) {
       const records: number[] = [];
       for (let record = 0; record < recordCount; record++) if (pool[record] === 1) records.push(record);
-      return rescore(query, allChunksOf(records), pool);
+      if (!input.remoteDots) return rescore(query, allChunksOf(records), pool);
+      const rows = rowsOf(allChunksOf(records), pool);
+      return keepAll(empty(), { rows, dots: await input.remoteDots(query, rows) });
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { Embedder } from '../ports/embedder.ts';
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
-import type { Bm25Parameters, FullTextIndex } from './bm25.ts';
+import type { Bm25Parameters, FullTextIndex, FullTextQueryOptions } from './bm25.ts';
 import { createLexicalSide } from './lexical-side.ts';
 import { APPROXIMATE_FROM, createChunkScan, type CosinePopulation } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
@@ -308,6 +308,8 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     shortlist: tuning.approximateShortlist,
     wordRecords: tuning.approximateWordRecords,
     chunkKeys: meta.chunk_keys ? Uint32Array.from(meta.chunk_keys) : undefined,
+    // Where the index answers from another thread, that thread scores the feedback's vectors too.
+    remoteDots: scanner.shared && input.approximate?.shareScan?.(scanner.shared),
   });
 
   const allowedRecords = allowedRecordsOf(records);
@@ -320,24 +322,20 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
    * by feedback (it keeps its first score, less 2), and on a large corpus this halves the
    * scanning. Scores per member of the scope.
    */
-  function rankWithFeedback(first: FirstRanking, scope: FusionScope, fused: Float64Array): Float64Array {
+  async function rankWithFeedback(first: FirstRanking, scope: FusionScope, fused: Float64Array): Promise<Float64Array> {
     const { members } = scope;
     const top = topIndices(records, members, fused, tuning.feedbackDocs).filter((at) => first.bestChunk[members[at]!]! >= 0);
     const chunks = top.map((at) => first.bestChunk[members[at]!]!);
     const whole = first.allowed.length <= tuning.feedbackPool;
     const { poolAt, poolRecords, pool } = feedbackPool(members, fused, whole ? undefined : tuning.feedbackPool, first.mask);
-    const similarity =
-      tuning.feedbackWeight > 0
-        ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool).best
-        : first.similarity;
-    const expanded =
-      tuning.lexicalFeedbackTerms > 0 && tuning.lexicalFeedbackWeight > 0
-        ? feedbackQuery(fullText, chunks, first.queryTerms, tuning.lexicalFeedbackTerms, tuning.lexicalFeedbackWeight)
-        : undefined;
-    const poolScope = gatherScope(poolRecords, similarity, expanded && whole ? fullText.scores(expanded, fullTextOptions, pool) : first.lexical);
-    // BM25 of the expanded query over the pool's records alone (galloping through the postings:
-    // its many frequent words would otherwise read most of the index). The same scores.
-    if (expanded && !whole) poolScope.lexical = fullText.scoresOf(expanded, fullTextOptions, poolRecords);
+    // The vectors' side asked first: where the index's thread takes it, the words are scored meanwhile.
+    const vectorSide =
+      tuning.feedbackWeight > 0 ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool) : undefined;
+    vectorSide?.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
+    const lexical = feedbackLexical(fullText, tuning, fullTextOptions, { chunks, queryTerms: first.queryTerms, whole, pool, poolRecords });
+    const similarity = vectorSide ? (await vectorSide).best : first.similarity;
+    const poolScope = gatherScope(poolRecords, similarity, lexical && whole ? lexical : first.lexical);
+    if (lexical && !whole) poolScope.lexical = lexical;
     const rescored = fuseScope(tuning, poolScope).scores;
     const second = Float64Array.from(fused, (score) => score - 2); // stays below every pooled record
     poolAt.forEach((at, i) => (second[at] = rescored[i]!));
@@ -392,7 +390,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       const first: FirstRanking = { queryVector, queryTerms, similarity, lexical, bestChunk, mask, allowed, population, scored: cosines.scored, words: ranked };
       const sparse = sparseApplies(tuning, { allowed: allowed.length, keep, floor, feedback });
       const { scope, fused: firstFused } = firstRanking(tuning, first, sparse, feedback ? tuning.feedbackPool : keep);
-      const fused = feedback ? rankWithFeedback(first, scope, firstFused) : firstFused;
+      const fused = feedback ? await rankWithFeedback(first, scope, firstFused) : firstFused;
 
       const candidates = scoredCandidates(
         records,
@@ -417,6 +415,23 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       return hits.slice(0, k).map((hit) => ({ ...hit, score: round(hit.score) }));
     },
   };
+}
+
+/**
+ * BM25 of the feedback's expanded query (RM3: the likeliest words of the first ranking's best
+ * passages added), over every record when the pool is all of them, else over the pool's records
+ * alone (galloping through the postings: its many frequent words would otherwise read most of
+ * the index; the same scores). Nothing when the lexical feedback is off.
+ */
+function feedbackLexical(
+  fullText: FullTextIndex,
+  tuning: SearchTuning,
+  options: FullTextQueryOptions,
+  feedback: { chunks: readonly number[]; queryTerms: ReadonlyMap<string, number>; whole: boolean; pool: Uint8Array; poolRecords: Uint32Array },
+): Float64Array | undefined {
+  if (tuning.lexicalFeedbackTerms <= 0 || tuning.lexicalFeedbackWeight <= 0) return undefined;
+  const expanded = feedbackQuery(fullText, feedback.chunks, feedback.queryTerms, tuning.lexicalFeedbackTerms, tuning.lexicalFeedbackWeight);
+  return feedback.whole ? fullText.scores(expanded, options, feedback.pool) : fullText.scoresOf(expanded, options, feedback.poolRecords);
 }
 
 /** A record retrieval ranks, before its calibrated relevance is read (only the returned ones get it). */

@@ -26,6 +26,28 @@ export interface VectorScanner {
    * gives them (the same kernel). The array may be the kernel's own buffer: read it before the next call.
    */
   dotsOf(query: Float32Array, rows: Uint32Array): Float32Array;
+  /**
+   * What another thread needs to run the same kernel over the same vectors (the WebAssembly
+   * kernel only, whose memory is shared): its own query, rows and output regions are set apart
+   * here. The JavaScript kernel has none.
+   */
+  readonly shared?: SharedScan | undefined;
+}
+
+/**
+ * The kernel and its memory for a second thread, which instantiates the module over the memory
+ * and calls its `dotsOf(vectorsAt, dims, queryAt, rowsAt, n, outAt)` (providers/vector-index-worker.ts).
+ */
+export interface SharedScan {
+  module: WebAssembly.Module;
+  memory: WebAssembly.Memory;
+  dims: number;
+  count: number;
+  vectorsAt: number;
+  /** The second thread's regions: the query, up to `count` rows, their dot products. */
+  queryAt: number;
+  rowsAt: number;
+  outAt: number;
 }
 
 /** Vectors to be read straight into the scanner's memory (a file), without a copy in between. */
@@ -42,7 +64,6 @@ export interface VectorScannerOptions {
 }
 
 interface DotExports {
-  memory: WebAssembly.Memory;
   dots(vectors: number, count: number, dims: number, query: number, mask: number, out: number): void;
   dotsOf(vectors: number, dims: number, query: number, rows: number, n: number, out: number): void;
 }
@@ -61,6 +82,8 @@ function dotModule(): WebAssembly.Module | null {
 }
 
 const PAGE = 65536;
+/** The kernel's memory at most (its declared maximum): 4 GB. */
+const MAX_PAGES = 65536;
 const align16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
 
 export function createVectorScanner(source: Float32Array | VectorSource, dims: number, options: VectorScannerOptions = {}): VectorScanner {
@@ -80,20 +103,25 @@ export function createVectorScanner(source: Float32Array | VectorSource, dims: n
     return jsScanner(vectors, count, dims);
   }
 
-  // Memory layout: [vectors][query][mask][out], each 16-byte aligned.
+  // Memory layout: [vectors][query][mask][out][rows][rows' out], then the second thread's
+  // [query][rows][rows' out], each 16-byte aligned. Shared, so another thread can read the
+  // vectors as they are; pages never written (most of the second thread's) take no memory.
   const vectorsAt = 0;
   const queryAt = align16(floats * 4);
   const maskAt = queryAt + align16(dims * 4);
   const outAt = maskAt + align16(count);
   const rowsAt = outAt + align16(count * 4);
   const rowsOutAt = rowsAt + align16(count * 4);
-  const total = rowsOutAt + align16(count * 4);
-  const instance = new WebAssembly.Instance(module, {});
-  const exports = instance.exports as unknown as DotExports;
+  const second = { queryAt: rowsOutAt + align16(count * 4), rowsAt: 0, outAt: 0 };
+  second.rowsAt = second.queryAt + align16(dims * 4);
+  second.outAt = second.rowsAt + align16(count * 4);
+  const total = second.outAt + align16(count * 4);
   const pages = Math.ceil(total / PAGE);
-  const have = exports.memory.buffer.byteLength / PAGE;
-  if (pages > have) exports.memory.grow(pages - have);
-  const buffer = exports.memory.buffer;
+  if (pages > MAX_PAGES) throw new Error(`${count} vectors of ${dims} dimensions do not fit the scan kernel's 4 GB memory`);
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
+  const instance = new WebAssembly.Instance(module, { env: { memory } });
+  const exports = instance.exports as unknown as DotExports;
+  const buffer = memory.buffer;
   const vectors = new Float32Array(buffer, vectorsAt, floats);
   fill(vectors);
   const query = new Float32Array(buffer, queryAt, dims);
@@ -107,6 +135,7 @@ export function createVectorScanner(source: Float32Array | VectorSource, dims: n
     count,
     dims,
     vectors,
+    shared: { module, memory, dims, count, vectorsAt, ...second },
     dots(queryVector, chunkMask) {
       if (queryVector.length !== dims) throw new Error(`query has ${queryVector.length} dimensions, the index ${dims}`);
       query.set(queryVector);
