@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildBm25Data, loadBm25Index, type FullTextIndex } from '../core/search/bm25.ts';
 import { createSearchIndex } from '../core/search/search-index.ts';
-import type { SearchRecord } from '../core/search/types.ts';
 import type { Embedder } from '../core/ports/embedder.ts';
 import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
+import { searchRecord } from './helpers/search-record.ts';
 
 describe('the embedding beside the words', () => {
   it('dispatches the question to the embedder (from a microtask, as the worker pool does) before the words are scored', async () => {
@@ -27,19 +27,7 @@ describe('the embedding beside the words', () => {
           });
         }),
     };
-    const records: SearchRecord[] = ['memory and models', 'bread and rivers', 'voices in dissent'].map((title, i) => ({
-      id: `r${i}`,
-      kind: 'work',
-      title,
-      ring: 'core',
-      type: 'essay',
-      layer: 'research',
-      evidence: 'interpretive',
-      contributors: ['someone'],
-      date: '2026-01-01',
-      excerpt: '',
-      lineage: [],
-    }));
+    const records = ['memory and models', 'bread and rivers', 'voices in dissent'].map((title, i) => searchRecord({ id: `r${i}`, title }));
     const chunks = records.map((record, i) => ({ record: i, text: `${record.title}: a passage about ${record.title}` }));
     const vectors = new Float32Array(chunks.length * 32);
     (await hashed.embed(chunks.map((chunk) => chunk.text))).forEach((vector, i) => vectors.set(vector, i * 32));

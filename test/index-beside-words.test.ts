@@ -11,34 +11,18 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildBm25Data, loadBm25Index, PAUSE_PASSAGES, type FullTextIndex, type FullTextQueryOptions } from '../core/search/bm25.ts';
 import { createSearchIndex } from '../core/search/search-index.ts';
-import type { SearchRecord } from '../core/search/types.ts';
 import type { Embedder } from '../core/ports/embedder.ts';
 import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
 import { seededRandom } from '../core/random.ts';
 import { createVectorScanner } from '../core/search/vector-scan.ts';
 import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
+import { searchRecord } from './helpers/search-record.ts';
 import { createVectorIndex } from '../providers/vector-index.ts';
 import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
 
 const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-function record(i: number, title: string): SearchRecord {
-  return {
-    id: `r${i}`,
-    kind: 'work',
-    title,
-    ring: 'core',
-    type: 'essay',
-    layer: 'research',
-    evidence: 'interpretive',
-    contributors: [`voice ${i % 5}`],
-    date: '2026-01-01',
-    excerpt: '',
-    lineage: [],
-  };
-}
 
 describe('the index beside the words', () => {
   it('scores every passage with pauses between blocks, to the same scores bit for bit, filtered or not', async () => {
@@ -80,7 +64,7 @@ describe('the index beside the words', () => {
       },
     };
     const titles = ['memory and models', 'bread and rivers', 'voices in dissent', 'models that remember', 'rivers of bread'];
-    const records = titles.map((title, i) => record(i, title));
+    const records = titles.map((title, i) => searchRecord({ id: `r${i}`, title, contributors: [`voice ${i % 5}`] }));
     const chunks = records.flatMap((item, i) => [0, 1].map((j) => ({ record: i, text: `${item.title}: passage ${j} about ${item.title}` })));
     const vectors = new Float32Array(chunks.length * dims);
     (await hashed.embed(chunks.map((chunk) => chunk.text))).forEach((vector, i) => vectors.set(vector, i * dims));
