@@ -27,7 +27,8 @@ export interface VectorIndexWorker extends ApproximateVectorIndex {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-let products;
+// Each shared scan's products by its number, or why it could not be shared.
+const scans = new Map();
 function shareScan(shared) {
   const kernel = new WebAssembly.Instance(shared.module, { env: { memory: shared.memory } }).exports;
   const query = new Float32Array(shared.memory.buffer, shared.queryAt, shared.dims);
@@ -49,13 +50,19 @@ try {
 } catch (error) {
   parentPort.postMessage({ fatal: String((error && error.message) || error) });
 }
-parentPort.on('message', ({ id, query, k, shared, rows }) => {
-  try {
-    if (shared) {
-      products = shareScan(shared);
-      return;
+parentPort.on('message', ({ id, query, k, shared, scan, rows }) => {
+  if (shared) {
+    try {
+      scans.set(scan, shareScan(shared));
+    } catch (error) {
+      scans.set(scan, String((error && error.message) || error));
     }
+    return;
+  }
+  try {
     if (rows) {
+      const products = scans.get(scan);
+      if (typeof products !== 'function') throw new Error('the scan kernel could not be shared: ' + products);
       const dots = products(query, rows);
       parentPort.postMessage({ id, dots }, [dots.buffer]);
       return;
@@ -91,6 +98,7 @@ export async function openVectorIndexWorker(
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   const pending = new Map<number, Pending>();
   let nextId = 0;
+  let nextScan = 0;
   let failed: Error | undefined;
   let started: { resolve(ready: { size: number; dims: number }): void; reject(error: Error): void } | undefined;
   const ready = new Promise<{ size: number; dims: number }>((resolve, reject) => (started = { resolve, reject }));
@@ -122,7 +130,7 @@ export async function openVectorIndexWorker(
   }
 
   /** Sends a question to the worker; its answer resolves the promise. */
-  function ask<T extends Uint32Array | Float32Array>(message: { query: Float32Array; k?: number; rows?: Uint32Array }): Promise<T> {
+  function ask<T extends Uint32Array | Float32Array>(message: { query: Float32Array; k?: number; scan?: number; rows?: Uint32Array }): Promise<T> {
     if (failed) return Promise.reject(failed);
     return new Promise<T>((resolve, reject) => {
       const id = nextId++;
@@ -145,12 +153,13 @@ export async function openVectorIndexWorker(
       return step.value;
     },
     shareScan(shared) {
-      worker.postMessage({ shared });
+      const scan = nextScan++;
+      worker.postMessage({ shared, scan });
       return async (query, rows) => {
         if (query.length !== shared.dims) throw new Error(`query has ${query.length} dimensions, the index ${shared.dims}`);
         if (rows.length > shared.count) throw new Error(`${rows.length} rows asked of ${shared.count}`);
         for (const row of rows) if (row >= shared.count) throw new Error(`no row ${row} among ${shared.count}`);
-        return ask<Float32Array>({ query, rows });
+        return ask<Float32Array>({ query, scan, rows });
       };
     },
     async close() {

@@ -120,6 +120,18 @@ describe('the index beside the words', () => {
       expect(found).toEqual(await inTurn.search(question, { limit: 5 }));
     }
     expect(productsAsked).toBe(2); // the feedback's vectors, once a question
+    // Where the other thread cannot give the feedback's products, this one scores them: the same results.
+    const failing = createSearchIndex({
+      meta,
+      vectors,
+      fullText,
+      embedder,
+      tuning,
+      approximate: { ...later, shareScan: () => () => Promise.reject(new Error('the thread is gone')) },
+    });
+    for (const question of ['models that remember memory', 'bread rivers']) {
+      expect(await failing.search(question, { limit: 5 })).toEqual(await inTurn.search(question, { limit: 5 }));
+    }
   });
 });
 
@@ -185,6 +197,19 @@ describe('the vector index in a worker thread', () => {
       answers.forEach((dots, q) => expect([...dots]).toEqual([...scanner.dotsOf(questions[q]!.query, questions[q]!.rows)]));
       await expect(products(vectors.slice(0, DIMS), Uint32Array.of(count))).rejects.toThrow(/no row/);
       await expect(products(new Float32Array(DIMS + 1), Uint32Array.of(0))).rejects.toThrow(/dimensions/);
+      // A second scanner shared with the same worker: each gets its own memory's products.
+      const other = createVectorScanner(
+        vectors.map((value) => -value),
+        DIMS,
+      );
+      const otherProducts = worker.shareScan(other.shared!);
+      const { query, rows } = questions[0]!;
+      expect([...(await otherProducts(query, rows))]).toEqual([...other.dotsOf(query, rows)]);
+      expect([...(await products(query, rows))]).toEqual([...scanner.dotsOf(query, rows)]);
+      // One that cannot be shared says so when asked, and the others still answer.
+      const broken = worker.shareScan({ ...scanner.shared!, module: {} as WebAssembly.Module });
+      await expect(broken(query, rows)).rejects.toThrow(/could not be shared/);
+      expect([...(await products(query, rows))]).toEqual([...scanner.dotsOf(query, rows)]);
     } finally {
       await worker.close();
     }

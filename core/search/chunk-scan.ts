@@ -235,7 +235,9 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       for (let record = 0; record < recordCount; record++) if (pool[record] === 1) records.push(record);
       if (!input.remoteDots) return rescore(query, allChunksOf(records), pool);
       const rows = rowsOf(allChunksOf(records), pool);
-      return keepAll(empty(), { rows, dots: await input.remoteDots(query, rows) });
+      // The other thread's products are this thread's (the same kernel): where it cannot give them, this one does.
+      const dots = await input.remoteDots(query, rows).catch(() => scanner.dotsOf(query, rows));
+      return keepAll(empty(), { rows, dots });
     },
   };
 }

@@ -287,16 +287,6 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     titleBoost: tuning.titleBoost,
     queryTermWeight: tuning.queryTermWeight,
   };
-  const lexicalSide = createLexicalSide({
-    fullText,
-    options: fullTextOptions,
-    recordCount: records.length,
-    topAbove: tuning.lexicalTopAbove,
-    pool: Math.max(tuning.candidates, tuning.feedbackPool),
-    // Only where the index may answer from another thread is there something to pause for.
-    ...(input.approximate ? { pause: nextTurn } : {}),
-  });
-
   // Records the ranking by words keeps: the first ranking's pool and candidates, the shortlist's word records.
   const wordsRanked = Math.max(tuning.candidates, tuning.feedbackPool, tuning.approximateWordRecords);
   const chunkScan = createChunkScan({
@@ -310,6 +300,16 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     chunkKeys: meta.chunk_keys ? Uint32Array.from(meta.chunk_keys) : undefined,
     // Where the index answers from another thread, that thread scores the feedback's vectors too.
     remoteDots: scanner.shared && input.approximate?.shareScan?.(scanner.shared),
+  });
+
+  const lexicalSide = createLexicalSide({
+    fullText,
+    options: fullTextOptions,
+    recordCount: records.length,
+    topAbove: tuning.lexicalTopAbove,
+    pool: Math.max(tuning.candidates, tuning.feedbackPool),
+    // Only where the approximate index serves (it may answer from another thread) is there something to pause for.
+    ...(chunkScan.approximate ? { pause: nextTurn } : {}),
   });
 
   const allowedRecords = allowedRecordsOf(records);
@@ -366,15 +366,15 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       // The question is embedded (on a worker thread, in the server) while the words are scored here.
       const embedding = embedQuery(query);
       embedding.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
+      // One turn of the microtask queue first: the worker pool sends what was asked together from
+      // a microtask (providers/embedder.ts), which would otherwise wait for the scoring below and
+      // embed after it, not beside it (bench/README.md, "The embedding beside the words").
+      await Promise.resolve();
       const { mask, allowed, every } = allowedRecords(options.filters);
       // The approximate index is asked as soon as the vector comes: where it answers from another
       // thread (the server's), it searches while the words are scored here, which pauses for it.
       const shortlist = chunkScan.approximate ? embedding.then((vector) => chunkScan.shortlist(vector, mask)) : undefined;
       shortlist?.catch(() => undefined);
-      // One turn of the microtask queue first: the worker pool sends what was asked together from
-      // a microtask (providers/embedder.ts), which would otherwise wait for the scoring below and
-      // embed after it, not beside it (bench/README.md, "The embedding beside the words").
-      await Promise.resolve();
       const queryTerms = fullText.queryTerms(query, fullTextOptions);
       const lexicalStart = await lexicalSide.start(query, every ? undefined : mask);
       // The best records by words, for the vector side's shortlist and the first ranking's scope.
