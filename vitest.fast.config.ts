@@ -32,6 +32,8 @@ export default mergeConfig(
         'test/import-omnarai.test.ts',
         'test/certify-calibration-omnarai.test.ts',
         'test/tension-merges-omnarai.test.ts',
+        // Mocks node:worker_threads to end a thread as a crash would: needs a module graph of its own.
+        'test/index-worker-crash.test.ts',
         // The embedder itself and the native kernels: they load USE-lite on purpose.
         'test/embedder-runtime.test.ts',
         'test/native-kernels.test.ts',

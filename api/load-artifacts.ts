@@ -29,6 +29,8 @@ export interface LoadOptions {
   relevance?: RelevanceModel;
   /** Relevance floors set by the deployment's configuration, over the calibration's own. */
   relevanceFloors?: Partial<RelevanceModel['floors']>;
+  /** Told if the approximate index's worker thread fails while serving (its searches fail from then on). */
+  onSearchFailure?: (error: Error) => void;
 }
 
 export async function loadCorpus(artifactsDir: string, embedder: Embedder, tuning?: Partial<SearchTuning>, options: LoadOptions = {}): Promise<Corpus> {
@@ -49,7 +51,9 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   // Memory-mapped in a worker thread of its own, not read: the pages load as searches reach them.
   const approximate =
     existsSync(paths.searchVectorIndex) && approximatePathApplies(meta.chunk_records.length, tuning?.approximateFrom ?? DEFAULT_TUNING.approximateFrom)
-      ? await openVectorIndexWorker(paths.searchVectorIndex, meta.embedder.dims)
+      ? await openVectorIndexWorker(paths.searchVectorIndex, meta.embedder.dims, undefined, {
+          ...(options.onSearchFailure ? { onFailure: options.onSearchFailure } : {}),
+        })
       : undefined;
   return {
     site: readJson(paths.site),

@@ -40,8 +40,17 @@ async function main(): Promise<void> {
   if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(useLite, config)}`);
   const embedder = metrics.timedEmbedder(withQueryCache(useLite));
   let corpus;
+  // A failure of the vector index's worker thread while serving: every approximate search fails
+  // from then on, so the process says it is not ready (marked once readiness exists).
+  let searchFailure: Error | undefined;
+  let searchFailed = (error: Error) => {
+    searchFailure = error;
+  };
   try {
-    corpus = await loadCorpus(config.artifactsDir, embedder, undefined, { relevanceFloors: config.relevanceFloors });
+    corpus = await loadCorpus(config.artifactsDir, embedder, undefined, {
+      relevanceFloors: config.relevanceFloors,
+      onSearchFailure: (error) => searchFailed(error),
+    });
   } catch (error) {
     if (error instanceof ArtifactsMissingError) {
       logger.fatal(error.message);
@@ -57,6 +66,11 @@ async function main(): Promise<void> {
   const shared = isSharedStore(config.storePath) || cluster.isWorker;
   const store = countStoreErrors(await openStore(config.storePath), isSharedStore(config.storePath) ? 'postgres' : 'sqlite', metrics.storeError);
   const readiness = createReadiness({ store, pending: { embedder: 'the question embedder and the search are warming up' } });
+  searchFailed = (error) => {
+    logger.error(`${error.message}: searches over the approximate index fail until the process restarts`);
+    readiness.mark('artifacts', `the vector index's worker thread failed (${error.message}): restart the process`);
+  };
+  if (searchFailure) searchFailed(searchFailure);
   metrics.watch({ store, embeddingQueue: () => useLite.queuedTexts });
   const restored = applyPersistedRecords(corpus, await store.listRecords(), new Date());
   if (restored > 0) log(`${restored} Atlas records persisted from live councils restored from the store`);

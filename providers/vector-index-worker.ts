@@ -87,11 +87,20 @@ type Reply =
   | { id: number; dots: Float32Array }
   | { id: number; error: string };
 
+export interface VectorIndexWorkerOptions {
+  /**
+   * Told once if the worker thread fails or exits after it opened the index (not on close()):
+   * every search then fails, so the server reports itself not ready (api/server.ts).
+   */
+  onFailure?: (error: Error) => void;
+}
+
 /** Opens the index saved at `file` in a new worker thread; rejects when the worker cannot map it or its dimension is not `dims`. */
 export async function openVectorIndexWorker(
   file: string,
   dims: number,
   parameters: VectorIndexParameters = DEFAULT_INDEX_PARAMETERS,
+  options: VectorIndexWorkerOptions = {},
 ): Promise<VectorIndexWorker> {
   checkIndexFile(file);
   const workerData = { usearch: createRequire(import.meta.url).resolve('usearch'), config: await nativeConfig(dims, parameters), file };
@@ -100,9 +109,12 @@ export async function openVectorIndexWorker(
   let nextId = 0;
   let nextScan = 0;
   let failed: Error | undefined;
+  let opened = false;
+  let closing = false;
   let started: { resolve(ready: { size: number; dims: number }): void; reject(error: Error): void } | undefined;
   const ready = new Promise<{ size: number; dims: number }>((resolve, reject) => (started = { resolve, reject }));
   const fail = (error: Error) => {
+    if (opened && !closing && !failed) options.onFailure?.(error);
     failed ??= error;
     started?.reject(error);
     for (const job of pending.values()) job.reject(failed);
@@ -124,7 +136,9 @@ export async function openVectorIndexWorker(
     throw error;
   });
   worker.unref();
+  opened = true;
   if (held !== dims) {
+    closing = true;
     await worker.terminate();
     throw new Error(`${file} holds ${held}-dimension vectors, the search ${dims}: rebuild`);
   }
@@ -163,6 +177,7 @@ export async function openVectorIndexWorker(
       };
     },
     async close() {
+      closing = true;
       fail(new Error('the vector index worker was closed'));
       await worker.terminate();
     },
