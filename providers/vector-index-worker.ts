@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
-import type { SharedScan } from '../core/search/vector-scan.ts';
+import { checkQuery, checkRows, type SharedScan } from '../core/search/vector-scan.ts';
 import { checkIndexFile, DEFAULT_INDEX_PARAMETERS, nativeConfig, oversampled, type VectorIndexParameters } from './vector-index.ts';
 
 export interface VectorIndexWorker extends ApproximateVectorIndex {
@@ -160,7 +160,7 @@ export async function openVectorIndexWorker(
     size,
     dims,
     async search(query, k, allowed) {
-      if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);
+      checkQuery(query, dims);
       const steps = oversampled(size, k, allowed);
       let step = steps.next();
       while (!step.done) step = steps.next(await nearest(query, step.value));
@@ -170,9 +170,8 @@ export async function openVectorIndexWorker(
       const scan = nextScan++;
       worker.postMessage({ shared, scan });
       return async (query, rows) => {
-        if (query.length !== shared.dims) throw new Error(`query has ${query.length} dimensions, the index ${shared.dims}`);
-        if (rows.length > shared.count) throw new Error(`${rows.length} rows asked of ${shared.count}`);
-        for (const row of rows) if (row >= shared.count) throw new Error(`no row ${row} among ${shared.count}`);
+        checkQuery(query, shared.dims);
+        checkRows(rows, shared.count);
         return ask<Float32Array>({ query, scan, rows });
       };
     },

@@ -8,6 +8,7 @@
 import { statSync } from 'node:fs';
 import type { Index } from 'usearch';
 import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
+import { checkQuery } from '../core/search/vector-scan.ts';
 
 export type IndexQuantization = 'f32' | 'f16' | 'i8' | 'b1';
 
@@ -126,7 +127,7 @@ function wrap(native: Index, dims: number, addThreads: number): PersistentVector
       native.remove(BigUint64Array.from(Array.from(keys, BigInt)));
     },
     search(query, k, allowed) {
-      if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);
+      checkQuery(query, dims);
       const steps = oversampled(native.size(), k, allowed);
       let step = steps.next();
       while (!step.done) step = steps.next(Uint32Array.from(nearest(query, step.value), Number));

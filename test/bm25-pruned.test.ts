@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildBm25Data, loadBm25Index, type FullTextIndex, type FullTextQueryOptions } from '../core/search/bm25.ts';
-import { seek } from '../core/search/bm25-pruned.ts';
+import { seek } from '../core/search/postings.ts';
 import { seededRandom } from '../core/random.ts';
 import { parseCorpus, parseQrels, parseQueries, readMaybeGzip, selectSubset } from '../scripts/lib/beir.ts';
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';

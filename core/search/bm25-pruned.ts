@@ -24,8 +24,6 @@ import { nthLargest } from './select.ts';
 import { COUNT_ESCAPE, forwardPairs, type CompactForwardIndex } from './forward-index.ts';
 import { countIn, seek } from './postings.ts';
 
-export { seek } from './postings.ts';
-
 /** Lucene's BM25 idf of a term in `df` of `n` documents (0 documents: the most a term can weigh). */
 export function bm25Idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
@@ -101,7 +99,13 @@ export function fieldCacheOf(field: LoadedField, { k1, b }: PrunedParameters, ca
 }
 
 /** The query's terms present in the field, in query order, with bm25.ts's factor and a bound. */
-function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number>, { k1, b }: PrunedParameters, cache: FieldCache, withUpper = true): FieldTerm[] {
+export function fieldTerms(
+  field: LoadedField,
+  terms: ReadonlyMap<string, number>,
+  { k1, b }: PrunedParameters,
+  cache: FieldCache,
+  withUpper = true,
+): FieldTerm[] {
   const n = field.lengths.length;
   const { norms, saturations } = fieldCacheOf(field, { k1, b }, cache);
   const out: FieldTerm[] = [];

@@ -13,7 +13,7 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
-import { bm25Idf, createPrunedSearch, fieldCacheOf, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
+import { bm25Idf, createPrunedSearch, fieldCacheOf, fieldTerms, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { compactForwardIndex, forEachPassageTerm } from './forward-index.ts';
 import { createTermTokenizer } from './tokenizer.ts';
 
@@ -308,28 +308,6 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   const pruned = createPrunedSearch(text, title, chunkRecords, caches, forward);
 
   /**
-   * Adds Σ_t w_t · idf_t · BM25 saturation into `out`, indexed by the field's documents (the
-   * titles: one per record); a document is scored when `allowed` is 1 for it.
-   */
-  function scoreField(
-    field: LoadedField,
-    terms: ReadonlyMap<string, number>,
-    parameters: Bm25Parameters,
-    out: Float64Array,
-    allowed: Uint8Array | undefined,
-  ): void {
-    const { norms } = fieldCacheOf(field, parameters, field === text ? caches.text : caches.title);
-    for (const { list, factor } of weightedLists(field, terms, parameters)) {
-      for (let i = 0; i < list.length; i += 2) {
-        const doc = list[i]!;
-        if (allowed && allowed[doc] !== 1) continue;
-        const tf = list[i + 1]!;
-        out[doc] = out[doc]! + (factor * tf) / (tf + norms[doc]!);
-      }
-    }
-  }
-
-  /**
    * Each allowed record's best passage score into `best`: the passages' sums (each term's
    * share added in query order), a block of passages at a time — every term's postings in the
    * block, then the block's best per record — so the block's scores and norms stay in cache
@@ -342,8 +320,8 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     best: Float64Array,
     allowed: Uint8Array | undefined,
   ): Generator<void, void> {
-    const { norms } = fieldCacheOf(text, parameters, caches.text);
-    const lists = weightedLists(text, terms, parameters);
+    const lists = fieldTerms(text, terms, parameters, caches.text, false);
+    const norms = fieldCacheOf(text, parameters, caches.text).norms;
     const cursor = new Uint32Array(lists.length);
     // One buffer of passage scores for every query, zeroed as it is read: a fresh one the size
     // of the corpus costs more than the scoring on a large one.
@@ -391,8 +369,16 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   /** The title scores added (titleBoost), once the passages' are in `best`. */
   function addTitles(terms: ReadonlyMap<string, number>, options: FullTextQueryOptions, best: Float64Array, allowed: Uint8Array | undefined): Float64Array {
     if (options.titleBoost > 0) {
+      // Σ_t w_t · idf_t · BM25 saturation per title (one a record), for the allowed records.
       const titleScores = new Float64Array(recordCount);
-      scoreField(title, terms, options.title, titleScores, allowed);
+      for (const { list, factor, norms } of fieldTerms(title, terms, options.title, caches.title, false)) {
+        for (let i = 0; i < list.length; i += 2) {
+          const doc = list[i]!;
+          if (allowed && allowed[doc] !== 1) continue;
+          const tf = list[i + 1]!;
+          titleScores[doc] = titleScores[doc]! + (factor * tf) / (tf + norms[doc]!);
+        }
+      }
       for (let record = 0; record < recordCount; record++) {
         if (titleScores[record]! > 0) best[record] = best[record]! + options.titleBoost * titleScores[record]!;
       }
@@ -434,16 +420,6 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       return addTitles(terms, options, best, allowed);
     },
   };
-}
-
-/** The terms' postings in the field, in query order, each with its factor w · idf · (k1 + 1). */
-function weightedLists(field: LoadedField, terms: ReadonlyMap<string, number>, { k1 }: Bm25Parameters): { list: Uint32Array; factor: number }[] {
-  const lists: { list: Uint32Array; factor: number }[] = [];
-  for (const [term, weight] of terms) {
-    const list = field.postings.get(term);
-    if (list) lists.push({ list, factor: weight * bm25Idf(field.lengths.length, list.length / 2) * (k1 + 1) });
-  }
-  return lists;
 }
 
 /** A query's distinct terms, each with its weight (queryTermWeight), in query order. */

@@ -81,6 +81,17 @@ function dotModule(): WebAssembly.Module | null {
   return compiled;
 }
 
+/** Throws unless `query` has `dims` dimensions (every scan, and the index's search). */
+export function checkQuery(query: Float32Array, dims: number): void {
+  if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);
+}
+
+/** Throws unless every listed row is one of `count`, and there are no more of them than rows. */
+export function checkRows(rows: Uint32Array, count: number): void {
+  if (rows.length > count) throw new Error(`${rows.length} rows asked of ${count}`);
+  for (const row of rows) if (row >= count) throw new Error(`no row ${row} among ${count}`);
+}
+
 const PAGE = 65536;
 /** The kernel's memory at most (its declared maximum): 4 GB. */
 const MAX_PAGES = 65536;
@@ -137,7 +148,7 @@ export function createVectorScanner(source: Float32Array | VectorSource, dims: n
     vectors,
     shared: { module, memory, dims, count, vectorsAt, ...second },
     dots(queryVector, chunkMask) {
-      if (queryVector.length !== dims) throw new Error(`query has ${queryVector.length} dimensions, the index ${dims}`);
+      checkQuery(queryVector, dims);
       query.set(queryVector);
       if (chunkMask) mask.set(chunkMask);
       else mask.fill(1);
@@ -145,9 +156,8 @@ export function createVectorScanner(source: Float32Array | VectorSource, dims: n
       return out;
     },
     dotsOf(queryVector, rows) {
-      if (queryVector.length !== dims) throw new Error(`query has ${queryVector.length} dimensions, the index ${dims}`);
-      if (rows.length > count) throw new Error(`${rows.length} rows asked of ${count}`);
-      for (const row of rows) if (row >= count) throw new Error(`no row ${row} among ${count}`);
+      checkQuery(queryVector, dims);
+      checkRows(rows, count);
       query.set(queryVector);
       rowList.set(rows);
       exports.dotsOf(vectorsAt, dims, queryAt, rowsAt, rows.length, rowsOutAt);
@@ -183,7 +193,7 @@ function jsScanner(vectors: Float32Array, count: number, dims: number): VectorSc
     dims,
     vectors,
     dots(query, chunkMask) {
-      if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);
+      checkQuery(query, dims);
       const out = new Float32Array(count);
       for (let chunk = 0, offset = 0; chunk < count; chunk++, offset += dims) {
         if (chunkMask && chunkMask[chunk] === 0) {
@@ -195,11 +205,9 @@ function jsScanner(vectors: Float32Array, count: number, dims: number): VectorSc
       return out;
     },
     dotsOf(query, rows) {
-      if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the index ${dims}`);
-      return Float32Array.from(rows, (row) => {
-        if (row >= count) throw new Error(`no row ${row} among ${count}`);
-        return dotAt(vectors, row * dims, query, dims);
-      });
+      checkQuery(query, dims);
+      checkRows(rows, count);
+      return Float32Array.from(rows, (row) => dotAt(vectors, row * dims, query, dims));
     },
   };
 }
