@@ -109,7 +109,7 @@ describe('the index beside the words', () => {
     };
     const now: ApproximateVectorIndex = { size: chunks.length, dims, search: nearest };
     const meta = { embedder: { id: hashed.id, dims }, records, chunk_records: chunks.map((chunk) => chunk.record), built_at: '' };
-    const tuning = { floors: false, approximateFrom: 0, approximateShortlist: 6, approximateWordRecords: 1 };
+    const tuning = { floors: false, approximateFrom: 0, approximateShortlist: 6, approximateWordRecords: 1, approximateCodesBelow: 0 };
     const beside = createSearchIndex({ meta, vectors, fullText, embedder, tuning, approximate: later });
     const inTurn = createSearchIndex({ meta, vectors, fullText: index, embedder: hashed, tuning, approximate: now });
     expect(beside.approximate).toBe(true);
@@ -119,7 +119,7 @@ describe('the index beside the words', () => {
       expect(events).toEqual(['words started', 'vector came', 'index asked', 'words scored']);
       expect(found).toEqual(await inTurn.search(question, { limit: 5 }));
     }
-    expect(productsAsked).toBe(2); // the feedback's vectors, once a question
+    expect(productsAsked).toBe(4); // the shortlist's and the feedback's vectors, twice a question
     // Where the other thread cannot give the feedback's products, this one scores them: the same results.
     const failing = createSearchIndex({
       meta,

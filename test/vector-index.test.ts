@@ -137,7 +137,8 @@ describe('the approximate chunk scan (chunk-scan.ts)', () => {
     const index = await createVectorIndex(DIMS, { quantization: 'f32', connectivity: 16, expansionAdd: 256, expansionSearch: 512, addThreads: 1 });
     index.add(vectors.subarray(0, chunkRecords.length * DIMS), 0);
     const scanner = createVectorScanner(vectors.subarray(0, chunkRecords.length * DIMS), DIMS, { kernel: 'js' });
-    const common = { scanner, chunkRecords, recordCount, approximateFrom: 0, shortlist, wordRecords: 8 };
+    // The graph's own shortlist (the binary codes' is tested in binary-scan.test.ts).
+    const common = { scanner, chunkRecords, recordCount, approximateFrom: 0, shortlist, wordRecords: 8, codesBelow: 0 };
     return { approximate: createChunkScan({ ...common, approximate: index }), exact: createChunkScan(common) };
   }
 
@@ -186,6 +187,7 @@ describe('the approximate chunk scan (chunk-scan.ts)', () => {
       approximateFrom: 0,
       shortlist: 64,
       wordRecords: 8,
+      codesBelow: 0,
     };
     const approximate = createChunkScan({ ...common, approximate: index });
     const exact = createChunkScan(common);
@@ -243,6 +245,8 @@ describe('approximate path threshold', () => {
 describe('search through the approximate path', () => {
   let exact: Corpus;
   let approximate: Corpus;
+  /** The same path with the shortlist from a scan of binary codes rather than the graph (binary-scan.ts). */
+  let viaCodes: Corpus;
   let chunks: number;
   // A shortlist well below the passage count, so the index really chooses.
   const shortlist = 32;
@@ -263,14 +267,19 @@ describe('search through the approximate path', () => {
     // shows as equal scores; z-scores (the default) also read the spread of the records scored,
     // which the shortlist narrows by design (bench/README.md has ArguAna through both paths).
     exact = await loadCorpus(artifactsDir, embedder, { fusion: 'max' });
-    approximate = await loadCorpus(artifactsDir, embedder, { fusion: 'max', approximateFrom: 0, approximateShortlist: shortlist });
+    approximate = await loadCorpus(artifactsDir, embedder, { fusion: 'max', approximateFrom: 0, approximateShortlist: shortlist, approximateCodesBelow: 0 });
+    viaCodes = await loadCorpus(artifactsDir, embedder, { fusion: 'max', approximateFrom: 0, approximateShortlist: shortlist });
   }, 120_000);
+  const both = () => [approximate, viaCodes];
 
   it('takes the approximate path only when forced below the default threshold', () => {
     expect(chunks).toBeGreaterThan(shortlist * 4);
     expect(chunks).toBeLessThan(APPROXIMATE_FROM);
     expect(exact.search.approximate).toBe(false);
     expect(approximate.search.approximate).toBe(true);
+    expect(approximate.search.shortlistFrom).toBe('index');
+    expect(viaCodes.search.approximate).toBe(true);
+    expect(viaCodes.search.shortlistFrom).toBe('codes');
   });
 
   const questions = [
@@ -286,7 +295,7 @@ describe('search through the approximate path', () => {
     for (const question of questions) {
       const expected = await exact.search.search(question, { limit: 5 });
       expect(expected.length).toBeGreaterThan(0);
-      expect(await approximate.search.search(question, { limit: 5 })).toEqual(expected);
+      for (const corpus of both()) expect(await corpus.search.search(question, { limit: 5 })).toEqual(expected);
     }
   });
 
@@ -298,12 +307,14 @@ describe('search through the approximate path', () => {
     ]) {
       for (const question of questions.slice(0, 3)) {
         const expected = await exact.search.search(question, { limit: 5, filters });
-        const found = await approximate.search.search(question, { limit: 5, filters });
-        expect(found).toEqual(expected);
-        for (const hit of found) {
-          if (filters.layers) expect(filters.layers).toContain(hit.record.layer);
-          if (filters.rings) expect(filters.rings).toContain(hit.record.ring);
-          if (filters.excludeIds) expect(filters.excludeIds.has(hit.record.id)).toBe(false);
+        for (const corpus of both()) {
+          const found = await corpus.search.search(question, { limit: 5, filters });
+          expect(found).toEqual(expected);
+          for (const hit of found) {
+            if (filters.layers) expect(filters.layers).toContain(hit.record.layer);
+            if (filters.rings) expect(filters.rings).toContain(hit.record.ring);
+            if (filters.excludeIds) expect(filters.excludeIds.has(hit.record.id)).toBe(false);
+          }
         }
       }
     }
@@ -311,16 +322,25 @@ describe('search through the approximate path', () => {
 
   it('fuses only the records either side ranks, under z-scores, and ranks the same as fusing every record', async () => {
     // A pool and candidate count well below the records, so the first ranking's scope is sparse.
-    const tuning = { approximateFrom: 0, approximateShortlist: 16, feedbackPool: 12, candidates: 6, approximateWordRecords: 4 };
     const dir = approximate.publicDir.replace(/[/\\]public$/, '');
-    const sparse = await loadCorpus(dir, approximate.search.embedder, tuning);
-    const dense = await loadCorpus(dir, approximate.search.embedder, { ...tuning, sparseFusion: false });
-    expect(sparse.search.records.length).toBeGreaterThan(tuning.feedbackPool * 4);
-    for (const filters of [undefined, { rings: ['core' as const] }, { excludeIds: new Set(exact.search.records.slice(0, 20).map((record) => record.id)) }]) {
-      for (const question of questions) {
-        for (const limit of [3, 6]) {
-          const expected = await dense.search.search(question, { limit, ...(filters ? { filters } : {}) });
-          expect(await sparse.search.search(question, { limit, ...(filters ? { filters } : {}) })).toEqual(expected);
+    for (const codesBelow of [0, Number.POSITIVE_INFINITY]) {
+      const tuning = {
+        approximateFrom: 0,
+        approximateShortlist: 16,
+        feedbackPool: 12,
+        candidates: 6,
+        approximateWordRecords: 4,
+        approximateCodesBelow: codesBelow,
+      };
+      const sparse = await loadCorpus(dir, approximate.search.embedder, tuning);
+      const dense = await loadCorpus(dir, approximate.search.embedder, { ...tuning, sparseFusion: false });
+      expect(sparse.search.records.length).toBeGreaterThan(tuning.feedbackPool * 4);
+      for (const filters of [undefined, { rings: ['core' as const] }, { excludeIds: new Set(exact.search.records.slice(0, 20).map((record) => record.id)) }]) {
+        for (const question of questions) {
+          for (const limit of [3, 6]) {
+            const expected = await dense.search.search(question, { limit, ...(filters ? { filters } : {}) });
+            expect(await sparse.search.search(question, { limit, ...(filters ? { filters } : {}) })).toEqual(expected);
+          }
         }
       }
     }
@@ -329,7 +349,7 @@ describe('search through the approximate path', () => {
   it('serves the Atlas similarity search the same', async () => {
     const isAtlas = (record: { kind: string }) => record.kind === 'divergence';
     for (const question of questions.slice(0, 3)) {
-      expect(await approximate.search.similar(question, isAtlas, 5)).toEqual(await exact.search.similar(question, isAtlas, 5));
+      for (const corpus of both()) expect(await corpus.search.similar(question, isAtlas, 5)).toEqual(await exact.search.similar(question, isAtlas, 5));
     }
   });
 });
@@ -382,7 +402,13 @@ describe('an index that grows with the corpus (incremental builds)', () => {
 
     // Searched through the grown index with a shortlist of every passage (the keys mapped back
     // to chunks, nothing left to the graph), and exactly through a new build of the same passages.
-    const everything = await loadCorpus(artifactsDir, embedder, { fusion: 'max', approximateFrom: 0, approximateShortlist: rebuilt.chunks });
+    // (The graph's shortlist, approximateCodesBelow 0: a scan of binary codes reads no keys.)
+    const everything = await loadCorpus(artifactsDir, embedder, {
+      fusion: 'max',
+      approximateFrom: 0,
+      approximateShortlist: rebuilt.chunks,
+      approximateCodesBelow: 0,
+    });
     const freshDir = tempDir('grow-fresh');
     await buildArtifacts({ contentDir, artifactsDir: freshDir, cacheDir, embedder, approximateFrom: 0 });
     const exact = await loadCorpus(freshDir, embedder, { fusion: 'max' });
@@ -400,7 +426,7 @@ describe('an index that grows with the corpus (incremental builds)', () => {
     }
     // With a short shortlist the graph chooses, filtered through the keys too: the new and the
     // edited passages are found by their own words, and a filter keeps to its records.
-    const grown = await loadCorpus(artifactsDir, embedder, { fusion: 'max', approximateFrom: 0, approximateShortlist: 16 });
+    const grown = await loadCorpus(artifactsDir, embedder, { fusion: 'max', approximateFrom: 0, approximateShortlist: 16, approximateCodesBelow: 0 });
     const nearest = async (text: string, predicate: (record: { layer: string }) => boolean = () => true) =>
       (await grown.search.similar(text, predicate, 1))[0]?.record.id;
     expect(await nearest('Grafting joins a scion to a rootstock. The orchard keeps what the grafter chose, for decades.')).toBe('PLY-5000');

@@ -556,7 +556,7 @@ export function createPrunedSearch(
     scoresOf(terms, options, records) {
       recordChunks ??= chunksByRecord(chunkRecords, title.lengths.length);
       const textTerms = fieldTerms(text, terms, options.text, textCache, false);
-      const sortedChunks = passagesOf(recordChunks, records);
+      const { chunks: sortedChunks, owners } = passagesOf(recordChunks, records);
       let chunkScores: Float64Array;
       if (forward && forwardPairs(forward.index, sortedChunks) < postingsCost(textTerms, sortedChunks.length)) {
         termSlots ??= new Int32Array(text.postings.size).fill(-1);
@@ -565,22 +565,40 @@ export function createPrunedSearch(
         slots ??= new Int32Array(chunkRecords.length).fill(-1);
         chunkScores = exactScores(textTerms, sortedChunks, slots);
       }
-      const best = new Map<number, number>();
-      sortedChunks.forEach((chunk, i) => {
-        const record = chunkRecords[chunk]!;
-        if (chunkScores[i]! > (best.get(record) ?? 0)) best.set(record, chunkScores[i]!);
-      });
+      const best = bestPerRecord(chunkScores, sortedChunks, owners, chunkRecords, records);
       const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache, false) : [];
-      return Float64Array.from({ length: records.length }, (_, i) => {
-        const record = records[i]!;
-        return recordValue(best.get(record) ?? 0, titleTerms.length > 0 ? titleScore(titleTerms, record) : undefined, options.titleBoost);
-      });
+      return best.map((score, i) => recordValue(score, titleTerms.length > 0 ? titleScore(titleTerms, records[i]!) : undefined, options.titleBoost));
     },
   };
 }
 
-/** The passages of the given records (a repeated record counted once), ascending. */
-function passagesOf({ starts, chunks }: { starts: Uint32Array; chunks: Uint32Array }, records: ArrayLike<number>): Uint32Array {
+/**
+ * The passages of the given records (a repeated record counted once), ascending. Where the
+ * records ascend and so do their passages (a build's numbering, the feedback's pool), as they
+ * come, with each passage's position among the records (`owners`).
+ */
+function passagesOf(
+  { starts, chunks }: { starts: Uint32Array; chunks: Uint32Array },
+  records: ArrayLike<number>,
+): { chunks: Uint32Array; owners?: Uint32Array } {
+  let count = 0;
+  let ascending = true;
+  for (let i = 0; i < records.length; i++) {
+    count += starts[records[i]! + 1]! - starts[records[i]!]!;
+    if (i > 0 && records[i]! <= records[i - 1]!) ascending = false;
+  }
+  if (ascending) {
+    const out = new Uint32Array(count);
+    const owners = new Uint32Array(count);
+    for (let i = 0, at = 0; i < records.length; i++) {
+      for (let c = starts[records[i]!]!; c < starts[records[i]! + 1]!; c++, at++) {
+        out[at] = chunks[c]!;
+        owners[at] = i;
+        if (at > 0 && out[at]! <= out[at - 1]!) ascending = false;
+      }
+    }
+    if (ascending) return { chunks: out, owners };
+  }
   const distinct = [...new Set(Array.from(records))];
   const out = new Uint32Array(distinct.reduce((sum, record) => sum + starts[record + 1]! - starts[record]!, 0));
   let at = 0;
@@ -588,7 +606,32 @@ function passagesOf({ starts, chunks }: { starts: Uint32Array; chunks: Uint32Arr
     out.set(chunks.subarray(starts[record]!, starts[record + 1]!), at);
     at += starts[record + 1]! - starts[record]!;
   }
-  return out.sort();
+  return { chunks: out.sort() };
+}
+
+/**
+ * Each listed record's best passage score (0 where none scores): through the passages' positions
+ * among the records where passagesOf gave them, else by record.
+ */
+function bestPerRecord(
+  scores: Float64Array,
+  chunks: Uint32Array,
+  owners: Uint32Array | undefined,
+  chunkRecords: Uint32Array,
+  records: ArrayLike<number>,
+): Float64Array {
+  const best = new Float64Array(records.length);
+  if (owners) {
+    owners.forEach((i, at) => (best[i] = Math.max(best[i]!, scores[at]!)));
+    return best;
+  }
+  const byRecord = new Map<number, number>();
+  chunks.forEach((chunk, at) => {
+    const record = chunkRecords[chunk]!;
+    if (scores[at]! > (byRecord.get(record) ?? 0)) byRecord.set(record, scores[at]!);
+  });
+  for (let i = 0; i < records.length; i++) best[i] = byRecord.get(records[i]!) ?? 0;
+  return best;
 }
 
 /** The chunks of each record: record r's are chunks[starts[r] .. starts[r + 1]), ascending. */

@@ -11,9 +11,17 @@
  */
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
 import { createVectorScanner, type VectorScanner } from './vector-scan.ts';
+import { binaryScanSupported, createBinaryScan } from './binary-scan.ts';
 
 /** Below this many chunks the exact scan is the default (measured by bench/ann.ts; ADR 0018). */
 export const APPROXIMATE_FROM = 50_000;
+
+/**
+ * Below this many chunks the approximate path's shortlist is the nearest binary codes by a
+ * whole scan (binary-scan.ts) rather than the index's graph: faster there, and the codes' memory
+ * (64 bytes a chunk at 512 dimensions) small beside the vectors (bench/README.md).
+ */
+export const CODES_BELOW = 400_000;
 
 /** The approximate index is built and used only from `approximateFrom` chunks on. */
 export function approximatePathApplies(chunkCount: number, approximateFrom: number): boolean {
@@ -51,11 +59,18 @@ export const POPULATION_SAMPLE = 4096;
 /**
  * What the approximate index gave for a question (ChunkScan.shortlist): the nearest chunks,
  * or every allowed chunk when a filter leaves few, or word that the exact scan must serve the question.
+ * The nearest chunks' exact products may be on their way from the index's thread (`products`:
+ * the allowed ones among them, ascending, and their dot products with the question).
  */
-export type Shortlist = { kind: 'near'; chunks: Uint32Array } | { kind: 'allowed'; chunks: number[] } | { kind: 'exact' };
+export type Shortlist =
+  | { kind: 'near'; chunks: Uint32Array; products?: { rows: Uint32Array; dots: Promise<Float32Array> } }
+  | { kind: 'allowed'; chunks: number[] }
+  | { kind: 'exact' };
 
 export interface ChunkScan {
   readonly approximate: boolean;
+  /** Where the approximate path's shortlist comes from: the index's graph, or a scan of binary codes. */
+  readonly shortlistFrom?: 'index' | 'codes';
   /**
    * On the approximate path, the index's shortlist for the question over the records `mask`
    * allows. Asked as soon as the question's vector is known: the index may answer from
@@ -68,10 +83,11 @@ export interface ChunkScan {
    */
   scan(query: Float32Array, mask: Uint8Array, wordRecords?: ArrayLike<number>, shortlist?: Promise<Shortlist>): Promise<RecordCosines>;
   /**
-   * Over the records of `pool` only, every chunk of them (the feedback's second scan); on the
-   * approximate path in the index's thread when it takes the products (`remoteDots`).
+   * Over the records of `pool` only (`records`: the same records, listed), every chunk of them
+   * (the feedback's second scan); on the approximate path in the index's thread when it takes
+   * the products (`remoteDots`).
    */
-  scanPool(query: Float32Array, pool: Uint8Array): Promise<RecordCosines>;
+  scanPool(query: Float32Array, pool: Uint8Array, records: Uint32Array): Promise<RecordCosines>;
 }
 
 export interface ChunkScanInput {
@@ -84,6 +100,8 @@ export interface ChunkScanInput {
   shortlist: number;
   /** Records taken from the word ranking per scan. */
   wordRecords: number;
+  /** Below this many chunks the shortlist comes from a scan of binary codes, not the index (CODES_BELOW). */
+  codesBelow?: number | undefined;
   /**
    * Each chunk's key in the approximate index, when not its number: an index grown by
    * incremental builds keeps a passage's key while the passages around it are renumbered.
@@ -164,6 +182,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   if (input.chunkKeys && input.chunkKeys.length !== chunkCount)
     throw new Error(`${input.chunkKeys.length} vector index keys for ${chunkCount} chunks: rebuild`);
   const keys = keyMap(input.chunkKeys);
+  const codes = chunkCount < (input.codesBelow ?? CODES_BELOW) && binaryScanSupported(dims) ? createBinaryScan(scanner.vectors, dims) : undefined;
 
   /**
    * Exact cosines of the given chunks (the allowed records'), in ascending order: the scan's
@@ -203,12 +222,19 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       // Few enough allowed chunks to re-score them all: exact, and cheaper than asking the index.
       if (allowedChunks <= shortlist * 4) return { kind: 'allowed', chunks: allowedChunkList(chunkMask) };
     }
-    const near = keys.toChunks(await index.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
-    return near.length < Math.min(shortlist, allowedChunks) ? { kind: 'exact' } : { kind: 'near', chunks: near };
+    const near = codes ? codes.nearest(query, shortlist, chunkMask) : keys.toChunks(await index.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
+    if (near.length < Math.min(shortlist, allowedChunks)) return { kind: 'exact' };
+    if (!input.remoteDots) return { kind: 'near', chunks: near };
+    // The other thread re-scores them while this one goes on with the words (search-index.ts).
+    const rows = rowsOf(near, mask);
+    const dots = input.remoteDots(query, rows);
+    dots.catch(() => undefined); // read in scan(), which falls back to this thread's kernel
+    return { kind: 'near', chunks: near, products: { rows, dots } };
   }
 
   return {
     approximate: true,
+    shortlistFrom: codes ? 'codes' : 'index',
     shortlist: shortlistOf,
     async scan(query, mask, wordRecords, pending) {
       const filtered = mask.includes(0);
@@ -222,7 +248,12 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       if (list.kind === 'allowed') return rescore(query, list.chunks, mask);
       if (list.kind === 'exact') return exact(query, mask);
       const near = list.chunks;
-      const cosines = keepAll(rescore(query, near, mask), wordCosines);
+      const remote = list.products;
+      // The other thread's products are this thread's (the same kernel): where it cannot give them, this one does.
+      const products = remote
+        ? { rows: remote.rows, dots: await remote.dots.catch(() => scanner.dotsOf(query, remote.rows)) }
+        : dotsOfChunks(query, near, mask);
+      const cosines = keepAll(keepAll(empty(), products), wordCosines);
       cosines.population = sampled ?? population(query, mask, cosines);
       const scored = new Set<number>();
       for (const chunk of near) if (cosines.best[chunkRecords[chunk]!]! > -2) scored.add(chunkRecords[chunk]!);
@@ -230,11 +261,9 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       cosines.scored = Uint32Array.from(scored).sort();
       return cosines;
     },
-    async scanPool(query, pool) {
-      const records: number[] = [];
-      for (let record = 0; record < recordCount; record++) if (pool[record] === 1) records.push(record);
+    async scanPool(query, pool, records) {
       if (!input.remoteDots) return rescore(query, allChunksOf(records), pool);
-      const rows = rowsOf(allChunksOf(records), pool);
+      const rows = chunkRows(chunksOf, records);
       // The other thread's products are this thread's (the same kernel): where it cannot give them, this one does.
       const dots = await input.remoteDots(query, rows).catch(() => scanner.dotsOf(query, rows));
       return keepAll(empty(), { rows, dots });
@@ -322,6 +351,24 @@ function chunksOfRecords(chunksOf: RecordChunks, records: Iterable<number>): num
   const chunks: number[] = [];
   for (const record of records) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) chunks.push(chunksOf.chunks[at]!);
   return chunks;
+}
+
+/**
+ * The chunks of the given records (distinct), ascending: as they come where the records ascend
+ * and so do their chunks (a build's numbering), sorted otherwise.
+ */
+function chunkRows(chunksOf: RecordChunks, records: ArrayLike<number>): Uint32Array {
+  let count = 0;
+  for (let i = 0; i < records.length; i++) count += chunksOf.start[records[i]! + 1]! - chunksOf.start[records[i]!]!;
+  const rows = new Uint32Array(count);
+  let ascending = true;
+  for (let i = 0, at = 0; i < records.length; i++) {
+    for (let c = chunksOf.start[records[i]!]!; c < chunksOf.start[records[i]! + 1]!; c++, at++) {
+      rows[at] = chunksOf.chunks[c]!;
+      if (at > 0 && rows[at]! <= rows[at - 1]!) ascending = false;
+    }
+  }
+  return ascending ? rows : rows.sort();
 }
 
 /** An even stride through the allowed records (the same records for every question under the same filters), and their chunks in order. */

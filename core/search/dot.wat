@@ -64,4 +64,30 @@
               (i32.mul (i32.load (i32.add (local.get $rows) (i32.shl (local.get $i) (i32.const 2)))) (local.get $bytes)))
             (local.get $query) (local.get $bytes)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $each)))))
+        (br $each))))
+  ;; out[c] = the Hamming distance of codes[c] to the query's code (both `words` 64-bit words
+  ;; of sign bits, binary-scan.ts) for each c < count with mask[c] != 0; 65535 where mask[c] == 0.
+  (func (export "hamming")
+    (param $codes i32) (param $count i32) (param $words i32)
+    (param $query i32) (param $mask i32) (param $out i32)
+    (local $c i32) (local $w i32) (local $row i32) (local $bytes i32) (local $sum i64)
+    (local.set $bytes (i32.shl (local.get $words) (i32.const 3)))
+    (local.set $row (local.get $codes))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $c) (local.get $count)))
+        (if (i32.eqz (i32.load8_u (i32.add (local.get $mask) (local.get $c))))
+          (then (i32.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (i32.const 65535)))
+          (else
+            (local.set $sum (i64.const 0))
+            (local.set $w (i32.const 0))
+            (loop $bits
+              (local.set $sum (i64.add (local.get $sum)
+                (i64.popcnt (i64.xor (i64.load (i32.add (local.get $row) (local.get $w)))
+                                     (i64.load (i32.add (local.get $query) (local.get $w)))))))
+              (local.set $w (i32.add (local.get $w) (i32.const 8)))
+              (br_if $bits (i32.lt_u (local.get $w) (local.get $bytes))))
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (i32.wrap_i64 (local.get $sum)))))
+        (local.set $row (i32.add (local.get $row) (local.get $bytes)))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $rows)))))

@@ -7,7 +7,7 @@ import type { Embedder } from '../ports/embedder.ts';
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
 import type { Bm25Parameters, FullTextIndex, FullTextQueryOptions } from './bm25.ts';
 import { createLexicalSide } from './lexical-side.ts';
-import { APPROXIMATE_FROM, createChunkScan, type CosinePopulation } from './chunk-scan.ts';
+import { APPROXIMATE_FROM, CODES_BELOW, createChunkScan, type CosinePopulation } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { nthLargest } from './select.ts';
 import { embeddingModel } from './embedding-model.ts';
@@ -76,6 +76,11 @@ export interface SearchTuning {
   approximateShortlist: number;
   /** The best records by words whose chunks are re-scored too, per scan (their cosines are never guessed). */
   approximateWordRecords: number;
+  /**
+   * Below this many chunks the approximate path's shortlist is the nearest binary codes by a whole
+   * scan rather than the index's graph (binary-scan.ts); 0 always asks the graph.
+   */
+  approximateCodesBelow: number;
   /** Records whose cosine similarity is below this are off-topic unless lexically strong. */
   similarityFloor: number;
   /** Below the floor, a record still passes with this much cosine and a strong word match. */
@@ -129,6 +134,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   approximateWordRecords: 256,
   approximateFrom: APPROXIMATE_FROM,
   approximateShortlist: 4000,
+  approximateCodesBelow: CODES_BELOW,
   similarityFloor: 0.3,
   assistedFloor: 0.22,
   lexicalFloor: 0.5,
@@ -149,6 +155,8 @@ export interface SearchIndex {
   readonly relevance: RelevanceModel;
   /** Whether the vector side goes through the approximate index (chunk-scan.ts). */
   readonly approximate: boolean;
+  /** On the approximate path, where its shortlist comes from: the index's graph, or a scan of binary codes. */
+  readonly shortlistFrom: 'index' | 'codes' | undefined;
   byId(id: string): SearchRecord | undefined;
   search(query: string, options?: SearchOptions): Promise<ScoredRecord[]>;
   /** Cosine scan alone, used by the Atlas search endpoint. */
@@ -297,6 +305,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     approximateFrom: tuning.approximateFrom,
     shortlist: tuning.approximateShortlist,
     wordRecords: tuning.approximateWordRecords,
+    codesBelow: tuning.approximateCodesBelow,
     chunkKeys: meta.chunk_keys ? Uint32Array.from(meta.chunk_keys) : undefined,
     // Where the index answers from another thread, that thread scores the feedback's vectors too.
     remoteDots: scanner.shared && input.approximate?.shareScan?.(scanner.shared),
@@ -330,7 +339,9 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     const { poolAt, poolRecords, pool } = feedbackPool(members, fused, whole ? undefined : tuning.feedbackPool, first.mask);
     // The vectors' side asked first: where the index's thread takes it, the words are scored meanwhile.
     const vectorSide =
-      tuning.feedbackWeight > 0 ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool) : undefined;
+      tuning.feedbackWeight > 0
+        ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool, poolRecords)
+        : undefined;
     vectorSide?.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
     const lexical = feedbackLexical(fullText, tuning, fullTextOptions, { chunks, queryTerms: first.queryTerms, whole, pool, poolRecords });
     const similarity = vectorSide ? (await vectorSide).best : first.similarity;
@@ -354,6 +365,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     kernel: scanner.kernel,
     relevance,
     approximate: chunkScan.approximate,
+    shortlistFrom: chunkScan.shortlistFrom,
     byId: (id) => {
       const index = indexById.get(id);
       return index === undefined ? undefined : records[index];

@@ -70,7 +70,8 @@ interface DotExports {
 
 let compiled: WebAssembly.Module | null | undefined;
 
-function dotModule(): WebAssembly.Module | null {
+/** The compiled kernel (dot.wat), or null where WebAssembly SIMD does not run. */
+export function dotModule(): WebAssembly.Module | null {
   if (compiled === undefined) {
     try {
       compiled = new WebAssembly.Module(Buffer.from(DOT_WASM_BASE64, 'base64'));
