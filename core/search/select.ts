@@ -1,7 +1,10 @@
 /** Selection over score arrays, shared by the vector side's pools and the lexical top k. */
 
-/** From this many values on, a selection first keeps only those that can be among the n largest. */
-export const SAMPLED_FROM = 32_768;
+/**
+ * From this many values on, a selection first keeps only those that can be among the n largest
+ * (at 25,000 records, a 100k-passage corpus, the ranking by words 2.1 → 0.5 ms against 32,768).
+ */
+export const SAMPLED_FROM = 8192;
 const SAMPLE = 1024;
 
 /**
