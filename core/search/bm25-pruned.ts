@@ -22,6 +22,7 @@
  */
 import { nthLargest } from './select.ts';
 import { COUNT_ESCAPE, forwardPairs, type CompactForwardIndex } from './forward-index.ts';
+import type { ForwardKernel } from './forward-kernel.ts';
 import { countIn, seek } from './postings.ts';
 
 /** Lucene's BM25 idf of a term in `df` of `n` documents (0 documents: the most a term can weigh). */
@@ -448,14 +449,39 @@ function postingsCost(terms: readonly FieldTerm[], docs: number): number {
 export interface TextForward {
   index: CompactForwardIndex;
   termIds: ReadonlyMap<string, number>;
+  /** The index in the WebAssembly kernel's memory, which scores it (forward-kernel.ts); without it, the JavaScript loop. */
+  kernel?: ForwardKernel | undefined;
 }
 
 /**
  * scoreTerms' scores of the given passages read through the forward index: per passage, its
  * own terms looked up among the query's, the matches summed in query order — the same sums,
- * bit for bit. `termSlots` (term id → query position, -1 elsewhere) is filled and reset here.
+ * bit for bit. In the kernel where there is one (a passage holding an escaped count scored
+ * again here), else in the JavaScript loop.
  */
 function forwardScores(terms: readonly FieldTerm[], docs: Uint32Array, forward: TextForward, termSlots: Int32Array): Float64Array {
+  if (!forward.kernel || terms.length === 0) return loopForwardScores(terms, docs, forward, termSlots);
+  // One field, one set of parameters: every term's norms are the same array.
+  const norms = terms[0]!.norms;
+  const { scores, escaped } = forward.kernel.scores(
+    terms.map((term) => forward.termIds.get(term.term)!),
+    Float64Array.from(terms, (term) => term.factor),
+    docs,
+    Float64Array.from(docs, (doc) => norms[doc]!),
+  );
+  if (escaped.length === 0) return scores;
+  const again = loopForwardScores(
+    terms,
+    Uint32Array.from(escaped, (at) => docs[at]!),
+    forward,
+    termSlots,
+  );
+  escaped.forEach((at, i) => (scores[at] = again[i]!));
+  return scores;
+}
+
+/** forwardScores in JavaScript. `termSlots` (term id → query position, -1 elsewhere) is filled and reset here. */
+function loopForwardScores(terms: readonly FieldTerm[], docs: Uint32Array, forward: TextForward, termSlots: Int32Array): Float64Array {
   const { offsets, terms: ids, counts } = forward.index;
   const out = new Float64Array(docs.length);
   if (terms.length === 0) return out;

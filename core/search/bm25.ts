@@ -15,6 +15,7 @@
  */
 import { bm25Idf, createPrunedSearch, fieldCacheOf, fieldTerms, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { compactForwardIndex, forEachPassageTerm } from './forward-index.ts';
+import { createForwardKernel } from './forward-kernel.ts';
 import { createTermTokenizer } from './tokenizer.ts';
 
 export type { LexicalTop } from './bm25-pruned.ts';
@@ -301,7 +302,9 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   const recordCount = title.lengths.length;
   // What each passage holds, for the feedback: its likeliest words and the expanded query's
   // scores over a pool of passages (forward-index.ts).
-  const forward = { index: compactForwardIndex(data.text), termIds: new Map(data.text.terms.map((term, id) => [term, id])) };
+  // Built in the WebAssembly kernel's memory where it runs, which then scores it (forward-kernel.ts).
+  const kernel = createForwardKernel(data.text);
+  const forward = { index: kernel?.index ?? compactForwardIndex(data.text), termIds: new Map(data.text.terms.map((term, id) => [term, id])), kernel };
   let passageScratch: Float64Array | undefined;
   // Length norms per field and parameters, shared by the exhaustive and the pruned scoring.
   const caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() };

@@ -90,4 +90,64 @@
             (i32.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (i32.wrap_i64 (local.get $sum)))))
         (local.set $row (i32.add (local.get $row) (local.get $bytes)))
         (local.set $c (i32.add (local.get $c) (i32.const 1)))
-        (br $rows)))))
+        (br $rows))))
+  ;; BM25 of listed passages through the forward index (forward-kernel.ts): for i < n, passage
+  ;; docs[i]'s pairs offsets[doc] .. offsets[doc + 1] (term ids, u16 or with $wide u32, and u8
+  ;; counts) looked up in slots (term id -> query position + 1, 0 elsewhere); each match's
+  ;; factor * tf / (tf + norms[i]) put at its query position in values, and out[i] the sum over
+  ;; the positions in order (the JavaScript path's sums, bit for bit: adding 0 changes no sum),
+  ;; values left at 0. A match whose count is 255 (escaped, read from the postings) lists i in
+  ;; escapes, once a passage; the number listed is returned.
+  (func (export "forwardScores")
+    (param $offsets i32) (param $ids i32) (param $wide i32) (param $counts i32)
+    (param $slots i32) (param $factors i32) (param $values i32)
+    (param $docs i32) (param $norms i32) (param $n i32) (param $out i32) (param $escapes i32) (result i32)
+    (local $i i32) (local $doc i32) (local $at i32) (local $end i32) (local $j i32) (local $id i32) (local $count i32)
+    (local $low i32) (local $high i32) (local $escaped i32) (local $listed i32) (local $norm f64) (local $tf f64) (local $sum f64)
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $doc (i32.load (i32.add (local.get $docs) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $norm (f64.load (i32.add (local.get $norms) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $at (i32.load (i32.add (local.get $offsets) (i32.shl (local.get $doc) (i32.const 2)))))
+        (local.set $end (i32.load offset=4 (i32.add (local.get $offsets) (i32.shl (local.get $doc) (i32.const 2)))))
+        (local.set $low (i32.const 0x7fffffff))
+        (local.set $high (i32.const -1))
+        (local.set $escaped (i32.const 0))
+        (block $pairsDone
+          (loop $pairs
+            (br_if $pairsDone (i32.ge_u (local.get $at) (local.get $end)))
+            (local.set $id
+              (if (result i32) (local.get $wide)
+                (then (i32.load (i32.add (local.get $ids) (i32.shl (local.get $at) (i32.const 2)))))
+                (else (i32.load16_u (i32.add (local.get $ids) (i32.shl (local.get $at) (i32.const 1)))))))
+            (local.set $j (i32.sub (i32.load (i32.add (local.get $slots) (i32.shl (local.get $id) (i32.const 2)))) (i32.const 1)))
+            (if (i32.ge_s (local.get $j) (i32.const 0))
+              (then
+                (local.set $count (i32.load8_u (i32.add (local.get $counts) (local.get $at))))
+                (if (i32.eq (local.get $count) (i32.const 255)) (then (local.set $escaped (i32.const 1))))
+                (local.set $tf (f64.convert_i32_u (local.get $count)))
+                (f64.store (i32.add (local.get $values) (i32.shl (local.get $j) (i32.const 3)))
+                  (f64.div (f64.mul (f64.load (i32.add (local.get $factors) (i32.shl (local.get $j) (i32.const 3)))) (local.get $tf))
+                           (f64.add (local.get $tf) (local.get $norm))))
+                (if (i32.lt_s (local.get $j) (local.get $low)) (then (local.set $low (local.get $j))))
+                (if (i32.gt_s (local.get $j) (local.get $high)) (then (local.set $high (local.get $j))))))
+            (local.set $at (i32.add (local.get $at) (i32.const 1)))
+            (br $pairs)))
+        (local.set $sum (f64.const 0))
+        (block $sumDone
+          (loop $sums
+            (br_if $sumDone (i32.gt_s (local.get $low) (local.get $high)))
+            (local.set $sum (f64.add (local.get $sum) (f64.load (i32.add (local.get $values) (i32.shl (local.get $low) (i32.const 3))))))
+            (f64.store (i32.add (local.get $values) (i32.shl (local.get $low) (i32.const 3))) (f64.const 0))
+            (local.set $low (i32.add (local.get $low) (i32.const 1)))
+            (br $sums)))
+        (f64.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3))) (local.get $sum))
+        (if (local.get $escaped)
+          (then
+            (i32.store (i32.add (local.get $escapes) (i32.shl (local.get $listed) (i32.const 2))) (local.get $i))
+            (local.set $listed (i32.add (local.get $listed) (i32.const 1)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each)))
+    (local.get $listed)))
+
