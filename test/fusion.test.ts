@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../core/random.ts';
-import { bestOf, fuseScope, gatherScope, rankByWords, sparseScope } from '../core/search/fusion.ts';
+import { bestOf, fuseScope, gatherScope, rankByWords, sparseScope, union } from '../core/search/fusion.ts';
 import { scaleToUnit, standardScores } from '../core/search/score-normalisation.ts';
 
 const ZSCORE = { fusion: 'zscore' as const, vectorWeight: 0.6, rrfK: 60 };
@@ -136,5 +136,18 @@ describe('fusion over a sparse scope', () => {
     const sparse = sparseScope(allowed.length, scored, rankByWords(allowed, lexical, 20), similarity, lexical);
     expect(() => fuseScope({ ...ZSCORE, fusion: 'max' }, sparse, population)).toThrow(/z-scores/);
     expect(() => fuseScope(ZSCORE, sparse)).toThrow(/approximate path/);
+  });
+});
+
+describe('the union of two record lists (fusion.ts)', () => {
+  it('merges two ascending lists, each record once, and sorts what does not ascend', () => {
+    const next = seededRandom(12);
+    for (let trial = 0; trial < 50; trial++) {
+      const a = Uint32Array.from(new Set(Array.from({ length: Math.floor(next() * 60) }, () => Math.floor(next() * 100)))).sort();
+      const b = Uint32Array.from(new Set(Array.from({ length: Math.floor(next() * 60) }, () => Math.floor(next() * 100)))).sort();
+      expect([...union(a, b)]).toEqual([...new Set([...a, ...b])].sort((x, y) => x - y));
+    }
+    expect([...union(new Uint32Array(0), new Uint32Array(0))]).toEqual([]);
+    expect([...union(Uint32Array.from([5, 1, 3]), Uint32Array.from([2, 3]))]).toEqual([1, 2, 3, 5]);
   });
 });

@@ -20,7 +20,7 @@
  * the title matches). Titles are short and one per record, so their scores are computed
  * exactly up front and enter the bound as the best title's.
  */
-import { nthLargest } from './select.ts';
+import { gather, nthLargest } from './select.ts';
 import { COUNT_ESCAPE, forwardPairs, type CompactForwardIndex } from './forward-index.ts';
 import type { ForwardKernel } from './forward-kernel.ts';
 import { countIn, seek } from './postings.ts';
@@ -467,7 +467,7 @@ function forwardScores(terms: readonly FieldTerm[], docs: Uint32Array, forward: 
     terms.map((term) => forward.termIds.get(term.term)!),
     Float64Array.from(terms, (term) => term.factor),
     docs,
-    Float64Array.from(docs, (doc) => norms[doc]!),
+    gather(norms, docs),
   );
   if (escaped.length === 0) return scores;
   const again = loopForwardScores(

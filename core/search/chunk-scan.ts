@@ -182,6 +182,8 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   if (input.chunkKeys && input.chunkKeys.length !== chunkCount)
     throw new Error(`${input.chunkKeys.length} vector index keys for ${chunkCount} chunks: rebuild`);
   const keys = keyMap(input.chunkKeys);
+  /** All 0 between calls of recordsOf (which runs without a pause): the records already listed. */
+  const scoredMarks = new Uint8Array(recordCount);
   const codes = chunkCount < (input.codesBelow ?? CODES_BELOW) && binaryScanSupported(dims) ? createBinaryScan(scanner.vectors, dims) : undefined;
 
   /**
@@ -189,15 +191,16 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
    * own kernel, so the cosines the exact scan gives them, bit for bit; memory read in one
    * direction, and a record's tied chunks resolved as there (the first keeps the best).
    */
-  function dotsOfChunks(query: Float32Array, chunks: Iterable<number>, mask: Uint8Array): { rows: Uint32Array; dots: Float32Array } {
+  function dotsOfChunks(query: Float32Array, chunks: ArrayLike<number>, mask: Uint8Array): { rows: Uint32Array; dots: Float32Array } {
     const rows = rowsOf(chunks, mask);
     return { rows, dots: scanner.dotsOf(query, rows) };
   }
 
-  function rowsOf(chunks: Iterable<number>, mask: Uint8Array): Uint32Array {
-    const wanted: number[] = [];
-    for (const chunk of chunks) if (mask[chunkRecords[chunk]!] === 1) wanted.push(chunk);
-    return Uint32Array.from(wanted).sort();
+  function rowsOf(chunks: ArrayLike<number>, mask: Uint8Array): Uint32Array {
+    const wanted = new Uint32Array(chunks.length);
+    let n = 0;
+    for (let i = 0; i < chunks.length; i++) if (mask[chunkRecords[chunks[i]!]!] === 1) wanted[n++] = chunks[i]!;
+    return wanted.subarray(0, n).sort().slice();
   }
 
   function keepAll(cosines: RecordCosines, { rows, dots }: { rows: Uint32Array; dots: Float32Array }): RecordCosines {
@@ -206,10 +209,10 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   }
 
   /** Exact cosines of the given chunks, the best per allowed record kept. */
-  const rescore = (query: Float32Array, chunks: Iterable<number>, mask: Uint8Array, cosines = empty()): RecordCosines =>
+  const rescore = (query: Float32Array, chunks: ArrayLike<number>, mask: Uint8Array, cosines = empty()): RecordCosines =>
     keepAll(cosines, dotsOfChunks(query, chunks, mask));
 
-  const allChunksOf = (records: Iterable<number>) => chunksOfRecords(chunksOf, records);
+  const allChunksOf = (records: ArrayLike<number>) => chunksOfRecords(chunksOf, records);
   const population = createPopulation(scanner, chunkRecords, chunksOf);
 
   async function shortlistOf(query: Float32Array, mask: Uint8Array): Promise<Shortlist> {
@@ -240,7 +243,9 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       const filtered = mask.includes(0);
       // What needs no shortlist is read while the index searches (in the server, in its own
       // thread): the words' records' chunks and, without filters, the population's sample.
-      const words = wordRecords ? allChunksOf(Array.from(wordRecords).filter((record) => mask[record] === 1)) : [];
+      const allowedWords: number[] = [];
+      if (wordRecords) for (let i = 0; i < wordRecords.length; i++) if (mask[wordRecords[i]!] === 1) allowedWords.push(wordRecords[i]!);
+      const words = allChunksOf(allowedWords);
       const early = dotsOfChunks(query, words, mask);
       const wordCosines = { rows: early.rows, dots: early.dots.slice() }; // out of the kernel's buffer, which the next call reuses
       const sampled = filtered ? undefined : population(query, mask, undefined);
@@ -255,10 +260,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
         : dotsOfChunks(query, near, mask);
       const cosines = keepAll(keepAll(empty(), products), wordCosines);
       cosines.population = sampled ?? population(query, mask, cosines);
-      const scored = new Set<number>();
-      for (const chunk of near) if (cosines.best[chunkRecords[chunk]!]! > -2) scored.add(chunkRecords[chunk]!);
-      for (const chunk of words) scored.add(chunkRecords[chunk]!);
-      cosines.scored = Uint32Array.from(scored).sort();
+      cosines.scored = recordsOf(chunkRecords, [products.rows, wordCosines.rows], scoredMarks);
       return cosines;
     },
     async scanPool(query, pool, records) {
@@ -319,7 +321,8 @@ function createPopulation(
     let count = 0;
     let sum = 0;
     let squares = 0;
-    for (const record of records) {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
       const read = chunksRead(record);
       let best = read ? -2 : known!.best[record]!;
       if (read) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) best = Math.max(best, dots[next++]!);
@@ -347,9 +350,12 @@ interface RecordChunks {
   chunks: Uint32Array;
 }
 
-function chunksOfRecords(chunksOf: RecordChunks, records: Iterable<number>): number[] {
+function chunksOfRecords(chunksOf: RecordChunks, records: ArrayLike<number>): number[] {
   const chunks: number[] = [];
-  for (const record of records) for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) chunks.push(chunksOf.chunks[at]!);
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) chunks.push(chunksOf.chunks[at]!);
+  }
   return chunks;
 }
 
@@ -369,6 +375,23 @@ function chunkRows(chunksOf: RecordChunks, records: ArrayLike<number>): Uint32Ar
     }
   }
   return ascending ? rows : rows.sort();
+}
+
+/** The records of the listed chunks (allowed ones: the scans' rows), each once, ascending. `marks` is all 0 before and after. */
+function recordsOf(chunkRecords: Uint32Array, lists: readonly Uint32Array[], marks: Uint8Array): Uint32Array {
+  const out = new Uint32Array(lists.reduce((sum, list) => sum + list.length, 0));
+  let n = 0;
+  for (const list of lists) {
+    for (let i = 0; i < list.length; i++) {
+      const record = chunkRecords[list[i]!]!;
+      if (marks[record] === 1) continue;
+      marks[record] = 1;
+      out[n++] = record;
+    }
+  }
+  const records = out.subarray(0, n).sort();
+  for (let i = 0; i < records.length; i++) marks[records[i]!] = 0;
+  return records.slice();
 }
 
 /** An even stride through the allowed records (the same records for every question under the same filters), and their chunks in order. */

@@ -11,7 +11,7 @@
  * the order the dense scope sums them and the dense scope's scores are the same numbers.
  */
 import type { CosinePopulation } from './chunk-scan.ts';
-import { nthLargest, quickselect, SAMPLED_FROM, sampledThreshold } from './select.ts';
+import { gather, nthLargest, quickselect, SAMPLED_FROM, sampledThreshold, toUint32 } from './select.ts';
 import { scaleToUnit, standardScores } from './score-normalisation.ts';
 
 export interface FusionTuning {
@@ -90,23 +90,16 @@ export function rankByWords(allowed: Uint32Array, lexical: Float64Array, k: numb
   }
   const among = reaching.length >= Math.min(k, positive) ? reaching : Array.from(allowed).filter((record) => lexical[record]! > 0);
   // More than k positive: the k-th largest is positive, and the records reaching it are the best.
-  const cut =
-    positive <= k
-      ? 0
-      : quickselect(
-          Float64Array.from(among, (record) => lexical[record]!),
-          k,
-        );
-  return { sum, squares, best: Uint32Array.from(among.filter((record) => lexical[record]! >= cut)), bound: cut };
+  const cut = positive <= k ? 0 : quickselect(gather(lexical, among), k);
+  const best: number[] = [];
+  for (let i = 0; i < among.length; i++) if (lexical[among[i]!]! >= cut) best.push(among[i]!);
+  return { sum, squares, best: toUint32(best), bound: cut };
 }
 
 /** The `count` records of `ranking.best` with the highest scores (ties at the cut included). */
 export function bestOf(ranking: WordRanking, lexical: Float64Array, count: number): Uint32Array {
   if (ranking.best.length <= count) return ranking.best;
-  const cut = nthLargest(
-    Float64Array.from(ranking.best, (record) => lexical[record]!),
-    count,
-  );
+  const cut = nthLargest(gather(lexical, ranking.best), count);
   return ranking.best.filter((record) => lexical[record]! >= cut);
 }
 
@@ -117,9 +110,23 @@ export function bestOf(ranking: WordRanking, lexical: Float64Array, count: numbe
  * of them under any mix with a positive weight on words.
  */
 export function sparseScope(allowedCount: number, scored: Uint32Array, words: WordRanking, similarity: Float32Array, lexical: Float64Array): FusionScope {
-  const members = Uint32Array.from(new Set([...scored, ...words.best])).sort();
+  const members = union(scored, words.best);
   const rest = { count: allowedCount - members.length, allowedCount, lexicalSum: words.sum, lexicalSquares: words.squares, lexicalBound: words.bound };
   return gatherScope(members, similarity, lexical, rest);
+}
+
+/** The records of two ascending lists, each once, ascending (merged; sorted where a list does not ascend). */
+export function union(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+    if (n > 0 && next < out[n - 1]!) return Uint32Array.from(new Set([...a, ...b])).sort(); // an input that does not ascend
+    if (n === 0 || next !== out[n - 1]) out[n++] = next;
+  }
+  return out.slice(0, n);
 }
 
 /** The scope's fused scores; `population` as the vector side estimated it (approximate path). */
@@ -159,7 +166,8 @@ export function fuseScope(tuning: FusionTuning, scope: FusionScope, population?:
   }
   const maxLexical = maxOf(lexical);
   if (tuning.fusion === 'zscore') {
-    const every = Uint32Array.from(fused.keys());
+    const every = new Uint32Array(n);
+    for (let at = 0; at < n; at++) every[at] = at;
     const v = cosineStandardScores(cosine, population);
     const l = standardScores(lexical, every);
     for (let at = 0; at < n; at++) fused[at] = w * v[at]! + (1 - w) * l[at]!;
@@ -234,9 +242,9 @@ function cosineStandardScores(cosine: Float32Array, population?: CosinePopulatio
   }
   const known: number[] = [];
   for (let at = 0; at < n; at++) if (cosine[at]! > -2) known.push(at);
-  const standard = standardScores(cosine, Uint32Array.from(known));
+  const standard = standardScores(cosine, toUint32(known));
   let worst = 0;
-  for (const at of known) worst = Math.min(worst, standard[at]!);
+  for (let i = 0; i < known.length; i++) worst = Math.min(worst, standard[known[i]!]!);
   for (let at = 0; at < n; at++) if (cosine[at]! <= -2) standard[at] = worst;
   return standard;
 }

@@ -9,7 +9,7 @@ import type { Bm25Parameters, FullTextIndex, FullTextQueryOptions } from './bm25
 import { createLexicalSide } from './lexical-side.ts';
 import { APPROXIMATE_FROM, CODES_BELOW, createChunkScan, type CosinePopulation } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
-import { nthLargest } from './select.ts';
+import { gather, nthLargest } from './select.ts';
 import { embeddingModel } from './embedding-model.ts';
 import { calibratedRelevance, DEFAULT_RELEVANCE_MODEL, signalsOf, type RelevanceModel } from './relevance.ts';
 import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
@@ -249,8 +249,7 @@ function firstRanking(tuning: SearchTuning, first: FirstRanking, sparse: boolean
     const scope = sparseScope(first.allowed.length, first.scored, first.words, first.similarity, first.lexical);
     const fused = fuseScope(tuning, scope, first.population);
     const n = scope.members.length;
-    if (scope.rest?.count === 0 || (n >= needed && nthLargest(Float64Array.from(fused.scores), needed) > fused.restBound))
-      return { scope, fused: fused.scores };
+    if (scope.rest?.count === 0 || (n >= needed && nthLargest(fused.scores.slice(), needed) > fused.restBound)) return { scope, fused: fused.scores };
   }
   const scope = gatherScope(first.allowed, first.similarity, first.lexical);
   return { scope, fused: fuseScope(tuning, scope, first.population).scores };
@@ -266,12 +265,13 @@ function feedbackPool(
   size: number | undefined,
   mask: Uint8Array,
 ): { poolAt: number[]; poolRecords: Uint32Array; pool: Uint8Array } {
-  const threshold = size === undefined ? -Infinity : nthLargest(Float64Array.from(fused), Math.min(size, fused.length));
+  const threshold = size === undefined ? -Infinity : nthLargest(fused.slice(), Math.min(size, fused.length));
   const poolAt: number[] = [];
   fused.forEach((score, at) => {
     if (score >= threshold) poolAt.push(at);
   });
-  const poolRecords = Uint32Array.from(poolAt, (at) => members[at]!);
+  const poolRecords = new Uint32Array(poolAt.length);
+  poolAt.forEach((at, i) => (poolRecords[i] = members[at]!));
   if (size === undefined) return { poolAt, poolRecords, pool: mask };
   const pool = new Uint8Array(mask.length);
   for (const record of poolRecords) pool[record] = 1;
@@ -348,7 +348,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     const poolScope = gatherScope(poolRecords, similarity, lexical && whole ? lexical : first.lexical);
     if (lexical && !whole) poolScope.lexical = lexical;
     const rescored = fuseScope(tuning, poolScope).scores;
-    const second = Float64Array.from(fused, (score) => score - 2); // stays below every pooled record
+    const second = lowered(fused); // each stays below every pooled record
     poolAt.forEach((at, i) => (second[at] = rescored[i]!));
     return second;
   }
@@ -485,13 +485,7 @@ function scoredCandidates(
   for (let at = 0; at < members.length; at++) if (!belowFloors(cosineOf(at), lexicalOf(at))) passing.push(at);
   // Only the `keep` best by the fused score (ties at the cut included) can be returned: a
   // million records do not become a million objects to sort.
-  const cut =
-    passing.length > keep
-      ? nthLargest(
-          Float64Array.from(passing, (at) => fused[at]!),
-          keep,
-        )
-      : -Infinity;
+  const cut = passing.length > keep ? nthLargest(gather(fused, passing), keep) : -Infinity;
   const candidates: Candidate[] = [];
   for (const at of passing) {
     if (fused[at]! < cut) continue;
@@ -555,6 +549,13 @@ function feedbackVector(queryVector: Float32Array, vectors: Float32Array, dims: 
   norm = Math.sqrt(norm) || 1;
   for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! / norm;
   return expanded;
+}
+
+/** Each score less 2 (in a loop: see gather). */
+function lowered(scores: Float64Array): Float64Array {
+  const out = new Float64Array(scores.length);
+  for (let at = 0; at < scores.length; at++) out[at] = scores[at]! - 2;
+  return out;
 }
 
 function round(value: number): number {

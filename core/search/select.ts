@@ -42,6 +42,24 @@ export function sampledThreshold(values: Float64Array, n: number, positions?: Ui
   return sample[Math.max(0, sample.length - 1 - rank - Math.ceil(3 * Math.sqrt(rank)) - 4)]!;
 }
 
+/**
+ * `values[at]` for each of `positions`, in a plain loop: a typed array's `from` with a mapping
+ * walks an iterator, an object a value, and a search's young garbage is what sends the
+ * collector through the server's heap.
+ */
+export function gather(values: ArrayLike<number>, positions: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(positions.length);
+  for (let i = 0; i < positions.length; i++) out[i] = values[positions[i]!]!;
+  return out;
+}
+
+/** The values of a plain list in a typed array, in a loop (see gather). */
+export function toUint32(list: ArrayLike<number>): Uint32Array {
+  const out = new Uint32Array(list.length);
+  for (let i = 0; i < list.length; i++) out[i] = list[i]!;
+  return out;
+}
+
 /** The n-th largest value (1-based) by quickselect; reorders `values`. */
 export function quickselect(values: Float64Array, n: number): number {
   let lo = 0;
