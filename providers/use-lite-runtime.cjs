@@ -257,12 +257,27 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide, int8 }
   const encode = createFastEncoder(tokenizer);
 
   /**
+   * The forward pass's activations, one buffer a role, kept from call to call and zeroed when
+   * taken: a question's 1.2 MB of new buffers a call made the collector stop this thread every
+   * few dozen questions (Mark-Compact on external memory, 3–12 ms), on the path of the question
+   * being embedded. Each buffer its own, its view at offset 0 (the addon writes from there).
+   * @type {Map<string, ArrayBuffer>}
+   */
+  const activations = new Map();
+  /** @type {(role: string, length: number) => Float32Array} */
+  const activation = (role, length) => {
+    let buffer = activations.get(role);
+    if (!buffer || buffer.byteLength < length * 4) activations.set(role, (buffer = new ArrayBuffer(Math.max(length, 1) * 4)));
+    return new Float32Array(buffer, 0, length).fill(0);
+  };
+
+  /**
    * rows × k by the packed [k, n] weights, plus the bias, then (when given) plus the residual
    * [rows, n], then (when asked) relu.
-   * @type {(input: Float32Array, rows: number, weights: Linear, residual?: Float32Array, relu?: boolean) => Float32Array}
+   * @type {(role: string, input: Float32Array, rows: number, weights: Linear, residual?: Float32Array, relu?: boolean) => Float32Array}
    */
-  const apply = (input, rows, { packed, int8: quantisedProduct, bias, k, n }, residual, relu = false) => {
-    const out = new Float32Array(rows * n);
+  const apply = (role, input, rows, { packed, int8: quantisedProduct, bias, k, n }, residual, relu = false) => {
+    const out = activation(role, rows * n);
     const product = quantisedProduct ? addon.gemmInt8 : addon.gemm;
     product(input.buffer, input.byteOffset, packed, out.buffer, 0, rows, k, n, threads, { bias, residual, relu, wide });
     return out;
@@ -271,10 +286,10 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide, int8 }
    * Layer norm of each row: (x - mean) · scale / sqrt(var + ε) + bias, in native/gemm.cc with
    * the roundings of the JavaScript loop it replaced (ADR 0021; test/embedding-speed-paths.test.ts
    * compares the two bit for bit).
-   * @type {(input: Float32Array, rows: number, dims: number, norm: Norm) => Float32Array}
+   * @type {(role: string, input: Float32Array, rows: number, dims: number, norm: Norm) => Float32Array}
    */
-  const normalizeRows = (input, rows, dims, { scale, bias }) => {
-    const out = new Float32Array(rows * dims);
+  const normalizeRows = (role, input, rows, dims, { scale, bias }) => {
+    const out = activation(role, rows * dims);
     addon.layerNorm(input.buffer, input.byteOffset, out.buffer, 0, rows, dims, scale, bias, epsilon);
     return out;
   };
@@ -314,7 +329,7 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide, int8 }
     }
     // Token embeddings plus the timing signal, as the graph adds them: e + (e + signal).
     /** @type {Float32Array} */
-    let x = new Float32Array(Math.max(1, rows) * 256);
+    let x = activation('embedded', Math.max(1, rows) * 256);
     sequences.forEach((ids, s) => {
       ids.forEach((id, position) => {
         const row = (starts[s] + position) * 256;
@@ -326,22 +341,22 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide, int8 }
         }
       });
     });
-    for (const step of rows > 0 ? layers : []) {
+    for (const [index, step] of (rows > 0 ? layers : []).entries()) {
       const d = step.dIn;
-      const normed = normalizeRows(x, rows, d, step.norm);
-      const residual = step.residual ? apply(x, rows, step.residual) : x;
-      const qkv = apply(normed, rows, step.qkv);
-      const attended = new Float32Array(Math.max(1, rows) * d);
+      const normed = normalizeRows(`normed ${index}`, x, rows, d, step.norm);
+      const residual = step.residual ? apply(`residual ${index}`, x, rows, step.residual) : x;
+      const qkv = apply(`qkv ${index}`, normed, rows, step.qkv);
+      const attended = activation(`attended ${index}`, Math.max(1, rows) * d);
       sequences.forEach((ids, s) => {
         if (ids.length > 0)
           addon.attention(qkv.buffer, starts[s] * 3 * d * 4, attended.buffer, starts[s] * d * 4, ids.length, heads, d / heads, step.queryScale);
       });
-      const h = apply(attended, rows, step.output, residual);
-      const inner = apply(normalizeRows(h, rows, 512, step.ffnNorm), rows, step.conv1, undefined, true);
-      x = apply(inner, rows, step.conv2, h);
+      const h = apply(`attention out ${index}`, attended, rows, step.output, residual);
+      const inner = apply(`inner ${index}`, normalizeRows(`ffn normed ${index}`, h, rows, 512, step.ffnNorm), rows, step.conv1, undefined, true);
+      x = apply(`out ${index}`, inner, rows, step.conv2, h);
     }
     // Mean over each sequence's tokens, the tanh layer, l2 normalisation.
-    const pooled = new Float32Array(sequences.length * 512);
+    const pooled = activation('pooled', sequences.length * 512);
     sequences.forEach((ids, s) => {
       const base = s * 512;
       for (let t = 0; t < ids.length; t++) {
@@ -351,7 +366,7 @@ function createForwardPass(graphModel, tokenizer, addon, { threads, wide, int8 }
       const count = Math.max(1, ids.length);
       for (let c = 0; c < 512; c++) pooled[base + c] /= count;
     });
-    const activated = apply(pooled, sequences.length, hidden);
+    const activated = apply('activated', pooled, sequences.length, hidden);
     return sequences.map((_, s) => {
       const vector = activated.slice(s * 512, (s + 1) * 512);
       let squares = 0;
