@@ -1,5 +1,6 @@
 /** Loads the build's artifacts into memory: the read model every route serves from. */
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import { readExactly } from '../content-files/read-large.ts';
 import path from 'node:path';
 import { createDivergenceSchema } from '../schemas/content.ts';
 import { artifactPaths } from '../core/artifacts.ts';
@@ -79,7 +80,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   };
 }
 
-/** The vector file, read straight into the scanner's memory in 16 MB pieces. */
+/** The vector file, read straight into the scanner's memory in blocks (read-large.ts). */
 function fileVectorSource(file: string): VectorSource {
   const bytes = statSync(file).size;
   if (bytes % 4 !== 0) throw new Error(`${file} is not whole float32 values: rebuild`);
@@ -88,11 +89,7 @@ function fileVectorSource(file: string): VectorSource {
     readInto(target) {
       const fd = openSync(file, 'r');
       try {
-        for (let offset = 0; offset < target.byteLength;) {
-          const read = readSync(fd, target, offset, Math.min(16 << 20, target.byteLength - offset), offset);
-          if (read === 0) throw new Error(`${file} ended early: rebuild`);
-          offset += read;
-        }
+        readExactly(fd, target, 0, `${file} ended early: rebuild`);
       } finally {
         closeSync(fd);
       }

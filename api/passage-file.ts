@@ -4,7 +4,10 @@
  * for the process's life, as the approximate index's mapping does.
  */
 import { fstatSync, openSync, readSync } from 'node:fs';
+import { readExactly } from '../content-files/read-large.ts';
 import { passagesLayout, type PassageText } from '../core/search/passages.ts';
+
+const ENDED = 'the passages file ended early: rebuild';
 
 export function openPassageFile(file: string): PassageText {
   const fd = openSync(file, 'r');
@@ -13,7 +16,7 @@ export function openPassageFile(file: string): PassageText {
   readSync(fd, header, 0, header.length, 0);
   const { count, offsetsAt, textAt } = passagesLayout(header, bytes);
   const offsets = new Float64Array(count + 1);
-  readExactly(fd, new Uint8Array(offsets.buffer), offsetsAt);
+  readExactly(fd, new Uint8Array(offsets.buffer), offsetsAt, ENDED);
   if (textAt + offsets[count]! !== bytes) throw new Error(`${file} is truncated or corrupt: rebuild`);
   return {
     count,
@@ -21,16 +24,8 @@ export function openPassageFile(file: string): PassageText {
       if (!Number.isInteger(passage) || passage < 0 || passage >= count) throw new RangeError(`no passage ${passage}`);
       const start = offsets[passage]!;
       const out = Buffer.allocUnsafe(offsets[passage + 1]! - start);
-      readExactly(fd, out, textAt + start);
+      readExactly(fd, out, textAt + start, ENDED);
       return out.toString('utf8');
     },
   };
-}
-
-function readExactly(fd: number, target: Uint8Array, position: number): void {
-  for (let at = 0; at < target.length;) {
-    const read = readSync(fd, target, at, target.length - at, position + at);
-    if (read === 0) throw new Error('the passages file ended early: rebuild');
-    at += read;
-  }
 }

@@ -18,6 +18,11 @@ export function readLargeFile(file: string): Buffer {
   }
 }
 
+/** Fills `target` from `position` on, in blocks; throws `ended` where the file ends first. */
+export function readExactly(fd: number, target: Uint8Array, position: number, ended: string): void {
+  if (readAt(fd, target, position) < target.length) throw new Error(ended);
+}
+
 /** Fills `target` from `position` on, in blocks, stopping early where the file ends: the bytes read. */
 export function readAt(fd: number, target: Uint8Array, position: number): number {
   let read = 0;

@@ -5,13 +5,13 @@
  * entries it lost.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BODY_TEXT_VERSION, bodyText } from '../core/records.ts';
 import { CONTENT_MEMO_FILE, openContentMemo } from '../content-files/content-memo.ts';
 import { parseMarkdown } from '../content-files/frontmatter.ts';
-import { readLargeFile } from '../content-files/read-large.ts';
+import { readExactly, readLargeFile } from '../content-files/read-large.ts';
 import { tempDir } from '../devkit/app.ts';
 import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
 import { createEmbeddingCache } from '../scripts/lib/embedding-cache.ts';
@@ -180,5 +180,20 @@ describe('reading a large file', () => {
     expect(readLargeFile(file).equals(readFileSync(file))).toBe(true);
     writeFileSync(file, '');
     expect(readLargeFile(file).length).toBe(0);
+  });
+
+  it('fills a range exactly, or says the file ended first', () => {
+    const file = path.join(tempDir('read-exactly'), 'bytes.bin');
+    const bytes = Buffer.from(Array.from({ length: 5_000 }, (_, at) => (at * 31) % 253));
+    writeFileSync(file, bytes);
+    const fd = openSync(file, 'r');
+    try {
+      const part = new Uint8Array(1_000);
+      readExactly(fd, part, 1_200, 'ended');
+      expect(Buffer.from(part).equals(bytes.subarray(1_200, 2_200))).toBe(true);
+      expect(() => readExactly(fd, new Uint8Array(1_000), 4_500, 'the file ended early')).toThrow('the file ended early');
+    } finally {
+      closeSync(fd);
+    }
   });
 });
