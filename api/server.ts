@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   const store = countStoreErrors(await openStore(config.storePath), isSharedStore(config.storePath) ? 'postgres' : 'sqlite', metrics.storeError);
   const readiness = createReadiness({ store, pending: { embedder: 'the question embedder and the search are warming up' } });
   searchFailed = (error) => {
-    logger.error(`${error.message}: searches over the approximate index fail until the process restarts`);
+    logger.error(`${error.message}: searches fall back to the exact scan (slower) until the process restarts`);
     readiness.mark('artifacts', `the vector index's worker thread failed (${error.message}): restart the process`);
   };
   if (searchFailure) searchFailed(searchFailure);

@@ -96,11 +96,13 @@ describe('the approximate chunk scan over binary codes (chunk-scan.ts)', () => {
   const recordCount = count / 2;
   const chunkRecords = Uint32Array.from({ length: count }, (_, chunk) => chunk % recordCount);
   const scanner = createVectorScanner(vectors, DIMS);
-  // The graph is never asked below codesBelow: an index that fails says so.
+  // The graph is never asked below codesBelow: this one counts its questions, and fails them.
+  let graphAsked = 0;
   const graph: ApproximateVectorIndex = {
     size: count,
     dims: DIMS,
     search: () => {
+      graphAsked++;
       throw new Error('the graph was asked');
     },
   };
@@ -133,6 +135,7 @@ describe('the approximate chunk scan over binary codes (chunk-scan.ts)', () => {
         expect([...found.scored!]).toEqual([...expected.keys()].sort((a, b) => a - b));
       }
     }
+    expect(graphAsked).toBe(0);
   });
 
   it('with a shortlist of every chunk, gives the exact scan’s cosines; the other thread’s products the same as this one’s', async () => {
@@ -160,9 +163,16 @@ describe('the approximate chunk scan over binary codes (chunk-scan.ts)', () => {
     expect(asked).toBe(3);
   });
 
-  it('asks the graph from codesBelow chunks on', async () => {
+  it('asks the graph from codesBelow chunks on, and scans exactly where the graph fails', async () => {
     const scan = createChunkScan({ ...common, shortlist: 10, codesBelow: count });
+    const exact = createChunkScan({ ...common, approximate: undefined, shortlist: 10 });
     expect(scan.shortlistFrom).toBe('index');
-    await expect(scan.scan(unitRows(1, DIMS, 1), new Uint8Array(recordCount).fill(1))).rejects.toThrow(/graph was asked/);
+    const asked = graphAsked;
+    const query = unitRows(1, DIMS, 1);
+    const mask = new Uint8Array(recordCount).fill(1);
+    const found = await scan.scan(query, mask);
+    expect(graphAsked).toBe(asked + 1);
+    expect([...found.best]).toEqual([...(await exact.scan(query, mask)).best]);
+    expect(found.population).toBeUndefined(); // every record has its cosine, as on the exact path
   });
 });

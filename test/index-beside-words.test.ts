@@ -132,6 +132,17 @@ describe('the index beside the words', () => {
     for (const question of ['models that remember memory', 'bread rivers']) {
       expect(await failing.search(question, { limit: 5 })).toEqual(await inTurn.search(question, { limit: 5 }));
     }
+    // Where the index itself cannot answer (its thread gone), the exact scan serves: the exact path's results.
+    const gone: ApproximateVectorIndex = { ...later, search: () => Promise.reject(new Error('the vector index worker exited with code 1')) };
+    const withoutIndex = createSearchIndex({ meta, vectors, fullText, embedder, tuning, approximate: gone });
+    const exact = createSearchIndex({ meta, vectors, fullText: index, embedder: hashed, tuning: { ...tuning, approximateFrom: Number.POSITIVE_INFINITY } });
+    expect(withoutIndex.approximate).toBe(true);
+    expect(exact.approximate).toBe(false);
+    for (const question of ['models that remember memory', 'bread rivers']) {
+      expect(await withoutIndex.search(question, { limit: 5 })).toEqual(await exact.search(question, { limit: 5 }));
+      const isEven = (record: { id: string }) => Number(record.id.slice(1)) % 2 === 0;
+      expect(await withoutIndex.similar(question, isEven, 3)).toEqual(await exact.similar(question, isEven, 3));
+    }
   });
 });
 

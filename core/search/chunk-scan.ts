@@ -7,7 +7,8 @@
  *     records that words rank best, all re-scored exactly on the stored float vectors. A
  *     record outside the shortlist has no cosine (-2), as a record outside the filters does.
  *     A filter so selective that the index cannot find enough allowed chunks falls back to
- *     the exact scan; a filter that leaves few chunks is scanned exactly at once.
+ *     the exact scan, as does an index that fails; a filter that leaves few chunks is scanned
+ *     exactly at once.
  */
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
 import { createVectorScanner, type VectorScanner } from './vector-scan.ts';
@@ -249,7 +250,9 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       const early = dotsOfChunks(query, words, mask);
       const wordCosines = { rows: early.rows, dots: early.dots.slice() }; // out of the kernel's buffer, which the next call reuses
       const sampled = filtered ? undefined : population(query, mask, undefined);
-      const list = await (pending ?? shortlistOf(query, mask));
+      // An index that cannot answer (its thread gone: the server says so on /api/ready) leaves
+      // the exact scan, the reference, slower: the question is still answered, with the same results.
+      const list = await (pending ?? shortlistOf(query, mask)).catch((): Shortlist => ({ kind: 'exact' }));
       if (list.kind === 'allowed') return rescore(query, list.chunks, mask);
       if (list.kind === 'exact') return exact(query, mask);
       const near = list.chunks;
