@@ -24,6 +24,7 @@ import { gather, nthLargest } from './select.ts';
 import { COUNT_ESCAPE, forwardPairs, type CompactForwardIndex } from './forward-index.ts';
 import type { ForwardKernel } from './forward-kernel.ts';
 import { countIn, seek } from './postings.ts';
+import { passagesOf, recordChunks, type RecordChunks } from './record-chunks.ts';
 
 /** Lucene's BM25 idf of a term in `df` of `n` documents (0 documents: the most a term can weigh). */
 export function bm25Idf(n: number, df: number): number {
@@ -537,7 +538,7 @@ export function createPrunedSearch(
   forward?: TextForward,
 ): PrunedSearch {
   const { text: textCache, title: titleCache } = caches;
-  let recordChunks: { starts: Uint32Array; chunks: Uint32Array } | undefined;
+  let chunksOf: RecordChunks | undefined;
   let scratch: Scratch | undefined;
   /** Passage → position among the passages being scored, for scoresOf (-1 between calls). */
   let slots: Int32Array | undefined;
@@ -580,9 +581,9 @@ export function createPrunedSearch(
     },
 
     scoresOf(terms, options, records) {
-      recordChunks ??= chunksByRecord(chunkRecords, title.lengths.length);
+      chunksOf ??= recordChunks(chunkRecords, title.lengths.length);
       const textTerms = fieldTerms(text, terms, options.text, textCache, false);
-      const { chunks: sortedChunks, owners } = passagesOf(recordChunks, records);
+      const { chunks: sortedChunks, owners } = passagesOf(chunksOf, records);
       let chunkScores: Float64Array;
       if (forward && forwardPairs(forward.index, sortedChunks) < postingsCost(textTerms, sortedChunks.length)) {
         termSlots ??= new Int32Array(text.postings.size).fill(-1);
@@ -596,43 +597,6 @@ export function createPrunedSearch(
       return best.map((score, i) => recordValue(score, titleTerms.length > 0 ? titleScore(titleTerms, records[i]!) : undefined, options.titleBoost));
     },
   };
-}
-
-/**
- * The passages of the given records (a repeated record counted once), ascending. Where the
- * records ascend and so do their passages (a build's numbering, the feedback's pool), as they
- * come, with each passage's position among the records (`owners`).
- */
-function passagesOf(
-  { starts, chunks }: { starts: Uint32Array; chunks: Uint32Array },
-  records: ArrayLike<number>,
-): { chunks: Uint32Array; owners?: Uint32Array } {
-  let count = 0;
-  let ascending = true;
-  for (let i = 0; i < records.length; i++) {
-    count += starts[records[i]! + 1]! - starts[records[i]!]!;
-    if (i > 0 && records[i]! <= records[i - 1]!) ascending = false;
-  }
-  if (ascending) {
-    const out = new Uint32Array(count);
-    const owners = new Uint32Array(count);
-    for (let i = 0, at = 0; i < records.length; i++) {
-      for (let c = starts[records[i]!]!; c < starts[records[i]! + 1]!; c++, at++) {
-        out[at] = chunks[c]!;
-        owners[at] = i;
-        if (at > 0 && out[at]! <= out[at - 1]!) ascending = false;
-      }
-    }
-    if (ascending) return { chunks: out, owners };
-  }
-  const distinct = [...new Set(Array.from(records))];
-  const out = new Uint32Array(distinct.reduce((sum, record) => sum + starts[record + 1]! - starts[record]!, 0));
-  let at = 0;
-  for (const record of distinct) {
-    out.set(chunks.subarray(starts[record]!, starts[record + 1]!), at);
-    at += starts[record + 1]! - starts[record]!;
-  }
-  return { chunks: out.sort() };
 }
 
 /**
@@ -658,19 +622,4 @@ function bestPerRecord(
   });
   for (let i = 0; i < records.length; i++) best[i] = byRecord.get(records[i]!) ?? 0;
   return best;
-}
-
-/** The chunks of each record: record r's are chunks[starts[r] .. starts[r + 1]), ascending. */
-function chunksByRecord(chunkRecords: Uint32Array, recordCount: number): { starts: Uint32Array; chunks: Uint32Array } {
-  const starts = new Uint32Array(recordCount + 1);
-  for (let chunk = 0; chunk < chunkRecords.length; chunk++) starts[chunkRecords[chunk]! + 1] = starts[chunkRecords[chunk]! + 1]! + 1;
-  for (let record = 0; record < recordCount; record++) starts[record + 1] = starts[record + 1]! + starts[record]!;
-  const filled = starts.slice(0, recordCount);
-  const chunks = new Uint32Array(chunkRecords.length);
-  for (let chunk = 0; chunk < chunkRecords.length; chunk++) {
-    const record = chunkRecords[chunk]!;
-    chunks[filled[record]!] = chunk;
-    filled[record] = filled[record]! + 1;
-  }
-  return { starts, chunks };
 }

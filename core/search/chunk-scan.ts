@@ -13,6 +13,7 @@
 import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
 import { createVectorScanner, type VectorScanner } from './vector-scan.ts';
 import { binaryScanSupported, createBinaryScan } from './binary-scan.ts';
+import { chunksOfRecords, passagesOf, recordChunks, type RecordChunks } from './record-chunks.ts';
 
 /** Below this many chunks the exact scan is the default (measured by bench/ann.ts; ADR 0018). */
 export const APPROXIMATE_FROM = 50_000;
@@ -268,7 +269,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
     },
     async scanPool(query, pool, records) {
       if (!input.remoteDots) return rescore(query, allChunksOf(records), pool);
-      const rows = chunkRows(chunksOf, records);
+      const rows = passagesOf(chunksOf, records).chunks;
       // The other thread's products are this thread's (the same kernel): where it cannot give them, this one does.
       const dots = await input.remoteDots(query, rows).catch(() => scanner.dotsOf(query, rows));
       return keepAll(empty(), { rows, dots });
@@ -347,39 +348,6 @@ function keepBest(cosines: RecordCosines, record: number, chunk: number, cosine:
   }
 }
 
-/** Each record's chunks, as offsets into one list (chunks need not be contiguous per record). */
-interface RecordChunks {
-  start: Uint32Array;
-  chunks: Uint32Array;
-}
-
-function chunksOfRecords(chunksOf: RecordChunks, records: ArrayLike<number>): number[] {
-  const chunks: number[] = [];
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i]!;
-    for (let at = chunksOf.start[record]!; at < chunksOf.start[record + 1]!; at++) chunks.push(chunksOf.chunks[at]!);
-  }
-  return chunks;
-}
-
-/**
- * The chunks of the given records (distinct), ascending: as they come where the records ascend
- * and so do their chunks (a build's numbering), sorted otherwise.
- */
-function chunkRows(chunksOf: RecordChunks, records: ArrayLike<number>): Uint32Array {
-  let count = 0;
-  for (let i = 0; i < records.length; i++) count += chunksOf.start[records[i]! + 1]! - chunksOf.start[records[i]!]!;
-  const rows = new Uint32Array(count);
-  let ascending = true;
-  for (let i = 0, at = 0; i < records.length; i++) {
-    for (let c = chunksOf.start[records[i]!]!; c < chunksOf.start[records[i]! + 1]!; c++, at++) {
-      rows[at] = chunksOf.chunks[c]!;
-      if (at > 0 && rows[at]! <= rows[at - 1]!) ascending = false;
-    }
-  }
-  return ascending ? rows : rows.sort();
-}
-
 /** The records of the listed chunks (allowed ones: the scans' rows), each once, ascending. `marks` is all 0 before and after. */
 function recordsOf(chunkRecords: Uint32Array, lists: readonly Uint32Array[], marks: Uint8Array): Uint32Array {
   const out = new Uint32Array(lists.reduce((sum, list) => sum + list.length, 0));
@@ -407,16 +375,6 @@ function populationSample(chunksOf: RecordChunks, mask: Uint8Array): { records: 
   let seen = 0;
   for (let record = 0; record < recordCount; record++) if (mask[record] === 1 && seen++ % step === 0) records.push(record);
   return { records, chunks: chunksOfRecords(chunksOf, records) };
-}
-
-function recordChunks(chunkRecords: Uint32Array, recordCount: number): RecordChunks {
-  const start = new Uint32Array(recordCount + 1);
-  for (const record of chunkRecords) start[record + 1]!++;
-  for (let record = 0; record < recordCount; record++) start[record + 1]! += start[record]!;
-  const next = start.slice(0, recordCount);
-  const chunks = new Uint32Array(chunkRecords.length);
-  chunkRecords.forEach((record, chunk) => (chunks[next[record]!++] = chunk));
-  return { start, chunks };
 }
 
 function allowedChunkList(chunkMask: Uint8Array): number[] {
