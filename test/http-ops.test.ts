@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
 import { loadConfig } from '../api/config.ts';
 import { renderSitemap, renderSitemapIndex, SITEMAP_MAX_URLS, sitemapPageCount } from '../core/crawlers.ts';
-import { createCompression } from '../api/http/compression.ts';
+import { chooseCoding, createCompression } from '../api/http/compression.ts';
 import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
 import { REPO_ROOT } from '../core/paths.ts';
 import { writeFixtureContent } from '../devkit/fixture-content.ts';
@@ -159,6 +159,48 @@ describe('compression', () => {
     expect(response.headers['content-encoding']).toBe('gzip');
     expect(response.headers.etag).toMatch(/^W\/"/);
     await request(built.app).get('/records/TST-D1.md').set('Accept-Encoding', 'gzip').set('If-None-Match', response.headers.etag!).expect(304);
+  });
+
+  it('an answer sent whole is compressed at once: its length given, no chunks, the same bytes, every coding', async () => {
+    const plain = await request(built.app).get('/api/agent-entry').set('Accept-Encoding', 'identity').expect(200);
+    for (const [accept, coding] of [
+      ['gzip', 'gzip'],
+      ['br', 'br'],
+      ['deflate', 'deflate'],
+      ['gzip, deflate, br', 'br'],
+      ['gzip;q=1, br;q=0.5', 'gzip'],
+      ['*', 'br'],
+      ['br;q=0, *;q=0.3', 'gzip'],
+    ] as const) {
+      const response = await request(built.app).get('/api/agent-entry').set('Accept-Encoding', accept).expect(200);
+      expect(response.headers['content-encoding'], accept).toBe(coding);
+      expect(response.headers['transfer-encoding'], accept).toBeUndefined();
+      expect(Number(response.headers['content-length']), accept).toBeLessThan(Buffer.byteLength(plain.text));
+      expect(response.headers.vary).toMatch(/Accept-Encoding/i);
+      expect(response.text, accept).toBe(plain.text);
+    }
+    // What no coding is acceptable for, and a HEAD, stay as they are.
+    for (const accept of ['identity', 'gzip;q=0, br;q=0, deflate;q=0', 'gzip;q=0.2, identity;q=0.9']) {
+      const response = await request(built.app).get('/api/agent-entry').set('Accept-Encoding', accept).expect(200);
+      expect(response.headers['content-encoding'], accept).toBeUndefined();
+      expect(response.text).toBe(plain.text);
+    }
+    const head = await request(built.app).head('/api/agent-entry').set('Accept-Encoding', 'gzip').expect(200);
+    expect(head.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('chooseCoding reads weights, wildcards and identity as RFC 9110 says, and leaves what it cannot read to the stream', () => {
+    expect(chooseCoding(undefined)).toBeUndefined();
+    expect(chooseCoding('')).toBeUndefined();
+    expect(chooseCoding('gzip')).toBe('gzip');
+    expect(chooseCoding('GZIP ; Q=0.5')).toBe('gzip');
+    expect(chooseCoding('deflate, gzip')).toBe('gzip'); // ties: br, then gzip, then deflate
+    expect(chooseCoding('deflate;q=1, gzip;q=0.9')).toBe('deflate');
+    expect(chooseCoding('*;q=0')).toBeUndefined();
+    expect(chooseCoding('identity, gzip;q=0.5')).toBeUndefined(); // identity weighs more
+    expect(chooseCoding('compress, x-gzip')).toBeUndefined();
+    expect(chooseCoding('gzip;q=2')).toBeUndefined(); // not a weight: the stream negotiates
+    expect(chooseCoding('gzip;q=abc')).toBeUndefined();
   });
 
   describe('what is never compressed', () => {
