@@ -1,5 +1,5 @@
 /** Loads the build's artifacts into memory: the read model every route serves from. */
-import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { readExactly } from '../content-files/read-large.ts';
 import path from 'node:path';
 import { createDivergenceSchema } from '../schemas/content.ts';
@@ -8,6 +8,7 @@ import { buildManifest } from '../core/build-manifest.ts';
 import { deriveDivergence, type DivergenceFull, type WorkRecord } from '../core/records.ts';
 import type { PersistedRecord } from '../storage/store.ts';
 import { loadFullTextIndex } from '../core/search/fulltext.ts';
+import { kernelBytes } from '../core/search/passage-kernel.ts';
 import { createSearchIndex, DEFAULT_TUNING, type SearchTuning } from '../core/search/search-index.ts';
 import { approximatePathApplies } from '../core/search/chunk-scan.ts';
 import type { VectorSource } from '../core/search/vector-scan.ts';
@@ -44,7 +45,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const meta = readJson<SearchMeta>(paths.searchMeta);
   const vectors = fileVectorSource(paths.searchVectors);
   // The passages' text (passages.bin) is not read here: the index's forward index gives their words.
-  const fullText = await loadFullTextIndex(readFileSync(paths.searchFullText));
+  const fullText = await loadFullTextIndex(readFullText(paths.searchFullText));
   // Artifacts built before calibrated relevance carry none: the engine's default applies.
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);
@@ -95,6 +96,22 @@ function fileVectorSource(file: string): VectorSource {
       }
     },
   };
+}
+
+/**
+ * The full-text index file, read straight into the memory its WebAssembly kernel scores in
+ * (passage-kernel.ts: its postings are then not copied), or into a buffer where none runs.
+ */
+function readFullText(file: string): Uint8Array {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = kernelBytes(size) ?? Buffer.allocUnsafe(size);
+    readExactly(fd, bytes, 0, `${file} ended early: rebuild`);
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const TEXT_CACHE = 512;

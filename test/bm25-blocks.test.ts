@@ -7,17 +7,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bm25Idf } from '../core/search/bm25-pruned.ts';
-import { buildBm25Data, loadBm25Index, packFullText, type FullTextQueryOptions } from '../core/search/bm25.ts';
+import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, packFullText, PAUSE_PASSAGES, type FullTextQueryOptions } from '../core/search/bm25.ts';
+import { createPassageKernel, kernelBytes } from '../core/search/passage-kernel.ts';
 import { compactForwardIndex, COUNT_ESCAPE } from '../core/search/forward-index.ts';
 import { seededRandom } from '../core/random.ts';
 
 const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
 
-async function corpus() {
+async function corpus(records = 9_000) {
   const next = seededRandom(91);
   const vocabulary = Array.from({ length: 300 }, (_, i) => `t${i.toString(36)}x`);
   const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 3)]!; // a few words in most passages
-  const records = 9_000;
   const chunks: { record: number; text: string }[] = [];
   for (let record = 0; record < records; record++) {
     for (let i = 0; i < 4; i++) chunks.push({ record, text: Array.from({ length: 2 + Math.floor(next() * 12) }, word).join(' ') });
@@ -68,6 +68,57 @@ describe('BM25 by blocks of passages and through the forward index', () => {
       const allowed = Uint8Array.from({ length: records }, () => (next() < 0.3 ? 1 : 0));
       expect([...index.scores(question, OPTIONS, allowed)]).toEqual([...reference(data, terms, records, allowed)]);
     }
+  });
+
+  it('the same in the kernel over the index file read into its memory, and in JavaScript while a paused question holds the kernel', async () => {
+    // Past PAUSE_PASSAGES passages, so that a question pauses.
+    const { data, records } = await corpus(17_000);
+    expect(data.chunkRecords.length).toBeGreaterThan(PAUSE_PASSAGES);
+    const file = encodeFullText(data);
+    const bytes = kernelBytes(file.length);
+    expect(bytes, 'WebAssembly runs here').toBeDefined();
+    bytes!.set(file);
+    const index = await loadBm25Index(decodeFullText(bytes!));
+    const questions = ['t0x t1x t5x', 't2x t2x t9x t1ax trebled', 'tzx'];
+    const next = seededRandom(12);
+    for (const question of questions) {
+      const terms = index.queryTerms(question, OPTIONS);
+      expect([...index.scores(question, OPTIONS)]).toEqual([...reference(data, terms, records)]);
+      const allowed = Uint8Array.from({ length: records }, () => (next() < 0.5 ? 1 : 0));
+      // While this question pauses between blocks (its run holding the kernel), another is
+      // scored in JavaScript; both are the reference's.
+      const during: Float64Array[] = [];
+      const paused = await index.scoresPausing(question, OPTIONS, allowed, async () => {
+        during.push(index.scores(questions[(questions.indexOf(question) + 1) % questions.length]!, OPTIONS));
+      });
+      expect([...paused]).toEqual([...reference(data, terms, records, allowed)]);
+      expect(during.length).toBeGreaterThan(0);
+      const other = questions[(questions.indexOf(question) + 1) % questions.length]!;
+      for (const scores of during) expect([...scores]).toEqual([...reference(data, index.queryTerms(other, OPTIONS), records)]);
+    }
+    // A pause that fails ends its run: the kernel serves the next question.
+    await expect(index.scoresPausing('t0x', OPTIONS, undefined, () => Promise.reject(new Error('gone')))).rejects.toThrow('gone');
+    expect([...index.scores('t1x t2x', OPTIONS)]).toEqual([...reference(data, index.queryTerms('t1x t2x', OPTIONS), records)]);
+  });
+
+  it('the kernel takes one run at a time, lists of its own field only, and is free again after finish or release', () => {
+    const postings = Uint32Array.from([0, 1, 2, 3, 1, 2, 3, 1]);
+    const chunkRecords = Uint32Array.from([0, 0, 1, 1]);
+    const kernel = createPassageKernel({ postings, chunkRecords, recordCount: 2, block: 3 })!;
+    const norms = Float64Array.from([1, 2, 1, 0.5]);
+    const lists = [postings.subarray(0, 4), postings.subarray(4, 8)];
+    const run = kernel.begin(lists, [2, 1], norms, 'a')!;
+    expect(kernel.begin(lists, [2, 1], norms, 'a')).toBeUndefined();
+    run.step(0, 4);
+    const best = new Float64Array(2);
+    run.finish(best);
+    // Passages 0 and 1 (record 0): 2·1/(1+1), 1·2/(2+2); 2 and 3 (record 1, across the blocks): 2·3/(3+1), 1·1/(1+0.5).
+    expect([...best]).toEqual([Math.max(1, 0.5), Math.max(1.5, 1 / 1.5)]);
+    expect(() => run.step(0, 4)).toThrow(/ended/);
+    const again = kernel.begin(lists, [2, 1], norms, 'a')!;
+    again.release();
+    expect(kernel.begin([Uint32Array.from([0, 1])], [1], norms, 'a')).toBeUndefined(); // not a view of the field's postings
+    expect(kernel.begin(lists, [2, 1], norms, 'a')).toBeDefined();
   });
 
   it('scores given records through the forward index (many words, many records) and the postings (few) alike', async () => {

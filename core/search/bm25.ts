@@ -15,6 +15,7 @@
  */
 import { bm25Idf, createPrunedSearch, fieldCacheOf, fieldTerms, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { compactForwardIndex, forEachPassageTerm } from './forward-index.ts';
+import { createPassageKernel } from './passage-kernel.ts';
 import { createForwardKernel } from './forward-kernel.ts';
 import { createTermTokenizer } from './tokenizer.ts';
 
@@ -309,6 +310,8 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   // Length norms per field and parameters, shared by the exhaustive and the pruned scoring.
   const caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() };
   const pruned = createPrunedSearch(text, title, chunkRecords, caches, forward);
+  // The exhaustive scores in the WebAssembly kernel where it runs (passage-kernel.ts), the same sums.
+  const passageKernel = createPassageKernel({ postings: data.text.postings, chunkRecords, recordCount, block: PASSAGE_BLOCK });
 
   /**
    * Each allowed record's best passage score into `best`: the passages' sums (each term's
@@ -325,6 +328,25 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   ): Generator<void, void> {
     const lists = fieldTerms(text, terms, parameters, caches.text, false);
     const norms = fieldCacheOf(text, parameters, caches.text).norms;
+    const run = passageKernel?.begin(
+      lists.map((term) => term.list),
+      lists.map((term) => term.factor),
+      norms,
+      `${parameters.k1},${parameters.b}`,
+      allowed,
+    );
+    if (run) {
+      try {
+        for (let start = 0; start < chunkRecords.length; start += PASSAGE_BLOCK) {
+          run.step(start, Math.min(chunkRecords.length, start + PASSAGE_BLOCK));
+          yield;
+        }
+        run.finish(best);
+      } finally {
+        run.release();
+      }
+      return;
+    }
     const cursor = new Uint32Array(lists.length);
     // One buffer of passage scores for every query, zeroed as it is read: a fresh one the size
     // of the corpus costs more than the scoring on a large one.
@@ -369,25 +391,8 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     }
   }
 
-  /** The title scores added (titleBoost), once the passages' are in `best`. */
-  function addTitles(terms: ReadonlyMap<string, number>, options: FullTextQueryOptions, best: Float64Array, allowed: Uint8Array | undefined): Float64Array {
-    if (options.titleBoost > 0) {
-      // Σ_t w_t · idf_t · BM25 saturation per title (one a record), for the allowed records.
-      const titleScores = new Float64Array(recordCount);
-      for (const { list, factor, norms } of fieldTerms(title, terms, options.title, caches.title, false)) {
-        for (let i = 0; i < list.length; i += 2) {
-          const doc = list[i]!;
-          if (allowed && allowed[doc] !== 1) continue;
-          const tf = list[i + 1]!;
-          titleScores[doc] = titleScores[doc]! + (factor * tf) / (tf + norms[doc]!);
-        }
-      }
-      for (let record = 0; record < recordCount; record++) {
-        if (titleScores[record]! > 0) best[record] = best[record]! + options.titleBoost * titleScores[record]!;
-      }
-    }
-    return best;
-  }
+  const addTitles = (terms: ReadonlyMap<string, number>, options: FullTextQueryOptions, best: Float64Array, allowed: Uint8Array | undefined) =>
+    addTitleScores(title, caches.title, terms, options, best, allowed);
 
   const queryTerms = (query: string, options: FullTextQueryOptions) => weightedQueryTerms(tokenize(query), options);
 
@@ -419,10 +424,42 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
       const blocks = bestPassages(terms, options.text, best, allowed);
-      for (let passages = PASSAGE_BLOCK; !blocks.next().done; passages += PASSAGE_BLOCK) if (passages % PAUSE_PASSAGES === 0) await pause();
+      try {
+        for (let passages = PASSAGE_BLOCK; !blocks.next().done; passages += PASSAGE_BLOCK) if (passages % PAUSE_PASSAGES === 0) await pause();
+      } finally {
+        blocks.return(); // a pause that failed leaves no run holding the kernel
+      }
       return addTitles(terms, options, best, allowed);
     },
   };
+}
+
+/** The title scores added (titleBoost) to each allowed record's, once the passages' are in `best`. */
+function addTitleScores(
+  title: LoadedField,
+  cache: FieldCache,
+  terms: ReadonlyMap<string, number>,
+  options: FullTextQueryOptions,
+  best: Float64Array,
+  allowed: Uint8Array | undefined,
+): Float64Array {
+  if (options.titleBoost > 0) {
+    const recordCount = title.lengths.length;
+    // Σ_t w_t · idf_t · BM25 saturation per title (one a record), for the allowed records.
+    const titleScores = new Float64Array(recordCount);
+    for (const { list, factor, norms } of fieldTerms(title, terms, options.title, cache, false)) {
+      for (let i = 0; i < list.length; i += 2) {
+        const doc = list[i]!;
+        if (allowed && allowed[doc] !== 1) continue;
+        const tf = list[i + 1]!;
+        titleScores[doc] = titleScores[doc]! + (factor * tf) / (tf + norms[doc]!);
+      }
+    }
+    for (let record = 0; record < recordCount; record++) {
+      if (titleScores[record]! > 0) best[record] = best[record]! + options.titleBoost * titleScores[record]!;
+    }
+  }
+  return best;
 }
 
 /** A query's distinct terms, each with its weight (queryTermWeight), in query order. */

@@ -149,5 +149,74 @@
             (local.set $listed (i32.add (local.get $listed) (i32.const 1)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $each)))
-    (local.get $listed)))
-
+    (local.get $listed))
+  ;; The exhaustive BM25 of passages [from, to) (bm25.ts's bestPassages, passage-kernel.ts; the
+  ;; JavaScript loop's sums and maxima, bit for bit), a block of $block passages at a time: every
+  ;; term's postings in the block added into scratch (passage - block start -> its sum so far,
+  ;; f64, all 0 before and after), then each record's best over the block's passages into best
+  ;; (f64 per record). Term j: table[2j] the byte address of its next posting ([doc, tf] u32
+  ;; pairs, docs ascending), advanced here; table[2j + 1] the address past its last; factors[j]
+  ;; its factor. mask (a byte per record, 0 = left out) is read where $mask is not 0.
+  (func (export "bestPassages")
+    (param $table i32) (param $n i32) (param $factors i32) (param $norms i32)
+    (param $chunkRecords i32) (param $mask i32) (param $scratch i32) (param $best i32)
+    (param $from i32) (param $to i32) (param $block i32)
+    (local $start i32) (local $end i32) (local $j i32) (local $at i32) (local $stop i32)
+    (local $doc i32) (local $factor f64) (local $tf f64) (local $slot i32)
+    (local $chunk i32) (local $record i32) (local $next i32) (local $most f64) (local $score f64)
+    (local.set $start (local.get $from))
+    (block $blocksDone
+      (loop $blocks
+        (br_if $blocksDone (i32.ge_u (local.get $start) (local.get $to)))
+        (local.set $end (i32.add (local.get $start) (local.get $block)))
+        (if (i32.gt_u (local.get $end) (local.get $to)) (then (local.set $end (local.get $to))))
+        (local.set $j (i32.const 0))
+        (block $termsDone
+          (loop $terms
+            (br_if $termsDone (i32.ge_u (local.get $j) (local.get $n)))
+            (local.set $at (i32.load (i32.add (local.get $table) (i32.shl (local.get $j) (i32.const 3)))))
+            (local.set $stop (i32.load offset=4 (i32.add (local.get $table) (i32.shl (local.get $j) (i32.const 3)))))
+            (local.set $factor (f64.load (i32.add (local.get $factors) (i32.shl (local.get $j) (i32.const 3)))))
+            (block $listDone
+              (loop $postings
+                (br_if $listDone (i32.ge_u (local.get $at) (local.get $stop)))
+                (local.set $doc (i32.load (local.get $at)))
+                (br_if $listDone (i32.ge_u (local.get $doc) (local.get $end)))
+                (block $skip
+                  (if (local.get $mask)
+                    (then
+                      (br_if $skip (i32.eqz (i32.load8_u (i32.add (local.get $mask)
+                        (i32.load (i32.add (local.get $chunkRecords) (i32.shl (local.get $doc) (i32.const 2))))))))))
+                  (local.set $tf (f64.convert_i32_u (i32.load offset=4 (local.get $at))))
+                  (local.set $slot (i32.add (local.get $scratch) (i32.shl (i32.sub (local.get $doc) (local.get $start)) (i32.const 3))))
+                  (f64.store (local.get $slot)
+                    (f64.add (f64.load (local.get $slot))
+                      (f64.div (f64.mul (local.get $factor) (local.get $tf))
+                               (f64.add (local.get $tf) (f64.load (i32.add (local.get $norms) (i32.shl (local.get $doc) (i32.const 3)))))))))
+                (local.set $at (i32.add (local.get $at) (i32.const 8)))
+                (br $postings)))
+            (i32.store (i32.add (local.get $table) (i32.shl (local.get $j) (i32.const 3))) (local.get $at))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $terms)))
+        ;; The block's best per record, kept while a record's passages run on; scratch put back to 0.
+        (local.set $record (i32.load (i32.add (local.get $chunkRecords) (i32.shl (local.get $start) (i32.const 2)))))
+        (local.set $most (f64.load (i32.add (local.get $best) (i32.shl (local.get $record) (i32.const 3)))))
+        (local.set $chunk (local.get $start))
+        (block $maxDone
+          (loop $max
+            (br_if $maxDone (i32.ge_u (local.get $chunk) (local.get $end)))
+            (local.set $next (i32.load (i32.add (local.get $chunkRecords) (i32.shl (local.get $chunk) (i32.const 2)))))
+            (if (i32.ne (local.get $next) (local.get $record))
+              (then
+                (f64.store (i32.add (local.get $best) (i32.shl (local.get $record) (i32.const 3))) (local.get $most))
+                (local.set $record (local.get $next))
+                (local.set $most (f64.load (i32.add (local.get $best) (i32.shl (local.get $record) (i32.const 3)))))))
+            (local.set $slot (i32.add (local.get $scratch) (i32.shl (i32.sub (local.get $chunk) (local.get $start)) (i32.const 3))))
+            (local.set $score (f64.load (local.get $slot)))
+            (local.set $most (select (local.get $score) (local.get $most) (f64.gt (local.get $score) (local.get $most))))
+            (f64.store (local.get $slot) (f64.const 0))
+            (local.set $chunk (i32.add (local.get $chunk) (i32.const 1)))
+            (br $max)))
+        (f64.store (i32.add (local.get $best) (i32.shl (local.get $record) (i32.const 3))) (local.get $most))
+        (local.set $start (local.get $end))
+        (br $blocks)))))

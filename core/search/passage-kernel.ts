@@ -1,0 +1,167 @@
+/**
+ * The exhaustive BM25 of every passage (bm25.ts's bestPassages) in dot.wat's `bestPassages`:
+ * the same sums and the same best passage per record, bit for bit, in about half the time of
+ * the JavaScript loop at a million passages (bench/README.md, "The question's words in the
+ * kernel"), where the words are most of the time a question spends before its vector is known.
+ *
+ * The kernel reads the text field's postings and the passages' records where they lie in a
+ * WebAssembly memory: the server reads the index file straight into one (`kernelBytes`), so a
+ * million passages' 600 MB of postings are not held twice; any other index (a build's, a test's)
+ * is copied into a memory of the kernel's own. Its own regions come after them: each passage's
+ * length norm (for the parameters last asked), a block's sums, each record's best, the query's
+ * terms and a record mask.
+ *
+ * One question at a time: a run (`begin` … `finish`) holds the regions between its steps, and a
+ * question that begins while another's run is paused between steps is told no (undefined) and
+ * scores in JavaScript — the same scores.
+ */
+import { dotModule } from './vector-scan.ts';
+
+interface PassageExports {
+  bestPassages(
+    table: number,
+    n: number,
+    factors: number,
+    norms: number,
+    chunkRecords: number,
+    mask: number,
+    scratch: number,
+    best: number,
+    from: number,
+    to: number,
+    block: number,
+  ): void;
+}
+
+/** A run over one question's terms: `step` scores passages [from, to), `finish` gives each record's best. */
+export interface PassageRun {
+  step(from: number, to: number): void;
+  /** Each record's best passage score into `best` (of the records' length); the run ends. */
+  finish(best: Float64Array): void;
+  /** Ends the run without reading it (after a failure): the next question may begin. */
+  release(): void;
+}
+
+export interface PassageKernel {
+  /**
+   * A run for the given postings lists (views of the field's postings, in query order) and
+   * factors, under `norms` (one per passage; `normsKey` names them, so they are copied in only
+   * when they change) and the optional record mask; undefined when another run is under way or
+   * a list is not the field's (the caller then scores in JavaScript).
+   */
+  begin(lists: readonly Uint32Array[], factors: ArrayLike<number>, norms: Float64Array, normsKey: string, allowed?: Uint8Array): PassageRun | undefined;
+}
+
+const PAGE = 65536;
+const MAX_PAGES = 65536;
+const align16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
+/** Query terms a run takes at most (a longer query scores in JavaScript). */
+export const KERNEL_TERMS = 4096;
+
+/** The memories `kernelBytes` made, by the buffer its views see. */
+const memories = new WeakMap<ArrayBufferLike, WebAssembly.Memory>();
+
+/**
+ * `size` bytes at the start of a WebAssembly memory (shared, so that the kernel's regions can
+ * be added after them without moving them), for an index file to be read into; undefined where
+ * WebAssembly does not run or the size is past what a memory holds.
+ */
+export function kernelBytes(size: number): Uint8Array | undefined {
+  if (!dotModule() || size > (MAX_PAGES - 1) * PAGE) return undefined;
+  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(size / PAGE)), maximum: MAX_PAGES, shared: true });
+  memories.set(memory.buffer, memory);
+  return new Uint8Array(memory.buffer, 0, size);
+}
+
+export interface PassageField {
+  /** Every term's postings, one after the other ([doc, tf] pairs); lists are views of it. */
+  postings: Uint32Array;
+  chunkRecords: Uint32Array;
+  recordCount: number;
+  block: number;
+}
+
+/**
+ * The kernel over a field: in place where `postings` and `chunkRecords` lie in one memory
+ * `kernelBytes` made, else over copies of them; undefined where WebAssembly does not run or
+ * the memory would pass 4 GB.
+ */
+export function createPassageKernel({ postings, chunkRecords, recordCount, block }: PassageField): PassageKernel | undefined {
+  const module = dotModule();
+  if (!module) return undefined;
+  const passages = chunkRecords.length;
+  const inPlace = postings.buffer === chunkRecords.buffer ? memories.get(postings.buffer) : undefined;
+  const copied = inPlace ? 0 : align16(postings.byteLength) + align16(chunkRecords.byteLength);
+  const memory = inPlace ?? new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
+  // Layout after what is there: [postings][chunkRecords] when copied, then norms, scratch, best, table, factors, mask.
+  const start = align16(inPlace ? memory.buffer.byteLength : 0);
+  const postingsAt = inPlace ? postings.byteOffset : start;
+  const recordsAt = inPlace ? chunkRecords.byteOffset : start + align16(postings.byteLength);
+  const normsAt = start + copied;
+  const scratchAt = normsAt + align16(passages * 8);
+  const bestAt = scratchAt + align16(block * 8);
+  const tableAt = bestAt + align16(recordCount * 8);
+  const factorsAt = tableAt + KERNEL_TERMS * 8;
+  const maskAt = factorsAt + KERNEL_TERMS * 8;
+  const total = maskAt + align16(recordCount);
+  if (total > MAX_PAGES * PAGE) return undefined;
+  const pages = Math.ceil(total / PAGE) - memory.buffer.byteLength / PAGE;
+  if (pages > 0) memory.grow(pages);
+  const buffer = memory.buffer;
+  if (!inPlace) {
+    new Uint32Array(buffer, postingsAt, postings.length).set(postings);
+    new Uint32Array(buffer, recordsAt, passages).set(chunkRecords);
+  }
+  const kernel = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as PassageExports;
+  const normRegion = new Float64Array(buffer, normsAt, passages);
+  const bestRegion = new Float64Array(buffer, bestAt, recordCount);
+  const table = new Uint32Array(buffer, tableAt, KERNEL_TERMS * 2);
+  const factorRegion = new Float64Array(buffer, factorsAt, KERNEL_TERMS);
+  const mask = new Uint8Array(buffer, maskAt, recordCount);
+  let normsIn: string | undefined;
+  let busy = false;
+
+  /** A list's address in the kernel's memory, or -1 where it is not a view of the field's postings. */
+  function addressOf(list: Uint32Array): number {
+    const offset = list.byteOffset - postings.byteOffset;
+    if (list.buffer !== postings.buffer || offset < 0 || offset + list.byteLength > postings.byteLength || list.length % 2 !== 0) return -1;
+    return postingsAt + offset;
+  }
+
+  return {
+    begin(lists, factors, norms, normsKey, allowed) {
+      if (busy || lists.length > KERNEL_TERMS || norms.length !== passages || (allowed && allowed.length !== recordCount)) return undefined;
+      for (let j = 0; j < lists.length; j++) {
+        const at = addressOf(lists[j]!);
+        if (at < 0) return undefined;
+        table[2 * j] = at;
+        table[2 * j + 1] = at + lists[j]!.byteLength;
+        factorRegion[j] = factors[j]!;
+      }
+      if (normsIn !== normsKey) {
+        normRegion.set(norms);
+        normsIn = normsKey;
+      }
+      if (allowed) mask.set(allowed);
+      bestRegion.fill(0);
+      busy = true;
+      let open = true;
+      const end = () => {
+        if (open) busy = false;
+        open = false;
+      };
+      return {
+        step(from, to) {
+          if (!open) throw new Error('the passage kernel run has ended');
+          kernel.bestPassages(tableAt, lists.length, factorsAt, normsAt, recordsAt, allowed ? maskAt : 0, scratchAt, bestAt, from, to, block);
+        },
+        finish(best) {
+          if (!open) throw new Error('the passage kernel run has ended');
+          best.set(bestRegion);
+          end();
+        },
+        release: end,
+      };
+    },
+  };
+}
