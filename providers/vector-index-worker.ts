@@ -5,17 +5,22 @@
  * words (core/search/search-index.ts; bench/README.md, "The index beside the words"). The
  * search's plan (oversampling under filters) is the in-process index's (vector-index.ts),
  * one native search a message. The same thread takes the feedback's exact products over the
- * scan kernel's shared memory (shareScan), while the server's thread scores the feedback's words.
+ * scan kernel's shared memory (shareScan), while the server's thread scores the feedback's words,
+ * and, below the size where the graph pays, the shortlist itself: the nearest binary codes
+ * (shareCodes, binary-scan.ts's kernel) and their exact products in one message, while the
+ * server's thread reads the words' records and the population's sample.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
+import type { ApproximateVectorIndex, NearestCodes, RemoteCodes } from '../core/ports/vector-index.ts';
+import type { SharedCodes } from '../core/search/binary-scan.ts';
 import { checkQuery, checkRows, type SharedScan } from '../core/search/vector-scan.ts';
 import { checkIndexFile, DEFAULT_INDEX_PARAMETERS, nativeConfig, oversampled, type VectorIndexParameters } from './vector-index.ts';
 
 export interface VectorIndexWorker extends ApproximateVectorIndex {
   search(query: Float32Array, k: number, allowed?: Uint8Array): Promise<Uint32Array>;
   shareScan(shared: SharedScan): (query: Float32Array, rows: Uint32Array) => Promise<Float32Array>;
+  shareCodes(codes: SharedCodes, shared: SharedScan): RemoteCodes;
   /** Ends the worker (and its mapping); searches asked after this fail. */
   close(): Promise<void>;
 }
@@ -41,6 +46,21 @@ function shareScan(shared) {
     return out.slice(0, rows.length);
   };
 }
+// Each shared code scan by its number: the nearest codes' rows for a question's code (binary-scan.ts's kernel).
+const codeScans = new Map();
+function shareCodes(codes) {
+  const kernel = new WebAssembly.Instance(codes.module, { env: { memory: codes.memory } }).exports;
+  const query = new Uint8Array(codes.memory.buffer, codes.queryAt, codes.words * 8);
+  const mask = new Uint8Array(codes.memory.buffer, codes.maskAt, codes.count);
+  const nearest = new Uint32Array(codes.memory.buffer, codes.nearestAt, codes.count);
+  return (code, k, chunkMask) => {
+    query.set(code);
+    if (chunkMask) mask.set(chunkMask);
+    else mask.fill(1);
+    kernel.hamming(codes.codesAt, codes.count, codes.words, codes.queryAt, codes.maskAt, codes.outAt, codes.histogramAt);
+    return nearest.slice(0, kernel.nearestRows(codes.outAt, codes.count, codes.histogramAt, codes.words * 64, k, codes.nearestAt));
+  };
+}
 let index;
 try {
   const { Index } = require(workerData.usearch);
@@ -50,7 +70,7 @@ try {
 } catch (error) {
   parentPort.postMessage({ fatal: String((error && error.message) || error) });
 }
-parentPort.on('message', ({ id, query, k, shared, scan, rows }) => {
+parentPort.on('message', ({ id, query, k, shared, scan, rows, sharedCodes, codes, code, mask }) => {
   if (shared) {
     try {
       scans.set(scan, shareScan(shared));
@@ -59,7 +79,25 @@ parentPort.on('message', ({ id, query, k, shared, scan, rows }) => {
     }
     return;
   }
+  if (sharedCodes) {
+    try {
+      codeScans.set(codes, shareCodes(sharedCodes));
+    } catch (error) {
+      codeScans.set(codes, String((error && error.message) || error));
+    }
+    return;
+  }
   try {
+    if (code) {
+      const nearestOf = codeScans.get(codes);
+      if (typeof nearestOf !== 'function') throw new Error('the codes could not be shared: ' + nearestOf);
+      const products = scans.get(scan);
+      if (typeof products !== 'function') throw new Error('the scan kernel could not be shared: ' + products);
+      const near = nearestOf(code, k, mask);
+      const dots = products(query, near);
+      parentPort.postMessage({ id, near, dots }, [near.buffer, dots.buffer]);
+      return;
+    }
     if (rows) {
       const products = scans.get(scan);
       if (typeof products !== 'function') throw new Error('the scan kernel could not be shared: ' + products);
@@ -76,7 +114,7 @@ parentPort.on('message', ({ id, query, k, shared, scan, rows }) => {
 `;
 
 interface Pending {
-  resolve(answer: Uint32Array | Float32Array): void;
+  resolve(answer: Uint32Array | Float32Array | NearestCodes): void;
   reject(error: Error): void;
 }
 
@@ -85,6 +123,7 @@ type Reply =
   | { fatal: string }
   | { id: number; keys: Uint32Array }
   | { id: number; dots: Float32Array }
+  | ({ id: number } & NearestCodes)
   | { id: number; error: string };
 
 export interface VectorIndexWorkerOptions {
@@ -127,7 +166,7 @@ export async function openVectorIndexWorker(
     pending.delete(reply.id);
     if (pending.size === 0) worker.unref(); // an idle worker never keeps the process alive
     if ('error' in reply) job?.reject(new Error(`the vector index worker failed to answer: ${reply.error}`));
-    else job?.resolve('keys' in reply ? reply.keys : reply.dots);
+    else job?.resolve('keys' in reply ? reply.keys : 'near' in reply ? { near: reply.near, dots: reply.dots } : reply.dots);
   });
   worker.on('error', (error) => fail(new Error(`the vector index worker failed: ${error.message}`)));
   worker.on('exit', (code) => fail(new Error(`the vector index worker exited with code ${code}`)));
@@ -144,11 +183,19 @@ export async function openVectorIndexWorker(
   }
 
   /** Sends a question to the worker; its answer resolves the promise. */
-  function ask<T extends Uint32Array | Float32Array>(message: { query: Float32Array; k?: number; scan?: number; rows?: Uint32Array }): Promise<T> {
+  function ask<T extends Uint32Array | Float32Array | NearestCodes>(message: {
+    query: Float32Array;
+    k?: number;
+    scan?: number;
+    rows?: Uint32Array;
+    codes?: number;
+    code?: Uint8Array;
+    mask?: Uint8Array;
+  }): Promise<T> {
     if (failed) return Promise.reject(failed);
     return new Promise<T>((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve: resolve as (answer: Uint32Array | Float32Array) => void, reject });
+      pending.set(id, { resolve: resolve as Pending['resolve'], reject });
       worker.ref(); // keep the process alive while a question is in flight
       worker.postMessage({ id, ...message });
     });
@@ -173,6 +220,18 @@ export async function openVectorIndexWorker(
         checkQuery(query, shared.dims);
         checkRows(rows, shared.count);
         return ask<Float32Array>({ query, scan, rows });
+      };
+    },
+    shareCodes(codes, shared) {
+      const scan = nextScan++;
+      worker.postMessage({ shared, scan });
+      const codeScan = nextScan++;
+      worker.postMessage({ sharedCodes: codes, codes: codeScan });
+      return async (query, code, k, chunkMask) => {
+        checkQuery(query, shared.dims);
+        if (code.length !== codes.words * 8) throw new Error(`a code of ${code.length} bytes for codes of ${codes.words * 8}`);
+        if (chunkMask && chunkMask.length !== codes.count) throw new Error(`a mask of ${chunkMask.length} chunks for ${codes.count}`);
+        return ask<NearestCodes>({ query, code, k, codes: codeScan, scan, ...(chunkMask ? { mask: chunkMask } : {}) });
       };
     },
     async close() {

@@ -163,6 +163,45 @@ describe('the approximate chunk scan over binary codes (chunk-scan.ts)', () => {
     expect(asked).toBe(3);
   });
 
+  it('the other thread’s codes and products give the same cosines as this thread’s; where it cannot answer, this thread scans them', async () => {
+    const shortlist = 150;
+    const here = createChunkScan({ ...common, shortlist });
+    let asked = 0;
+    // A stand-in for the index's thread: the same kernel over the same shared memories.
+    const away = createChunkScan({
+      ...common,
+      shortlist,
+      shareCodes: (shared) => {
+        return async (query, code, k, chunkMask) => {
+          asked++;
+          expect(shared.count).toBe(count);
+          const own = new Uint8Array(DIMS / 8);
+          signCode(query, 0, DIMS, own, 0);
+          expect([...code]).toEqual([...own]);
+          const near = createBinaryScan(vectors, DIMS).nearest(query, k, chunkMask);
+          return { near, dots: scanner.dotsOf(query, near).slice() };
+        };
+      },
+    });
+    const failing = createChunkScan({ ...common, shortlist, shareCodes: () => () => Promise.reject(new Error('the thread is gone')) });
+    const filter = Uint8Array.from({ length: recordCount }, (_, record) => (record % 4 === 1 ? 0 : 1));
+    for (let q = 0; q < 4; q++) {
+      const query = unitRows(1, DIMS, 700 + q);
+      for (const mask of [new Uint8Array(recordCount).fill(1), filter]) {
+        const expected = await here.scan(query, mask, [3, 9], here.shortlist(query, mask));
+        for (const scan of [away, failing]) {
+          const found = await scan.scan(query, mask, [3, 9], scan.shortlist(query, mask));
+          expect([...found.best]).toEqual([...expected.best]);
+          expect([...found.bestChunk]).toEqual([...expected.bestChunk]);
+          expect([...found.scored!]).toEqual([...expected.scored!]);
+          expect(found.population).toEqual(expected.population);
+        }
+      }
+    }
+    expect(asked).toBe(8);
+    expect(graphAsked).toBe(0);
+  });
+
   it('asks the graph from codesBelow chunks on, and scans exactly where the graph fails', async () => {
     const scan = createChunkScan({ ...common, shortlist: 10, codesBelow: count });
     const exact = createChunkScan({ ...common, approximate: undefined, shortlist: 10 });

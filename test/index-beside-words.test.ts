@@ -15,6 +15,7 @@ import type { Embedder } from '../core/ports/embedder.ts';
 import type { ApproximateVectorIndex } from '../core/ports/vector-index.ts';
 import { seededRandom } from '../core/random.ts';
 import { createVectorScanner } from '../core/search/vector-scan.ts';
+import { createBinaryScan, signCode } from '../core/search/binary-scan.ts';
 import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
 import { searchRecord } from './helpers/search-record.ts';
 import { createVectorIndex } from '../providers/vector-index.ts';
@@ -148,19 +149,19 @@ describe('the index beside the words', () => {
 
 describe('the vector index in a worker thread', () => {
   const DIMS = 16;
-  async function saved() {
+  async function saved(dims = DIMS) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'index-worker-'));
     dirs.push(dir);
     const next = seededRandom(3);
     const count = 600;
-    const vectors = Float32Array.from({ length: count * DIMS }, () => next() - 0.5);
+    const vectors = Float32Array.from({ length: count * dims }, () => next() - 0.5);
     for (let row = 0; row < count; row++) {
-      const v = vectors.subarray(row * DIMS, (row + 1) * DIMS);
+      const v = vectors.subarray(row * dims, (row + 1) * dims);
       const norm = Math.hypot(...v);
       v.forEach((x, d) => (v[d] = x / norm));
     }
     const parameters = { quantization: 'f32' as const, connectivity: 16, expansionAdd: 128, expansionSearch: 128, addThreads: 1 };
-    const index = await createVectorIndex(DIMS, parameters);
+    const index = await createVectorIndex(dims, parameters);
     index.add(vectors, 0);
     const file = path.join(dir, 'vectors.usearch');
     index.save(file);
@@ -221,6 +222,44 @@ describe('the vector index in a worker thread', () => {
       const broken = worker.shareScan({ ...scanner.shared!, module: {} as WebAssembly.Module });
       await expect(broken(query, rows)).rejects.toThrow(/could not be shared/);
       expect([...(await products(query, rows))]).toEqual([...scanner.dotsOf(query, rows)]);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('scans the binary codes and takes their products in one answer, the rows and values of this thread’s scan bit for bit', async () => {
+    const dims = 64;
+    const { file, vectors, count, parameters } = await saved(dims);
+    const scanner = createVectorScanner(vectors, dims);
+    const codes = createBinaryScan(scanner.vectors, dims);
+    const worker = await openVectorIndexWorker(file, dims, parameters);
+    try {
+      const remote = worker.shareCodes(codes.shared, scanner.shared!);
+      const codeOf = (query: Float32Array) => {
+        const code = new Uint8Array(dims / 8);
+        signCode(query, 0, dims, code, 0);
+        return code;
+      };
+      const rare = Uint8Array.from({ length: count }, (_, chunk) => (chunk % 7 === 0 ? 1 : 0));
+      const questions = [0, 1, 2, 3, 4, 5].map((row) => ({
+        query: vectors.slice(row * dims, (row + 1) * dims),
+        k: 5 + 40 * row,
+        mask: row % 2 ? rare : undefined,
+      }));
+      // Asked together, and while this thread scans the same codes itself: each answer its own.
+      const answers = await Promise.all(questions.map(({ query, k, mask }) => remote(query, codeOf(query), k, mask)));
+      answers.forEach(({ near, dots }, q) => {
+        const { query, k, mask } = questions[q]!;
+        const expected = codes.nearest(query, k, mask);
+        expect([...near]).toEqual([...expected]);
+        expect([...dots]).toEqual([...scanner.dotsOf(query, expected)]);
+      });
+      const query = questions[0]!.query;
+      await expect(remote(query, new Uint8Array(3), 5)).rejects.toThrow(/a code of 3 bytes/);
+      await expect(remote(query, codeOf(query), 5, new Uint8Array(count + 1))).rejects.toThrow(/a mask of/);
+      const broken = worker.shareCodes({ ...codes.shared, module: {} as WebAssembly.Module }, scanner.shared!);
+      await expect(broken(query, codeOf(query), 5)).rejects.toThrow(/could not be shared/);
+      expect([...(await remote(query, codeOf(query), 5)).near]).toEqual([...codes.nearest(query, 5)]);
     } finally {
       await worker.close();
     }

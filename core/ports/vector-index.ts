@@ -6,7 +6,17 @@
  * index in this thread (the build) answers at once; the server's, in a worker thread of its own
  * (vector-index-worker.ts), answers later, so that the question's words are scored meanwhile.
  */
+import type { SharedCodes } from '../search/binary-scan.ts';
 import type { SharedScan } from '../search/vector-scan.ts';
+
+/** The nearest codes' chunks (ascending) and their exact products with the question, in the same order. */
+export interface NearestCodes {
+  near: Uint32Array;
+  dots: Float32Array;
+}
+
+/** The `k` nearest codes to `code` (the question's, signCode) among the chunks `chunkMask` allows, and their products with `query`. */
+export type RemoteCodes = (query: Float32Array, code: Uint8Array, k: number, chunkMask?: Uint8Array) => Promise<NearestCodes>;
 
 export interface ApproximateVectorIndex {
   /** How many vectors it holds. */
@@ -24,4 +34,10 @@ export interface ApproximateVectorIndex {
    * scanner's dotsOf), so that the feedback's vectors are scored beside its words.
    */
   shareScan?(shared: SharedScan): (query: Float32Array, rows: Uint32Array) => Promise<Float32Array>;
+  /**
+   * From that thread too, the shortlist without the graph: the nearest binary codes by a whole
+   * scan of them (binary-scan.ts's kernel over its shared memory, the same rows) and their exact
+   * products over the scan kernel's memory, in one answer.
+   */
+  shareCodes?(codes: SharedCodes, shared: SharedScan): RemoteCodes;
 }

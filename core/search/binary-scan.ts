@@ -7,7 +7,9 @@
  * of the corpus: the whole scan is the nearest codes themselves (not an approximation of them),
  * in a fraction of the time (bench/README.md, "The shortlist without the graph").
  *
- * Memory: the codes, dims / 8 bytes a chunk, in the kernel's own memory (dot.wat's `hamming`).
+ * Memory: the codes, dims / 8 bytes a chunk, in the kernel's own memory (dot.wat's `hamming` and
+ * `nearestRows`, which also pick the nearest), and per thread that scans them 9 bytes a chunk of
+ * regions (the mask, the distances, the rows picked).
  */
 import { dotModule } from './vector-scan.ts';
 
@@ -18,14 +20,35 @@ export interface BinaryScan {
    * chunk without it), ascending by chunk; ties at the cut taken in chunk order.
    */
   nearest(query: Float32Array, k: number, chunkMask?: Uint8Array): Uint32Array;
+  /** What another thread needs to run the same scan over the same codes (regions of its own): providers/vector-index-worker.ts. */
+  readonly shared: SharedCodes;
+}
+
+/**
+ * The codes' kernel and memory for a second thread, which instantiates the module over the
+ * memory, puts the query's code (signCode) and the mask in its own regions, and calls
+ * `hamming(codesAt, count, words, queryAt, maskAt, outAt, histogramAt)` then
+ * `nearestRows(outAt, count, histogramAt, words * 64, k, nearestAt)`.
+ */
+export interface SharedCodes {
+  module: WebAssembly.Module;
+  memory: WebAssembly.Memory;
+  count: number;
+  /** 64-bit words a code. */
+  words: number;
+  codesAt: number;
+  queryAt: number;
+  maskAt: number;
+  outAt: number;
+  histogramAt: number;
+  nearestAt: number;
 }
 
 interface HammingExports {
-  hamming(codes: number, count: number, words: number, query: number, mask: number, out: number): void;
+  hamming(codes: number, count: number, words: number, query: number, mask: number, out: number, histogram: number): void;
+  nearestRows(distances: number, count: number, histogram: number, most: number, k: number, out: number): number;
 }
 
-/** A masked-off chunk's distance in the kernel's output. */
-const MASKED = 65535;
 const PAGE = 65536;
 const align16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
 
@@ -43,60 +66,57 @@ export function signCode(vector: Float32Array, offset: number, dims: number, tar
   }
 }
 
+/** A thread's regions: the query's code, the mask, the distances, their histogram, the nearest rows (at most every row). */
+function regions(at: number, count: number, dims: number) {
+  const queryAt = align16(at);
+  const maskAt = queryAt + align16(dims / 8);
+  const outAt = maskAt + align16(count);
+  const histogramAt = outAt + align16(count * 4);
+  const nearestAt = histogramAt + align16((dims + 1) * 4);
+  return { queryAt, maskAt, outAt, histogramAt, nearestAt, end: nearestAt + align16(count * 4) };
+}
+
 /** The codes of `count` rows of `dims` floats, computed once here. */
 export function createBinaryScan(vectors: Float32Array, dims: number): BinaryScan {
   const module = dotModule();
   if (!binaryScanSupported(dims) || !module) throw new Error(`no binary scan over ${dims} dimensions here`);
   const count = vectors.length / dims;
   const codeBytes = dims / 8;
-  // Layout: [codes][query's code][mask][distances], each 16-byte aligned.
+  // Layout: [codes], then this thread's regions and another thread's (pages it never touches take no memory).
   const codesAt = 0;
-  const queryAt = align16(count * codeBytes);
-  const maskAt = queryAt + align16(codeBytes);
-  const outAt = maskAt + align16(count);
-  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil((outAt + count * 4) / PAGE)), maximum: 65536, shared: true });
+  const own = regions(count * codeBytes, count, dims);
+  const second = regions(own.end, count, dims);
+  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(second.end / PAGE)), maximum: 65536, shared: true });
   const kernel = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as HammingExports;
   const bytes = new Uint8Array(memory.buffer);
   for (let row = 0; row < count; row++) signCode(vectors, row * dims, dims, bytes, codesAt + row * codeBytes);
-  const mask = new Uint8Array(memory.buffer, maskAt, count);
-  const distances = new Int32Array(memory.buffer, outAt, count);
-  const histogram = new Uint32Array(dims + 1);
+  const mask = new Uint8Array(memory.buffer, own.maskAt, count);
+  const nearest = new Uint32Array(memory.buffer, own.nearestAt, count);
+  const words = dims / 64;
 
   return {
     count,
+    shared: {
+      module,
+      memory,
+      count,
+      words,
+      codesAt,
+      queryAt: second.queryAt,
+      maskAt: second.maskAt,
+      outAt: second.outAt,
+      histogramAt: second.histogramAt,
+      nearestAt: second.nearestAt,
+    },
     nearest(query, k, chunkMask) {
       if (query.length !== dims) throw new Error(`query has ${query.length} dimensions, the codes ${dims}`);
       if (chunkMask && chunkMask.length !== count) throw new Error(`a mask of ${chunkMask.length} chunks for ${count}`);
-      signCode(query, 0, dims, bytes, queryAt);
+      signCode(query, 0, dims, bytes, own.queryAt);
       if (chunkMask) mask.set(chunkMask);
       else mask.fill(1);
-      kernel.hamming(codesAt, count, dims / 64, queryAt, maskAt, outAt);
-      histogram.fill(0);
-      let allowed = 0;
-      for (let row = 0; row < count; row++) {
-        const distance = distances[row]!;
-        if (distance === MASKED) continue;
-        histogram[distance]!++;
-        allowed++;
-      }
-      const wanted = Math.min(Math.max(0, k), allowed);
-      // The cut: the least distance at which `wanted` codes are reached; below it every code is
-      // taken, at it the first in chunk order.
-      let cut = 0;
-      let below = 0;
-      while (cut <= dims && below + histogram[cut]! < wanted) below += histogram[cut++]!;
-      let atCut = wanted - below;
-      const out = new Uint32Array(wanted);
-      let at = 0;
-      for (let row = 0; row < count && at < wanted; row++) {
-        const distance = distances[row]!;
-        if (distance < cut) out[at++] = row;
-        else if (distance === cut && atCut > 0) {
-          out[at++] = row;
-          atCut--;
-        }
-      }
-      return out;
+      kernel.hamming(codesAt, count, words, own.queryAt, own.maskAt, own.outAt, own.histogramAt);
+      const n = kernel.nearestRows(own.outAt, count, own.histogramAt, dims, Math.max(0, Math.min(k, count)), own.nearestAt);
+      return nearest.slice(0, n);
     },
   };
 }

@@ -10,9 +10,9 @@
  *     the exact scan, as does an index that fails; a filter that leaves few chunks is scanned
  *     exactly at once.
  */
-import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
+import type { ApproximateVectorIndex, RemoteCodes } from '../ports/vector-index.ts';
 import { createVectorScanner, type VectorScanner } from './vector-scan.ts';
-import { binaryScanSupported, createBinaryScan } from './binary-scan.ts';
+import { binaryScanSupported, createBinaryScan, signCode, type SharedCodes } from './binary-scan.ts';
 import { chunksOfRecords, passagesOf, recordChunks, type RecordChunks } from './record-chunks.ts';
 
 /** Below this many chunks the exact scan is the default (measured by bench/ann.ts; ADR 0018). */
@@ -111,6 +111,8 @@ export interface ChunkScanInput {
   chunkKeys?: Uint32Array | undefined;
   /** The scanner's dotsOf, run in another thread (ApproximateVectorIndex.shareScan): the same values. */
   remoteDots?: ((query: Float32Array, rows: Uint32Array) => Promise<Float32Array>) | undefined;
+  /** The codes' scan and the shortlist's products, run in another thread (ApproximateVectorIndex.shareCodes): the same rows and values. */
+  shareCodes?: ((codes: SharedCodes) => RemoteCodes) | undefined;
 }
 
 /** Chunk numbers and the index's keys, both ways (identity when the build numbered keys as chunks). */
@@ -187,6 +189,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   /** All 0 between calls of recordsOf (which runs without a pause): the records already listed. */
   const scoredMarks = new Uint8Array(recordCount);
   const codes = chunkCount < (input.codesBelow ?? CODES_BELOW) && binaryScanSupported(dims) ? createBinaryScan(scanner.vectors, dims) : undefined;
+  const remoteCodes = codes && input.shareCodes?.(codes.shared);
 
   /**
    * Exact cosines of the given chunks (the allowed records'), in ascending order: the scan's
@@ -226,6 +229,17 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       for (let chunk = 0; chunk < chunkCount; chunk++) allowedChunks += chunkMask[chunk] = mask[chunkRecords[chunk]!]!;
       // Few enough allowed chunks to re-score them all: exact, and cheaper than asking the index.
       if (allowedChunks <= shortlist * 4) return { kind: 'allowed', chunks: allowedChunkList(chunkMask) };
+    }
+    if (codes && remoteCodes) {
+      // The other thread scans the codes and takes their products while this one reads the
+      // words' records and the population (scan()); where it cannot, this thread does both.
+      const code = new Uint8Array(dims / 8);
+      signCode(query, 0, dims, code, 0);
+      const answer = await remoteCodes(query, code, shortlist, chunkMask).catch(() => undefined);
+      if (answer) {
+        if (answer.near.length < Math.min(shortlist, allowedChunks)) return { kind: 'exact' };
+        return { kind: 'near', chunks: answer.near, products: { rows: answer.near, dots: Promise.resolve(answer.dots) } };
+      }
     }
     const near = codes ? codes.nearest(query, shortlist, chunkMask) : keys.toChunks(await index.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
     if (near.length < Math.min(shortlist, allowedChunks)) return { kind: 'exact' };

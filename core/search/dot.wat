@@ -67,11 +67,18 @@
         (br $each))))
   ;; out[c] = the Hamming distance of codes[c] to the query's code (both `words` 64-bit words
   ;; of sign bits, binary-scan.ts) for each c < count with mask[c] != 0; 65535 where mask[c] == 0.
+  ;; histogram (u32 per distance 0 .. words * 64) is zeroed, then counts the distances written.
   (func (export "hamming")
     (param $codes i32) (param $count i32) (param $words i32)
-    (param $query i32) (param $mask i32) (param $out i32)
-    (local $c i32) (local $w i32) (local $row i32) (local $bytes i32) (local $sum i64)
+    (param $query i32) (param $mask i32) (param $out i32) (param $histogram i32)
+    (local $c i32) (local $w i32) (local $row i32) (local $bytes i32) (local $sum i64) (local $d i32) (local $slot i32)
     (local.set $bytes (i32.shl (local.get $words) (i32.const 3)))
+    (block $zeroed
+      (loop $zero
+        (br_if $zeroed (i32.gt_u (local.get $d) (i32.shl (local.get $words) (i32.const 6))))
+        (i32.store (i32.add (local.get $histogram) (i32.shl (local.get $d) (i32.const 2))) (i32.const 0))
+        (local.set $d (i32.add (local.get $d) (i32.const 1)))
+        (br $zero)))
     (local.set $row (local.get $codes))
     (block $done
       (loop $rows
@@ -87,10 +94,56 @@
                                      (i64.load (i32.add (local.get $query) (local.get $w)))))))
               (local.set $w (i32.add (local.get $w) (i32.const 8)))
               (br_if $bits (i32.lt_u (local.get $w) (local.get $bytes))))
-            (i32.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (i32.wrap_i64 (local.get $sum)))))
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2))) (i32.wrap_i64 (local.get $sum)))
+            (local.set $slot (i32.add (local.get $histogram) (i32.shl (i32.wrap_i64 (local.get $sum)) (i32.const 2))))
+            (i32.store (local.get $slot) (i32.add (i32.load (local.get $slot)) (i32.const 1)))))
         (local.set $row (i32.add (local.get $row) (local.get $bytes)))
         (local.set $c (i32.add (local.get $c) (i32.const 1)))
         (br $rows))))
+  ;; The rows of the k nearest distances (hamming's out and histogram, distances 0 .. $most),
+  ;; ascending: every row below the cut (the least distance at which k rows are reached, or all
+  ;; the rows counted where they are fewer) and the first rows at it in row order, into out
+  ;; (u32); their number is returned.
+  (func (export "nearestRows")
+    (param $distances i32) (param $count i32) (param $histogram i32) (param $most i32) (param $k i32) (param $out i32)
+    (result i32)
+    (local $cut i32) (local $below i32) (local $counted i32) (local $wanted i32) (local $atCut i32)
+    (local $row i32) (local $n i32) (local $d i32)
+    (block $summed
+      (loop $sum
+        (br_if $summed (i32.gt_u (local.get $d) (local.get $most)))
+        (local.set $counted (i32.add (local.get $counted) (i32.load (i32.add (local.get $histogram) (i32.shl (local.get $d) (i32.const 2))))))
+        (local.set $d (i32.add (local.get $d) (i32.const 1)))
+        (br $sum)))
+    (local.set $wanted (select (local.get $k) (local.get $counted) (i32.lt_u (local.get $k) (local.get $counted))))
+    (block $found
+      (loop $cuts
+        (br_if $found (i32.gt_u (local.get $cut) (local.get $most)))
+        (br_if $found (i32.ge_u
+          (i32.add (local.get $below) (i32.load (i32.add (local.get $histogram) (i32.shl (local.get $cut) (i32.const 2)))))
+          (local.get $wanted)))
+        (local.set $below (i32.add (local.get $below) (i32.load (i32.add (local.get $histogram) (i32.shl (local.get $cut) (i32.const 2))))))
+        (local.set $cut (i32.add (local.get $cut) (i32.const 1)))
+        (br $cuts)))
+    (local.set $atCut (i32.sub (local.get $wanted) (local.get $below)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $row) (local.get $count)))
+        (br_if $done (i32.ge_u (local.get $n) (local.get $wanted)))
+        (local.set $d (i32.load (i32.add (local.get $distances) (i32.shl (local.get $row) (i32.const 2)))))
+        (if (i32.lt_u (local.get $d) (local.get $cut))
+          (then
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))) (local.get $row))
+            (local.set $n (i32.add (local.get $n) (i32.const 1))))
+          (else
+            (if (i32.and (i32.eq (local.get $d) (local.get $cut)) (i32.gt_u (local.get $atCut) (i32.const 0)))
+              (then
+                (i32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))) (local.get $row))
+                (local.set $n (i32.add (local.get $n) (i32.const 1)))
+                (local.set $atCut (i32.sub (local.get $atCut) (i32.const 1)))))))
+        (local.set $row (i32.add (local.get $row) (i32.const 1)))
+        (br $rows)))
+    (local.get $n))
   ;; BM25 of listed passages through the forward index (forward-kernel.ts): for i < n, passage
   ;; docs[i]'s pairs offsets[doc] .. offsets[doc + 1] (term ids, u16 or with $wide u32, and u8
   ;; counts) looked up in slots (term id -> query position + 1, 0 elsewhere); each match's

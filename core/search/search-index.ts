@@ -4,7 +4,8 @@
  * for diversity of voices. Pure given its inputs (vectors, index, query embedder).
  */
 import type { Embedder } from '../ports/embedder.ts';
-import type { ApproximateVectorIndex } from '../ports/vector-index.ts';
+import type { ApproximateVectorIndex, RemoteCodes } from '../ports/vector-index.ts';
+import type { SharedCodes } from './binary-scan.ts';
 import type { Bm25Parameters, FullTextIndex, FullTextQueryOptions } from './bm25.ts';
 import { createLexicalSide } from './lexical-side.ts';
 import { APPROXIMATE_FROM, CODES_BELOW, createChunkScan, type CosinePopulation } from './chunk-scan.ts';
@@ -12,7 +13,7 @@ import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './ty
 import { gather, nthLargest } from './select.ts';
 import { embeddingModel } from './embedding-model.ts';
 import { calibratedRelevance, DEFAULT_RELEVANCE_MODEL, signalsOf, type RelevanceModel } from './relevance.ts';
-import { createVectorScanner, type ScanKernel, type VectorSource } from './vector-scan.ts';
+import { createVectorScanner, type ScanKernel, type SharedScan, type VectorSource } from './vector-scan.ts';
 import { feedbackQuery } from './lexical-feedback.ts';
 import { bestOf, fuseScope, gatherScope, rankByWords, sparseScope, type FusionScope, type WordRanking } from './fusion.ts';
 
@@ -289,12 +290,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   checkInputs(input, chunkRecords.length);
   const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel });
   const vectors = scanner.vectors;
-  const fullTextOptions = {
-    text: tuning.bm25,
-    title: tuning.titleBm25,
-    titleBoost: tuning.titleBoost,
-    queryTermWeight: tuning.queryTermWeight,
-  };
+  const fullTextOptions = { text: tuning.bm25, title: tuning.titleBm25, titleBoost: tuning.titleBoost, queryTermWeight: tuning.queryTermWeight };
   // Records the ranking by words keeps: the first ranking's pool and candidates, the shortlist's word records.
   const wordsRanked = Math.max(tuning.candidates, tuning.feedbackPool, tuning.approximateWordRecords);
   const chunkScan = createChunkScan({
@@ -309,6 +305,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     chunkKeys: meta.chunk_keys ? Uint32Array.from(meta.chunk_keys) : undefined,
     // Where the index answers from another thread, that thread scores the feedback's vectors too.
     remoteDots: scanner.shared && input.approximate?.shareScan?.(scanner.shared),
+    shareCodes: sharedCodes(input.approximate, scanner.shared),
   });
 
   const lexicalSide = createLexicalSide({
@@ -427,6 +424,12 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       return hits.slice(0, k).map((hit) => ({ ...hit, score: round(hit.score) }));
     },
   };
+}
+
+/** The index's thread's scan of the binary codes, over the scan kernel's memory, where it offers one. */
+function sharedCodes(approximate: ApproximateVectorIndex | undefined, shared: SharedScan | undefined): ((codes: SharedCodes) => RemoteCodes) | undefined {
+  const share = approximate?.shareCodes?.bind(approximate);
+  return share && shared ? (codes) => share(codes, shared) : undefined;
 }
 
 /**
