@@ -33,8 +33,10 @@ export interface LoadOptions {
   relevance?: RelevanceModel;
   /** Relevance floors set by the deployment's configuration, over the calibration's own. */
   relevanceFloors?: Partial<RelevanceModel['floors']>;
-  /** Told if the approximate index's worker thread fails while serving (its searches fail from then on). */
+  /** Told if the approximate index's worker thread fails while serving (its searches take the exact scan until a new thread is up). */
   onSearchFailure?: (error: Error) => void;
+  /** Told when a new thread serves the approximate index again after such a failure. */
+  onSearchRecovery?: () => void;
 }
 
 export async function loadCorpus(artifactsDir: string, embedder: Embedder, tuning?: Partial<SearchTuning>, options: LoadOptions = {}): Promise<Corpus> {
@@ -58,6 +60,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     existsSync(paths.searchVectorIndex) && approximatePathApplies(meta.chunk_records.length, tuning?.approximateFrom ?? DEFAULT_TUNING.approximateFrom)
       ? await openVectorIndexWorker(paths.searchVectorIndex, meta.embedder.dims, undefined, {
           ...(options.onSearchFailure ? { onFailure: options.onSearchFailure } : {}),
+          ...(options.onSearchRecovery ? { onRecovery: options.onSearchRecovery } : {}),
         })
       : undefined;
   return {

@@ -18,6 +18,7 @@ import { createLogger, lineLog } from './ops/logger.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { answerClusterScrapes, clusterScrape, registryScrape, serveMetrics } from './ops/metrics-server.ts';
 import { createReadiness } from './ops/readiness.ts';
+import { createIndexHealth } from './ops/index-health.ts';
 import { createDrain } from './ops/drain.ts';
 import { countStoreErrors } from './ops/instrument-store.ts';
 import { warmUp } from './warm-up.ts';
@@ -40,16 +41,12 @@ async function main(): Promise<void> {
   if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(useLite, config)}`);
   const embedder = metrics.timedEmbedder(withQueryCache(useLite));
   let corpus;
-  // A failure of the vector index's worker thread while serving: every approximate search fails
-  // from then on, so the process says it is not ready (marked once readiness exists).
-  let searchFailure: Error | undefined;
-  let searchFailed = (error: Error) => {
-    searchFailure = error;
-  };
+  const indexHealth = createIndexHealth(log, (message) => logger.error(message));
   try {
     corpus = await loadCorpus(config.artifactsDir, embedder, undefined, {
       relevanceFloors: config.relevanceFloors,
-      onSearchFailure: (error) => searchFailed(error),
+      onSearchFailure: indexHealth.failed,
+      onSearchRecovery: indexHealth.recovered,
     });
   } catch (error) {
     if (error instanceof ArtifactsMissingError) {
@@ -66,11 +63,7 @@ async function main(): Promise<void> {
   const shared = isSharedStore(config.storePath) || cluster.isWorker;
   const store = countStoreErrors(await openStore(config.storePath), isSharedStore(config.storePath) ? 'postgres' : 'sqlite', metrics.storeError);
   const readiness = createReadiness({ store, pending: { embedder: 'the question embedder and the search are warming up' } });
-  searchFailed = (error) => {
-    logger.error(`${error.message}: searches fall back to the exact scan (slower) until the process restarts`);
-    readiness.mark('artifacts', `the vector index's worker thread failed (${error.message}): restart the process`);
-  };
-  if (searchFailure) searchFailed(searchFailure);
+  indexHealth.attach(readiness);
   metrics.watch({ store, embeddingQueue: () => useLite.queuedTexts });
   const restored = applyPersistedRecords(corpus, await store.listRecords(), new Date());
   if (restored > 0) log(`${restored} Atlas records persisted from live councils restored from the store`);

@@ -10,6 +10,7 @@
  * (shareCodes, binary-scan.ts's kernel) and their exact products in one message, while the
  * server's thread reads the words' records and the population's sample.
  */
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ApproximateVectorIndex, NearestCodes, RemoteCodes } from '../core/ports/vector-index.ts';
@@ -128,13 +129,69 @@ type Reply =
 
 export interface VectorIndexWorkerOptions {
   /**
-   * Told once if the worker thread fails or exits after it opened the index (not on close()):
-   * every search then fails, so the server reports itself not ready (api/server.ts).
+   * Told each time the worker thread fails or exits after it opened the index (not on close()):
+   * searches fail from then on (the server's fall back to the exact scan) until a new thread
+   * has opened the index again, so the server reports itself not ready meanwhile (api/server.ts).
    */
   onFailure?: (error: Error) => void;
+  /** Told when a new thread has opened the index after a failure: searches are answered again. */
+  onRecovery?: () => void;
+  /** Milliseconds before each attempt at a new thread after a failure; the last repeats. */
+  restartDelays?: readonly number[];
 }
 
-/** Opens the index saved at `file` in a new worker thread; rejects when the worker cannot map it or its dimension is not `dims`. */
+/** A thread that dies is replaced after 1 s, then 5 s, then every 30 s while the new ones fail too. */
+export const RESTART_DELAYS = [1_000, 5_000, 30_000] as const;
+
+interface ThreadEvents {
+  reply(thread: Worker, reply: Exclude<Reply, { ready: unknown } | { fatal: string }>): void;
+  died(thread: Worker, error: Error): void;
+}
+
+/** A new thread with the index open, once it says so; rejects (and ends it) where it cannot open it. */
+function startThread(file: string, workerData: object, events: ThreadEvents): Promise<{ thread: Worker; size: number; dims: number }> {
+  const thread = new Worker(WORKER_SOURCE, { eval: true, workerData });
+  let ready = false;
+  return new Promise((resolve, reject) => {
+    const died = (error: Error) => {
+      if (ready) return events.died(thread, error);
+      reject(error);
+      void thread.terminate();
+    };
+    thread.on('message', (reply: Reply) => {
+      if ('ready' in reply) {
+        ready = true;
+        thread.unref();
+        return resolve({ thread, ...reply.ready });
+      }
+      if ('fatal' in reply) return died(new Error(`the vector index worker could not open ${file}: ${reply.fatal}`));
+      events.reply(thread, reply);
+    });
+    thread.on('error', (error) => died(new Error(`the vector index worker failed: ${error.message}`)));
+    thread.on('exit', (code) => died(new Error(`the vector index worker exited with code ${code}`)));
+  });
+}
+
+/** The question an answer is for, answered (and forgotten). */
+function settle(pending: Map<number, Pending>, reply: Exclude<Reply, { ready: unknown } | { fatal: string }>): void {
+  const job = pending.get(reply.id);
+  pending.delete(reply.id);
+  if ('error' in reply) job?.reject(new Error(`the vector index worker failed to answer: ${reply.error}`));
+  else job?.resolve('keys' in reply ? reply.keys : 'near' in reply ? { near: reply.near, dots: reply.dots } : reply.dots);
+}
+
+/** The file as opened: a new thread opens it again only if it is still the same file. */
+function identity(file: string): string {
+  const stat = statSync(file);
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+}
+
+/**
+ * Opens the index saved at `file` in a new worker thread; rejects when the worker cannot map it
+ * or its dimension is not `dims`. A thread that dies later is replaced (RESTART_DELAYS), with
+ * every scan and code memory shared with the old one shared again, unless the file changed
+ * under it (a new build: the process must restart to read the artifacts together).
+ */
 export async function openVectorIndexWorker(
   file: string,
   dims: number,
@@ -143,43 +200,80 @@ export async function openVectorIndexWorker(
 ): Promise<VectorIndexWorker> {
   checkIndexFile(file);
   const workerData = { usearch: createRequire(import.meta.url).resolve('usearch'), config: await nativeConfig(dims, parameters), file };
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
+  const opened = identity(file);
   const pending = new Map<number, Pending>();
+  /** What each new thread is told before any question: the memories shared with the threads before it. */
+  const registrations: object[] = [];
   let nextId = 0;
   let nextScan = 0;
   let failed: Error | undefined;
-  let opened = false;
   let closing = false;
-  let started: { resolve(ready: { size: number; dims: number }): void; reject(error: Error): void } | undefined;
-  const ready = new Promise<{ size: number; dims: number }>((resolve, reject) => (started = { resolve, reject }));
-  const fail = (error: Error) => {
-    if (opened && !closing && !failed) options.onFailure?.(error);
-    failed ??= error;
-    started?.reject(error);
-    for (const job of pending.values()) job.reject(failed);
-    pending.clear();
+  let attempts = 0;
+  let restartTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** The thread serving (set once the first is up; replaced after a failure). */
+  let worker: Worker | undefined;
+  const events: ThreadEvents = {
+    reply(thread, reply) {
+      if (thread !== worker) return; // a thread already replaced
+      settle(pending, reply);
+      if (pending.size === 0) thread.unref(); // an idle worker never keeps the process alive
+    },
+    died: (thread, error) => thread === worker && lost(error),
   };
-  worker.on('message', (reply: Reply) => {
-    if ('ready' in reply) return started?.resolve(reply.ready);
-    if ('fatal' in reply) return fail(new Error(`the vector index worker could not open ${file}: ${reply.fatal}`));
-    const job = pending.get(reply.id);
-    pending.delete(reply.id);
-    if (pending.size === 0) worker.unref(); // an idle worker never keeps the process alive
-    if ('error' in reply) job?.reject(new Error(`the vector index worker failed to answer: ${reply.error}`));
-    else job?.resolve('keys' in reply ? reply.keys : 'near' in reply ? { near: reply.near, dots: reply.dots } : reply.dots);
-  });
-  worker.on('error', (error) => fail(new Error(`the vector index worker failed: ${error.message}`)));
-  worker.on('exit', (code) => fail(new Error(`the vector index worker exited with code ${code}`)));
-  const { size, dims: held } = await ready.catch(async (error: Error) => {
-    await worker.terminate();
-    throw error;
-  });
-  worker.unref();
-  opened = true;
-  if (held !== dims) {
+  const start = () => startThread(file, workerData, events);
+
+  /** The serving thread is gone: its questions fail (their searches take the exact scan), and a new one is started. */
+  function lost(error: Error): void {
+    if (failed) return;
+    failed = error;
+    for (const job of pending.values()) job.reject(error);
+    pending.clear();
+    if (closing) return;
+    options.onFailure?.(error);
+    scheduleRestart();
+  }
+
+  function scheduleRestart(): void {
+    const delays = options.restartDelays ?? RESTART_DELAYS;
+    restartTimer = setTimeout(() => void restart(), delays[Math.min(attempts++, delays.length - 1)]);
+    restartTimer.unref();
+  }
+
+  async function restart(): Promise<void> {
+    restartTimer = undefined;
+    if (closing) return;
+    if (identity(file) !== opened) return; // a new build's file: only a restarted process reads the artifacts together
+    try {
+      const started = await start();
+      if (closing || started.size !== size || started.dims !== dims) {
+        await started.thread.terminate();
+        return;
+      }
+      worker = started.thread;
+      for (const message of registrations) worker.postMessage(message);
+      failed = undefined;
+      attempts = 0;
+      options.onRecovery?.();
+    } catch {
+      scheduleRestart();
+    }
+  }
+
+  const first = await start();
+  worker = first.thread;
+  const serving = (): Worker => worker ?? first.thread;
+  const { size } = first;
+  if (first.dims !== dims) {
     closing = true;
-    await worker.terminate();
-    throw new Error(`${file} holds ${held}-dimension vectors, the search ${dims}: rebuild`);
+    await first.thread.terminate();
+    throw new Error(`${file} holds ${first.dims}-dimension vectors, the search ${dims}: rebuild`);
+  }
+
+  /** Tells the serving thread, and every thread after it, of a memory shared with it. */
+  function register(message: object): void {
+    registrations.push(message);
+    if (!failed) serving().postMessage(message);
   }
 
   /** Sends a question to the worker; its answer resolves the promise. */
@@ -196,8 +290,8 @@ export async function openVectorIndexWorker(
     return new Promise<T>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve: resolve as Pending['resolve'], reject });
-      worker.ref(); // keep the process alive while a question is in flight
-      worker.postMessage({ id, ...message });
+      serving().ref(); // keep the process alive while a question is in flight
+      serving().postMessage({ id, ...message });
     });
   }
   /** The nearest `k` keys by one native search in the worker. */
@@ -215,7 +309,7 @@ export async function openVectorIndexWorker(
     },
     shareScan(shared) {
       const scan = nextScan++;
-      worker.postMessage({ shared, scan });
+      register({ shared, scan });
       return async (query, rows) => {
         checkQuery(query, shared.dims);
         checkRows(rows, shared.count);
@@ -224,9 +318,9 @@ export async function openVectorIndexWorker(
     },
     shareCodes(codes, shared) {
       const scan = nextScan++;
-      worker.postMessage({ shared, scan });
+      register({ shared, scan });
       const codeScan = nextScan++;
-      worker.postMessage({ sharedCodes: codes, codes: codeScan });
+      register({ sharedCodes: codes, codes: codeScan });
       return async (query, code, k, chunkMask) => {
         checkQuery(query, shared.dims);
         if (code.length !== codes.words * 8) throw new Error(`a code of ${code.length} bytes for codes of ${codes.words * 8}`);
@@ -236,8 +330,10 @@ export async function openVectorIndexWorker(
     },
     async close() {
       closing = true;
-      fail(new Error('the vector index worker was closed'));
-      await worker.terminate();
+      clearTimeout(restartTimer);
+      lost(new Error('the vector index worker was closed'));
+      failed = new Error('the vector index worker was closed');
+      await serving().terminate();
     },
   };
 }

@@ -1,7 +1,9 @@
 /**
  * The vector index's worker thread dying while the server serves: the adapter tells once
- * (api/server.ts then marks `/api/ready` not ready), not when it is closed on purpose, and every
- * search fails from then on rather than hanging. The thread is ended as a crash would end it,
+ * (api/server.ts then marks `/api/ready` not ready), not when it is closed on purpose; every
+ * search fails rather than hangs (the server's take the exact scan) until a new thread has
+ * opened the index, with the memories shared with the old one shared again; none is started
+ * after close or when the file changed under it. The thread is ended as a crash would end it,
  * through the Worker this file's mock of node:worker_threads keeps (which needs a module graph
  * of its own: the fast lane, sharing one, leaves this file out).
  */
@@ -12,6 +14,7 @@ import type * as WorkerThreads from 'node:worker_threads';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createVectorIndex } from '../providers/vector-index.ts';
 import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
+import { createVectorScanner } from '../core/search/vector-scan.ts';
 
 const threads = vi.hoisted(() => [] as WorkerThreads.Worker[]);
 vi.mock('node:worker_threads', async (original) => {
@@ -29,25 +32,83 @@ const DIMS = 16;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'index-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+async function savedIndex(name: string) {
+  const parameters = { quantization: 'f32' as const, connectivity: 16, expansionAdd: 64, expansionSearch: 64, addThreads: 1 };
+  const index = await createVectorIndex(DIMS, parameters);
+  const vectors = Float32Array.from({ length: 40 * DIMS }, (_, i) => Math.sin(i * 1.7));
+  index.add(vectors, 0);
+  const file = path.join(dir, name);
+  index.save(file);
+  return { file, vectors, parameters, index };
+}
+
+/** Resolves when `check` holds, polling; fails the test after `ms`. */
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('the vector index worker thread dying', () => {
-  it('tells once when its thread dies while serving (not when closed), and every search then fails', async () => {
-    const parameters = { quantization: 'f32' as const, connectivity: 16, expansionAdd: 64, expansionSearch: 64, addThreads: 1 };
-    const index = await createVectorIndex(DIMS, parameters);
-    const vectors = Float32Array.from({ length: 40 * DIMS }, (_, i) => Math.sin(i * 1.7));
-    index.add(vectors, 0);
-    const file = path.join(dir, 'vectors.usearch');
-    index.save(file);
+  it('tells once when its thread dies while serving (not when closed); searches fail until a new thread has opened the index, then answer as before', async () => {
+    const { file, vectors, parameters, index } = await savedIndex('vectors.usearch');
     const failures: Error[] = [];
-    const worker = await openVectorIndexWorker(file, DIMS, parameters, { onFailure: (error) => failures.push(error) });
+    let recoveries = 0;
+    const worker = await openVectorIndexWorker(file, DIMS, parameters, {
+      onFailure: (error) => failures.push(error),
+      onRecovery: () => recoveries++,
+      restartDelays: [50],
+    });
     const query = vectors.slice(0, DIMS);
+    const scanner = createVectorScanner(vectors, DIMS);
+    const products = worker.shareScan(scanner.shared!);
+    const rows = Uint32Array.of(1, 5, 9);
     expect(await worker.search(query, 3)).toHaveLength(3);
-    await threads.at(-1)!.terminate(); // as a crash of the thread would end it
+    const first = threads.at(-1)!;
+    await first.terminate(); // as a crash of the thread would end it
     await expect(worker.search(query, 3)).rejects.toThrow(/exited/);
+    await expect(products(query, rows)).rejects.toThrow(/exited/);
     expect(failures.map((error) => error.message)).toEqual([expect.stringMatching(/vector index worker exited/)]);
+    // A new thread, with the scan memory shared again: the same answers as before the crash.
+    await until(() => recoveries === 1);
+    expect(threads.at(-1)).not.toBe(first);
+    expect([...(await worker.search(query, 3))]).toEqual([...index.search(query, 3)]);
+    expect([...(await products(query, rows))]).toEqual([...scanner.dotsOf(query, rows)]);
+    // It dies again: told again, replaced again.
+    await threads.at(-1)!.terminate();
+    await until(() => recoveries === 2);
+    expect(failures).toHaveLength(2);
+    expect([...(await worker.search(query, 3))]).toEqual([...index.search(query, 3)]);
     await worker.close();
-    expect(failures).toHaveLength(1);
+    await expect(worker.search(query, 3)).rejects.toThrow(/closed/);
+    expect(failures).toHaveLength(2);
     const closed = await openVectorIndexWorker(file, DIMS, parameters, { onFailure: (error) => failures.push(error) });
     await closed.close();
-    expect(failures).toHaveLength(1);
+    expect(failures).toHaveLength(2);
+  });
+
+  it('starts no new thread after close, nor when the file changed under it (a new build: the process must restart)', async () => {
+    const { file, vectors, parameters } = await savedIndex('replaced.usearch');
+    let recoveries = 0;
+    const failures: Error[] = [];
+    const options = { onFailure: (error: Error) => failures.push(error), onRecovery: () => recoveries++, restartDelays: [30] };
+    const query = vectors.slice(0, DIMS);
+
+    const closing = await openVectorIndexWorker(file, DIMS, parameters, options);
+    await threads.at(-1)!.terminate();
+    await closing.close();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(recoveries).toBe(0);
+
+    const replaced = await openVectorIndexWorker(file, DIMS, parameters, options);
+    const { index: rebuilt } = await savedIndex('replaced.usearch'); // the same path, written again
+    expect(rebuilt.size).toBe(40);
+    await threads.at(-1)!.terminate();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(recoveries).toBe(0);
+    await expect(replaced.search(query, 3)).rejects.toThrow(/exited/);
+    await replaced.close();
   });
 });
