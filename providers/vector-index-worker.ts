@@ -62,6 +62,14 @@ function shareCodes(codes) {
     return nearest.slice(0, kernel.nearestRows(codes.outAt, codes.count, codes.histogramAt, codes.words * 64, k, codes.nearestAt));
   };
 }
+// A shared memory's function by its number, or why it could not be made (said when it is asked).
+function keep(map, key, make) {
+  try {
+    map.set(key, make());
+  } catch (error) {
+    map.set(key, String((error && error.message) || error));
+  }
+}
 let index;
 try {
   const { Index } = require(workerData.usearch);
@@ -72,22 +80,8 @@ try {
   parentPort.postMessage({ fatal: String((error && error.message) || error) });
 }
 parentPort.on('message', ({ id, query, k, shared, scan, rows, sharedCodes, codes, code, mask }) => {
-  if (shared) {
-    try {
-      scans.set(scan, shareScan(shared));
-    } catch (error) {
-      scans.set(scan, String((error && error.message) || error));
-    }
-    return;
-  }
-  if (sharedCodes) {
-    try {
-      codeScans.set(codes, shareCodes(sharedCodes));
-    } catch (error) {
-      codeScans.set(codes, String((error && error.message) || error));
-    }
-    return;
-  }
+  if (shared) return keep(scans, scan, () => shareScan(shared));
+  if (sharedCodes) return keep(codeScans, codes, () => shareCodes(sharedCodes));
   try {
     if (code) {
       const nearestOf = codeScans.get(codes);
