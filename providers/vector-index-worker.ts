@@ -325,8 +325,9 @@ export async function openVectorIndexWorker(
     async close() {
       closing = true;
       clearTimeout(restartTimer);
-      lost(new Error('the vector index worker was closed'));
-      failed = new Error('the vector index worker was closed');
+      const closed = new Error('the vector index worker was closed');
+      lost(closed); // its questions in flight fail (no failure is told: it was closed on purpose)
+      failed = closed; // and so does every later one, even where a thread was already down
       await serving().terminate();
     },
   };
