@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { bm25Idf } from '../core/search/bm25-pruned.ts';
 import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, packFullText, PAUSE_PASSAGES, type FullTextQueryOptions } from '../core/search/bm25.ts';
-import { createPassageKernel, kernelBytes } from '../core/search/passage-kernel.ts';
+import { createPassageKernel, kernelBytes, POOL_PASSAGES } from '../core/search/passage-kernel.ts';
 import { compactForwardIndex, COUNT_ESCAPE } from '../core/search/forward-index.ts';
 import { seededRandom } from '../core/random.ts';
 
@@ -96,6 +96,17 @@ describe('BM25 by blocks of passages and through the forward index', () => {
       const other = questions[(questions.indexOf(question) + 1) % questions.length]!;
       for (const scores of during) expect([...scores]).toEqual([...reference(data, index.queryTerms(other, OPTIONS), records)]);
     }
+    // Listed records under other parameters while a run holds the kernel's norms: scored in
+    // JavaScript then, in the kernel after; the same sums.
+    const other: FullTextQueryOptions = { ...OPTIONS, text: { k1: 0.9, b: 0.4 } };
+    const expanded = new Map(data.text.terms.slice(0, 60).map((term, i) => [term, 1 / (i + 1)]));
+    const pool = Array.from({ length: 3_000 }, (_, i) => (i * 37) % records).sort((a, b) => a - b);
+    let meanwhile: Float64Array | undefined;
+    await index.scoresPausing('t0x t1x', OPTIONS, undefined, async () => {
+      meanwhile ??= index.scoresOf(expanded, other, pool);
+    });
+    expect(meanwhile).toBeDefined();
+    expect([...index.scoresOf(expanded, other, pool)]).toEqual([...meanwhile!]);
     // A pause that fails ends its run: the kernel serves the next question.
     await expect(index.scoresPausing('t0x', OPTIONS, undefined, () => Promise.reject(new Error('gone')))).rejects.toThrow('gone');
     expect([...index.scores('t1x t2x', OPTIONS)]).toEqual([...reference(data, index.queryTerms('t1x t2x', OPTIONS), records)]);
@@ -121,6 +132,69 @@ describe('BM25 by blocks of passages and through the forward index', () => {
     expect(kernel.begin(lists, [2, 1], norms, 'a')).toBeDefined();
   });
 
+  it('scores listed passages in the kernel as scoreTerms does: walked or galloped, refusing what it cannot take', () => {
+    // Passages 0..5; term a in 0, 2, 3, 5; term b in 1, 2, 4.
+    const postings = Uint32Array.from([0, 2, 2, 1, 3, 4, 5, 1, 1, 1, 2, 3, 4, 2]);
+    const chunkRecords = Uint32Array.from([0, 0, 1, 1, 2, 2]);
+    const kernel = createPassageKernel({ postings, chunkRecords, recordCount: 3, block: 4 })!;
+    const norms = Float64Array.from([1, 2, 0.5, 1, 3, 2]);
+    const lists = [postings.subarray(0, 8), postings.subarray(8, 14)];
+    const factors = [3, 0.5];
+    const share = (factor: number, tf: number, doc: number) => (factor * tf) / (tf + norms[doc]!);
+    // Added in query order: a's share first, then b's.
+    const expected = (docs: number[]) =>
+      docs.map((doc) => {
+        let sum = 0;
+        lists.forEach((list, j) => {
+          for (let i = 0; i < list.length; i += 2) if (list[i] === doc) sum = sum + share(factors[j]!, list[i + 1]!, doc);
+        });
+        return sum;
+      });
+    for (const docs of [[0, 1, 2, 3, 4, 5], [2, 5], [1], [4, 5], []]) {
+      for (const gallop of [0, 1, 1_000]) {
+        const scores = kernel.scoresOf(lists, factors, norms, 'n', Uint32Array.from(docs), gallop);
+        expect([...scores!], `passages ${docs.join(',')}, gallop from ${gallop}`).toEqual(expected(docs));
+      }
+    }
+    expect(kernel.scoresOf(lists, factors, norms, 'n', Uint32Array.from([3, 2]), 8)).toBeUndefined(); // not ascending
+    expect(kernel.scoresOf(lists, factors, norms, 'n', Uint32Array.from([2, 2]), 8)).toBeUndefined(); // not distinct
+    expect(kernel.scoresOf(lists, factors, norms, 'n', Uint32Array.from([6]), 8)).toBeUndefined(); // past the passages
+    expect(kernel.scoresOf([Uint32Array.from([0, 1])], [1], norms, 'n', Uint32Array.from([0]), 8)).toBeUndefined(); // not the field's
+    expect(
+      kernel.scoresOf(
+        lists,
+        factors,
+        norms,
+        'n',
+        new Uint32Array(POOL_PASSAGES + 1).map((_, i) => i),
+        8,
+      ),
+    ).toBeUndefined();
+    // A paused run holds the norms: the same norms are scored meanwhile, other norms are not.
+    const run = kernel.begin(lists, factors, norms, 'n')!;
+    run.step(0, 2);
+    expect([...kernel.scoresOf(lists, factors, norms, 'n', Uint32Array.from([2, 5]), 8)!]).toEqual(expected([2, 5]));
+    expect(
+      kernel.scoresOf(
+        lists,
+        factors,
+        Float64Array.from(norms, (norm) => norm * 2),
+        'm',
+        Uint32Array.from([2]),
+        8,
+      ),
+    ).toBeUndefined();
+    run.step(2, 6);
+    const best = new Float64Array(3);
+    run.finish(best);
+    const all = expected([0, 1, 2, 3, 4, 5]);
+    expect([...best]).toEqual([Math.max(all[0]!, all[1]!), Math.max(all[2]!, all[3]!), Math.max(all[4]!, all[5]!)]);
+    // Once the run is over, other norms are taken (and copied in).
+    const doubled = Float64Array.from(norms, (norm) => norm * 2);
+    const other = kernel.scoresOf(lists, factors, doubled, 'm', Uint32Array.from([2]), 8)!;
+    expect(other[0]).toBe((3 * 1) / (1 + doubled[2]!) + (0.5 * 3) / (3 + doubled[2]!));
+  });
+
   it('scores given records through the forward index (many words, many records) and the postings (few) alike', async () => {
     const { data, records } = await corpus();
     const index = await loadBm25Index(data);
@@ -135,9 +209,18 @@ describe('BM25 by blocks of passages and through the forward index', () => {
     expanded.set('trebl', 0.4); // record 17's passage holds it past the forward count: read again from the postings
     const full = reference(data, expanded, records);
     const next = seededRandom(8);
-    for (const size of [3, 40, 2_000, records]) {
-      const pool = Array.from({ length: size }, () => Math.floor(next() * records));
-      pool.push(17);
+    for (const [size, distinct] of [
+      [3, false],
+      [40, false],
+      [2_000, false],
+      [2_000, true],
+      [records, false],
+      [records, true],
+    ] as const) {
+      // Records ascending and distinct (as the feedback's pool), or in any order and repeated.
+      const drawn = Array.from({ length: size }, () => Math.floor(next() * records));
+      const pool = distinct ? [...new Set(drawn)].sort((a, b) => a - b) : drawn;
+      if (!pool.includes(17)) pool.push(17);
       const scores = index.scoresOf(expanded, OPTIONS, pool);
       pool.forEach((record, i) => expect(scores[i], `record ${record} of a pool of ${size}`).toBe(full[record]));
       // One word: its postings are fewer than the pool's terms, and are read instead.

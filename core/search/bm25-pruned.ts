@@ -23,6 +23,7 @@
 import { gather, nthLargest } from './select.ts';
 import { COUNT_ESCAPE, forwardPairs, type CompactForwardIndex } from './forward-index.ts';
 import type { ForwardKernel } from './forward-kernel.ts';
+import type { PassageKernel } from './passage-kernel.ts';
 import { countIn, seek } from './postings.ts';
 import { passagesOf, recordChunks, type RecordChunks } from './record-chunks.ts';
 
@@ -71,6 +72,15 @@ const SLACK = 1 + 1e-9;
  * has fewer than this many postings per candidate, walking them is cheaper. A rough figure.
  */
 const GALLOP_COST = 8;
+/**
+ * The passage kernel's costs (passage-kernel.ts's scoresOf), in postings read: it gallops to
+ * the passages from 32 pairs per passage (the walk reads a pair in about 2.4 ns, a gallop about
+ * 30 ns at 100k passages), and a pair of the forward index costs about three postings
+ * (forward-kernel.ts: ~7 ns). Measured on the feedback's pools at 100k and 1M passages
+ * (bench/README.md, session 16): they choose the postings at 100k, the forward index at 1M.
+ */
+const KERNEL_GALLOP_COST = 32;
+const KERNEL_FORWARD_PAIR_COST = 3;
 
 interface FieldTerm {
   term: string;
@@ -83,6 +93,9 @@ interface FieldTerm {
   norms: Float64Array;
 }
 
+/** What names a field's norms for one (k1, b): the cache's key, and the passage kernel's (passage-kernel.ts). */
+export const normsKey = ({ k1, b }: PrunedParameters): string => `${k1},${b}`;
+
 /** Per (k1, b) of a field: each document's norm, and per term its largest saturation tf / (tf + norm). */
 export type FieldCache = Map<string, { norms: Float64Array; saturations: Map<string, number> }>;
 
@@ -91,7 +104,7 @@ export type FieldCache = Map<string, { norms: Float64Array; saturations: Map<str
  * k1 · (1 - b + b · length / average), the expression bm25.ts's exhaustive scoring uses.
  */
 export function fieldCacheOf(field: LoadedField, { k1, b }: PrunedParameters, cache: FieldCache): { norms: Float64Array; saturations: Map<string, number> } {
-  const key = `${k1},${b}`;
+  const key = normsKey({ k1, b });
   let cached = cache.get(key);
   if (!cached) {
     const norms = Float64Array.from(field.lengths, (length) => k1 * (1 - b + (b * length) / field.average));
@@ -536,6 +549,7 @@ export function createPrunedSearch(
   chunkRecords: Uint32Array,
   caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() },
   forward?: TextForward,
+  kernel?: PassageKernel,
 ): PrunedSearch {
   const { text: textCache, title: titleCache } = caches;
   let chunksOf: RecordChunks | undefined;
@@ -584,13 +598,23 @@ export function createPrunedSearch(
       chunksOf ??= recordChunks(chunkRecords, title.lengths.length);
       const textTerms = fieldTerms(text, terms, options.text, textCache, false);
       const { chunks: sortedChunks, owners } = passagesOf(chunksOf, records);
+      const pairCost = kernel ? KERNEL_FORWARD_PAIR_COST : 1;
+      // The kernel's walk of the postings where it runs (the same sums), else JavaScript's.
+      const inKernel = (): Float64Array | undefined =>
+        kernel?.scoresOf(
+          textTerms.map((term) => term.list),
+          textTerms.map((term) => term.factor),
+          fieldCacheOf(text, options.text, textCache).norms,
+          normsKey(options.text),
+          sortedChunks,
+          KERNEL_GALLOP_COST,
+        );
       let chunkScores: Float64Array;
-      if (forward && forwardPairs(forward.index, sortedChunks) < postingsCost(textTerms, sortedChunks.length)) {
+      if (forward && forwardPairs(forward.index, sortedChunks) * pairCost < postingsCost(textTerms, sortedChunks.length)) {
         termSlots ??= new Int32Array(text.postings.size).fill(-1);
         chunkScores = forwardScores(textTerms, sortedChunks, forward, termSlots);
       } else {
-        slots ??= new Int32Array(chunkRecords.length).fill(-1);
-        chunkScores = exactScores(textTerms, sortedChunks, slots);
+        chunkScores = inKernel() ?? exactScores(textTerms, sortedChunks, (slots ??= new Int32Array(chunkRecords.length).fill(-1)));
       }
       const best = bestPerRecord(chunkScores, sortedChunks, owners, chunkRecords, records);
       const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache, false) : [];

@@ -13,7 +13,7 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
-import { bm25Idf, createPrunedSearch, fieldCacheOf, fieldTerms, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
+import { bm25Idf, createPrunedSearch, fieldCacheOf, fieldTerms, normsKey, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
 import { compactForwardIndex, forEachPassageTerm } from './forward-index.ts';
 import { createPassageKernel } from './passage-kernel.ts';
 import { createForwardKernel } from './forward-kernel.ts';
@@ -309,9 +309,10 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   let passageScratch: Float64Array | undefined;
   // Length norms per field and parameters, shared by the exhaustive and the pruned scoring.
   const caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() };
-  const pruned = createPrunedSearch(text, title, chunkRecords, caches, forward);
-  // The exhaustive scores in the WebAssembly kernel where it runs (passage-kernel.ts), the same sums.
+  // The exhaustive scores, and the listed passages' through the postings, in the WebAssembly
+  // kernel where it runs (passage-kernel.ts): the same sums.
   const passageKernel = createPassageKernel({ postings: data.text.postings, chunkRecords, recordCount, block: PASSAGE_BLOCK });
+  const pruned = createPrunedSearch(text, title, chunkRecords, caches, forward, passageKernel);
 
   /**
    * Each allowed record's best passage score into `best`: the passages' sums (each term's
@@ -332,7 +333,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       lists.map((term) => term.list),
       lists.map((term) => term.factor),
       norms,
-      `${parameters.k1},${parameters.b}`,
+      normsKey(parameters),
       allowed,
     );
     if (run) {

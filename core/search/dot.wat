@@ -272,4 +272,98 @@
             (br $max)))
         (f64.store (i32.add (local.get $best) (i32.shl (local.get $record) (i32.const 3))) (local.get $most))
         (local.set $start (local.get $end))
-        (br $blocks)))))
+        (br $blocks))))
+
+  ;; The BM25 of the listed passages only (bm25-pruned.ts's scoreTerms, passage-kernel.ts; its
+  ;; sums bit for bit): out[i] (f64, 0 before) gets each term's share in passage docs[i] ($count
+  ;; ascending u32 at $docs), terms in query order. A list with fewer than $gallop pairs per
+  ;; passage is walked whole, each pair's passage looked up in $positions (u16 per passage: its
+  ;; position among docs + 1, 0 where not listed): no branch per passage and term, which a merge
+  ;; of the two lists mispredicts (3.3 → 1.3 ms for a feedback pool at 100k passages); a longer
+  ;; list is galloped through to each listed passage. Term j as for bestPassages (table[2j] and
+  ;; table[2j + 1] its postings' byte range, factors[j] its factor); the table is not changed.
+  (func (export "passageScores")
+    (param $table i32) (param $n i32) (param $factors i32) (param $norms i32)
+    (param $docs i32) (param $count i32) (param $positions i32) (param $out i32) (param $gallop i32)
+    (local $j i32) (local $base i32) (local $at i32) (local $stop i32) (local $factor f64)
+    (local $i i32) (local $doc i32) (local $last i32) (local $tf f64) (local $slot i32)
+    (local $low i32) (local $high i32) (local $step i32) (local $pairs i32) (local $middle i32)
+    (if (i32.eqz (local.get $count)) (then (return)))
+    (local.set $last (i32.load (i32.add (local.get $docs) (i32.shl (i32.sub (local.get $count) (i32.const 1)) (i32.const 2)))))
+    (block $termsDone
+      (loop $terms
+        (br_if $termsDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $base (i32.load (i32.add (local.get $table) (i32.shl (local.get $j) (i32.const 3)))))
+        (local.set $stop (i32.load offset=4 (i32.add (local.get $table) (i32.shl (local.get $j) (i32.const 3)))))
+        (local.set $factor (f64.load (i32.add (local.get $factors) (i32.shl (local.get $j) (i32.const 3)))))
+        (local.set $pairs (i32.shr_u (i32.sub (local.get $stop) (local.get $base)) (i32.const 3)))
+        (local.set $at (local.get $base))
+        (local.set $i (i32.const 0))
+        ;; pairs < count × gallop, in 64 bits: the product may pass 2^32
+        (if (i64.lt_u (i64.extend_i32_u (local.get $pairs))
+              (i64.mul (i64.extend_i32_u (local.get $count)) (i64.extend_i32_u (local.get $gallop))))
+          (then
+            (block $walked
+              (loop $walk
+                (br_if $walked (i32.ge_u (local.get $at) (local.get $stop)))
+                (local.set $doc (i32.load (local.get $at)))
+                (br_if $walked (i32.gt_u (local.get $doc) (local.get $last)))
+                (local.set $i (i32.load16_u (i32.add (local.get $positions) (i32.shl (local.get $doc) (i32.const 1)))))
+                (if (local.get $i)
+                  (then
+                    (local.set $tf (f64.convert_i32_u (i32.load offset=4 (local.get $at))))
+                    (local.set $slot (i32.add (local.get $out) (i32.shl (i32.sub (local.get $i) (i32.const 1)) (i32.const 3))))
+                    (f64.store (local.get $slot)
+                      (f64.add (f64.load (local.get $slot))
+                        (f64.div (f64.mul (local.get $factor) (local.get $tf))
+                                 (f64.add (local.get $tf) (f64.load (i32.add (local.get $norms) (i32.shl (local.get $doc) (i32.const 3))))))))))
+                (local.set $at (i32.add (local.get $at) (i32.const 8)))
+                (br $walk))))
+          (else
+            (block $docsDone
+              (loop $each
+                (br_if $docsDone (i32.ge_u (local.get $i) (local.get $count)))
+                (br_if $docsDone (i32.ge_u (local.get $at) (local.get $stop)))
+                (local.set $doc (i32.load (i32.add (local.get $docs) (i32.shl (local.get $i) (i32.const 2)))))
+                ;; The first pair at or after $at whose doc is >= $doc (postings.ts's seek):
+                ;; doubling steps, then halving, in pair indices from $base.
+                (if (i32.lt_u (i32.load (local.get $at)) (local.get $doc))
+                  (then
+                    (local.set $low (i32.shr_u (i32.sub (local.get $at) (local.get $base)) (i32.const 3)))
+                    (local.set $step (i32.const 1))
+                    (local.set $high (i32.add (local.get $low) (i32.const 1)))
+                    (block $doubled
+                      (loop $double
+                        (br_if $doubled (i32.ge_u (local.get $high) (local.get $pairs)))
+                        (br_if $doubled (i32.ge_u
+                          (i32.load (i32.add (local.get $base) (i32.shl (local.get $high) (i32.const 3)))) (local.get $doc)))
+                        (local.set $low (local.get $high))
+                        (local.set $step (i32.shl (local.get $step) (i32.const 1)))
+                        (local.set $high (i32.add (local.get $low) (local.get $step)))
+                        (br $double)))
+                    (if (i32.gt_u (local.get $high) (local.get $pairs)) (then (local.set $high (local.get $pairs))))
+                    (block $halved
+                      (loop $halve
+                        (br_if $halved (i32.ge_u (i32.add (local.get $low) (i32.const 1)) (local.get $high)))
+                        (local.set $middle (i32.shr_u (i32.add (local.get $low) (local.get $high)) (i32.const 1)))
+                        (if (i32.lt_u
+                              (i32.load (i32.add (local.get $base) (i32.shl (local.get $middle) (i32.const 3)))) (local.get $doc))
+                          (then (local.set $low (local.get $middle)))
+                          (else (local.set $high (local.get $middle))))
+                        (br $halve)))
+                    (local.set $at (i32.add (local.get $base) (i32.shl (local.get $high) (i32.const 3))))))
+                (if (i32.lt_u (local.get $at) (local.get $stop))
+                  (then
+                    (if (i32.eq (i32.load (local.get $at)) (local.get $doc))
+                      (then
+                        (local.set $tf (f64.convert_i32_u (i32.load offset=4 (local.get $at))))
+                        (local.set $slot (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3))))
+                        (f64.store (local.get $slot)
+                          (f64.add (f64.load (local.get $slot))
+                            (f64.div (f64.mul (local.get $factor) (local.get $tf))
+                                     (f64.add (local.get $tf) (f64.load (i32.add (local.get $norms) (i32.shl (local.get $doc) (i32.const 3))))))))))))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $each)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $terms))))
+)

@@ -11,6 +11,10 @@
  * length norm (for the parameters last asked), a block's sums, each record's best, the query's
  * terms and a record mask.
  *
+ * `scoresOf` scores the listed passages only (the feedback's pool: bm25-pruned.ts) at once, in
+ * regions of its own but the norms, so a run paused between its steps does not keep it from the
+ * kernel unless it asks for other norms.
+ *
  * One question at a time: a run (`begin` … `finish`) holds the regions between its steps, and a
  * question that begins while another's run is paused between steps is told no (undefined) and
  * scores in JavaScript — the same scores.
@@ -31,6 +35,7 @@ interface PassageExports {
     to: number,
     block: number,
   ): void;
+  passageScores(table: number, n: number, factors: number, norms: number, docs: number, count: number, positions: number, out: number, gallop: number): void;
 }
 
 /** A run over one question's terms: `step` scores passages [from, to), `finish` gives each record's best. */
@@ -50,6 +55,21 @@ export interface PassageKernel {
    * a list is not the field's (the caller then scores in JavaScript).
    */
   begin(lists: readonly Uint32Array[], factors: ArrayLike<number>, norms: Float64Array, normsKey: string, allowed?: Uint8Array): PassageRun | undefined;
+  /**
+   * The listed passages' scores (`docs` ascending and distinct; bm25-pruned.ts's scoreTerms, the
+   * same sums): each list merged with the passages, walked where it has fewer than `gallop` pairs
+   * per passage, else galloped through. Undefined where it cannot run (a list not the field's,
+   * more than POOL_PASSAGES passages or KERNEL_TERMS terms, other norms while a run is paused):
+   * the caller scores in JavaScript. It runs at once, so a paused run of `begin` does not stop it.
+   */
+  scoresOf(
+    lists: readonly Uint32Array[],
+    factors: ArrayLike<number>,
+    norms: Float64Array,
+    normsKey: string,
+    docs: Uint32Array,
+    gallop: number,
+  ): Float64Array | undefined;
 }
 
 const PAGE = 65536;
@@ -57,6 +77,8 @@ const MAX_PAGES = 65536;
 const align16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
 /** Query terms a run takes at most (a longer query scores in JavaScript). */
 export const KERNEL_TERMS = 4096;
+/** Passages `scoresOf` takes at most (more score in JavaScript): the feedback's pool of 2,000 records is far fewer. */
+export const POOL_PASSAGES = 65535;
 
 /** The memories `kernelBytes` made, by the buffer its views see. */
 const memories = new WeakMap<ArrayBufferLike, WebAssembly.Memory>();
@@ -93,7 +115,8 @@ export function createPassageKernel({ postings, chunkRecords, recordCount, block
   const inPlace = postings.buffer === chunkRecords.buffer ? memories.get(postings.buffer) : undefined;
   const copied = inPlace ? 0 : align16(postings.byteLength) + align16(chunkRecords.byteLength);
   const memory = inPlace ?? new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
-  // Layout after what is there: [postings][chunkRecords] when copied, then norms, scratch, best, table, factors, mask.
+  // Layout after what is there: [postings][chunkRecords] when copied, then norms, scratch, best,
+  // table, factors, mask, and scoresOf's own table, factors, passages and scores.
   const start = align16(inPlace ? memory.buffer.byteLength : 0);
   const postingsAt = inPlace ? postings.byteOffset : start;
   const recordsAt = inPlace ? chunkRecords.byteOffset : start + align16(postings.byteLength);
@@ -103,7 +126,12 @@ export function createPassageKernel({ postings, chunkRecords, recordCount, block
   const tableAt = bestAt + align16(recordCount * 8);
   const factorsAt = tableAt + KERNEL_TERMS * 8;
   const maskAt = factorsAt + KERNEL_TERMS * 8;
-  const total = maskAt + align16(recordCount);
+  const listsAt = maskAt + align16(recordCount);
+  const listFactorsAt = listsAt + KERNEL_TERMS * 8;
+  const docsAt = listFactorsAt + KERNEL_TERMS * 8;
+  const outAt = docsAt + align16(POOL_PASSAGES * 4);
+  const positionsAt = outAt + align16(POOL_PASSAGES * 8);
+  const total = positionsAt + align16(passages * 2);
   if (total > MAX_PAGES * PAGE) return undefined;
   const pages = Math.ceil(total / PAGE) - memory.buffer.byteLength / PAGE;
   if (pages > 0) memory.grow(pages);
@@ -115,9 +143,15 @@ export function createPassageKernel({ postings, chunkRecords, recordCount, block
   const kernel = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as PassageExports;
   const normRegion = new Float64Array(buffer, normsAt, passages);
   const bestRegion = new Float64Array(buffer, bestAt, recordCount);
-  const table = new Uint32Array(buffer, tableAt, KERNEL_TERMS * 2);
+  const runTable = new Uint32Array(buffer, tableAt, KERNEL_TERMS * 2);
   const factorRegion = new Float64Array(buffer, factorsAt, KERNEL_TERMS);
   const mask = new Uint8Array(buffer, maskAt, recordCount);
+  const listTable = new Uint32Array(buffer, listsAt, KERNEL_TERMS * 2);
+  const listFactors = new Float64Array(buffer, listFactorsAt, KERNEL_TERMS);
+  const docRegion = new Uint32Array(buffer, docsAt, POOL_PASSAGES);
+  const outRegion = new Float64Array(buffer, outAt, POOL_PASSAGES);
+  /** Per passage, its position among those scoresOf lists + 1 while it runs (all 0 between calls). */
+  const positions = new Uint16Array(buffer, positionsAt, passages);
   let normsIn: string | undefined;
   let busy = false;
 
@@ -128,16 +162,43 @@ export function createPassageKernel({ postings, chunkRecords, recordCount, block
     return postingsAt + offset;
   }
 
+  /** The lists' address ranges and factors into `into` and `factorsInto`; false where a list is not the field's. */
+  function fillTable(lists: readonly Uint32Array[], factors: ArrayLike<number>, into: Uint32Array, factorsInto: Float64Array): boolean {
+    for (let j = 0; j < lists.length; j++) {
+      const at = addressOf(lists[j]!);
+      if (at < 0) return false;
+      into[2 * j] = at;
+      into[2 * j + 1] = at + lists[j]!.byteLength;
+      factorsInto[j] = factors[j]!;
+    }
+    return true;
+  }
+
   return {
+    scoresOf(lists, factors, norms, normsKey, docs, gallop) {
+      if (lists.length > KERNEL_TERMS || docs.length > POOL_PASSAGES || norms.length !== passages) return undefined;
+      // A paused run reads the norms region: other norms wait for it to end.
+      if (normsIn !== normsKey && busy) return undefined;
+      for (let i = 0; i < docs.length; i++) if (docs[i]! >= passages || (i > 0 && docs[i]! <= docs[i - 1]!)) return undefined;
+      if (!fillTable(lists, factors, listTable, listFactors)) return undefined;
+      if (normsIn !== normsKey) {
+        normRegion.set(norms);
+        normsIn = normsKey;
+      }
+      docRegion.set(docs);
+      outRegion.fill(0, 0, docs.length);
+      for (let i = 0; i < docs.length; i++) positions[docs[i]!] = i + 1;
+      try {
+        kernel.passageScores(listsAt, lists.length, listFactorsAt, normsAt, docsAt, docs.length, positionsAt, outAt, gallop);
+      } finally {
+        for (let i = 0; i < docs.length; i++) positions[docs[i]!] = 0;
+      }
+      return outRegion.slice(0, docs.length);
+    },
+
     begin(lists, factors, norms, normsKey, allowed) {
       if (busy || lists.length > KERNEL_TERMS || norms.length !== passages || (allowed && allowed.length !== recordCount)) return undefined;
-      for (let j = 0; j < lists.length; j++) {
-        const at = addressOf(lists[j]!);
-        if (at < 0) return undefined;
-        table[2 * j] = at;
-        table[2 * j + 1] = at + lists[j]!.byteLength;
-        factorRegion[j] = factors[j]!;
-      }
+      if (!fillTable(lists, factors, runTable, factorRegion)) return undefined;
       if (normsIn !== normsKey) {
         normRegion.set(norms);
         normsIn = normsKey;
