@@ -5,7 +5,8 @@
  * opened the index, with the memories shared with the old one shared again; none is started
  * after close or when the file changed under it. The thread is ended as a crash would end it,
  * through the Worker this file's mock of node:worker_threads keeps (which needs a module graph
- * of its own: the fast lane, sharing one, leaves this file out).
+ * of its own: the fast lane, sharing one, leaves this file out). Last, the same through the
+ * server's wiring: artifacts built with the index, `/api/ready` and `/api/query` over HTTP.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,14 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createVectorIndex } from '../providers/vector-index.ts';
 import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
 import { createVectorScanner } from '../core/search/vector-scan.ts';
+import request from 'supertest';
+import { createApp } from '../api/app.ts';
+import { loadCorpus } from '../api/load-artifacts.ts';
+import { createIndexHealth } from '../api/ops/index-health.ts';
+import { createReadiness } from '../api/ops/readiness.ts';
+import { REPO_ROOT } from '../core/paths.ts';
+import { createHashedEmbedder } from '../devkit/hashed-embedder.ts';
+import { buildArtifacts } from '../scripts/build.ts';
 
 const threads = vi.hoisted(() => [] as WorkerThreads.Worker[]);
 vi.mock('node:worker_threads', async (original) => {
@@ -43,9 +52,9 @@ async function savedIndex(name: string) {
 }
 
 /** Resolves when `check` holds, polling; fails the test after `ms`. */
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
   const started = Date.now();
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() - started > ms) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -111,4 +120,55 @@ describe('the vector index worker thread dying', () => {
     await expect(replaced.search(query, 3)).rejects.toThrow(/exited/);
     await replaced.close();
   });
+
+  it('through the server: /api/ready not ready while the thread is down, ready again once replaced; /api/query answers the same throughout', async () => {
+    const artifactsDir = path.join(dir, 'artifacts');
+    const embedder = createHashedEmbedder();
+    await buildArtifacts({ contentDir: path.join(REPO_ROOT, 'content'), artifactsDir, cacheDir: path.join(dir, 'cache'), embedder, approximateFrom: 0 });
+    const errors: string[] = [];
+    const health = createIndexHealth(
+      () => {},
+      (line) => errors.push(line),
+    );
+    const before = threads.length;
+    // The graph index (not the codes' scan), searched in the index's thread as at a million
+    // passages, for a shortlist well below the passages; the `max` fusion reads each record's own
+    // cosine, so the exact scan gives the same answers (vector-index.test.ts).
+    const corpus = await loadCorpus(
+      artifactsDir,
+      embedder,
+      { fusion: 'max', approximateFrom: 0, approximateShortlist: 32, approximateCodesBelow: 0 },
+      { onSearchFailure: health.failed, onSearchRecovery: health.recovered },
+    );
+    expect(threads.length).toBe(before + 1);
+    const readiness = createReadiness({ store: { spendStatus: async () => ({}) } as unknown as Parameters<typeof createReadiness>[0]['store'] });
+    health.attach(readiness);
+    const app = createApp({ corpus, readiness, log: () => {} });
+    const questions = ['memory and forgetting across conversations', 'is honesty more important than kindness'];
+    const answers = async () =>
+      Promise.all(
+        questions.map(async (q) => {
+          const response = await request(app).get('/api/query').query({ q });
+          expect(response.status).toBe(200);
+          return (response.body as { records?: { id: string; match: unknown }[] }).records?.map((record) => [record.id, record.match]);
+        }),
+      );
+    expect((await request(app).get('/api/ready')).status).toBe(200);
+    const expected = await answers();
+    expect(expected.every((sources) => sources && sources.length > 0)).toBe(true);
+
+    await threads.at(-1)!.terminate(); // as a crash of the thread would end it
+    await until(() => errors.length === 1);
+    const down = await request(app).get('/api/ready');
+    expect(down.status).toBe(503);
+    expect(JSON.stringify(down.body)).toMatch(/vector index's worker thread failed/);
+    // Meanwhile the exact scan, slower: the same answers.
+    const meanwhile = await answers();
+    expect(meanwhile).toEqual(expected);
+
+    // Replaced after a second (RESTART_DELAYS): ready again, and the approximate path's answers again.
+    await until(async () => (await request(app).get('/api/ready')).status === 200, 10_000);
+    expect(threads.length).toBe(before + 2);
+    expect(await answers()).toEqual(expected);
+  }, 60_000);
 });
