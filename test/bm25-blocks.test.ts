@@ -96,6 +96,21 @@ describe('BM25 by blocks of passages and through the forward index', () => {
       const other = questions[(questions.indexOf(question) + 1) % questions.length]!;
       for (const scores of during) expect([...scores]).toEqual([...reference(data, index.queryTerms(other, OPTIONS), records)]);
     }
+    // A question that can wait (scoresPausing) waits for the run under way, then takes the kernel.
+    const order: string[] = [];
+    let waited: Promise<Float64Array> | undefined;
+    const first = await index.scoresPausing('t0x t1x t5x', OPTIONS, undefined, async () => {
+      waited ??= index
+        .scoresPausing('t2x t9x', OPTIONS, undefined, async () => {})
+        .then((scores) => {
+          order.push('second');
+          return scores;
+        });
+    });
+    order.push('first');
+    expect([...first]).toEqual([...reference(data, index.queryTerms('t0x t1x t5x', OPTIONS), records)]);
+    expect([...(await waited!)]).toEqual([...reference(data, index.queryTerms('t2x t9x', OPTIONS), records)]);
+    expect(order).toEqual(['first', 'second']);
     // Listed records under other parameters while a run holds the kernel's norms: scored in
     // JavaScript then, in the kernel after; the same sums.
     const other: FullTextQueryOptions = { ...OPTIONS, text: { k1: 0.9, b: 0.4 } };
@@ -112,7 +127,7 @@ describe('BM25 by blocks of passages and through the forward index', () => {
     expect([...index.scores('t1x t2x', OPTIONS)]).toEqual([...reference(data, index.queryTerms('t1x t2x', OPTIONS), records)]);
   });
 
-  it('the kernel takes one run at a time, lists of its own field only, and is free again after finish or release', () => {
+  it('the kernel takes one run at a time, lists of its own field only, and is free again after finish or release, waking those waiting', async () => {
     const postings = Uint32Array.from([0, 1, 2, 3, 1, 2, 3, 1]);
     const chunkRecords = Uint32Array.from([0, 0, 1, 1]);
     const kernel = createPassageKernel({ postings, chunkRecords, recordCount: 2, block: 3 })!;
@@ -129,7 +144,15 @@ describe('BM25 by blocks of passages and through the forward index', () => {
     const again = kernel.begin(lists, [2, 1], norms, 'a')!;
     again.release();
     expect(kernel.begin([Uint32Array.from([0, 1])], [1], norms, 'a')).toBeUndefined(); // not a view of the field's postings
-    expect(kernel.begin(lists, [2, 1], norms, 'a')).toBeDefined();
+    const held = kernel.begin(lists, [2, 1], norms, 'a')!;
+    expect(kernel.busy).toBe(true);
+    const woken: number[] = [];
+    void kernel.released().then(() => woken.push(1));
+    void kernel.released().then(() => woken.push(2));
+    held.release();
+    expect(kernel.busy).toBe(false);
+    await kernel.released(); // at once when free
+    expect(woken).toEqual([1, 2]);
   });
 
   it('scores listed passages in the kernel as scoreTerms does: walked or galloped, refusing what it cannot take', () => {

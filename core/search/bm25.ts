@@ -424,6 +424,10 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       const terms = typeof query === 'string' ? queryTerms(query, options) : query;
       const best = new Float64Array(recordCount);
       if (terms.size === 0) return best;
+      // Another question's run paused between its blocks holds the kernel: this one waits its
+      // turn rather than score in JavaScript on the same thread, twice as slow (1M passages, 8
+      // questions at a time over HTTP: 21.6 → 23.2 a second; bench/README.md, session 16).
+      while (passageKernel?.busy) await passageKernel.released();
       const blocks = bestPassages(terms, options.text, best, allowed);
       try {
         for (let passages = PASSAGE_BLOCK; !blocks.next().done; passages += PASSAGE_BLOCK) if (passages % PAUSE_PASSAGES === 0) await pause();

@@ -16,8 +16,10 @@
  * kernel unless it asks for other norms.
  *
  * One question at a time: a run (`begin` … `finish`) holds the regions between its steps, and a
- * question that begins while another's run is paused between steps is told no (undefined) and
- * scores in JavaScript — the same scores.
+ * question that begins while another's run is paused between steps is told no (undefined): a
+ * question that can wait waits for `released()` (bm25.ts's scoresPausing: the JavaScript loop,
+ * on the same thread, would take twice as long), one that cannot scores in JavaScript — the
+ * same scores.
  */
 import { dotModule } from './vector-scan.ts';
 
@@ -55,6 +57,10 @@ export interface PassageKernel {
    * a list is not the field's (the caller then scores in JavaScript).
    */
   begin(lists: readonly Uint32Array[], factors: ArrayLike<number>, norms: Float64Array, normsKey: string, allowed?: Uint8Array): PassageRun | undefined;
+  /** Whether a run holds the kernel (begun, not yet finished or released). */
+  readonly busy: boolean;
+  /** Resolves when the run that holds the kernel ends (at once when none does). */
+  released(): Promise<void>;
   /**
    * The listed passages' scores (`docs` ascending and distinct; bm25-pruned.ts's scoreTerms, the
    * same sums): each list merged with the passages, walked where it has fewer than `gallop` pairs
@@ -154,6 +160,8 @@ export function createPassageKernel({ postings, chunkRecords, recordCount, block
   const positions = new Uint16Array(buffer, positionsAt, passages);
   let normsIn: string | undefined;
   let busy = false;
+  /** Those waiting for the run under way to end. */
+  let waiting: (() => void)[] = [];
 
   /** A list's address in the kernel's memory, or -1 where it is not a view of the field's postings. */
   function addressOf(list: Uint32Array): number {
@@ -175,6 +183,11 @@ export function createPassageKernel({ postings, chunkRecords, recordCount, block
   }
 
   return {
+    get busy() {
+      return busy;
+    },
+    released: () => (busy ? new Promise<void>((resolve) => waiting.push(resolve)) : Promise.resolve()),
+
     scoresOf(lists, factors, norms, normsKey, docs, gallop) {
       if (lists.length > KERNEL_TERMS || docs.length > POOL_PASSAGES || norms.length !== passages) return undefined;
       // A paused run reads the norms region: other norms wait for it to end.
@@ -208,8 +221,12 @@ export function createPassageKernel({ postings, chunkRecords, recordCount, block
       busy = true;
       let open = true;
       const end = () => {
-        if (open) busy = false;
+        if (!open) return;
+        busy = false;
         open = false;
+        const woken = waiting;
+        waiting = [];
+        for (const wake of woken) wake();
       };
       return {
         step(from, to) {
