@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { REPO_ROOT, pathsFromEnv } from '../core/paths.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimits, type Window } from '../core/rate-limits.ts';
+import { DEFAULT_SEARCH_SLOTS } from '../core/search/admission.ts';
 import { LOG_LEVELS, type LogLevel } from './ops/logger.ts';
 
 /**
@@ -53,6 +54,13 @@ const EnvSchema = z.object({
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),
+  SEARCH_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(DEFAULT_SEARCH_SLOTS)
+    .describe('questions a process scores at once; the others wait their turn, their embeddings under way'),
   EMBED_THREADS: z.coerce
     .number()
     .int()
@@ -146,6 +154,8 @@ export interface ServerConfig {
   jobConcurrency: number;
   /** Worker threads that embed questions off the event loop (0: on it). */
   embedWorkers: number;
+  /** SEARCH_CONCURRENCY: questions scored at once (core/search/admission.ts). */
+  searchConcurrency: number;
   /**
    * CPU threads each embedding model instance uses for one question's products on the native
    * kernels (ADR 0007; at most 2 are used). The WebAssembly fallback runs on one (ADR 0012).
@@ -189,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     ingestSecret: parsed.data.INGEST_SECRET,
     jobConcurrency: parsed.data.JOB_CONCURRENCY,
     embedWorkers: parsed.data.EMBED_WORKERS,
+    searchConcurrency: parsed.data.SEARCH_CONCURRENCY,
     // One thread by default: on 2 cores the native products' helper thread competes with the
     // event loop's share of each question (bench/README.md).
     embedThreads: parsed.data.EMBED_THREADS,

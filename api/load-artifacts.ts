@@ -37,6 +37,8 @@ export interface LoadOptions {
   onSearchFailure?: (error: Error) => void;
   /** Told when a new thread serves the approximate index again after such a failure. */
   onSearchRecovery?: () => void;
+  /** Questions the search scores at once, the others waiting their turn (SEARCH_CONCURRENCY; core/search/admission.ts). */
+  searchSlots?: number;
 }
 
 export async function loadCorpus(artifactsDir: string, embedder: Embedder, tuning?: Partial<SearchTuning>, options: LoadOptions = {}): Promise<Corpus> {
@@ -80,7 +82,16 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     pages: readJson(paths.pages),
     audio: readJson(paths.audio),
     claims: readJson(paths.claims),
-    search: createSearchIndex({ meta, vectors, fullText, embedder, relevance, ...(tuning ? { tuning } : {}), ...(approximate ? { approximate } : {}) }),
+    search: createSearchIndex({
+      meta,
+      vectors,
+      fullText,
+      embedder,
+      relevance,
+      ...(tuning ? { tuning } : {}),
+      ...(approximate ? { approximate } : {}),
+      ...(options.searchSlots !== undefined ? { searchSlots: options.searchSlots } : {}),
+    }),
     publicDir: paths.public,
     builtAt: meta.built_at,
     textOf: createTextReader(paths.public),

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
   try {
     corpus = await loadCorpus(config.artifactsDir, embedder, undefined, {
       relevanceFloors: config.relevanceFloors,
+      searchSlots: config.searchConcurrency,
       onSearchFailure: indexHealth.failed,
       onSearchRecovery: indexHealth.recovered,
     });

@@ -8,13 +8,14 @@ import type { ApproximateVectorIndex, RemoteCodes } from '../ports/vector-index.
 import type { SharedCodes } from './binary-scan.ts';
 import type { Bm25Parameters, FullTextIndex, FullTextQueryOptions } from './bm25.ts';
 import { createLexicalSide } from './lexical-side.ts';
-import { APPROXIMATE_FROM, CODES_BELOW, createChunkScan, type CosinePopulation } from './chunk-scan.ts';
+import { APPROXIMATE_FROM, CODES_BELOW, createChunkScan, type ChunkScan, type CosinePopulation } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { gather, nthLargest } from './select.ts';
 import { embeddingModel } from './embedding-model.ts';
 import { calibratedRelevance, DEFAULT_RELEVANCE_MODEL, signalsOf, type RelevanceModel } from './relevance.ts';
 import { createVectorScanner, type ScanKernel, type SharedScan, type VectorSource } from './vector-scan.ts';
 import { feedbackQuery } from './lexical-feedback.ts';
+import { createAdmission, DEFAULT_SEARCH_SLOTS } from './admission.ts';
 import { bestOf, fuseScope, gatherScope, rankByWords, sparseScope, type FusionScope, type WordRanking } from './fusion.ts';
 
 export { nthLargest } from './select.ts';
@@ -177,6 +178,8 @@ export interface SearchIndexInput {
   relevance?: RelevanceModel;
   /** The approximate index over the same chunk vectors (keys = chunk numbers), when the build made one. */
   approximate?: ApproximateVectorIndex;
+  /** Questions scored at once, the others waiting their turn (admission.ts); default DEFAULT_SEARCH_SLOTS. */
+  searchSlots?: number;
 }
 
 /** Lets the event loop take what came meanwhile (a message from a worker), then goes on. */
@@ -288,6 +291,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   const records = meta.records;
   const indexById = new Map(records.map((record, index) => [record.id, index]));
   checkInputs(input, chunkRecords.length);
+  const admission = createAdmission(input.searchSlots ?? DEFAULT_SEARCH_SLOTS);
   const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel });
   const vectors = scanner.vectors;
   const fullTextOptions = { text: tuning.bm25, title: tuning.titleBm25, titleBoost: tuning.titleBoost, queryTermWeight: tuning.queryTermWeight };
@@ -319,36 +323,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   });
 
   const allowedRecords = allowedRecordsOf(records);
-
-  /**
-   * The second ranking of pseudo-relevance feedback, from the first one's best records' best
-   * passages: on the vector side (Rocchio) the query vector moved towards them, on the BM25
-   * side (RM3) the query with their likeliest words added. It covers the first ranking's best
-   * `feedbackPool` records only: a record ranked below them is not pulled into the results
-   * by feedback (it keeps its first score, less 2), and on a large corpus this halves the
-   * scanning. Scores per member of the scope.
-   */
-  async function rankWithFeedback(first: FirstRanking, scope: FusionScope, fused: Float64Array): Promise<Float64Array> {
-    const { members } = scope;
-    const top = topIndices(records, members, fused, tuning.feedbackDocs).filter((at) => first.bestChunk[members[at]!]! >= 0);
-    const chunks = top.map((at) => first.bestChunk[members[at]!]!);
-    const whole = first.allowed.length <= tuning.feedbackPool;
-    const { poolAt, poolRecords, pool } = feedbackPool(members, fused, whole ? undefined : tuning.feedbackPool, first.mask);
-    // The vectors' side asked first: where the index's thread takes it, the words are scored meanwhile.
-    const vectorSide =
-      tuning.feedbackWeight > 0
-        ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool, poolRecords)
-        : undefined;
-    vectorSide?.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
-    const lexical = feedbackLexical(fullText, tuning, fullTextOptions, { chunks, queryTerms: first.queryTerms, whole, pool, poolRecords });
-    const similarity = vectorSide ? (await vectorSide).best : first.similarity;
-    const poolScope = gatherScope(poolRecords, similarity, lexical && whole ? lexical : first.lexical);
-    if (lexical && !whole) poolScope.lexical = lexical;
-    const rescored = fuseScope(tuning, poolScope).scores;
-    const second = lowered(fused); // each stays below every pooled record
-    poolAt.forEach((at, i) => (second[at] = rescored[i]!));
-    return second;
-  }
+  const feedbackContext: FeedbackContext = { records, tuning, chunkScan, vectors, dims, fullText, fullTextOptions };
 
   async function embedQuery(query: string): Promise<Float32Array> {
     const [vector] = await embedder.embed([query]);
@@ -379,37 +354,52 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       // a microtask (providers/embedder.ts), which would otherwise wait for the scoring below and
       // embed after it, not beside it (bench/README.md, "The embedding beside the words").
       await Promise.resolve();
-      const { mask, allowed, every } = allowedRecords(options.filters);
-      // The approximate index is asked as soon as the vector comes: where it answers from another
-      // thread (the server's), it searches while the words are scored here, which pauses for it.
-      const shortlist = chunkScan.approximate ? embedding.then((vector) => chunkScan.shortlist(vector, mask)) : undefined;
-      shortlist?.catch(() => undefined);
-      const queryTerms = fullText.queryTerms(query, fullTextOptions);
-      const lexicalStart = await lexicalSide.start(query, every ? undefined : mask);
-      // The best records by words, for the vector side's shortlist and the first ranking's scope.
-      const provisional = lexicalSide.provisional(lexicalStart);
-      const words = chunkScan.approximate ? rankByWords(allowed, provisional, wordsRanked) : undefined;
-      const queryVector = await embedding;
-      const cosines = await chunkScan.scan(queryVector, mask, words && bestOf(words, provisional, tuning.approximateWordRecords), shortlist);
-      const { best: similarity, bestChunk, population } = cosines;
-      const lexical = lexicalSide.finish(lexicalStart, query, similarity);
-      const feedback = tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0);
-      // The pruned BM25 path adds exact scores after the scan: the ranking by words is read again.
-      const ranked = words && lexical !== provisional ? rankByWords(allowed, lexical, wordsRanked) : words;
-      const first: FirstRanking = { queryVector, queryTerms, similarity, lexical, bestChunk, mask, allowed, population, scored: cosines.scored, words: ranked };
-      const sparse = sparseApplies(tuning, { allowed: allowed.length, keep, floor, feedback });
-      const { scope, fused: firstFused } = firstRanking(tuning, first, sparse, feedback ? tuning.feedbackPool : keep);
-      const fused = feedback ? await rankWithFeedback(first, scope, firstFused) : firstFused;
+      // The question waits its turn here, its embedding under way (batched with the others waiting).
+      return admission.run(async () => {
+        const { mask, allowed, every } = allowedRecords(options.filters);
+        // The approximate index is asked as soon as the vector comes: where it answers from another
+        // thread (the server's), it searches while the words are scored here, which pauses for it.
+        const shortlist = chunkScan.approximate ? embedding.then((vector) => chunkScan.shortlist(vector, mask)) : undefined;
+        shortlist?.catch(() => undefined);
+        const queryTerms = fullText.queryTerms(query, fullTextOptions);
+        const lexicalStart = await lexicalSide.start(query, every ? undefined : mask);
+        // The best records by words, for the vector side's shortlist and the first ranking's scope.
+        const provisional = lexicalSide.provisional(lexicalStart);
+        const words = chunkScan.approximate ? rankByWords(allowed, provisional, wordsRanked) : undefined;
+        const queryVector = await embedding;
+        const cosines = await chunkScan.scan(queryVector, mask, words && bestOf(words, provisional, tuning.approximateWordRecords), shortlist);
+        const { best: similarity, bestChunk, population } = cosines;
+        const lexical = lexicalSide.finish(lexicalStart, query, similarity);
+        const feedback = tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0);
+        // The pruned BM25 path adds exact scores after the scan: the ranking by words is read again.
+        const ranked = words && lexical !== provisional ? rankByWords(allowed, lexical, wordsRanked) : words;
+        const first: FirstRanking = {
+          queryVector,
+          queryTerms,
+          similarity,
+          lexical,
+          bestChunk,
+          mask,
+          allowed,
+          population,
+          scored: cosines.scored,
+          words: ranked,
+        };
+        const sparse = sparseApplies(tuning, { allowed: allowed.length, keep, floor, feedback });
+        const { scope, fused: firstFused } = firstRanking(tuning, first, sparse, feedback ? tuning.feedbackPool : keep);
+        const fused = feedback ? await rankWithFeedback(feedbackContext, first, scope, firstFused) : firstFused;
 
-      const candidates = scoredCandidates(
-        records,
-        scope,
-        fused,
-        fullText.ceiling(queryTerms, fullTextOptions),
-        (cosine, lexicalScore) => tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor),
-        keep,
-      );
-      return returned(candidates, keep, limit, tuning.diversityPenalty, relevance);
+        const candidates = scoredCandidates(
+          records,
+          scope,
+          fused,
+          fullText.ceiling(queryTerms, fullTextOptions),
+          (cosine, lexicalScore) =>
+            tuning.floors && cosine < floor && !(cosine >= Math.min(floor, tuning.assistedFloor) && lexicalScore >= tuning.lexicalFloor),
+          keep,
+        );
+        return returned(candidates, keep, limit, tuning.diversityPenalty, relevance);
+      });
     },
 
     async similar(query, predicate, k) {
@@ -430,6 +420,48 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
 function sharedCodes(approximate: ApproximateVectorIndex | undefined, shared: SharedScan | undefined): ((codes: SharedCodes) => RemoteCodes) | undefined {
   const share = approximate?.shareCodes?.bind(approximate);
   return share && shared ? (codes) => share(codes, shared) : undefined;
+}
+
+/** What the feedback ranking reads of its search index. */
+interface FeedbackContext {
+  records: readonly SearchRecord[];
+  tuning: SearchTuning;
+  chunkScan: ChunkScan;
+  vectors: Float32Array;
+  dims: number;
+  fullText: FullTextIndex;
+  fullTextOptions: FullTextQueryOptions;
+}
+
+/**
+ * The second ranking of pseudo-relevance feedback, from the first one's best records' best
+ * passages: on the vector side (Rocchio) the query vector moved towards them, on the BM25
+ * side (RM3) the query with their likeliest words added. It covers the first ranking's best
+ * `feedbackPool` records only: a record ranked below them is not pulled into the results
+ * by feedback (it keeps its first score, less 2), and on a large corpus this halves the
+ * scanning. Scores per member of the scope.
+ */
+async function rankWithFeedback(index: FeedbackContext, first: FirstRanking, scope: FusionScope, fused: Float64Array): Promise<Float64Array> {
+  const { records, tuning, chunkScan, vectors, dims, fullText, fullTextOptions } = index;
+  const { members } = scope;
+  const top = topIndices(records, members, fused, tuning.feedbackDocs).filter((at) => first.bestChunk[members[at]!]! >= 0);
+  const chunks = top.map((at) => first.bestChunk[members[at]!]!);
+  const whole = first.allowed.length <= tuning.feedbackPool;
+  const { poolAt, poolRecords, pool } = feedbackPool(members, fused, whole ? undefined : tuning.feedbackPool, first.mask);
+  // The vectors' side asked first: where the index's thread takes it, the words are scored meanwhile.
+  const vectorSide =
+    tuning.feedbackWeight > 0
+      ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool, poolRecords)
+      : undefined;
+  vectorSide?.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
+  const lexical = feedbackLexical(fullText, tuning, fullTextOptions, { chunks, queryTerms: first.queryTerms, whole, pool, poolRecords });
+  const similarity = vectorSide ? (await vectorSide).best : first.similarity;
+  const poolScope = gatherScope(poolRecords, similarity, lexical && whole ? lexical : first.lexical);
+  if (lexical && !whole) poolScope.lexical = lexical;
+  const rescored = fuseScope(tuning, poolScope).scores;
+  const second = lowered(fused); // each stays below every pooled record
+  poolAt.forEach((at, i) => (second[at] = rescored[i]!));
+  return second;
 }
 
 /**
