@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const store = countStoreErrors(await openStore(config.storePath), isSharedStore(config.storePath) ? 'postgres' : 'sqlite', metrics.storeError);
   const readiness = createReadiness({ store, pending: { embedder: 'the question embedder and the search are warming up' } });
   indexHealth.attach(readiness);
-  metrics.watch({ store, embeddingQueue: () => useLite.queuedTexts });
+  metrics.watch({ store, embeddingQueue: () => useLite.queuedTexts, searchQueue: () => corpus.search.waiting });
   const restored = applyPersistedRecords(corpus, await store.listRecords(), new Date());
   if (restored > 0) log(`${restored} Atlas records persisted from live councils restored from the store`);
 

@@ -67,6 +67,16 @@ describe('search admission', () => {
     ];
     const alone = [];
     for (const question of questions) alone.push(await built.corpus.search.search(question, { limit: 6 }));
+    // An embedder that takes its time: the first question holds the one slot while it waits, the
+    // others wait their turn, counted (polyphony_search_waiting_questions reads it).
+    const embedder = built.corpus.search.embedder;
+    const slow = { ...embedder, embed: async (texts: string[]) => (await new Promise((resolve) => setTimeout(resolve, 30)), embedder.embed(texts)) };
+    const queued = await loadCorpus(built.artifactsDir, slow, undefined, { searchSlots: 1 });
+    const pending = questions.map((question) => queued.search.search(question, { limit: 6 }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(queued.search.waiting).toBe(questions.length - 1);
+    expect(await Promise.all(pending)).toEqual(alone);
+    expect(queued.search.waiting).toBe(0);
     for (const corpus of [single, built.corpus]) {
       const together = await Promise.all([...questions, ...questions].map((question) => corpus.search.search(question, { limit: 6 })));
       expect(together).toEqual([...alone, ...alone]);

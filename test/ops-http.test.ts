@@ -230,7 +230,7 @@ describe('Prometheus metrics', () => {
       onCall: (call) => metrics.observeCall(call.model, call.outcome, call.latency_ms / 1000),
       onJobFinished: (kind, outcome) => metrics.jobFinished(kind, outcome),
     });
-    metrics.watch({ store, spendCeilingUsd: 5, embeddingQueue: () => 0 });
+    metrics.watch({ store, spendCeilingUsd: 5, embeddingQueue: () => 0, searchQueue: () => built.corpus.search.waiting });
     const app = createApp({ corpus: built.corpus, store, live, metrics, log: () => {} });
 
     const question = 'Which harbour secret should stay out of the metrics?';
@@ -278,6 +278,7 @@ describe('Prometheus metrics', () => {
     expect(spend.get('reserved')).toBe(0);
     expect(spend.get('settled')).toBeGreaterThan(0);
     expect(families.get('polyphony_embedding_queue_texts')?.metrics[0]?.value).toBe('0');
+    expect(families.get('polyphony_search_waiting_questions')?.metrics[0]?.value).toBe('0');
     expect(families.get('polyphony_store_errors_total')?.metrics).toContainEqual({ labels: { driver: 'sqlite', kind: 'unavailable' }, value: '1' });
     expect(families.get('process_cpu_user_seconds_total')?.type).toBe('COUNTER');
     expect(families.get('nodejs_eventloop_lag_seconds')).toBeDefined();

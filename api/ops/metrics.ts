@@ -9,6 +9,7 @@
  *   polyphony_spend_usd{kind}                                    settled, reserved, ceiling
  *   polyphony_jobs{state}, polyphony_jobs_oldest_queued_age_seconds, polyphony_jobs_finished_total{kind,outcome}
  *   polyphony_embedding_queue_texts                              texts waiting for an embedding worker
+ *   polyphony_search_waiting_questions                           questions waiting their turn to be scored (SEARCH_CONCURRENCY)
  *   polyphony_store_errors_total{driver,kind}
  *   process_* and nodejs_* (prom-client's default collectors)
  * Labels carry no question text, client, key or id: only templates, models, states and codes.
@@ -31,6 +32,8 @@ export interface MetricSources {
   spendCeilingUsd?: number;
   /** Texts waiting for an embedding worker. */
   embeddingQueue?: () => number;
+  /** Questions waiting their turn to be scored. */
+  searchQueue?: () => number;
   now?: () => Date;
 }
 
@@ -89,6 +92,14 @@ function registerScrapeGauges(registers: Registry[], sourcesNow: () => MetricSou
     registers,
     collect() {
       this.set(sourcesNow().embeddingQueue?.() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'polyphony_search_waiting_questions',
+    help: 'Questions waiting their turn to be scored (SEARCH_CONCURRENCY at a time).',
+    registers,
+    collect() {
+      this.set(sourcesNow().searchQueue?.() ?? 0);
     },
   });
 

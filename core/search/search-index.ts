@@ -159,6 +159,8 @@ export interface SearchIndex {
   readonly approximate: boolean;
   /** On the approximate path, where its shortlist comes from: the index's graph, or a scan of binary codes. */
   readonly shortlistFrom: 'index' | 'codes' | undefined;
+  /** Questions waiting their turn to be scored (admission.ts): a backlog an operator watches. */
+  readonly waiting: number;
   byId(id: string): SearchRecord | undefined;
   search(query: string, options?: SearchOptions): Promise<ScoredRecord[]>;
   /** Cosine scan alone, used by the Atlas search endpoint. */
@@ -338,6 +340,9 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     relevance,
     approximate: chunkScan.approximate,
     shortlistFrom: chunkScan.shortlistFrom,
+    get waiting() {
+      return admission.waiting;
+    },
     byId: (id) => {
       const index = indexById.get(id);
       return index === undefined ? undefined : records[index];
