@@ -5,7 +5,9 @@
  *     of the same vectors (scalar JavaScript, the textbook brute force) and vs Orama's own
  *     vector search (@orama/orama, `mode: 'vector'`) over the same vectors;
  *   - the fast path over HTTP (query embedding included, on the server's worker thread)
- *     for distinct and for repeated questions, vs the query embedding alone;
+ *     for distinct and for repeated questions, vs the query embedding alone; and with 8
+ *     questions in flight at once, answered a second vs one at a time, and whether the
+ *     answers asked together are those asked alone;
  *   - the server's memory (resident set after load and its peak after the queries).
  *
  * The corpus: works of about 640 words made of sentences drawn (seeded) from the ArguAna
@@ -150,6 +152,22 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? Number.NaN);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** Questions in flight at once for the throughput line. */
+const TOGETHER = 8;
+
+/** Asks the questions with `width` in flight at once: each one's time, and the whole's. */
+async function inFlight(width: number, questions: readonly string[], ask: (question: string) => Promise<number>): Promise<{ times: number[]; wallMs: number }> {
+  const times: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < questions.length) times.push(await ask(questions[next++]!));
+    }),
+  );
+  return { times, wallMs: performance.now() - started };
 }
 
 async function startServer(artifactsDir: string, storeDir: string) {
@@ -327,18 +345,32 @@ async function benchSize(
   // The real server: HTTP, question embedding on its worker thread, memory.
   const server = await startServer(artifactsDir, root);
   const afterLoad = memoryOf(server.child.pid!);
+  /** Each answer's records and their match, to compare answers given alone and together. */
+  const answers = new Map<string, string>();
   const hit = async (question: string) => {
     const started = performance.now();
     const response = await fetch(`${server.base}/api/query?q=${encodeURIComponent(question)}`);
-    await response.arrayBuffer();
+    const body = (await response.json()) as { records?: { id: string; match: unknown }[] };
     if (response.status !== 200) throw new Error(`status ${response.status} for ${question}`);
-    return performance.now() - started;
+    const ms = performance.now() - started;
+    answers.set(question, JSON.stringify((body.records ?? []).map((record) => [record.id, record.match])));
+    return ms;
   };
   for (const question of questions.slice(0, 3)) await hit(`${question} warm-up`);
   const distinct: number[] = [];
   for (const question of questions) distinct.push(await hit(question));
+  const alone = new Map(answers);
   const repeated: number[] = [];
   for (const question of questions) repeated.push(await hit(question));
+  // Several at a time (distinct questions again, not embedded before): questions a second
+  // beside one at a time, and the answers of the first pass asked together, compared.
+  const together = await inFlight(
+    TOGETHER,
+    questions.map((question) => `${question} (together)`),
+    hit,
+  );
+  await inFlight(TOGETHER, questions, hit);
+  const differing = questions.filter((question) => answers.get(question) !== alone.get(question)).length;
   const afterQueries = memoryOf(server.child.pid!);
   server.child.kill('SIGTERM');
   await once(server.child, 'exit');
@@ -362,6 +394,13 @@ async function benchSize(
     `fast path over HTTP, ${d.n} distinct questions: median ${ms(d.median)}, p95 ${ms(d.p95)} (query embedding alone as the server runs it, ${real.kernelsInUse} kernels on ${real.threadsInUse} threads: median ${ms(e.median)}, p95 ${ms(e.p95)}; on WebAssembly kernels, ${wasmKernels.threadsInUse} threads: median ${ms(ew.median)}, p95 ${ms(ew.p95)}, ${ratio(ew.median, e.median)} slower)`,
   );
   console.log(`fast path over HTTP, the same questions repeated: median ${ms(r.median)}, p95 ${ms(r.p95)}`);
+  const t = summarize(together.times);
+  const aloneRate = (distinct.length / distinct.reduce((sum, value) => sum + value, 0)) * 1000;
+  const togetherRate = (together.times.length / together.wallMs) * 1000;
+  console.log(
+    `fast path over HTTP, ${TOGETHER} distinct questions at a time: ${togetherRate.toFixed(1)} answered a second (one at a time ${aloneRate.toFixed(1)}: ${ratio(togetherRate, aloneRate)}), ` +
+      `median ${ms(t.median)}, p95 ${ms(t.p95)}; answers asked together differing from asked alone: ${differing} of ${questions.length}`,
+  );
   if (!options.keep) rmSync(root, { recursive: true, force: true });
 }
 

@@ -3,8 +3,9 @@
  * first served. Its work on the server's thread (the words, the fusion, the feedback) pauses
  * for the other threads (the question's embedding, the vector index's search and products);
  * two questions at a time fill those pauses, while more only share the thread and the caches
- * between them: at a million passages, 8 questions at a time over HTTP answered 24.5 a second
- * with every question let in and 34.8 with two (bench/README.md, session 16), the same answers.
+ * between them: 8 distinct questions at a time over HTTP were answered 21.3–23.0 a second at a
+ * million passages with every question let in, 28.3–34.7 with two (p95 569–598 → 288–352 ms);
+ * at 100k 69.4 → 79.4 (bench/README.md, session 16); the same answers.
  */
 export interface Admission {
   /** Runs `task` once fewer than the slots are taken; its slot is freed when it settles. */

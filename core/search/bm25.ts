@@ -426,7 +426,8 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       if (terms.size === 0) return best;
       // Another question's run paused between its blocks holds the kernel: this one waits its
       // turn rather than score in JavaScript on the same thread, twice as slow (1M passages, 8
-      // questions at a time over HTTP: 21.6 → 23.2 a second; bench/README.md, session 16).
+      // questions at a time over HTTP, their embeddings cached, every one let in: 21.6 → 23.2
+      // answered a second; bench/README.md, session 16).
       while (passageKernel?.busy) await passageKernel.released();
       const blocks = bestPassages(terms, options.text, best, allowed);
       try {
