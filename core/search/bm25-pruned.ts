@@ -599,22 +599,23 @@ export function createPrunedSearch(
       const textTerms = fieldTerms(text, terms, options.text, textCache, false);
       const { chunks: sortedChunks, owners } = passagesOf(chunksOf, records);
       const pairCost = kernel ? KERNEL_FORWARD_PAIR_COST : 1;
-      // The kernel's walk of the postings where it runs (the same sums), else JavaScript's.
-      const inKernel = (): Float64Array | undefined =>
-        kernel?.scoresOf(
-          textTerms.map((term) => term.list),
-          textTerms.map((term) => term.factor),
-          fieldCacheOf(text, options.text, textCache).norms,
-          normsKey(options.text),
-          sortedChunks,
-          KERNEL_GALLOP_COST,
-        );
       let chunkScores: Float64Array;
       if (forward && forwardPairs(forward.index, sortedChunks) * pairCost < postingsCost(textTerms, sortedChunks.length)) {
         termSlots ??= new Int32Array(text.postings.size).fill(-1);
         chunkScores = forwardScores(textTerms, sortedChunks, forward, termSlots);
       } else {
-        chunkScores = inKernel() ?? exactScores(textTerms, sortedChunks, (slots ??= new Int32Array(chunkRecords.length).fill(-1)));
+        // The kernel's walk of the postings where it runs (the same sums), else JavaScript's.
+        const norms = fieldCacheOf(text, options.text, textCache).norms;
+        const lists = textTerms.map((term) => term.list);
+        const inKernel = kernel?.scoresOf(
+          lists,
+          textTerms.map((term) => term.factor),
+          norms,
+          normsKey(options.text),
+          sortedChunks,
+          KERNEL_GALLOP_COST,
+        );
+        chunkScores = inKernel ?? exactScores(textTerms, sortedChunks, (slots ??= new Int32Array(chunkRecords.length).fill(-1)));
       }
       const best = bestPerRecord(chunkScores, sortedChunks, owners, chunkRecords, records);
       const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache, false) : [];
