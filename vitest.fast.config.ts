@@ -26,6 +26,7 @@ export default mergeConfig(
         // BEIR ArguAna, the Omnarai gold set, the judged intent set, the Omnarai corpus through
         // the API) or on the real data sets in ../shared (the Omnarai import).
         'test/beir.test.ts',
+        'test/quality-claims.test.ts',
         'test/omnarai-gold.test.ts',
         'test/intent-set.test.ts',
         'test/omnarai-api.test.ts',

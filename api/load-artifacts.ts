@@ -16,6 +16,8 @@ import { approximatePathApplies } from '../core/search/chunk-scan.ts';
 import type { VectorSource } from '../core/search/vector-scan.ts';
 import { DEFAULT_RELEVANCE_MODEL, relevanceFor, RelevanceModelSchema, withFloors, type RelevanceModel } from '../core/search/relevance.ts';
 import type { SearchMeta } from '../core/search/types.ts';
+import { engineDefaultChoice, tuningOf } from '../core/search/retrieval-choice.ts';
+import { readRetrievalChoice } from './retrieval-choice-file.ts';
 import type { Embedder } from '../providers/embedder.ts';
 import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
 
@@ -57,6 +59,10 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);
   const relevance = withFloors(relevanceFor(fitted, embedder.id).model, options.relevanceFloors ?? {});
+  // The build's choice for this corpus (retrieval-choice.ts) under what the caller sets; built before choices: the engine's default.
+  const retrieval =
+    readRetrievalChoice(paths.searchRetrieval) ?? engineDefaultChoice(meta.embedder.id, 'the build made no choice for this corpus', DEFAULT_TUNING);
+  const searchTuning = { ...tuningOf(retrieval), ...tuning };
   // Memory-mapped in a worker thread of its own, not read: the pages load as searches reach them.
   const approximate =
     existsSync(paths.searchVectorIndex) && approximatePathApplies(meta.chunk_records.length, tuning?.approximateFrom ?? DEFAULT_TUNING.approximateFrom)
@@ -88,10 +94,11 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
       fullText,
       embedder,
       relevance,
-      ...(tuning ? { tuning } : {}),
+      tuning: searchTuning,
       ...(approximate ? { approximate } : {}),
       ...(options.searchSlots !== undefined ? { searchSlots: options.searchSlots } : {}),
     }),
+    retrieval,
     publicDir: paths.public,
     builtAt: meta.built_at,
     textOf: createTextReader(paths.public),

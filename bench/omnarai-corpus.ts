@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
+import type { SearchTuning } from '../core/search/search-index.ts';
 import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 import { createUseLiteEmbedder, withQueryCache } from '../providers/embedder.ts';
 import { buildArtifacts } from '../scripts/build.ts';
@@ -22,7 +23,9 @@ export async function withImportedOmnarai(from: string | undefined, label: strin
     importOmnarai({ from: dataDir, out: contentDir, force: true });
     const embedder = withQueryCache(await createUseLiteEmbedder());
     await buildArtifacts({ contentDir, artifactsDir, cacheDir: pathsFromEnv().cacheDir, embedder });
-    await use(await loadCorpus(artifactsDir, embedder), dataDir);
+    // BENCH_TUNING='<json>' sets search tuning over the build's choice, to compare settings on the same data.
+    const tuning = process.env.BENCH_TUNING ? (JSON.parse(process.env.BENCH_TUNING) as Partial<SearchTuning>) : undefined;
+    await use(await loadCorpus(artifactsDir, embedder, tuning), dataDir);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -32,6 +32,8 @@ export function artifactPaths(artifactsDir: string) {
     /** The passages' text as indexed, read one passage at a time (core/search/passages.ts). */
     searchPassages: path.join(data, 'search', 'passages.bin'),
     searchRelevance: path.join(data, 'search', 'relevance.json'),
+    /** How much this corpus's search trusts the vectors and the feedback, and on what evidence (core/search/retrieval-choice.ts). */
+    searchRetrieval: path.join(data, 'search', 'retrieval.json'),
     /** Each passage's identity across builds (scripts/lib/previous-search.ts), 32 bytes a passage: the next build matches its passages without hashing them again. */
     searchIdentities: path.join(data, 'search', 'identities.bin'),
     buildInfo: path.join(data, 'build.json'),

@@ -7,6 +7,7 @@ import type { AudioManifest } from './artifacts.ts';
 import type { Manifest } from './build-manifest.ts';
 import type { ConceptGraph, DivergenceFull, TensionEntry, WorkRecord } from './records.ts';
 import type { SearchIndex } from './search/search-index.ts';
+import type { RetrievalChoice } from './search/retrieval-choice.ts';
 
 export interface Corpus {
   site: SiteConfig;
@@ -26,6 +27,8 @@ export interface Corpus {
   audio: AudioManifest;
   claims: unknown[];
   search: SearchIndex;
+  /** How much the search trusts the vectors and the feedback on this corpus, and why (retrieval-choice.ts). */
+  retrieval: RetrievalChoice;
   publicDir: string;
   builtAt: string;
   /** Full text of a work, read lazily from its record twin. */

@@ -100,6 +100,12 @@ export function health(corpus: Corpus, capabilities: Capabilities, now: Date) {
       passages_indexed: corpus.search.chunkCount,
       embedder: corpus.search.embedder.id,
       built_at: corpus.builtAt,
+      retrieval: {
+        source: corpus.retrieval.source,
+        vector_weight: corpus.retrieval.vector_weight,
+        feedback: corpus.retrieval.feedback,
+        note: corpus.retrieval.note,
+      },
     },
     capabilities,
     capability_paths: WHAT_EACH_CAPABILITY_COVERS,

@@ -34,6 +34,9 @@ import { encodeIdentities, readPreviousSearch } from './lib/previous-search.ts';
 import { readTwinKeys, twinKeysFile } from './lib/twin-reuse.ts';
 import { approximatePathApplies } from '../core/search/chunk-scan.ts';
 import { DEFAULT_TUNING } from '../core/search/search-index.ts';
+import { chooseForCorpus, probeKey } from './lib/retrieval-probe.ts';
+import { RETRIEVAL_CHOICE_FILE } from '../core/search/retrieval-choice.ts';
+import { readRetrievalChoice } from '../api/retrieval-choice-file.ts';
 
 export interface BuildOptions extends BuildPaths {
   embedder?: Embedder;
@@ -152,6 +155,17 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const relevance = content.relevance ?? DEFAULT_RELEVANCE_MODEL;
   writeJson(out.searchRelevance, relevance);
   writeJson(path.join(out.public, RELEVANCE_CALIBRATION_FILE), relevance);
+  // How much this corpus's search trusts the vectors and the feedback: probed on its own
+  // questions, or the previous build's choice while it holds (same embedder, about the same size).
+  const { choice, reused } = await chooseForCorpus(
+    { records: search.meta.records, chunks: search.chunks, vectors: search.vectors, embedder: cachedEmbedder(embedder, options.cacheDir) },
+    probeKey(embedder.id),
+    readRetrievalChoice(previousPaths.searchRetrieval),
+    log,
+  );
+  if (reused) log(`retrieval settings for this corpus as the previous build chose them: ${choice.note}`);
+  writeJson(out.searchRetrieval, choice);
+  writeJson(path.join(out.public, RETRIEVAL_CHOICE_FILE), choice);
 
   const manifest = buildManifest({
     works,
@@ -202,6 +216,12 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
 }
 
 /** The hash of every content file's name and bytes, in order (streamed: at 250,000 works the files are a gigabyte). */
+/** The embedder through the embedding cache: the probe's questions and shortened passages are embedded once across builds. */
+function cachedEmbedder(embedder: Embedder, cacheDir: string): Embedder {
+  const cache = createEmbeddingCache(cacheDir, embedder);
+  return { id: embedder.id, dims: embedder.dims, embed: async (texts) => (await cache.embedAll(texts)).vectors };
+}
+
 function corpusRevision(files: LoadedContent['files']): string {
   const hash = createHash('sha256');
   for (const file of files) hash.update(`${file.file}\n`).update(file.bytes);

@@ -15,11 +15,20 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { SearchTuning } from '../core/search/search-index.ts';
 import { runBeirEval, type BeirEvalResult } from './lib/beir-eval.ts';
+import { formatQuality, resolveSet, runQuality } from './lib/beir-quality.ts';
 import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { pathsFromEnv, REPO_ROOT } from '../core/paths.ts';
 
 const USAGE = `usage: eval-beir --content <content-dir> --queries <queries.jsonl[.gz]> --qrels <qrels.tsv>
                  [--artifacts <dir>] [--rebuild] [--limit N] [--query-words N] [--tuning '<json>'] [--json]
+       eval-beir --sets arguana,scifact[,<folder in BEIR layout>] [--grid] [--rebuild] [--limit N] [--work-dir <dir>] [--json]
+
+  --sets       the quality report over several sets: each imported and built once into
+               --work-dir (default .cache/beir-sets), then the build's default and its parts
+               (words alone, with feedback, vectors alone, the engine's fixed default; --grid adds
+               every fixed weight with and without feedback) on both halves of the judged
+               queries, with bootstrap 95 % intervals and the paired difference to the engine's
+               fixed default. A name is a folder under ../shared/benchmarks.
 
   --content    content folder written by import-beir (holds import-map.json)
   --queries    BEIR queries file
@@ -67,6 +76,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         'query-words': { type: 'string' },
         tuning: { type: 'string' },
         json: { type: 'boolean', default: false },
+        sets: { type: 'string' },
+        grid: { type: 'boolean', default: false },
+        'work-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -80,6 +92,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  if (values.sets !== undefined) return runSets(values);
   if (!values.content || !values.queries || !values.qrels) {
     console.error(`eval-beir: --content, --queries and --qrels are required\n${USAGE}`);
     return 2;
@@ -126,6 +139,44 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     } else {
       console.log(format(result, path.basename(contentDir)));
     }
+    return 0;
+  } catch (error) {
+    console.error(`eval-beir: ${(error as Error).stack ?? (error as Error).message}`);
+    return 1;
+  }
+}
+
+async function runSets(values: { sets?: string; grid?: boolean; rebuild?: boolean; limit?: string; json?: boolean; 'work-dir'?: string }): Promise<number> {
+  const log = values.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+  if (values.limit !== undefined && !/^\d+$/.test(values.limit)) {
+    console.error(`eval-beir: --limit must be a whole number\n${USAGE}`);
+    return 2;
+  }
+  let sets;
+  try {
+    sets = values
+      .sets!.split(',')
+      .filter(Boolean)
+      .map((spec) => resolveSet(spec, REPO_ROOT));
+  } catch (error) {
+    console.error(`eval-beir: ${(error as Error).message}`);
+    return 2;
+  }
+  if (sets.length === 0) {
+    console.error(`eval-beir: --sets names no set\n${USAGE}`);
+    return 2;
+  }
+  try {
+    const reports = await runQuality({
+      sets,
+      workDir: path.resolve(values['work-dir'] ?? path.join(REPO_ROOT, '.cache', 'beir-sets')),
+      cacheDir: pathsFromEnv().cacheDir,
+      grid: values.grid ?? false,
+      rebuild: values.rebuild ?? false,
+      ...(values.limit !== undefined ? { limit: Number(values.limit) } : {}),
+      log,
+    });
+    console.log(values.json ? JSON.stringify(reports, null, 2) : formatQuality(reports));
     return 0;
   } catch (error) {
     console.error(`eval-beir: ${(error as Error).stack ?? (error as Error).message}`);

@@ -95,6 +95,16 @@ describe('GET /api/query rules (spec §4.2)', () => {
     expect(health.body.capabilities).toMatchObject({ retrieval: true, deliberation: false, council: false, trace: false });
   });
 
+  it('health names the search settings the build chose for this corpus, and /retrieval-choice.json the evidence', async () => {
+    const retrieval = (await get('/api/health')).body.corpus.retrieval;
+    // The fixture's few works give too few questions of their own: the engine's default, said so.
+    expect(retrieval).toEqual({ source: 'default', vector_weight: 0.6, feedback: true, note: expect.stringMatching(/fewer than the 100 a choice needs/) });
+    const served = await get('/retrieval-choice.json');
+    expect(served.status).toBe(200);
+    expect(served.body).toMatchObject({ format: 'polyphony-retrieval-choice@1', source: 'default', vector_weight: 0.6, feedback: true });
+    expect(served.body.probe.questions).toBeLessThan(100);
+  });
+
   it('rule 8: unknown values in rings, ring, tier and layer scoping give UNKNOWN_LAYER', async () => {
     for (const parameter of ['rings', 'ring', 'tier', 'layers', 'sources', 'exclude']) {
       const response = await get(`/api/query?q=x&${parameter}=nowhere`);

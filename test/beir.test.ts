@@ -226,8 +226,9 @@ describe.skipIf(!haveArguana)('retrieval quality regression on an ArguAna subset
 });
 
 /**
- * The default configuration scores 0.889 here (vectors alone 0.754, BM25 alone 0.820, weight 0.6
- * without feedback and BM25 k1 1.2 b 0.75: 0.859, z-score fusion with BM25 feedback 0.875;
- * bench/README.md): the floor is that minus about 0.05.
+ * The default configuration scored 0.889 here when the floor was set (vectors alone 0.754, BM25
+ * alone 0.820, weight 0.6 without feedback and BM25 k1 1.2 b 0.75: 0.859, z-score fusion with
+ * BM25 feedback 0.875; bench/README.md): the floor is that minus about 0.05. It scores 0.8749
+ * now, the build's probe keeping the engine's default on this subset (ADR 0023).
  */
 const SUBSET_NDCG_FLOOR = 0.84;

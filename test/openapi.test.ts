@@ -123,6 +123,7 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/audio/{file}': ['get'],
   '/records/{id}.json': ['get'],
   '/records/{id}.md': ['get'],
+  '/retrieval-choice.json': ['get'],
 };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -592,6 +593,7 @@ const rows: Row[] = [
   { method: 'GET', url: '/concepts/refusal.md', status: 200, contentType: 'text/markdown' },
   { method: 'GET', url: '/concepts/nowhere.json', status: 404, code: 'ROUTE_NOT_FOUND' },
   { method: 'GET', url: '/llms.txt', status: 200, contentType: 'text/plain' },
+  { method: 'GET', url: '/retrieval-choice.json', status: 200 },
   { method: 'GET', url: '/.well-known/llms.txt', status: 200, contentType: 'text/plain' },
   { method: 'GET', url: '/.well-known/llms.txt?x=1', status: 400, code: 'UNKNOWN_PARAMETER' },
   { method: 'GET', url: '/robots.txt', status: 200, contentType: 'text/plain' },

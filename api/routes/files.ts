@@ -10,6 +10,7 @@ import {
   DivergenceDocumentSchema,
   WorkDocumentSchema,
 } from '../../schemas/api.ts';
+import { RetrievalChoiceSchema } from '../../core/search/retrieval-choice.ts';
 import { CACHE_HEADER, missingFile, ok, textAnswer } from '../openapi/parts.ts';
 import type { FileSpec, OperationSpec, ResponseSpec } from './types.ts';
 
@@ -81,6 +82,13 @@ export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpe
       path: [conceptId],
       responses: { 200: textAnswer('Concept card source.', 'text/markdown') },
       errors: missingFile,
+    }),
+    file('/retrieval-choice.json', {
+      operationId: 'getRetrievalChoice',
+      summary: "How much this corpus's search trusts the vectors and the feedback, and on what evidence",
+      description:
+        "Written by the build: the corpus's own questions (a held-back sentence of a work, the work its answer) ranked under each candidate setting, MRR@10 and hits in the top 10 of each, and the setting chosen (source probe); or the engine's default and why (source default, probe null or too few questions). /api/health shows the choice in corpus.retrieval.",
+      responses: { 200: ok('The retrieval choice.', RetrievalChoiceSchema, CACHE_HEADER) },
     }),
     file('/llms.txt', { operationId: 'getLlmsTxt', summary: 'Orientation text', responses: { 200: textAnswer('Orientation text.', 'text/plain') } }),
     file(`/${site.siteSlug}.context.md`, {

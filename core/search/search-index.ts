@@ -113,12 +113,14 @@ export interface SearchTuning {
 }
 
 /**
- * Tuned on BEIR ArguAna dev (bench/README.md, "Retrieval quality"): z-score fusion at 0.6 with
- * 80 lexical feedback terms, nDCG@10 0.60 against 0.58 with `max` at 0.5 (and 0.47 before
- * that), chosen on one half of the dev queries and reported on the other; the same weight is
- * best on short questions under z-scores. The floors are the service's own and not measured
- * there; calibrated relevance (relevance.ts) reads the query's own cosine and BM25, whatever
- * the fusion.
+ * The engine's default, for a corpus the build could not probe (ADR 0023): the build chooses
+ * `vectorWeight` and whether the feedback runs per corpus (retrieval-choice.ts) and the loader
+ * sets them over these. Chosen on half A of BEIR ArguAna dev (z-score fusion at 0.6, 80 lexical
+ * feedback terms); on half B, never tuned on, nDCG@10 0.5970 (BM25 alone 0.5512), and on
+ * SciFact train's half B 0.6474, below BM25 alone (0.6611) — why the choice is per corpus
+ * (bench/README.md, "Retrieval quality across corpora"). The floors are the service's own and
+ * not measured there; calibrated relevance (relevance.ts) reads the query's own cosine and
+ * BM25, whatever the fusion.
  */
 export const DEFAULT_TUNING: SearchTuning = {
   vectorWeight: 0.6,

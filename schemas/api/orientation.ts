@@ -76,6 +76,20 @@ export const HealthSchema = named(
           passages_indexed: count('Passages in the search index.'),
           embedder: text('Embedding model identifier.'),
           built_at: DateTimeSchema.describe('When the search index was built.'),
+          retrieval: z
+            .strictObject({
+              source: z
+                .enum(['probe', 'default'])
+                .describe(
+                  "probe: chosen by the build from the corpus's own questions (a held-back sentence of a work, the work its answer); default: the engine's default, the note says why.",
+                ),
+              vector_weight: z.number().min(0).max(1).describe('Weight of the vector side in the fused ranking; the rest is the words (BM25) side.'),
+              feedback: z.boolean().describe("Whether the ranking is refined by pseudo-relevance feedback from the first ranking's best records."),
+              note: text('What was chosen and on what evidence, including how far each side finds the answers alone.'),
+            })
+            .describe(
+              "How much this corpus's search trusts the vectors and the feedback (the build's choice; every candidate's score on its probe is served at /retrieval-choice.json).",
+            ),
         })
         .describe('Corpus and index state.'),
       capabilities: CapabilitiesSchema,

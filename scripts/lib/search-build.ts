@@ -14,6 +14,8 @@ import { createEmbeddingCache } from './embedding-cache.ts';
 
 export interface SearchBuild {
   meta: SearchMeta;
+  /** The passages as indexed, in chunk order. */
+  chunks: SearchChunk[];
   vectors: Float32Array;
   fullText: PackedFullText;
   /** The passages' text as indexed (passages.ts's file), in chunk order. */
@@ -92,6 +94,7 @@ export async function buildSearch(
       chunk_records: chunks.map((chunk) => chunk.record),
       built_at: (options.now ?? (() => new Date()))().toISOString(),
     },
+    chunks,
     vectors: vectors.all,
     fullText,
     passages: encodePassages(chunks.map((chunk) => chunk.text)),
