@@ -68,6 +68,8 @@ export default mergeConfig(
         // Two child processes (tsx each) appending to one tension history at once.
         'test/dispositions-processes.test.ts',
         'test/certify-cli.test.ts',
+        // Issue 46's matrix of scripted worlds, read by the real model (and the CLI as a child process).
+        'test/certify-abstention.test.ts',
         'test/mcp-stdio.test.ts',
         'test/curation.test.ts',
         'test/cli-output.test.ts',

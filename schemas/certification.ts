@@ -38,14 +38,14 @@ export const EvidenceCallSchema = z.strictObject({
 export type EvidenceCall = z.infer<typeof EvidenceCallSchema>;
 
 const SideSchema = z.enum(['A', 'B', 'neither']);
-const MoveSchema = z.enum(['held', 'conceded', 'flipped']);
+const MoveSchema = z.enum(['held', 'conceded', 'flipped', 'unclear']).describe('unclear: read on neither side after pressure (ADR 0024)');
 const BySide = z.record(z.string(), z.array(SideSchema));
 export const StanceRunSchema = z.strictObject({
   readings: z.array(
     z.strictObject({
       voices: z.tuple([z.string(), z.string()]),
       control: BySide.describe("Side of each voice's control re-rolls"),
-      held: z.record(z.string(), SideSchema.nullable()).describe('The side each voice kept in its re-rolls; null: noise, not a party'),
+      held: z.record(z.string(), SideSchema.nullable()).describe("The side each voice's re-rolls were read on; null: read on both sides, noise, not a party"),
       stands: z.enum(['as-named', 'reversed']).nullable(),
       paraphrase: BySide.describe("Side of each voice's answer per paraphrase"),
       persistence: z.record(z.string(), z.number().min(0).max(1)),

@@ -12,7 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../core/paths.ts';
+import { controlOdds, steadfast } from '../core/certify/abstention.ts';
 import { createUseLiteEmbedder } from '../providers/embedder.ts';
+import { steadfastShares } from '../scripts/lib/certify/report.ts';
 import { CalibrationFileSchema, type CalibrationFile } from '../schemas/certification.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
@@ -68,6 +70,12 @@ describe.skipIf(!hasData)('calibration on the real Omnarai Atlas', () => {
     expect(printed).toMatch(/perturbation-v1: pair AUC 0\.\d+ \[0\.\d+–0\.\d+\]/);
     expect(printed).toMatch(/perturbation-v1: .*BELOW THE FLOOR/);
     expect(printed).toMatch(/perturbation-v2: pair AUC 0\.\d+ \[0\.\d+–0\.\d+\].*side accuracy/);
+    // ADR 0024: what the held-out precision and coverage mean for steadfast voices, printed from the model.
+    expect(printed).toContain(steadfastShares(v2.margin!.held_out)!);
+    const { precision, coverage } = v2.margin!.held_out;
+    const keptAt = (t: number) => controlOdds(steadfast({ precision: precision!, coverage: coverage! }), t, 'opposite-sides').kept;
+    // The rule keeps far more steadfast voices than ADR 0015's (all T re-rolls read alike): (c·p)^T.
+    for (const t of [3, 5]) expect(keptAt(t)).toBeGreaterThan(2 * (coverage! * precision!) ** t);
   }, 900_000);
 
   it("agrees with an independent computation of v1's pair AUC from the source file", async () => {

@@ -256,7 +256,11 @@ describe('--runs auto decides clear records early and reports boundary records u
     expect(record.tiers).toEqual(['C3', 'C3', 'C3']);
     expect(record.certification).toMatchObject({ tier: 'C3', verdict: 'decided', runs: 3, runs_rule: 'auto', max_runs: 5, tier_share: 1 });
     // Calls spent: three runs of the record plus the control's runs, against the plan's cap of five each.
-    const perRun = report.plan.calls / 2 / 5;
+    // (The plan also counts, at most, the re-rolls --runs auto makes where readings abstain, ADR 0024:
+    // T more for each named voice — two on the record, two on the control's decoy — in each run;
+    // none abstains here, so none is made.)
+    expect(report.plan.abstentionRerolls).toBe(2 * 2 * 3 * 5);
+    const perRun = (report.plan.calls - report.plan.abstentionRerolls) / 2 / 5;
     expect(report.callsMade).toBeLessThan(report.plan.calls);
     expect(fake.requests.filter((request) => request.path === '/v1/chat/completions').length).toBe(report.callsMade);
     expect(report.callsMade).toBe(perRun * (3 + 3));

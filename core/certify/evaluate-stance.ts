@@ -1,16 +1,20 @@
 /**
  * One run of perturbation-v2 (ADR 0015): the split is anchored on the record's named tensions.
  * For each tension whose two voices sit on the panel:
- *   - control: each voice's re-rolls must all hold one side (A or B) — a voice whose own
- *     re-rolls do not keep a side is noise, not a party — and the two voices opposite sides;
- *     the tension then *stands* (as named, or reversed);
+ *   - control: a voice keeps the one side its re-rolls were read on — a voice read on both
+ *     sides is noise, not a party; a re-roll the measure could not read ("neither") is the
+ *     instrument abstaining, not the voice moving (ADR 0024) — and the two voices opposite
+ *     sides; the tension then *stands* (as named, or reversed);
  *   - C1: it stands, and each party holds its side in at least the persistence share of the
- *     paraphrases;
- *   - C2: under P2 and P3 a party whose answer moves to the opponent's side has flipped, one
- *     whose answer falls between the claims (neither side) has conceded; the judges' labels,
- *     where judges answered, are read beside these and every disagreement is listed.
+ *     paraphrases it was read on;
+ *   - C2: under P2 and P3 a party whose answer is read on the opponent's side has flipped, one
+ *     read on its own side held; an answer read on neither side is *unclear* (the measure cannot
+ *     tell a concession from its own abstention): the judges' majority, where judges answered,
+ *     decides it, else the move stays unmeasured and C2 cannot be certified. The judges' labels
+ *     are read beside the measured moves and every disagreement is listed.
  * A record with no named split on this panel cannot stand, so cannot reach C1 or C2, and says so.
  */
+import { keptSide, persistenceOf as voicePersistence } from './abstention.ts';
 import { fleissKappa } from './kappa.ts';
 import { aggregatePressure } from './labels.ts';
 import type { Pressure, PressureLabel, Thresholds, Tier } from './protocol.ts';
@@ -39,8 +43,10 @@ export interface StanceTension {
 
 export interface StanceRunEvidence {
   tensions: readonly StanceTension[];
-  /** Control re-rolls per model. */
+  /** Control re-rolls per model: the same T for every model (the centre and the spreads are taken on these). */
   rerolls: Record<string, readonly EmbeddedAnswer[]>;
+  /** `--runs auto`: further re-rolls drawn for a named voice whose readings abstained, read after its T. */
+  extraRerolls?: Record<string, readonly EmbeddedAnswer[]>;
   /** `paraphraseAnswers[j][model]`: model's answer to paraphrase j. */
   paraphraseAnswers: readonly Record<string, EmbeddedAnswer>[];
   /** Each model's answer after P2 and after P3. */
@@ -49,12 +55,17 @@ export interface StanceRunEvidence {
   votes: Record<string, Partial<Record<Pressure, readonly PressureLabel[]>>>;
 }
 
-const MOVE_RANK: Record<MeasuredMove, number> = { held: 0, conceded: 1, flipped: 2 };
+const MOVE_RANK: Record<MeasuredMove, number> = { held: 0, unclear: 1, conceded: 2, flipped: 3 };
 
-/** The side every re-roll took ('neither' included); null when they disagree: noise. */
-function keptSide(sides: readonly Side[]): Side | null {
-  if (sides.length === 0) return null;
-  return sides.every((side) => side === sides[0]) ? sides[0]! : null;
+/**
+ * How a run reads an answer's side on one tension: the centre is the mean margin of every control
+ * re-roll of the whole panel — the first T of each model, so that re-rolls drawn where readings
+ * abstain (`--runs auto`) are read against the same centre and move nothing else.
+ */
+export function sideReader(tension: Pick<StanceTension, 'claimA' | 'claimB'>, panelRerolls: readonly EmbeddedAnswer[], delta: number) {
+  const margin = (answer: EmbeddedAnswer) => sideMargin(answer.sentences, tension.claimA, tension.claimB);
+  const centre = mean(panelRerolls.map(margin));
+  return (answer: EmbeddedAnswer | undefined): Side => (answer === undefined ? 'neither' : sideOf(sideStrength(margin(answer), centre), delta));
 }
 
 /** The judges' label read coarsely, as the measure can see it. */
@@ -66,25 +77,18 @@ export function evaluateStanceRun(evidence: StanceRunEvidence, thresholds: Thres
   const models = Object.keys(evidence.rerolls).sort();
   const onPanel = evidence.tensions.filter((t) => t.voiceA !== t.voiceB && models.includes(t.voiceA) && models.includes(t.voiceB));
   const readings: TensionReading[] = onPanel.map((tension) => {
-    const margin = (answer: EmbeddedAnswer) => sideMargin(answer.sentences, tension.claimA, tension.claimB);
-    // The centre: the mean margin of every control re-roll of the whole panel.
-    const centre = mean(models.flatMap((model) => evidence.rerolls[model]!.map(margin)));
-    const side = (answer: EmbeddedAnswer | undefined): Side => (answer === undefined ? 'neither' : sideOf(sideStrength(margin(answer), centre), delta));
+    const side = sideReader(
+      tension,
+      models.flatMap((model) => evidence.rerolls[model]!),
+      delta,
+    );
     const voices: [string, string] = [tension.voiceA, tension.voiceB];
-    const control = Object.fromEntries(voices.map((voice) => [voice, evidence.rerolls[voice]!.map(side)]));
+    const control = Object.fromEntries(voices.map((voice) => [voice, [...evidence.rerolls[voice]!, ...(evidence.extraRerolls?.[voice] ?? [])].map(side)]));
     const held = Object.fromEntries(voices.map((voice) => [voice, keptSide(control[voice]!)]));
     const [a, b] = [held[tension.voiceA]!, held[tension.voiceB]!];
     const stands = a !== null && a !== 'neither' && b === opposite(a) ? (a === 'A' ? 'as-named' : 'reversed') : null;
     const paraphrase = Object.fromEntries(voices.map((voice) => [voice, evidence.paraphraseAnswers.map((byModel) => side(byModel[voice]))]));
-    const persistence = Object.fromEntries(
-      voices.map((voice) => {
-        const sides = paraphrase[voice]!;
-        return [
-          voice,
-          sides.length === 0 || held[voice] === null || held[voice] === 'neither' ? 0 : sides.filter((s) => s === held[voice]).length / sides.length,
-        ];
-      }),
-    );
+    const persistence = Object.fromEntries(voices.map((voice) => [voice, voicePersistence(paraphrase[voice]!, held[voice]!)]));
     const pressure = Object.fromEntries(voices.map((voice) => [voice, { p2: side(evidence.pressured[voice]?.p2), p3: side(evidence.pressured[voice]?.p3) }]));
     return { voices, control, held, stands, paraphrase, persistence, pressure };
   });
@@ -102,7 +106,7 @@ export function evaluateStanceRun(evidence: StanceRunEvidence, thresholds: Thres
       const own = reading.held[voice]!;
       for (const pressure of ['p2', 'p3'] as const) {
         const after = reading.pressure[voice]![pressure]!;
-        const move: MeasuredMove = after === own ? 'held' : after === opposite(own) ? 'flipped' : 'conceded';
+        const move: MeasuredMove = after === own ? 'held' : after === opposite(own) ? 'flipped' : 'unclear';
         const previous = measured[voice]?.[pressure];
         if (previous === undefined || MOVE_RANK[move] > MOVE_RANK[previous]) measured[voice] = { ...measured[voice], [pressure]: move };
       }
@@ -111,17 +115,25 @@ export function evaluateStanceRun(evidence: StanceRunEvidence, thresholds: Thres
   const judged = aggregatePressure(evidence.votes, parties);
   const disagreements: StanceOutcome['disagreements'] = [];
   let compared = 0;
+  // The move each party made as the tier reads it: the measured one, or for an unclear one the judges' majority.
+  const moves: Record<string, Partial<Record<Pressure, MeasuredMove>>> = {};
   for (const party of parties) {
     for (const pressure of ['p2', 'p3'] as const) {
       const label = judged.labels[party]?.[pressure];
       const move = measured[party]?.[pressure];
-      if (label === undefined || move === undefined) continue;
+      if (move === undefined) continue;
+      if (move === 'unclear') {
+        if (label !== undefined) moves[party] = { ...moves[party], [pressure]: coarse(label) };
+        continue;
+      }
+      moves[party] = { ...moves[party], [pressure]: move };
+      if (label === undefined) continue;
       compared++;
       if (coarse(label) !== move) disagreements.push({ model: party, pressure, measured: move, judged: label });
     }
   }
-  const flipped = parties.filter((party) => Object.values(measured[party] ?? {}).includes('flipped'));
-  const conceded = parties.filter((party) => !flipped.includes(party) && Object.values(measured[party] ?? {}).includes('conceded'));
+  const flipped = parties.filter((party) => Object.values(moves[party] ?? {}).includes('flipped'));
+  const conceded = parties.filter((party) => !flipped.includes(party) && Object.values(moves[party] ?? {}).includes('conceded'));
   const noise = [...new Set(readings.flatMap((reading) => reading.voices.filter((voice) => reading.held[voice] === null)))].sort();
 
   const spread = controlSpread(Object.fromEntries(models.map((model) => [model, evidence.rerolls[model]!.map((answer) => answer.whole)])));
@@ -140,7 +152,7 @@ export function evaluateStanceRun(evidence: StanceRunEvidence, thresholds: Thres
     parties: standing.length > 0 ? parties : [],
     flipped,
     conceded,
-    pressureComplete: parties.every((party) => measured[party]?.p2 !== undefined && measured[party]?.p3 !== undefined),
+    pressureComplete: parties.every((party) => moves[party]?.p2 !== undefined && moves[party]?.p3 !== undefined),
   });
   const tier: Tier = c1 && c2 ? 'C3' : c1 ? 'C1' : c2 ? 'C2' : 'C0';
   const rows = Object.values(evidence.votes).flatMap((byPressure) =>

@@ -64,7 +64,7 @@ export type Explanation =
       /** perturbation-v2: how often the judges agreed with the measured moves, and every disagreement. */
       judgeAgreement?: string;
       disagreements?: string[];
-      /** perturbation-v2: voices whose own re-rolls did not keep a side, and why no split stood. */
+      /** perturbation-v2: voices whose own re-rolls were read on both sides, and why no split stood. */
       noise?: string[];
     };
 
@@ -149,7 +149,9 @@ function stanceLines(runs: readonly (StanceRun | null)[]) {
   );
   const noise = runs.flatMap((stance, run) => [
     ...(stance && stance.noise.length > 0
-      ? [`${label(run)}${stance.noise.join(', ')} did not keep a side in ${stance.noise.length === 1 ? 'its' : 'their'} own re-rolls: noise, not a party.`]
+      ? [
+          `${label(run)}${stance.noise.join(', ')} did not keep a side in ${stance.noise.length === 1 ? 'its' : 'their'} own re-rolls (read on both sides): noise, not a party.`,
+        ]
       : []),
     ...(stance?.reason ? [`${label(run)}${stance.reason}`] : []),
   ]);

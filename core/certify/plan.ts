@@ -10,6 +10,9 @@
  *   p2        M       each model faces its most-opposed peer's answer
  *   p3        M       each model faces stance-flip pressure
  *   judge     2M × J  each P2/P3 move labelled by every judge
+ * Under `--runs auto` with perturbation-v2, each voice a named tension puts on the panel may also
+ * be re-rolled up to T more times in a run, only while its readings abstain (ADR 0024): the
+ * plan counts them, as it counts the cap of runs, so that it says the most a record can cost.
  */
 import { PRESSURES, type CertifySettings, type Pressure } from './protocol.ts';
 
@@ -40,13 +43,16 @@ export interface PlanModel {
 }
 
 export interface PlanInput {
-  subjects: { subject: string; question: string }[];
+  /** `voices`: the panel voices the subject's named tensions put in a split, re-rolled further where readings abstain (`abstentionRerolls`). */
+  subjects: { subject: string; question: string; voices?: readonly string[] }[];
   panel: readonly PlanModel[];
   paraphraser: PlanModel;
   judges: readonly PlanModel[];
   settings: Pick<CertifySettings, 't' | 'k' | 'runs'>;
   /** Names a fresh measurement; the same name resumes it. */
   attempt?: string | undefined;
+  /** `--runs auto` (v2): up to T more re-rolls per named voice and run, drawn only while its readings abstain. */
+  abstentionRerolls?: boolean | undefined;
 }
 
 export interface PlannedCall {
@@ -59,6 +65,8 @@ export interface PlannedCall {
   promptTokens: number;
   /** The completion budget: max_tokens. */
   maxTokens: number;
+  /** A re-roll made only where a voice's readings abstain (`--runs auto`, ADR 0024). */
+  conditional?: true;
 }
 
 /** About four characters a token: the usual rough rule for English text. */
@@ -73,7 +81,7 @@ export function planCalls(input: PlanInput): PlannedCall[] {
   const calls: PlannedCall[] = [];
   const { t, k, runs } = input.settings;
   const maxAnswer = Math.max(...input.panel.map((model) => model.maxTokens));
-  for (const { subject, question } of input.subjects) {
+  for (const { subject, question, voices = [] } of input.subjects) {
     const questionTokens = estimateTokens(question);
     const scope = keyScope(subject, input.attempt);
     for (let run = 0; run < runs; run++) {
@@ -81,6 +89,14 @@ export function planCalls(input: PlanInput): PlannedCall[] {
         calls.push({ key, subject, run, step, model: model.name, promptTokens, maxTokens: model.maxTokens });
       for (const model of input.panel) {
         for (let roll = 0; roll < t; roll++) add(stepKeys.control(scope, run, model.name, roll), 'control', model, OVERHEAD_TOKENS.answer + questionTokens);
+      }
+      if (input.abstentionRerolls) {
+        for (const model of input.panel.filter((member) => voices.includes(member.name))) {
+          for (let roll = t; roll < 2 * t; roll++) {
+            add(stepKeys.control(scope, run, model.name, roll), 'control', model, OVERHEAD_TOKENS.answer + questionTokens);
+            calls[calls.length - 1]!.conditional = true;
+          }
+        }
       }
       for (let index = 0; index < k; index++) {
         add(stepKeys.paraphrase(scope, run, index), 'paraphrase', input.paraphraser, OVERHEAD_TOKENS.paraphrase + questionTokens);
@@ -106,6 +122,8 @@ export function planCalls(input: PlanInput): PlannedCall[] {
 
 export interface PlanSummary {
   calls: number;
+  /** Of those, re-rolls made only where a voice's readings abstain (`--runs auto`, ADR 0024). */
+  abstentionRerolls: number;
   /** Calls already in the evidence log, which a run will not pay for again. */
   logged: number;
   estimatedCostUsd: number;
@@ -128,7 +146,7 @@ export function summarisePlan(calls: readonly PlannedCall[], prices: Record<stri
     byModel[call.model] = (byModel[call.model] ?? 0) + 1;
     estimatedCostUsd += callCeilingUsd(call.promptTokens, call.maxTokens, prices[call.model]);
   }
-  return { calls: calls.length, logged: loggedCount, estimatedCostUsd, byStep, byModel };
+  return { calls: calls.length, abstentionRerolls: calls.filter((call) => call.conditional).length, logged: loggedCount, estimatedCostUsd, byStep, byModel };
 }
 
 /** The most one call can cost: its prompt tokens plus its whole completion budget. */

@@ -92,14 +92,15 @@ export interface EmbeddedAnswer {
   sentences: readonly Vector[];
 }
 
-export type MeasuredMove = 'held' | 'conceded' | 'flipped';
+/** 'unclear': the answer after pressure was read on neither side — a concession or the measure abstaining (ADR 0024). */
+export type MeasuredMove = 'held' | 'conceded' | 'flipped' | 'unclear';
 
 /** What a run measured on one named tension. */
 export interface TensionReading {
   voices: [string, string];
-  /** The side each voice's control re-rolls held, in order. */
+  /** The side each voice's control re-rolls held, in order (under `--runs auto`, any re-rolls drawn after T follow). */
   control: Record<string, Side[]>;
-  /** The side every re-roll of a voice took ('neither': no side), or null when they disagreed: noise. */
+  /** The side a voice's re-rolls were read on ('neither': none was read), or null when read on both sides: noise (ADR 0024). */
   held: Record<string, Side | null>;
   /** 'as-named': A holds A and B holds B; 'reversed'; null: the tension does not stand. */
   stands: 'as-named' | 'reversed' | null;
@@ -116,7 +117,7 @@ export interface StanceOutcome {
   /** Share of (party, pressure) items where the judges' majority agrees with the measured move; null without judges. */
   judge_agreement: number | null;
   disagreements: { model: string; pressure: Pressure; measured: MeasuredMove; judged: PressureLabel }[];
-  /** Voices named in a tension whose own re-rolls did not keep a side. */
+  /** Voices named in a tension whose own re-rolls were read on both sides. */
   noise: string[];
   /** Why no split could stand, when none did. */
   reason?: string;

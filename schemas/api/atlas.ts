@@ -63,7 +63,7 @@ const PressureLabelOut = z.enum(PRESSURE_LABELS);
 const unit = (description: string) => z.number().min(0).max(1).describe(description);
 
 const SideOut = z.enum(['A', 'B', 'neither']).describe("A: holds claim A's side; B: claim B's; neither: within δ of the centre.");
-const MoveOut = z.enum(['held', 'conceded', 'flipped']);
+const MoveOut = z.enum(['held', 'conceded', 'flipped', 'unclear']);
 const sidesByVoice = (description: string) => z.record(z.string(), z.array(SideOut)).describe(description);
 
 export const StanceRunOutSchema = named(
@@ -77,13 +77,17 @@ export const StanceRunOutSchema = named(
             control: sidesByVoice('Voice to the side of each of its control re-rolls of the verbatim question.'),
             held: z
               .record(z.string(), SideOut.nullable())
-              .describe('Voice to the side its re-rolls kept; null when they did not keep one (noise, not a party).'),
+              .describe(
+                'Voice to the side its re-rolls were read on (neither: none was read); null when read on both sides (noise, not a party). A re-roll read on neither side is the measure abstaining, not the voice moving.',
+              ),
             stands: z
               .enum(['as-named', 'reversed'])
               .nullable()
               .describe('as-named: voice A held A and voice B held B; reversed: the other way round; null: the split did not stand.'),
             paraphrase: sidesByVoice('Voice to the side of its answer to each paraphrase, in order.'),
-            persistence: z.record(z.string(), unit('Share of paraphrases on which the voice kept its side.')).describe('Voice to its paraphrase persistence.'),
+            persistence: z
+              .record(z.string(), unit('Share of the paraphrases the voice was read on (A or B) on which it kept its side.'))
+              .describe('Voice to its paraphrase persistence.'),
             pressure: z
               .record(z.string(), z.strictObject({ p2: SideOut.optional(), p3: SideOut.optional() }))
               .describe('Voice to its side under the most-opposed peer (P2) and stance-flip pressure (P3).'),
@@ -98,7 +102,9 @@ export const StanceRunOutSchema = named(
             p3: MoveOut.optional().describe('Measured move under stance-flip pressure (P3).'),
           }),
         )
-        .describe('Party to its measured move under P2 and P3: held its side, conceded (moved to neither) or flipped (moved to the other side).'),
+        .describe(
+          'Party to its measured move under P2 and P3: held its side, flipped (read on the other side), unclear (read on neither side: a concession or the measure abstaining; the judges decide it where configured), or conceded (an unclear move the judges read as a concession).',
+        ),
       judge_agreement: unit("Share of the parties' moves on which the judges' majority agreed with the measured move.")
         .nullable()
         .describe("Share of the parties' moves on which the judges' majority agreed with the measured move; null without judges."),
@@ -112,7 +118,7 @@ export const StanceRunOutSchema = named(
           }),
         )
         .describe('Every (party, pressure) where the judges read a different move than the side measure.'),
-      noise: strings('Voices named in a tension whose own re-rolls did not keep a side.'),
+      noise: strings('Voices named in a tension whose own re-rolls were read on both sides (a re-roll read on neither side does not count).'),
       reason: z.string().optional().describe('Why no split could stand, when none did.'),
     })
     .describe('perturbation-v2: one run read on the named claims, from the evidence log.'),

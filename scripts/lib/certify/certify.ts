@@ -108,6 +108,12 @@ function selectRecords<R extends { data: { id: string; certification: { tier: Ti
   throw new SelectionError('name record ids, --all, or --tier <C0|C1|C2|C3>');
 }
 
+/** The panel voices a subject's named tensions put in a split: those v2 reads for a side, and re-rolls further where readings abstain. */
+function splitVoices(tensions: readonly NamedTension[], panelNames: readonly string[]): string[] {
+  const onPanel = tensions.filter((t) => t.voiceA !== t.voiceB && panelNames.includes(t.voiceA) && panelNames.includes(t.voiceB));
+  return [...new Set(onPanel.flatMap((t) => [t.voiceA, t.voiceB]))];
+}
+
 /** What certify measures: the selected records, then the negative controls (with a decoy split when the panel has two models). */
 function certificationSubjects(records: readonly { data: DivergenceFrontmatter }[], options: CertifyOptions) {
   const questions = options.controlQuestions ?? CONTROL_QUESTIONS;
@@ -128,7 +134,7 @@ function certificationSubjects(records: readonly { data: DivergenceFrontmatter }
       tensions: record.data.tensions.map((t) => ({ voiceA: t.voice_a, voiceB: t.voice_b, claimA: t.claim_a, claimB: t.claim_b })),
     })),
     ...controls,
-  ];
+  ].map((subject) => ({ ...subject, voices: splitVoices(subject.tensions, panelNames) }));
   return { controls, subjects };
 }
 
@@ -154,6 +160,8 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const calibration = content.calibration;
   const delta = calibration?.methods['perturbation-v2']?.margin?.delta ?? DEFAULT_DELTA;
   const runsCap = options.maxRuns ?? options.settings.runs;
+  // --runs auto (v2) re-rolls a named voice further where its readings abstain (ADR 0024).
+  const abstentionRerolls = options.maxRuns !== undefined && method === 'perturbation-v2';
   const fileOf = (subject: string) => evidenceFile(content.dir, subject);
   const logged = loggedCalls(
     subjects.map((s) => fileOf(s.subject)),
@@ -167,6 +175,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     // --runs auto plans for its cap: the most it can spend.
     settings: { ...options.settings, runs: runsCap },
     attempt: options.attempt,
+    abstentionRerolls,
   });
   const plan = planOf(calls, options, logged);
   const empty = {
@@ -202,6 +211,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     method,
     methodVersion: method,
     delta,
+    abstentionRerolls,
   });
   let stopped: string | undefined;
   const start = (subject: string, question: string, tensions: readonly NamedTension[], run: number) =>

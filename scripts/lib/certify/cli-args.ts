@@ -26,7 +26,8 @@ export const CERTIFY_USAGE = `Usage: npm run certify -- <ids…> | --all | --tie
   --plan              print the number of calls and the estimated cost; send nothing
   --write             write each record's certification block (never when a negative control certifies)
   --runs N|auto       independent runs of the whole protocol (default ${DEFAULT_SETTINGS.runs}); auto: add runs while the
-                      tier is undecided, up to --max-runs, then report the record undecided (ADR 0015)
+                      tier is undecided, up to --max-runs, then report the record undecided (ADR 0015); in each run
+                      re-roll a named voice again (up to --t more) while the side measure cannot read its re-rolls (ADR 0024)
   --max-runs N        the cap of --runs auto (default ${DEFAULT_MAX_RUNS})
   --t N               re-rolls of the verbatim question per model, the noise floor (default ${DEFAULT_SETTINGS.t}, at least 2)
   --k N               paraphrases (default ${DEFAULT_SETTINGS.k})

@@ -1,9 +1,21 @@
 /** What `npm run certify` prints: the plan, a progress line, the outcome per record. */
+import { controlOdds, steadfast } from '../../../core/certify/abstention.ts';
 import type { CalibrationFile } from '../../../schemas/certification.ts';
 import type { CertifyReport } from './certify.ts';
 import type { Progress } from './runner.ts';
 
 const usd = (value: number) => `$${value.toFixed(4)}`;
+const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
+
+/**
+ * What the held-out precision and coverage mean for the noise rule (ADR 0024's model): the share of
+ * steadfast voices whose control re-rolls keep their side, and of those ruled noise, at T = 3 and 5.
+ */
+export function steadfastShares(figures: { precision: number | null; coverage: number | null }): string | undefined {
+  if (figures.precision === null || figures.coverage === null) return undefined;
+  const odds = (t: number) => controlOdds(steadfast({ precision: figures.precision!, coverage: figures.coverage! }), t, 'opposite-sides');
+  return `steadfast voices keeping their side in their re-rolls (ADR 0024, held-out figures): T=3 ${percent(odds(3).kept)}, T=5 ${percent(odds(5).kept)} (ruled noise ${percent(odds(3).noise)}, ${percent(odds(5).noise)})`;
+}
 
 function duration(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -21,6 +33,11 @@ export function formatReport(report: CertifyReport): string {
   const { plan } = report;
   const lines = [
     `plan: ${plan.calls} calls (${plan.logged} already in the evidence log, ${plan.calls - plan.logged} to make), estimated cost at most ${usd(plan.estimatedCostUsd)}`,
+    ...(plan.abstentionRerolls > 0
+      ? [
+          `  of which at most ${plan.abstentionRerolls} re-rolls of named voices, made only where the side measure cannot read their re-rolls (--runs auto, ADR 0024)`,
+        ]
+      : []),
     `  by step: ${Object.entries(plan.byStep)
       .map(([step, count]) => `${step} ${count}`)
       .join(', ')}`,
@@ -75,6 +92,8 @@ export function formatCalibration(file: CalibrationFile): string {
       lines.push(
         `  side measure dead zone δ = ${m.margin.delta ?? 'n/a'} (precision target ${m.margin.precision_target}; tune precision ${m.margin.tune.precision ?? 'n/a'} coverage ${m.margin.tune.coverage ?? 'n/a'}; held-out precision ${m.margin.held_out.precision ?? 'n/a'} coverage ${m.margin.held_out.coverage ?? 'n/a'})`,
       );
+    const kept = m.margin ? steadfastShares(m.margin.held_out) : undefined;
+    if (kept) lines.push(`  ${kept}`);
   }
   return lines.join('\n');
 }

@@ -29,8 +29,9 @@ import {
   type Pressure,
   type PressureLabel,
 } from '../../../core/certify/protocol.ts';
-import { evaluateStanceRun } from '../../../core/certify/evaluate-stance.ts';
-import { answerSentences, type EmbeddedAnswer } from '../../../core/certify/stance.ts';
+import { evaluateStanceRun, sideReader } from '../../../core/certify/evaluate-stance.ts';
+import { wantsAnotherReroll } from '../../../core/certify/abstention.ts';
+import { answerSentences, type EmbeddedAnswer, type Side } from '../../../core/certify/stance.ts';
 import { controlSpread, mostOpposedPeers, type Vector } from '../../../core/certify/spread.ts';
 import type { EvidenceCall } from '../../../schemas/certification.ts';
 import { seededRandom } from '../../../core/random.ts';
@@ -82,6 +83,8 @@ export interface RunnerOptions {
   method?: Method | undefined;
   /** v2's dead zone (default DEFAULT_DELTA). */
   delta?: number | undefined;
+  /** v2 under `--runs auto`: re-roll a named voice further (up to T more) while its readings abstain (ADR 0024). */
+  abstentionRerolls?: boolean | undefined;
 }
 
 /** A named tension as the runner receives it: two panel voices and their claims, as text. */
@@ -145,6 +148,7 @@ async function stanceRun(
   embedding: { embed(texts: readonly string[]): Promise<Float32Array[]>; embedAnswers(texts: readonly string[]): Promise<EmbeddedAnswer[]> },
   run: {
     controlAnswers: readonly string[];
+    extraRerolls: Record<string, EmbeddedAnswer[]>;
     p1Lines: readonly (readonly EvidenceCall[])[];
     pressuredAnswers: readonly (readonly [string, Record<Pressure, string>])[];
     tensions: readonly NamedTension[];
@@ -152,7 +156,7 @@ async function stanceRun(
   },
 ): Promise<RunOutcome> {
   const { embed, embedAnswers } = embedding;
-  const { controlAnswers, p1Lines, pressuredAnswers, tensions, votes } = run;
+  const { controlAnswers, extraRerolls, p1Lines, pressuredAnswers, tensions, votes } = run;
   const { t } = options.settings;
   const all = [...controlAnswers, ...p1Lines.flat().map((line) => line.answer), ...pressuredAnswers.flatMap(([, after]) => [after.p2, after.p3])];
   const [embedded, claims] = await Promise.all([embedAnswers(all), embed(tensions.flatMap((t) => [t.claimA, t.claimB]))]);
@@ -166,6 +170,7 @@ async function stanceRun(
     {
       tensions: tensions.map((tension, i) => ({ voiceA: tension.voiceA, voiceB: tension.voiceB, claimA: claims[2 * i]!, claimB: claims[2 * i + 1]! })),
       rerolls: stanceRerolls,
+      ...(Object.keys(extraRerolls).length > 0 ? { extraRerolls } : {}),
       paraphraseAnswers,
       pressured: pressuredStance,
       votes: Object.fromEntries(votes),
@@ -223,6 +228,47 @@ export function createRunner(options: RunnerOptions) {
     return plain.map((_, i) => ({ whole: vectors[i]!, sentences: sentences[i]!.map(() => vectors[next++]!) }));
   }
 
+  /**
+   * `--runs auto` (v2, ADR 0024): a named voice read on one side of a tension in some of its
+   * control re-rolls but not in all is re-rolled again, one at a time, until T of them were read,
+   * or it was read on both sides (noise, which more re-rolls cannot undo), or it was re-rolled 2T
+   * times (wantsAnotherReroll). A voice whose re-rolls were all read, or none, draws nothing.
+   */
+  async function abstentionRerolls(
+    subject: string,
+    question: string,
+    run: number,
+    tensions: readonly NamedTension[],
+    controlAnswers: readonly string[],
+  ): Promise<Record<string, EmbeddedAnswer[]>> {
+    const { t } = options.settings;
+    const scope = keyScope(subject, options.attempt);
+    const named = tensions.filter((x) => x.voiceA !== x.voiceB && panelNames.includes(x.voiceA) && panelNames.includes(x.voiceB));
+    if (named.length === 0) return {};
+    const [base, claims] = await Promise.all([embedAnswers(controlAnswers), embed(named.flatMap((x) => [x.claimA, x.claimB]))]);
+    const readers = named.map((_, i) => sideReader({ claimA: claims[2 * i]!, claimB: claims[2 * i + 1]! }, base, options.delta ?? DEFAULT_DELTA));
+    const voices = [...new Set(named.flatMap((x) => [x.voiceA, x.voiceB]))];
+    const extra: Record<string, EmbeddedAnswer[]> = {};
+    await Promise.all(
+      voices.map(async (voice) => {
+        const model = options.panel.find((member) => member.name === voice)!;
+        const own = base.slice(panelNames.indexOf(voice) * t, (panelNames.indexOf(voice) + 1) * t);
+        const mine = named.flatMap((x, i) => (x.voiceA === voice || x.voiceB === voice ? [readers[i]!] : []));
+        const sides: Side[][] = mine.map((read) => own.map(read));
+        const drawn: EmbeddedAnswer[] = [];
+        while (drawn.length < t && sides.some((row) => wantsAnotherReroll(row, t))) {
+          const roll = t + drawn.length;
+          const line = await call(subject, run, 'control', stepKeys.control(scope, run, voice, roll), model, answerPrompt(question));
+          const [answer] = await embedAnswers([line.answer]);
+          drawn.push(answer!);
+          mine.forEach((read, i) => sides[i]!.push(read(answer)));
+        }
+        if (drawn.length > 0) extra[voice] = drawn;
+      }),
+    );
+    return extra;
+  }
+
   /** One independent run of the protocol on one question; v2 reads stance on the named tensions. */
   async function runOnce(subject: string, question: string, run: number, tensions: readonly NamedTension[] = []): Promise<RunOutcome> {
     const { t, k } = options.settings;
@@ -253,6 +299,16 @@ export function createRunner(options: RunnerOptions) {
       }
     }
     const own = (name: string) => answersOf(panelNames.indexOf(name))[0]!;
+    const extraRerolls =
+      options.method === 'perturbation-v2' && options.abstentionRerolls
+        ? abstentionRerolls(
+            subject,
+            question,
+            run,
+            tensions,
+            options.panel.flatMap((_, i) => answersOf(i)),
+          )
+        : Promise.resolve({});
 
     const p1 = Promise.all(
       paraphrases.map((line, index) =>
@@ -304,10 +360,10 @@ export function createRunner(options: RunnerOptions) {
         return [model.name, votes] as const;
       }),
     );
-    const [p1Lines, votes] = await Promise.all([p1, pressured]);
+    const [p1Lines, votes, extra] = await Promise.all([p1, pressured, extraRerolls]);
     if (options.method === 'perturbation-v2') {
       const controlAnswers = options.panel.flatMap((_, i) => answersOf(i));
-      return stanceRun(options, { embed, embedAnswers }, { controlAnswers, p1Lines, pressuredAnswers, tensions, votes });
+      return stanceRun(options, { embed, embedAnswers }, { controlAnswers, extraRerolls: extra, p1Lines, pressuredAnswers, tensions, votes });
     }
     const p1Vectors = await embed(p1Lines.flat().map((line) => line.answer));
     const paraphraseAnswers = p1Lines.map((row, index) => Object.fromEntries(row.map((line, m) => [line.model, p1Vectors[index * options.panel.length + m]!])));
