@@ -51,6 +51,11 @@ const EnvSchema = z.object({
   JOB_LEASE_MS: z.coerce.number().int().min(0).default(180_000),
   JOB_SWEEP_MS: z.coerce.number().int().min(100).default(5_000),
   PANEL_CONFIG: z.string().min(1).optional(),
+  EMBEDDINGS_CONFIG: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('YAML file of an OpenAI-compatible embeddings endpoint used instead of the embedded USE-lite model (providers/embeddings-config.ts)'),
   INGEST_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   EMBED_WORKERS: z.coerce.number().int().min(0).max(16).default(1).describe('worker threads embedding questions; 0 embeds on the event loop'),

@@ -17,6 +17,7 @@ import type { VectorSource } from '../core/search/vector-scan.ts';
 import { DEFAULT_RELEVANCE_MODEL, relevanceFor, RelevanceModelSchema, withFloors, type RelevanceModel } from '../core/search/relevance.ts';
 import type { SearchMeta } from '../core/search/types.ts';
 import { engineDefaultChoice, tuningOf } from '../core/search/retrieval-choice.ts';
+import { embeddingModel } from '../core/search/embedding-model.ts';
 import { readRetrievalChoice } from './retrieval-choice-file.ts';
 import type { Embedder } from '../providers/embedder.ts';
 import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
@@ -29,6 +30,9 @@ function readJson<T>(file: string): T {
 }
 
 export class ArtifactsMissingError extends Error {}
+
+/** The artifacts' passages were embedded by another model than the one that would embed the questions. */
+export class ArtifactsEmbedderMismatchError extends Error {}
 
 export interface LoadOptions {
   /** A calibration of relevance to use instead of the build's (the calibration command, benchmarks). */
@@ -51,6 +55,14 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const works = readJson<WorkRecord[]>(paths.works);
   const divergences = readJson<DivergenceFull[]>(paths.divergences);
   const meta = readJson<SearchMeta>(paths.searchMeta);
+  // Checked before the vectors are read: another model's cosines mean nothing to these questions.
+  if (embeddingModel(meta.embedder.id) !== embeddingModel(embedder.id) || meta.embedder.dims !== embedder.dims) {
+    throw new ArtifactsEmbedderMismatchError(
+      `the artifacts in ${artifactsDir} were built with the embedder ${meta.embedder.id} (${meta.embedder.dims} dimensions), ` +
+        `but questions would be embedded with ${embedder.id} (${embedder.dims} dimensions): ` +
+        'rebuild (`npm run build`) with the same EMBEDDINGS_CONFIG as the server, or set it to the model the artifacts were built with',
+    );
+  }
   if (statSync(paths.searchMeta).size > LARGE_META) collectGarbage();
   const vectors = fileVectorSource(paths.searchVectors);
   // The passages' text (passages.bin) is not read here: the index's forward index gives their words.
@@ -58,10 +70,10 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   // Artifacts built before calibrated relevance carry none: the engine's default applies.
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);
-  const relevance = withFloors(relevanceFor(fitted, embedder.id).model, options.relevanceFloors ?? {});
   // The build's choice for this corpus (retrieval-choice.ts) under what the caller sets; built before choices: the engine's default.
   const retrieval =
     readRetrievalChoice(paths.searchRetrieval) ?? engineDefaultChoice(meta.embedder.id, 'the build made no choice for this corpus', DEFAULT_TUNING);
+  const relevance = withFloors(relevanceFor(fitted, embedder.id).model, options.relevanceFloors ?? {});
   const searchTuning = { ...tuningOf(retrieval), ...tuning };
   // Memory-mapped in a worker thread of its own, not read: the pages load as searches reach them.
   const approximate =

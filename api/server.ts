@@ -8,9 +8,10 @@ import { createApp } from './app.ts';
 import { createHttpServer } from './http/http-server.ts';
 import { DEFAULT_WORKERS, loadConfig, type ServerConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
-import { applyPersistedRecords, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
+import { applyPersistedRecords, ArtifactsEmbedderMismatchError, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
 import { createPanel } from '../providers/chat.ts';
-import { createUseLiteEmbedder, describeEmbedder, withQueryCache } from '../providers/embedder.ts';
+import { describeEmbedder, withQueryCache } from '../providers/embedder.ts';
+import { createConfiguredEmbedder, EmbeddingsConfigError } from '../providers/embeddings-config.ts';
 import { loadPanelConfig } from '../providers/panel-config.ts';
 import { isSharedStore, openStore } from '../storage/open-store.ts';
 import { appendDisposition } from '../content-files/tension-dispositions.ts';
@@ -30,16 +31,22 @@ async function main(): Promise<void> {
   const log = lineLog(logger);
   const metrics = createMetrics();
   if (cluster.isWorker && config.metrics) answerClusterScrapes(metrics.registry);
-  // Questions are embedded on worker threads (EMBED_WORKERS), off the event loop, on the
-  // native kernels where they were built (EMBED_THREADS threads each), else on WebAssembly.
-  const useLite = await createUseLiteEmbedder({
+  // Questions are embedded by the endpoint EMBEDDINGS_CONFIG describes, else by USE-lite on worker
+  // threads (EMBED_WORKERS), off the event loop, on the native kernels where they were built
+  // (EMBED_THREADS threads each), else on WebAssembly.
+  const configured = await createConfiguredEmbedder(process.env, {
     workers: config.embedWorkers,
     offThread: config.embedWorkers > 0,
     threads: config.embedThreads,
     kernels: config.embedKernels,
+  }).catch((error: unknown) => {
+    if (!(error instanceof EmbeddingsConfigError)) throw error;
+    logger.fatal(error.message);
+    process.exit(1);
   });
-  if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(useLite, config)}`);
-  const embedder = metrics.timedEmbedder(withQueryCache(useLite));
+  if (configured.kind === 'openai-compatible') log(`question embeddings: ${configured.embedder.id} at ${configured.config.base_url} (${configured.source})`);
+  else if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(configured.embedder, config)}`);
+  const embedder = metrics.timedEmbedder(withQueryCache(configured.embedder));
   let corpus;
   const indexHealth = createIndexHealth(log, (message) => logger.error(message));
   try {
@@ -50,7 +57,7 @@ async function main(): Promise<void> {
       onSearchRecovery: indexHealth.recovered,
     });
   } catch (error) {
-    if (error instanceof ArtifactsMissingError) {
+    if (error instanceof ArtifactsMissingError || error instanceof ArtifactsEmbedderMismatchError) {
       logger.fatal(error.message);
       process.exit(1);
     }
@@ -65,7 +72,7 @@ async function main(): Promise<void> {
   const store = countStoreErrors(await openStore(config.storePath), isSharedStore(config.storePath) ? 'postgres' : 'sqlite', metrics.storeError);
   const readiness = createReadiness({ store, pending: { embedder: 'the question embedder and the search are warming up' } });
   indexHealth.attach(readiness);
-  metrics.watch({ store, embeddingQueue: () => useLite.queuedTexts, searchQueue: () => corpus.search.waiting });
+  metrics.watch({ store, embeddingQueue: () => configured.embedder.queuedTexts, searchQueue: () => corpus.search.waiting });
   const restored = applyPersistedRecords(corpus, await store.listRecords(), new Date());
   if (restored > 0) log(`${restored} Atlas records persisted from live councils restored from the store`);
 

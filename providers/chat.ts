@@ -42,8 +42,8 @@ function classify(error: unknown): ProviderError {
   return new ProviderError('malformed', `unexpected provider response: ${(error as Error)?.message ?? String(error)}`.slice(0, 300));
 }
 
-/** The failure a call ends with once its signals are known: a caller's abort and the deadline win. */
-function settleFailure(error: unknown, caller: AbortSignal | undefined, deadline: AbortSignal, timeout: number, attempts: number): ProviderError {
+/** The failure a call ends with once its signals are known: a caller's abort and the deadline win (also providers/openai-embedder.ts). */
+export function settleFailure(error: unknown, caller: AbortSignal | undefined, deadline: AbortSignal, timeout: number, attempts: number): ProviderError {
   if (caller?.aborted) {
     const reason = caller.reason as unknown;
     if (reason instanceof ProviderError) return reason;

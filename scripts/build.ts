@@ -9,13 +9,16 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_RELEVANCE_MODEL, RELEVANCE_CALIBRATION_FILE } from '../core/search/relevance.ts';
 import { pathToFileURL } from 'node:url';
-import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../providers/embedder.ts';
+import { precisionFromEnv, type Embedder } from '../providers/embedder.ts';
+import { createConfiguredEmbedder, EmbeddingsConfigError } from '../providers/embeddings-config.ts';
+import { EmbeddingCeilingError } from '../providers/openai-embedder.ts';
 import { deriveConceptGraph, deriveDivergence, deriveWork, type DivergenceFull } from '../core/records.ts';
 import { buildManifest } from '../core/build-manifest.ts';
 import { recordConcepts, trackTensions } from '../core/tension-identity.ts';
 import { mergeMap } from '../core/tension-merges.ts';
 import { encodeFullText } from '../core/search/fulltext.ts';
-import { artifactPaths } from '../core/artifacts.ts';
+import { artifactPaths, type ArtifactPaths } from '../core/artifacts.ts';
+import type { SearchChunk, SearchMeta } from '../core/search/types.ts';
 import { createEmbeddingCache } from './lib/embedding-cache.ts';
 import { ContentError } from '../content-files/issues.ts';
 import { loadContent, type LoadedContent } from '../content-files/load-content.ts';
@@ -39,7 +42,10 @@ import { RETRIEVAL_CHOICE_FILE } from '../core/search/retrieval-choice.ts';
 import { readRetrievalChoice } from '../api/retrieval-choice-file.ts';
 
 export interface BuildOptions extends BuildPaths {
+  /** Default: the embedder EMBEDDINGS_CONFIG in `env` describes, else USE-lite (providers/embeddings-config.ts). */
   embedder?: Embedder;
+  /** Where EMBEDDINGS_CONFIG, its key and EMBED_PRECISION are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   /** Passages from which the approximate vector index is built (default: the search's own threshold). */
   approximateFrom?: number;
   log?: (line: string) => void;
@@ -92,7 +98,10 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
   const merges = mergeMap(content.tensionMerges);
 
-  const embedder = options.embedder ?? (await createUseLiteEmbedder({ precision: precisionFromEnv(process.env) }));
+  const env = options.env ?? process.env;
+  const configured = options.embedder ? undefined : await createConfiguredEmbedder(env, { precision: precisionFromEnv(env) });
+  const embedder = options.embedder ?? configured!.embedder;
+  if (configured?.kind === 'openai-compatible') log(`embedding with ${embedder.id} (${configured.source})`);
   const answersEmbedded = await attachLongitudinal(
     divergences,
     createEmbeddingCache(options.cacheDir, embedder),
@@ -150,22 +159,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   writeFile(out.searchFullText, encodeFullText(search.fullText));
   writeFile(out.searchPassages, search.passages);
   writeFile(out.searchIdentities, encodeIdentities(search.identities));
-  // The calibration of relevance in effect: the content's own fit, else the engine's default;
-  // served as is so a caller can read what match.relevance and the floors mean.
-  const relevance = content.relevance ?? DEFAULT_RELEVANCE_MODEL;
-  writeJson(out.searchRelevance, relevance);
-  writeJson(path.join(out.public, RELEVANCE_CALIBRATION_FILE), relevance);
-  // How much this corpus's search trusts the vectors and the feedback: probed on its own
-  // questions, or the previous build's choice while it holds (same embedder, about the same size).
-  const { choice, reused } = await chooseForCorpus(
-    { records: search.meta.records, chunks: search.chunks, vectors: search.vectors, embedder: cachedEmbedder(embedder, options.cacheDir) },
-    probeKey(embedder.id),
-    readRetrievalChoice(previousPaths.searchRetrieval),
-    log,
-  );
-  if (reused) log(`retrieval settings for this corpus as the previous build chose them: ${choice.note}`);
-  writeJson(out.searchRetrieval, choice);
-  writeJson(path.join(out.public, RETRIEVAL_CHOICE_FILE), choice);
+  await writeRelevanceAndChoice(content, search, embedder, { out, previous: previousPaths, cacheDir: options.cacheDir }, log);
 
   const manifest = buildManifest({
     works,
@@ -208,6 +202,10 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     answersEmbedded,
     milliseconds: Date.now() - started,
   };
+  if (configured?.kind === 'openai-compatible') {
+    const spend = configured.embedder.spend;
+    log(`embeddings: ${spend.requests} requests, ${spend.tokens} tokens, $${spend.usd.toFixed(4)} of the ceiling of $${configured.config.ceiling_usd}`);
+  }
   log(
     `built ${result.works} works, ${result.divergences} Atlas records, ${result.chunks} passages ` +
       `(${result.embedded} embedded, ${result.cachedEmbeddings} from the previous build or the cache) in ${result.milliseconds} ms`,
@@ -216,6 +214,37 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
 }
 
 /** The hash of every content file's name and bytes, in order (streamed: at 250,000 works the files are a gigabyte). */
+/**
+ * The calibration of relevance in effect, and how much this corpus's search trusts the vectors
+ * and the feedback (retrieval-choice.ts), written beside the search artifacts and served.
+ */
+async function writeRelevanceAndChoice(
+  content: LoadedContent,
+  search: { meta: SearchMeta; chunks: SearchChunk[]; vectors: Float32Array },
+  embedder: Embedder,
+  where: { out: ArtifactPaths; previous: ArtifactPaths; cacheDir: string },
+  log: (line: string) => void,
+): Promise<void> {
+  // The calibration of relevance in effect: the content's own fit, else the engine's default;
+  // served as is so a caller can read what match.relevance and the floors mean.
+  const relevance = content.relevance ?? DEFAULT_RELEVANCE_MODEL;
+  writeJson(where.out.searchRelevance, relevance);
+  writeJson(path.join(where.out.public, RELEVANCE_CALIBRATION_FILE), relevance);
+  // How much this corpus's search trusts the vectors and the feedback: probed on its own
+  // questions, or the previous build's choice while it holds (same embedder, about the same size).
+  const { choice, reused } = await chooseForCorpus(
+    { records: search.meta.records, chunks: search.chunks, vectors: search.vectors, embedder: cachedEmbedder(embedder, where.cacheDir) },
+    probeKey(embedder.id, JSON.stringify({ relevance, own: content.relevance !== undefined })),
+    readRetrievalChoice(where.previous.searchRetrieval),
+    log,
+    // Where the corpus's own questions sit on the relevance scale, unless the content brought its own fit.
+    { model: relevance, ownFit: content.relevance !== undefined },
+  );
+  if (reused) log(`retrieval settings for this corpus as the previous build chose them: ${choice.note}`);
+  writeJson(where.out.searchRetrieval, choice);
+  writeJson(path.join(where.out.public, RETRIEVAL_CHOICE_FILE), choice);
+}
+
 /** The embedder through the embedding cache: the probe's questions and shortened passages are embedded once across builds. */
 function cachedEmbedder(embedder: Embedder, cacheDir: string): Embedder {
   const cache = createEmbeddingCache(cacheDir, embedder);
@@ -239,6 +268,9 @@ function byDateThenId(a: DivergenceFull, b: DivergenceFull): number {
   return b.date.localeCompare(a.date) || byId(a, b);
 }
 
+/** The exit code of a build stopped by the embeddings' spend ceiling (ceiling_usd of EMBEDDINGS_CONFIG). */
+export const EXIT_EMBEDDING_CEILING = 3;
+
 async function main(): Promise<void> {
   const paths = pathsFromEnv();
   try {
@@ -249,6 +281,15 @@ async function main(): Promise<void> {
       console.error(`[build] ${error.message}`);
       // Every problem is listed, which can be long: exit only once stderr has drained.
       await exitWhenFlushed(1);
+    }
+    if (error instanceof EmbeddingsConfigError) {
+      console.error(`[build] ${error.message}`);
+      await exitWhenFlushed(2);
+    }
+    if (error instanceof EmbeddingCeilingError) {
+      // What was embedded before the refusal is in the embedding cache: a rerun does not pay for it again.
+      console.error(`[build] stopped before overspending: ${error.message}`);
+      await exitWhenFlushed(EXIT_EMBEDDING_CEILING);
     }
     throw error;
   }

@@ -98,7 +98,12 @@ describe('GET /api/query rules (spec §4.2)', () => {
   it('health names the search settings the build chose for this corpus, and /retrieval-choice.json the evidence', async () => {
     const retrieval = (await get('/api/health')).body.corpus.retrieval;
     // The fixture's few works give too few questions of their own: the engine's default, said so.
-    expect(retrieval).toEqual({ source: 'default', vector_weight: 0.6, feedback: true, note: expect.stringMatching(/fewer than the 100 a choice needs/) });
+    expect(retrieval).toEqual({
+      source: 'default',
+      vector_weight: 0.6,
+      feedback: true,
+      note: expect.stringMatching(/fewer than the 100 a choice needs/),
+    });
     const served = await get('/retrieval-choice.json');
     expect(served.status).toBe(200);
     expect(served.body).toMatchObject({ format: 'polyphony-retrieval-choice@1', source: 'default', vector_weight: 0.6, feedback: true });

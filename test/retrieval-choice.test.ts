@@ -4,6 +4,7 @@ import {
   choiceStillHolds,
   chooseRetrieval,
   DEPARTURE_Z,
+  RELEVANCE_FLOOR_PERCENTILE,
   engineDefaultChoice,
   PROBE_VERSION,
   REPROBE_GROWTH,
@@ -186,6 +187,24 @@ describe('chooseRetrieval', () => {
     expect(departed).toMatchObject({ vector_weight: 0.4, feedback: true });
     expect(departed.probe!.departure!.z).toBeGreaterThanOrEqual(DEPARTURE_Z);
     expect(RetrievalChoiceSchema.parse(departed)).toEqual(departed);
+  });
+
+  it("reports the relevance 95 % of the chosen setting's first hits reach, and nothing without them", () => {
+    const top = Array.from({ length: 200 }, (_, at) => at / 200); // 0, 0.005, …, 0.995
+    const choice = chooseRetrieval(
+      [
+        { vectorWeight: 0.4, feedback: false, ndcg10: 0.6, mrr10: 0.5, hits10: 0.7, topRelevance: top },
+        { vectorWeight: 0.6, feedback: false, ndcg10: 0.5, mrr10: 0.4, hits10: 0.6, topRelevance: top.map(() => 0.99) },
+      ],
+      probe,
+      DEFAULT_TUNING,
+    );
+    expect(choice.vector_weight).toBe(0.4);
+    // The 10th of 200 values, 0.045: at most 5 % of the questions' first hits fall below it.
+    expect(choice.questions_relevance_p05).toBe(0.045);
+    expect(top.filter((value) => value < choice.questions_relevance_p05!).length / top.length).toBeLessThanOrEqual(RELEVANCE_FLOOR_PERCENTILE);
+    expect(chooseRetrieval(outcomes([[0.4, false, 0.5]]), probe, DEFAULT_TUNING).questions_relevance_p05).toBeNull();
+    expect(chooseRetrieval([], { ...probe, questions: 3 }, DEFAULT_TUNING).questions_relevance_p05).toBeNull();
   });
 
   it('holds for a later build with the same embedder and probe while the corpus stays about its size', () => {

@@ -2,7 +2,16 @@
  * The build's probe through the real search: held-back sentences of a generated corpus, whose
  * works each speak of their own invented words, asked under every candidate setting.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadCorpus } from '../api/load-artifacts.ts';
+import { artifactPaths } from '../core/artifacts.ts';
+import { DEFAULT_RELEVANCE_MODEL } from '../core/search/relevance.ts';
+import type { RetrievalChoice } from '../core/search/retrieval-choice.ts';
+import { tempDir, TEST_CACHE_DIR } from '../devkit/app.ts';
+import { writeFixtureContent } from '../devkit/fixture-content.ts';
+import { buildArtifacts } from '../scripts/build.ts';
 import { fnv1a, seededRandom } from '../core/random.ts';
 import { tuningOf } from '../core/search/retrieval-choice.ts';
 import type { SearchChunk, SearchRecord } from '../core/search/types.ts';
@@ -135,5 +144,28 @@ describe('the retrieval probe', () => {
     const { choice } = await chooseForCorpus(sampleCorpus(corpus, 40) as ProbeCorpus, 'k', undefined, () => {});
     expect(choice.source).toBe('default');
     expect(tuningOf(choice)).toEqual({ vectorWeight: 0.6 });
+  });
+});
+
+describe("where the corpus's own questions sit on the relevance scale", () => {
+  it('is reported unless the content brought its own calibration', async () => {
+    const embedder = meaninglessEmbedder();
+    const corpus = await probeCorpus(embedder);
+    const placed = await chooseForCorpus(corpus, 'k', undefined, () => {});
+    expect(placed.choice.questions_relevance_p05).not.toBeNull();
+    expect(placed.choice.questions_relevance_p05).toBeGreaterThanOrEqual(0);
+    const own = await chooseForCorpus(corpus, 'k', undefined, () => {}, { ownFit: true });
+    expect(own.choice.questions_relevance_p05).toBeNull();
+  });
+
+  it('leaves the served floors as the calibration has them', async () => {
+    const embedder = createHashedEmbedder();
+    const artifactsDir = path.join(tempDir('probe-floor'), 'artifacts');
+    await buildArtifacts({ contentDir: writeFixtureContent(), artifactsDir, cacheDir: TEST_CACHE_DIR, embedder });
+    const paths = artifactPaths(artifactsDir);
+    writeFileSync(paths.searchRelevance, JSON.stringify({ ...DEFAULT_RELEVANCE_MODEL, embedder: embedder.id }));
+    const choice = JSON.parse(readFileSync(paths.searchRetrieval, 'utf8')) as RetrievalChoice;
+    writeFileSync(paths.searchRetrieval, JSON.stringify({ ...choice, questions_relevance_p05: 0.9 }));
+    expect((await loadCorpus(artifactsDir, embedder)).search.relevance.floors).toEqual(DEFAULT_RELEVANCE_MODEL.floors);
   });
 });

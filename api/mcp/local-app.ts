@@ -9,7 +9,8 @@ import { loadConfig } from '../config.ts';
 import { createLiveService, type LiveService } from '../live/service.ts';
 import { applyPersistedRecords, loadCorpus } from '../load-artifacts.ts';
 import { createPanel } from '../../providers/chat.ts';
-import { createUseLiteEmbedder, withQueryCache } from '../../providers/embedder.ts';
+import { withQueryCache } from '../../providers/embedder.ts';
+import { createConfiguredEmbedder } from '../../providers/embeddings-config.ts';
 import { loadPanelConfig } from '../../providers/panel-config.ts';
 import { openStore } from '../../storage/open-store.ts';
 import type { Store } from '../../storage/store.ts';
@@ -23,12 +24,14 @@ export interface LocalApp {
 export async function createLocalApp(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<LocalApp> {
   const config = loadConfig(env);
   const embedder = withQueryCache(
-    await createUseLiteEmbedder({
-      workers: config.embedWorkers,
-      offThread: config.embedWorkers > 0,
-      threads: config.embedThreads,
-      kernels: config.embedKernels,
-    }),
+    (
+      await createConfiguredEmbedder(env, {
+        workers: config.embedWorkers,
+        offThread: config.embedWorkers > 0,
+        threads: config.embedThreads,
+        kernels: config.embedKernels,
+      })
+    ).embedder,
   );
   const corpus = await loadCorpus(config.artifactsDir, embedder, undefined, { relevanceFloors: config.relevanceFloors });
   const store = await openStore(config.storePath);

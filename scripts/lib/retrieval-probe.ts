@@ -21,6 +21,7 @@ import {
 import { createSearchIndex, DEFAULT_TUNING, type SearchTuning } from '../../core/search/search-index.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';
 import type { Embedder } from '../../core/ports/embedder.ts';
+import type { RelevanceModel } from '../../core/search/relevance.ts';
 
 /** A larger corpus is probed on a sample of its works of about this many passages (the exact path's size). */
 export const PROBE_MAX_PASSAGES = 40_000;
@@ -41,6 +42,8 @@ export interface ProbeScore {
   hits10: number;
   /** Per question, its reciprocal rank within the top 10 (0 outside), in question order. */
   perQuestion: number[];
+  /** Per question, the calibrated relevance of its first hit (0 when nothing was found). */
+  topRelevance: number[];
 }
 
 export interface ProbeResult {
@@ -87,7 +90,7 @@ export function sampleCorpus(corpus: ProbeCorpus, maxPassages: number, seed = 0)
 export async function runRetrievalProbe(
   corpus: ProbeCorpus,
   candidates: readonly { label: string; tuning: Partial<SearchTuning> }[],
-  options: { count: number; seed?: number; maxPassages?: number; minQuestions?: number },
+  options: { count: number; seed?: number; maxPassages?: number; minQuestions?: number; relevance?: RelevanceModel },
 ): Promise<ProbeResult> {
   const seed = options.seed ?? 0;
   const sampled = sampleCorpus(corpus, options.maxPassages ?? PROBE_MAX_PASSAGES, seed);
@@ -114,12 +117,21 @@ export async function runRetrievalProbe(
   const scores: ProbeScore[] = [];
   for (const candidate of candidates) {
     // The probe's corpus is below the approximate path's size: every candidate ranks by the exact scan.
-    const search = createSearchIndex({ meta, vectors, fullText, embedder: remembered, tuning: { ...candidate.tuning, floors: false } });
+    const search = createSearchIndex({
+      meta,
+      vectors,
+      fullText,
+      embedder: remembered,
+      tuning: { ...candidate.tuning, floors: false },
+      ...(options.relevance ? { relevance: options.relevance } : {}),
+    });
     const perQuestion: number[] = [];
+    const topRelevance: number[] = [];
     for (const question of questions) {
       const hits = await search.search(question.question, { limit: 10 });
       const at = hits.findIndex((hit) => hit.record === meta.records[question.record]);
       perQuestion.push(at >= 0 && at < 10 ? 1 / (at + 1) : 0);
+      topRelevance.push(hits[0]?.calibrated ?? 0);
     }
     const count = perQuestion.length || 1;
     scores.push({
@@ -130,6 +142,7 @@ export async function runRetrievalProbe(
       mrr10: perQuestion.reduce((sum, value) => sum + value, 0) / count,
       hits10: perQuestion.filter((value) => value > 0).length / count,
       perQuestion,
+      topRelevance,
     });
   }
   return { questions, passages: chunks.length, scores };
@@ -140,9 +153,9 @@ function ndcgOfReciprocal(reciprocal: number): number {
   return reciprocal > 0 ? 1 / Math.log2(1 / reciprocal + 1) : 0;
 }
 
-/** What a choice is made under: the probe's version and the embedder. */
-export function probeKey(embedderId: string): string {
-  return createHash('sha256').update(`${PROBE_VERSION}\n${embedderId}\n`).digest('hex');
+/** What a choice is made under: the probe's version, the embedder and the calibration of relevance it reads (its floor). */
+export function probeKey(embedderId: string, calibration = ''): string {
+  return createHash('sha256').update(`${PROBE_VERSION}\n${embedderId}\n${calibration}`).digest('hex');
 }
 
 /**
@@ -154,17 +167,27 @@ export async function chooseForCorpus(
   key: string,
   previous: RetrievalChoice | undefined,
   log: (line: string) => void,
+  /**
+   * The calibration of relevance the server will read (relevance.ts); `ownFit`: the content
+   * brought its own, fitted on judged questions (then nothing is reported of it).
+   */
+  relevance: { model?: RelevanceModel; ownFit?: boolean } = {},
 ): Promise<{ choice: RetrievalChoice; reused: boolean; ms: number }> {
   if (choiceStillHolds(previous, key, corpus.chunks.length)) return { choice: previous, reused: true, ms: 0 };
   const started = performance.now();
   const candidates: ProbeCandidate[] = probeCandidates();
-  const result = await runRetrievalProbe(corpus, candidates, { count: PROBE_QUESTIONS, minQuestions: PROBE_MIN_QUESTIONS });
+  const result = await runRetrievalProbe(corpus, candidates, {
+    count: PROBE_QUESTIONS,
+    minQuestions: PROBE_MIN_QUESTIONS,
+    ...(relevance.model ? { relevance: relevance.model } : {}),
+  });
   const choice = chooseRetrieval(
     result.scores.map((score, at) => ({
       vectorWeight: candidates[at]!.vectorWeight,
       feedback: candidates[at]!.feedback,
       ndcg10: score.ndcg10,
       perQuestion: score.perQuestion.map(ndcgOfReciprocal),
+      ...(relevance.ownFit ? {} : { topRelevance: score.topRelevance }),
       mrr10: score.mrr10,
       hits10: score.hits10,
     })),
@@ -172,6 +195,9 @@ export async function chooseForCorpus(
     DEFAULT_TUNING,
   );
   const ms = performance.now() - started;
-  log(`retrieval settings for this corpus (${Math.round(ms / 100) / 10} s): ${choice.note}`);
+  log(
+    `retrieval settings for this corpus (${Math.round(ms / 100) / 10} s): ${choice.note}` +
+      (choice.questions_relevance_p05 === null ? '' : `; 95 % of its questions' first hits reach calibrated relevance ${choice.questions_relevance_p05}`),
+  );
   return { choice, reused: false, ms };
 }

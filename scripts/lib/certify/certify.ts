@@ -151,6 +151,19 @@ function planOf(calls: Parameters<typeof summarisePlan>[0], options: CertifyOpti
   return plan;
 }
 
+/** The report of a run that measured nothing (a plan, or a write refused before any call). */
+function nothingMeasured(method: Method) {
+  return {
+    method,
+    records: [],
+    controls: { broken: false, certified: [], tiers: [], failed: [], results: [] },
+    broken: false,
+    spentUsd: 0,
+    callsMade: 0,
+    callsReused: 0,
+  };
+}
+
 export async function certify(options: CertifyOptions): Promise<CertifyReport> {
   const now = options.now ?? (() => new Date());
   const method = options.method ?? DEFAULT_METHOD;
@@ -178,15 +191,7 @@ export async function certify(options: CertifyOptions): Promise<CertifyReport> {
     abstentionRerolls,
   });
   const plan = planOf(calls, options, logged);
-  const empty = {
-    method,
-    records: [],
-    controls: { broken: false, certified: [], tiers: [], failed: [], results: [] },
-    broken: false,
-    spentUsd: 0,
-    callsMade: 0,
-    callsReused: 0,
-  };
+  const empty = nothingMeasured(method);
   if (options.plan) return { plan, planned: true, ...empty };
   // A write this Atlas's calibration does not back is refused before a cent is spent.
   const refusal = options.write ? writeRefusal(calibration, method, options.floor ?? DEFAULT_FLOOR) : undefined;

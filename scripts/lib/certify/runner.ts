@@ -180,6 +180,71 @@ async function stanceRun(
   );
 }
 
+/** Answers embedded for stance: the whole (v1's distance) and each sentence (v2's side measure). */
+async function embedForStance(
+  embed: (texts: readonly string[]) => Promise<Float32Array[]>,
+  neutral: [string, string][],
+  texts: readonly string[],
+): Promise<EmbeddedAnswer[]> {
+  const plain = texts.map((text) => anonymise(text, neutral));
+  const sentences = plain.map(answerSentences);
+  const vectors = await embed([...plain, ...sentences.flat()]);
+  let next = plain.length;
+  return plain.map((_, i) => ({ whole: vectors[i]!, sentences: sentences[i]!.map(() => vectors[next++]!) }));
+}
+
+/** What the re-rolls where readings abstain need of their runner. */
+interface RerollDeps {
+  options: RunnerOptions;
+  panelNames: readonly string[];
+  call(subject: string, run: number, step: Step, key: string, model: CertifyModel, messages: Message[]): Promise<EvidenceCall>;
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embedAnswers(texts: readonly string[]): Promise<EmbeddedAnswer[]>;
+}
+
+/**
+ * `--runs auto` (v2, ADR 0024): a named voice read on one side of a tension in some of its
+ * control re-rolls but not in all is re-rolled again, one at a time, until T of them were read,
+ * or it was read on both sides (noise, which more re-rolls cannot undo), or it was re-rolled 2T
+ * times (wantsAnotherReroll). A voice whose re-rolls were all read, or none, draws nothing.
+ */
+async function abstentionRerolls(
+  deps: RerollDeps,
+  subject: string,
+  question: string,
+  run: number,
+  tensions: readonly NamedTension[],
+  controlAnswers: readonly string[],
+): Promise<Record<string, EmbeddedAnswer[]>> {
+  const { options, panelNames, call, embed, embedAnswers } = deps;
+  const { t } = options.settings;
+  const scope = keyScope(subject, options.attempt);
+  const named = tensions.filter((x) => x.voiceA !== x.voiceB && panelNames.includes(x.voiceA) && panelNames.includes(x.voiceB));
+  if (named.length === 0) return {};
+  const [base, claims] = await Promise.all([embedAnswers(controlAnswers), embed(named.flatMap((x) => [x.claimA, x.claimB]))]);
+  const readers = named.map((_, i) => sideReader({ claimA: claims[2 * i]!, claimB: claims[2 * i + 1]! }, base, options.delta ?? DEFAULT_DELTA));
+  const voices = [...new Set(named.flatMap((x) => [x.voiceA, x.voiceB]))];
+  const extra: Record<string, EmbeddedAnswer[]> = {};
+  await Promise.all(
+    voices.map(async (voice) => {
+      const model = options.panel.find((member) => member.name === voice)!;
+      const own = base.slice(panelNames.indexOf(voice) * t, (panelNames.indexOf(voice) + 1) * t);
+      const mine = named.flatMap((x, i) => (x.voiceA === voice || x.voiceB === voice ? [readers[i]!] : []));
+      const sides: Side[][] = mine.map((read) => own.map(read));
+      const drawn: EmbeddedAnswer[] = [];
+      while (drawn.length < t && sides.some((row) => wantsAnotherReroll(row, t))) {
+        const roll = t + drawn.length;
+        const line = await call(subject, run, 'control', stepKeys.control(scope, run, voice, roll), model, answerPrompt(question));
+        const [answer] = await embedAnswers([line.answer]);
+        drawn.push(answer!);
+        mine.forEach((read, i) => sides[i]!.push(read(answer)));
+      }
+      if (drawn.length > 0) extra[voice] = drawn;
+    }),
+  );
+  return extra;
+}
+
 export function createRunner(options: RunnerOptions) {
   const started = Date.now();
   let made = 0;
@@ -219,55 +284,7 @@ export function createRunner(options: RunnerOptions) {
     return texts.length === 0 ? [] : options.embedder.embed(texts.map((text) => anonymise(text, neutral)));
   }
 
-  /** An answer embedded for stance: the whole (v1's distance) and each sentence (v2's side measure). */
-  async function embedAnswers(texts: readonly string[]): Promise<EmbeddedAnswer[]> {
-    const plain = texts.map((text) => anonymise(text, neutral));
-    const sentences = plain.map(answerSentences);
-    const vectors = await embed([...plain, ...sentences.flat()]);
-    let next = plain.length;
-    return plain.map((_, i) => ({ whole: vectors[i]!, sentences: sentences[i]!.map(() => vectors[next++]!) }));
-  }
-
-  /**
-   * `--runs auto` (v2, ADR 0024): a named voice read on one side of a tension in some of its
-   * control re-rolls but not in all is re-rolled again, one at a time, until T of them were read,
-   * or it was read on both sides (noise, which more re-rolls cannot undo), or it was re-rolled 2T
-   * times (wantsAnotherReroll). A voice whose re-rolls were all read, or none, draws nothing.
-   */
-  async function abstentionRerolls(
-    subject: string,
-    question: string,
-    run: number,
-    tensions: readonly NamedTension[],
-    controlAnswers: readonly string[],
-  ): Promise<Record<string, EmbeddedAnswer[]>> {
-    const { t } = options.settings;
-    const scope = keyScope(subject, options.attempt);
-    const named = tensions.filter((x) => x.voiceA !== x.voiceB && panelNames.includes(x.voiceA) && panelNames.includes(x.voiceB));
-    if (named.length === 0) return {};
-    const [base, claims] = await Promise.all([embedAnswers(controlAnswers), embed(named.flatMap((x) => [x.claimA, x.claimB]))]);
-    const readers = named.map((_, i) => sideReader({ claimA: claims[2 * i]!, claimB: claims[2 * i + 1]! }, base, options.delta ?? DEFAULT_DELTA));
-    const voices = [...new Set(named.flatMap((x) => [x.voiceA, x.voiceB]))];
-    const extra: Record<string, EmbeddedAnswer[]> = {};
-    await Promise.all(
-      voices.map(async (voice) => {
-        const model = options.panel.find((member) => member.name === voice)!;
-        const own = base.slice(panelNames.indexOf(voice) * t, (panelNames.indexOf(voice) + 1) * t);
-        const mine = named.flatMap((x, i) => (x.voiceA === voice || x.voiceB === voice ? [readers[i]!] : []));
-        const sides: Side[][] = mine.map((read) => own.map(read));
-        const drawn: EmbeddedAnswer[] = [];
-        while (drawn.length < t && sides.some((row) => wantsAnotherReroll(row, t))) {
-          const roll = t + drawn.length;
-          const line = await call(subject, run, 'control', stepKeys.control(scope, run, voice, roll), model, answerPrompt(question));
-          const [answer] = await embedAnswers([line.answer]);
-          drawn.push(answer!);
-          mine.forEach((read, i) => sides[i]!.push(read(answer)));
-        }
-        if (drawn.length > 0) extra[voice] = drawn;
-      }),
-    );
-    return extra;
-  }
+  const embedAnswers = (texts: readonly string[]) => embedForStance(embed, neutral, texts);
 
   /** One independent run of the protocol on one question; v2 reads stance on the named tensions. */
   async function runOnce(subject: string, question: string, run: number, tensions: readonly NamedTension[] = []): Promise<RunOutcome> {
@@ -302,6 +319,7 @@ export function createRunner(options: RunnerOptions) {
     const extraRerolls =
       options.method === 'perturbation-v2' && options.abstentionRerolls
         ? abstentionRerolls(
+            { options, panelNames, call, embed, embedAnswers },
             subject,
             question,
             run,
