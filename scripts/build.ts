@@ -19,7 +19,7 @@ import { mergeMap } from '../core/tension-merges.ts';
 import { encodeFullText } from '../core/search/fulltext.ts';
 import { artifactPaths, type ArtifactPaths } from '../core/artifacts.ts';
 import type { SearchChunk, SearchMeta } from '../core/search/types.ts';
-import { createEmbeddingCache } from './lib/embedding-cache.ts';
+import { cachedEmbedder, createEmbeddingCache } from './lib/embedding-cache.ts';
 import { ContentError } from '../content-files/issues.ts';
 import { loadContent, type LoadedContent } from '../content-files/load-content.ts';
 import { CONTENT_MEMO_FILE, openContentMemo } from '../content-files/content-memo.ts';
@@ -243,12 +243,6 @@ async function writeRelevanceAndChoice(
   if (reused) log(`retrieval settings for this corpus as the previous build chose them: ${choice.note}`);
   writeJson(where.out.searchRetrieval, choice);
   writeJson(path.join(where.out.public, RETRIEVAL_CHOICE_FILE), choice);
-}
-
-/** The embedder through the embedding cache: the probe's questions and shortened passages are embedded once across builds. */
-function cachedEmbedder(embedder: Embedder, cacheDir: string): Embedder {
-  const cache = createEmbeddingCache(cacheDir, embedder);
-  return { id: embedder.id, dims: embedder.dims, embed: async (texts) => (await cache.embedAll(texts)).vectors };
 }
 
 function corpusRevision(files: LoadedContent['files']): string {

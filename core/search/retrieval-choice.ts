@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import type { SearchTuning } from './search-index.ts';
+import { quantile } from './relevance-fit.ts';
 
 export const RETRIEVAL_CHOICE_FORMAT = 'polyphony-retrieval-choice@1';
 /** Served at the site root as it is, so a reader can see what the search was set to on this corpus and why. */
@@ -204,7 +205,7 @@ export function chooseRetrieval(
     embedder: probe.embedder,
     vector_weight: chosen.vectorWeight,
     feedback: chosen.feedback,
-    questions_relevance_p05: chosen.topRelevance && chosen.topRelevance.length > 0 ? round(percentile(chosen.topRelevance, RELEVANCE_FLOOR_PERCENTILE)) : null,
+    questions_relevance_p05: chosen.topRelevance && chosen.topRelevance.length > 0 ? round(quantile(chosen.topRelevance, RELEVANCE_FLOOR_PERCENTILE)) : null,
     note: keep
       ? `vectors weighted ${chosen.vectorWeight}, feedback ${chosen.feedback ? 'on' : 'off'} (the engine's default): on ${probe.questions} of the corpus's own questions ` +
         `(a held-back sentence, its work the answer) the best other setting (vectors ${best.vectorWeight}, feedback ${best.feedback ? 'on' : 'off'}) ` +
@@ -244,12 +245,6 @@ function pairedMargin(a: ProbeOutcome, b: ProbeOutcome): { over_default: number;
 }
 
 const MAX_Z = 1e6;
-
-/** The value at or below which `share` of the values lie (the lower nearest rank). */
-function percentile(values: readonly number[], share: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(share * sorted.length) - 1)]!;
-}
 
 /** Whether a build may keep a previous choice: the same embedder and probe, and a corpus of about the same size. */
 export function choiceStillHolds(previous: RetrievalChoice | undefined, key: string, corpusPassages: number): previous is RetrievalChoice {

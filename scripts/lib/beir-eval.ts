@@ -14,7 +14,10 @@ import { buildArtifacts, type BuildResult } from '../build.ts';
 import { approximateFromEnv } from './vector-index-build.ts';
 import { artifactPaths } from '../../core/artifacts.ts';
 import { evaluateRankings, ndcgAt, parseQrels, parseQueries, readMaybeGzip, type MetricSummary, type Qrels } from './beir.ts';
-import { createEmbeddingCache } from './embedding-cache.ts';
+import { cachedEmbedder } from './embedding-cache.ts';
+
+// The eval embeds its queries through the cache too: re-running it embeds no query twice.
+export { cachedEmbedder };
 import { fnv1a } from '../../core/random.ts';
 
 /** Ranks scored per query: 100 for Recall@100, plus one for the query's own document, dropped. */
@@ -97,16 +100,6 @@ export function benchmarkQuery(text: string): { query: FastQuery; truncated: boo
   // limit 50 is the HTTP maximum; the eval needs 101 ranks, set after parsing.
   const parsed = parseQueryParameters({ q, limit: String(MAX_LIMIT) });
   return { query: { ...parsed, limit: EVAL_DEPTH }, truncated };
-}
-
-/** Wraps an embedder with the on-disk embedding cache, so re-running the eval embeds no query twice. */
-export function cachedEmbedder(embedder: Embedder, cacheDir: string): Embedder {
-  const cache = createEmbeddingCache(cacheDir, embedder);
-  return {
-    id: embedder.id,
-    dims: embedder.dims,
-    embed: async (texts) => (await cache.embedAll(texts)).vectors,
-  };
 }
 
 export async function runBeirEval(options: BeirEvalOptions): Promise<BeirEvalResult> {

@@ -99,3 +99,9 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
     },
   };
 }
+
+/** The embedder through the on-disk cache: a text embedded once (by a build, a probe, an eval) is never embedded again. */
+export function cachedEmbedder(embedder: Embedder, cacheDir: string): Embedder {
+  const cache = createEmbeddingCache(cacheDir, embedder);
+  return { id: embedder.id, dims: embedder.dims, embed: async (texts) => (await cache.embedAll(texts)).vectors };
+}
