@@ -71,8 +71,9 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);
   // The build's choice for this corpus (retrieval-choice.ts) under what the caller sets; built before choices: the engine's default.
-  const retrieval =
-    readRetrievalChoice(paths.searchRetrieval) ?? engineDefaultChoice(meta.embedder.id, 'the build made no choice for this corpus', DEFAULT_TUNING);
+  const built = readRetrievalChoice(paths.searchRetrieval) ?? engineDefaultChoice(meta.embedder.id, 'the build made no choice for this corpus', DEFAULT_TUNING);
+  // An operator's own relevance floor (RELEVANCE_FLOOR) decides alone: the build's question gate steps aside.
+  const retrieval = options.relevanceFloors?.relevant === undefined ? built : { ...built, question_gate: null };
   const relevance = withFloors(relevanceFor(fitted, embedder.id).model, options.relevanceFloors ?? {});
   const searchTuning = { ...tuningOf(retrieval), ...tuning };
   // Memory-mapped in a worker thread of its own, not read: the pages load as searches reach them.

@@ -121,7 +121,9 @@ function noContext(query: FastQuery, retrieval: Retrieval): NoContext {
     void_glyph: 'The void glyph (∅) asked for no corpus context.',
     empty_query: 'Nothing was left to search for once the glyphs were read.',
     no_match: 'No corpus record passed the filters and the similarity floors: the corpus does not cover this question.',
-    below_floor: `The closest record reached a calibrated relevance of ${best} where this deployment needs ${floor}: the corpus does not cover this question.`,
+    below_floor: closest?.gate
+      ? `The best record reached a calibrated relevance of ${best}, where 98 % of this corpus's own questions find one at ${floor} or more (the build's question gate): the corpus does not cover this question.`
+      : `The closest record reached a calibrated relevance of ${best} where this deployment needs ${floor}: the corpus does not cover this question.`,
   } as const;
   return {
     code: 'NO_RELEVANT_CONTEXT_FOUND',

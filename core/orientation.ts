@@ -104,6 +104,7 @@ export function health(corpus: Corpus, capabilities: Capabilities, now: Date) {
         source: corpus.retrieval.source,
         vector_weight: corpus.retrieval.vector_weight,
         feedback: corpus.retrieval.feedback,
+        question_gate: corpus.retrieval.question_gate,
         note: corpus.retrieval.note,
       },
     },

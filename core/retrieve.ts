@@ -16,9 +16,10 @@ export interface Retrieval extends IntentRanking {
   /**
    * The relevance floors applied (relevance.ts; none under the ∞ glyph), and the record that
    * came closest to passing its floor among those retrieval found before them (null: none):
-   * with no record left, no_context says why.
+   * with no record left, no_context says why. `gate`: the question gate applied (0: none); when
+   * it turned the question away, `closest.floor` is the gate and `closest.gate` is true.
    */
-  relevance: { floor: number; atlasFloor: number; closest: { relevance: number; floor: number } | null };
+  relevance: { floor: number; atlasFloor: number; gate: number; closest: { relevance: number; floor: number; gate?: true } | null };
 }
 
 export interface RetrieveOptions {
@@ -30,6 +31,8 @@ export interface RetrieveOptions {
   atlasRatio?: number;
   /** Floors over the index's calibration (relevance.ts): a deployment's configuration, or a benchmark's sweep. */
   floors?: Partial<RelevanceModel['floors']>;
+  /** The question gate (retrieval-choice.ts `question_gate`) over the build's; 0: none. Benchmarks sweep it. */
+  questionGate?: number;
 }
 
 export async function retrieve(corpus: Corpus, query: FastQuery, options: RetrieveOptions = {}): Promise<Retrieval> {
@@ -53,8 +56,9 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
   const glyphs = new Set(query.glyphs);
   // The ∞ glyph asks for the wider field: its own cosine floor, no calibrated one.
   const floor = glyphs.has('∞') ? 0 : modelFloors.relevant;
+  const gate = glyphs.has('∞') ? 0 : (options.questionGate ?? corpus.retrieval.question_gate ?? 0);
   if (glyphs.has('∅') || query.cleanQuery === '') {
-    return { hits: [], filters, relevance: { floor, atlasFloor: modelFloors.atlas, closest: null }, ...(excludeIds ? { excludeIds } : {}) };
+    return { hits: [], filters, relevance: { floor, atlasFloor: modelFloors.atlas, gate, closest: null }, ...(excludeIds ? { excludeIds } : {}) };
   }
 
   let limit = query.limit;
@@ -79,7 +83,9 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
       floors: { relevant: floor, atlas: modelFloors.atlas },
       ...(similarityFloor !== undefined ? { similarityFloor } : {}),
     });
-    return { ...ranked, filters, relevance: { floor, atlasFloor: modelFloors.atlas, closest }, ...(excludeIds ? { excludeIds } : {}) };
+    const turned = belowGate(ranked.hits, gate);
+    if (turned) return { hits: [], filters, relevance: { floor, atlasFloor: modelFloors.atlas, gate, closest: turned }, ...(excludeIds ? { excludeIds } : {}) };
+    return { ...ranked, filters, relevance: { floor, atlasFloor: modelFloors.atlas, gate, closest }, ...(excludeIds ? { excludeIds } : {}) };
   }
   // Retrieval diversifies greedily over one candidate pool, so asking for more places and
   // dropping the records that do not earn theirs leaves the others in the order, and at the
@@ -95,6 +101,8 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
   let hits = aboveFloors(found, floor, atlasFloor);
   if (intent) hits = admitAtlasByRelevance(hits, atlasRatio);
   if (!reweight) hits = hits.slice(0, limit);
+  const turned = belowGate(hits, gate);
+  if (turned) return { hits: [], filters, relevance: { floor, atlasFloor: modelFloors.atlas, gate, closest: turned }, ...(excludeIds ? { excludeIds } : {}) };
   if (reweight) {
     const modelVoices = new Set(corpus.registry.families.map((family) => family.name));
     hits = hits
@@ -112,6 +120,17 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
       .sort((a, b) => b.relevanceScore - a.relevanceScore)
       .slice(0, limit);
   }
-  const relevance = { floor, atlasFloor: modelFloors.atlas, closest: closestToFloors(found, floor, atlasFloor) };
+  const relevance = { floor, atlasFloor: modelFloors.atlas, gate, closest: closestToFloors(found, floor, atlasFloor) };
   return { hits, filters, relevance, ...(excludeIds ? { excludeIds } : {}) };
+}
+
+/**
+ * The question gate (retrieval-choice.ts): when even the best record a question found is below
+ * what the corpus's own questions reach, the corpus does not answer it; the record and the gate
+ * are what no_context reports. Null: the question passes (or found nothing, which says so itself).
+ */
+function belowGate(hits: readonly { calibrated: number }[], gate: number): { relevance: number; floor: number; gate: true } | null {
+  if (gate <= 0 || hits.length === 0) return null;
+  const best = hits.reduce((top, hit) => Math.max(top, hit.calibrated), 0);
+  return best < gate ? { relevance: best, floor: gate, gate: true } : null;
 }

@@ -73,10 +73,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     console.log(`Fitted on the calibrate half (${calibrate.length} questions):\n${JSON.stringify(model, null, 2)}\n`);
     // Before: no calibrated floor (the relative rule alone, as before calibrated relevance);
     // after: the fit; and the fit without the relative rule, to show what that rule still adds.
+    // No question gate in any: content with its own fit gets none (retrieval-choice.ts).
     const configurations = [
-      { label: 'no floors', figures: familyFigures(await askAll(corpus, set.questions, { floors: { relevant: 0, atlas: 0 } })) },
-      { label: 'floors', figures: familyFigures(await askAll(corpus, set.questions)) },
-      { label: 'floors, no ratio', figures: familyFigures(await askAll(corpus, set.questions, { atlasRatio: 0 })) },
+      { label: 'no floors', figures: familyFigures(await askAll(corpus, set.questions, { floors: { relevant: 0, atlas: 0 }, questionGate: 0 })) },
+      { label: 'floors', figures: familyFigures(await askAll(corpus, set.questions, { questionGate: 0 })) },
+      { label: 'floors, no ratio', figures: familyFigures(await askAll(corpus, set.questions, { atlasRatio: 0, questionGate: 0 })) },
     ];
     console.log(renderFigures(configurations));
     if (values.write) {

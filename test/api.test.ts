@@ -102,11 +102,12 @@ describe('GET /api/query rules (spec §4.2)', () => {
       source: 'default',
       vector_weight: 0.6,
       feedback: true,
+      question_gate: null,
       note: expect.stringMatching(/fewer than the 100 a choice needs/),
     });
     const served = await get('/retrieval-choice.json');
     expect(served.status).toBe(200);
-    expect(served.body).toMatchObject({ format: 'polyphony-retrieval-choice@1', source: 'default', vector_weight: 0.6, feedback: true });
+    expect(served.body).toMatchObject({ format: 'polyphony-retrieval-choice@2', source: 'default', vector_weight: 0.6, feedback: true });
     expect(served.body.probe.questions).toBeLessThan(100);
   });
 

@@ -121,6 +121,58 @@ describe('calibrated relevance on GET /api/query', () => {
   });
 });
 
+describe("the corpus's question gate (the build's retrieval choice)", () => {
+  /** The fixture's build with a question gate written into its choice, as a probed build writes one. */
+  async function withGate<T>(gate: number, use: () => Promise<T>): Promise<T> {
+    const file = artifactPaths(built.artifactsDir).searchRetrieval;
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(original), question_gate: gate }));
+    try {
+      return await use();
+    } finally {
+      writeFileSync(file, original);
+    }
+  }
+
+  it('turns a question away when its best record is below the gate, and no_context names the gate; at the gate it passes', async () => {
+    const open = await request(await appWith({ relevant: 0, atlas: 0 })).get(`/api/query?q=${q('why does bread rise')}`);
+    const best = Math.max(...open.body.records.map((record: { match: { relevance: number } }) => record.match.relevance));
+    const above = Math.min(1, Math.ceil((best + 0.001) * 1000) / 1000);
+    await withGate(above, async () => {
+      const app = await appWith({ relevant: 0, atlas: 0 });
+      for (const mode of ['', '&mode=retrieve']) {
+        const response = await request(app).get(`/api/query?q=${q('why does bread rise')}${mode}`);
+        contract.check('GET', '/api/query', response);
+        expect(response.body.records).toEqual([]);
+        expect(response.body.no_context).toMatchObject({ code: 'NO_RELEVANT_CONTEXT_FOUND', reason: 'below_floor', relevance_floor: above });
+        expect(response.body.no_context.best_relevance).toBeCloseTo(best, 3);
+        expect(response.body.no_context.message).toMatch(/question gate/);
+        expect(response.body.no_context.agent_action).toMatch(/∞/);
+      }
+      const health = await request(app).get('/api/health');
+      expect(health.body.corpus.retrieval.question_gate).toBe(above);
+      // The ∞ glyph asks for the wider field: no gate either.
+      const wide = await request(app).get(`/api/query?q=${q('why does bread rise')}&glyph=${q('∞')}`);
+      expect(wide.body.records.length).toBeGreaterThan(0);
+      // Not the floor: every record the question found stays when the best reaches the gate.
+    });
+    const below = Math.floor((best - 0.001) * 1000) / 1000;
+    await withGate(below, async () => {
+      const response = await request(await appWith({ relevant: 0, atlas: 0 })).get(`/api/query?q=${q('why does bread rise')}`);
+      expect(response.body.records.map((record: { id: string }) => record.id)).toEqual(open.body.records.map((record: { id: string }) => record.id));
+    });
+  });
+
+  it("steps aside for an operator's own floor (RELEVANCE_FLOOR)", async () => {
+    await withGate(1, async () => {
+      const app = await appWith({ relevant: 0, atlas: 0 }, { relevant: 0 });
+      const response = await request(app).get(`/api/query?q=${q('why does bread rise')}`);
+      expect(response.body.records.length).toBeGreaterThan(0);
+      expect((await request(app).get('/api/health')).body.corpus.retrieval.question_gate).toBeNull();
+    });
+  });
+});
+
 describe('the calibration in effect, from the build', () => {
   it('is the engine default without a fit in the content, served at /relevance-calibration.json', () => {
     const served = JSON.parse(readFileSync(path.join(artifactPaths(built.artifactsDir).public, RELEVANCE_CALIBRATION_FILE), 'utf8'));

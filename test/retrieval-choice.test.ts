@@ -4,7 +4,7 @@ import {
   choiceStillHolds,
   chooseRetrieval,
   DEPARTURE_Z,
-  RELEVANCE_FLOOR_PERCENTILE,
+  QUESTION_GATE_PERCENTILE,
   engineDefaultChoice,
   PROBE_VERSION,
   REPROBE_GROWTH,
@@ -189,7 +189,7 @@ describe('chooseRetrieval', () => {
     expect(RetrievalChoiceSchema.parse(departed)).toEqual(departed);
   });
 
-  it("reports the relevance 95 % of the chosen setting's first hits reach, and nothing without them", () => {
+  it("sets the question gate at the relevance 98 % of the chosen setting's best hits reach, and none without them", () => {
     const top = Array.from({ length: 200 }, (_, at) => at / 200); // 0, 0.005, …, 0.995
     const choice = chooseRetrieval(
       [
@@ -200,11 +200,18 @@ describe('chooseRetrieval', () => {
       DEFAULT_TUNING,
     );
     expect(choice.vector_weight).toBe(0.4);
-    // The 10th of 200 values, 0.045: at most 5 % of the questions' first hits fall below it.
-    expect(choice.questions_relevance_p05).toBe(0.045);
-    expect(top.filter((value) => value < choice.questions_relevance_p05!).length / top.length).toBeLessThanOrEqual(RELEVANCE_FLOOR_PERCENTILE);
-    expect(chooseRetrieval(outcomes([[0.4, false, 0.5]]), probe, DEFAULT_TUNING).questions_relevance_p05).toBeNull();
-    expect(chooseRetrieval([], { ...probe, questions: 3 }, DEFAULT_TUNING).questions_relevance_p05).toBeNull();
+    // The 4th of 200 values, 0.015: at most 2 % of the questions' best hits fall below it.
+    expect(choice.question_gate).toBe(0.015);
+    expect(top.filter((value) => value < choice.question_gate!).length / top.length).toBeLessThanOrEqual(QUESTION_GATE_PERCENTILE);
+    // Rounded down, never past a question at the percentile.
+    const uneven = chooseRetrieval(
+      [{ vectorWeight: 0.4, feedback: false, ndcg10: 0.6, mrr10: 0.5, hits10: 0.7, topRelevance: top.map((value) => value + 0.00009) }],
+      probe,
+      DEFAULT_TUNING,
+    );
+    expect(uneven.question_gate).toBe(0.015);
+    expect(chooseRetrieval(outcomes([[0.4, false, 0.5]]), probe, DEFAULT_TUNING).question_gate).toBeNull();
+    expect(chooseRetrieval([], { ...probe, questions: 3 }, DEFAULT_TUNING).question_gate).toBeNull();
   });
 
   it('holds for a later build with the same embedder and probe while the corpus stays about its size', () => {

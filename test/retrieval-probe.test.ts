@@ -147,15 +147,15 @@ describe('the retrieval probe', () => {
   });
 });
 
-describe("where the corpus's own questions sit on the relevance scale", () => {
-  it('is reported unless the content brought its own calibration', async () => {
+describe("the question gate, from where the corpus's own questions sit on the relevance scale", () => {
+  it('is set unless the content brought its own calibration', async () => {
     const embedder = meaninglessEmbedder();
     const corpus = await probeCorpus(embedder);
     const placed = await chooseForCorpus(corpus, 'k', undefined, () => {});
-    expect(placed.choice.questions_relevance_p05).not.toBeNull();
-    expect(placed.choice.questions_relevance_p05).toBeGreaterThanOrEqual(0);
+    expect(placed.choice.question_gate).not.toBeNull();
+    expect(placed.choice.question_gate).toBeGreaterThanOrEqual(0);
     const own = await chooseForCorpus(corpus, 'k', undefined, () => {}, { ownFit: true });
-    expect(own.choice.questions_relevance_p05).toBeNull();
+    expect(own.choice.question_gate).toBeNull();
   });
 
   it('leaves the served floors as the calibration has them', async () => {
@@ -165,7 +165,7 @@ describe("where the corpus's own questions sit on the relevance scale", () => {
     const paths = artifactPaths(artifactsDir);
     writeFileSync(paths.searchRelevance, JSON.stringify({ ...DEFAULT_RELEVANCE_MODEL, embedder: embedder.id }));
     const choice = JSON.parse(readFileSync(paths.searchRetrieval, 'utf8')) as RetrievalChoice;
-    writeFileSync(paths.searchRetrieval, JSON.stringify({ ...choice, questions_relevance_p05: 0.9 }));
+    writeFileSync(paths.searchRetrieval, JSON.stringify({ ...choice, question_gate: 0.9 }));
     expect((await loadCorpus(artifactsDir, embedder)).search.relevance.floors).toEqual(DEFAULT_RELEVANCE_MODEL.floors);
   });
 });

@@ -85,6 +85,14 @@ export const HealthSchema = named(
                 ),
               vector_weight: z.number().min(0).max(1).describe('Weight of the vector side in the fused ranking; the rest is the words (BM25) side.'),
               feedback: z.boolean().describe("Whether the ranking is refined by pseudo-relevance feedback from the first ranking's best records."),
+              question_gate: z
+                .number()
+                .min(0)
+                .max(1)
+                .nullable()
+                .describe(
+                  "The calibrated relevance the best record a question finds must reach for the question to be answered from the corpus (below it: no_context, reason below_floor, relevance_floor the gate): what the best hits of 98 % of the corpus's own questions reach. Null: no gate (the content brought its own relevance calibration, the operator set RELEVANCE_FLOOR, or the build did not probe).",
+                ),
               note: text('What was chosen and on what evidence, including how far each side finds the answers alone.'),
             })
             .describe(

@@ -182,7 +182,7 @@ export const NoContextSchema = named(
       reason: z
         .enum(['void_glyph', 'empty_query', 'below_floor', 'no_match'])
         .describe(
-          'void_glyph: ∅ asked for no context; empty_query: nothing left after the glyphs; below_floor: records matched but none reached the relevance floor; no_match: no record passed the filters and the similarity floors at all.',
+          'void_glyph: ∅ asked for no context; empty_query: nothing left after the glyphs; below_floor: records matched but none reached the relevance floor, or the best of them fell below the corpus question gate (/api/health corpus.retrieval.question_gate; relevance_floor then is the gate); no_match: no record passed the filters and the similarity floors at all.',
         ),
       best_relevance: z
         .number()

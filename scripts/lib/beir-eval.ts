@@ -28,8 +28,8 @@ export const EVAL_DEPTH = 101;
  * document; the floors exist to say "nothing relevant" to an API caller) and enough
  * candidates for Recall@100. Everything else is the deployment's default tuning.
  */
-/** A benchmark ranks every document: no calibrated relevance floor either (relevance.ts). */
-export const EVAL_FLOORS = { relevant: 0, atlas: 0 } as const;
+/** A benchmark ranks every document: no calibrated relevance floor either (relevance.ts), and no question gate (retrieval-choice.ts). */
+export const EVAL_RETRIEVE = { floors: { relevant: 0, atlas: 0 }, questionGate: 0 } as const;
 
 export const EVAL_TUNING: Partial<SearchTuning> = { floors: false, candidates: EVAL_DEPTH };
 
@@ -164,7 +164,7 @@ export async function runBeirEval(options: BeirEvalOptions): Promise<BeirEvalRes
   const times: number[] = [];
   for (const { id, query } of prepared) {
     const t0 = performance.now();
-    const { hits } = await retrieve(corpus, query, { floors: EVAL_FLOORS });
+    const { hits } = await retrieve(corpus, query, EVAL_RETRIEVE);
     times.push(performance.now() - t0);
     const ranked: string[] = [];
     for (const hit of hits) {

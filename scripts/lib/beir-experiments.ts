@@ -24,7 +24,7 @@ import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/ty
 import type { Corpus } from '../../api/load-artifacts.ts';
 import { createUseLiteEmbedder } from '../../providers/embedder.ts';
 import { evaluateRankings, parseCorpus, parseQrels, parseQueries, readMaybeGzip, titleFor, type BeirDoc, type MetricSummary } from './beir.ts';
-import { benchmarkQuery, cachedEmbedder, EVAL_FLOORS, EVAL_TUNING, firstWords } from './beir-eval.ts';
+import { benchmarkQuery, cachedEmbedder, EVAL_RETRIEVE, EVAL_TUNING, firstWords } from './beir-eval.ts';
 import { chunkText } from '../../core/search/chunk.ts';
 import { createEmbeddingCache } from './embedding-cache.ts';
 import { pathsFromEnv } from '../../core/paths.ts';
@@ -112,7 +112,7 @@ export async function runExperiments(options: {
     const rankings = new Map<string, string[]>();
     const t0 = performance.now();
     for (const { id, query } of queries) {
-      const { hits } = await retrieve(corpus, query, { floors: EVAL_FLOORS });
+      const { hits } = await retrieve(corpus, query, EVAL_RETRIEVE);
       rankings.set(
         id,
         hits

@@ -42,7 +42,7 @@ export interface ProbeScore {
   hits10: number;
   /** Per question, its reciprocal rank within the top 10 (0 outside), in question order. */
   perQuestion: number[];
-  /** Per question, the calibrated relevance of its first hit (0 when nothing was found). */
+  /** Per question, the calibrated relevance of the best record it found (0 when nothing was found). */
   topRelevance: number[];
 }
 
@@ -131,7 +131,7 @@ export async function runRetrievalProbe(
       const hits = await search.search(question.question, { limit: 10 });
       const at = hits.findIndex((hit) => hit.record === meta.records[question.record]);
       perQuestion.push(at >= 0 && at < 10 ? 1 / (at + 1) : 0);
-      topRelevance.push(hits[0]?.calibrated ?? 0);
+      topRelevance.push(hits.reduce((best, hit) => Math.max(best, hit.calibrated), 0));
     }
     const count = perQuestion.length || 1;
     scores.push({
@@ -197,7 +197,9 @@ export async function chooseForCorpus(
   const ms = performance.now() - started;
   log(
     `retrieval settings for this corpus (${Math.round(ms / 100) / 10} s): ${choice.note}` +
-      (choice.questions_relevance_p05 === null ? '' : `; 95 % of its questions' first hits reach calibrated relevance ${choice.questions_relevance_p05}`),
+      (choice.question_gate === null
+        ? ''
+        : `; questions whose best record is below calibrated relevance ${choice.question_gate} get no_context (98 % of its own questions reach it)`),
   );
   return { choice, reused: false, ms };
 }
