@@ -5,8 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DOMParser } from '@xmldom/xmldom';
 import request from 'supertest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../api/app.ts';
 import { parseMarkdown, stringifyMarkdown } from '../content-files/frontmatter.ts';
 import { REPO_ROOT } from '../core/paths.ts';
@@ -14,9 +15,40 @@ import { buildApp, tempDir, type BuiltApp } from '../devkit/app.ts';
 import { writeFixtureContent } from '../devkit/fixture-content.ts';
 import type { DivergenceFull } from '../core/records.ts';
 import { groupByQuestion } from '../src/lib/atlas-groups.ts';
+import { CALIBRATION_FILE } from '../schemas/certification.ts';
+import { chromiumAvailable, launchBrowser, listen, SKIP_MESSAGE } from './helpers/browser.ts';
 
 let built: BuiltApp;
 let siteDir: string;
+
+const CALIBRATION = {
+  date: '2026-11-26',
+  embedder: 'test-embedder',
+  records: 40,
+  halves: 'hash of the id',
+  bootstrap: { resamples: 100, seed: 1, level: 0.95 },
+  floor: { pair_auc: 0.6, side_accuracy: 0.8 },
+  methods: {
+    'perturbation-v1': {
+      pair_auc: { value: 0.559, interval: [0.534, 0.586], tune: 0.57, held_out: 0.54 },
+      side_accuracy: { value: 0.764, interval: [0.719, 0.814], tune: 0.81, held_out: 0.71 },
+      records: 40,
+      tensions: 120,
+      pairs: { named: 100, unnamed: 300 },
+      passes: false,
+    },
+    'perturbation-v2': {
+      pair_auc: { value: 0.65, interval: [0.612, 0.683], tune: 0.66, held_out: 0.64 },
+      side_accuracy: { value: 0.893, interval: [0.859, 0.927], tune: 0.9, held_out: 0.886 },
+      records: 40,
+      tensions: 120,
+      pairs: { named: 100, unnamed: 300 },
+      passes: true,
+    },
+  },
+};
+/** The record page that shows the calibration: a record not put through perturbation shows it beside the tier. */
+const CALIBRATED_RECORD = 'atlas/TST-D2/index.html';
 
 function htmlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -37,6 +69,8 @@ beforeAll(async () => {
   const tensions = parsed.data.tensions as Record<string, unknown>[];
   tensions[0] = { ...tensions[0], moved: [String(answers[1]!.model)] };
   writeFileSync(d2, stringifyMarkdown(parsed.data, parsed.body));
+  // A calibration in which one method passes the floor and the other does not (issue 45: the chart).
+  writeFileSync(path.join(contentDir, CALIBRATION_FILE), `${JSON.stringify(CALIBRATION, null, 2)}\n`);
   built = await buildApp(contentDir);
   siteDir = tempDir('site');
   const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/astro/astro.js'), 'build', '--silent'], {
@@ -209,5 +243,88 @@ describe('static site', () => {
     expect(twin.body.id).toBe('TST-1');
     const health = await request(app).get('/api/health');
     expect(health.body.capabilities.site).toBe(true);
+  });
+});
+
+describe('the calibration as a picture (issue 45)', () => {
+  const sentence =
+    "This deployment's tiers are measured by an instrument that sees real splits: perturbation-v2 (stance on the named claims) passes the floor.";
+
+  for (const [page, form] of [
+    ['atlas/index.html', 'atlas'],
+    [CALIBRATED_RECORD, 'record'],
+  ] as const) {
+    it(`${page} shows the chart, an image with its title and description, and the figures in words beside it`, () => {
+      const html = readFileSync(path.join(siteDir, page), 'utf8');
+      const block = html.match(new RegExp(`<div class="calibration[^"]*" data-calibration="${form}"[\\s\\S]*?</figure>`))?.[0];
+      expect(block, page).toBeDefined();
+      const svgText = block!.match(/<svg[\s\S]*?<\/svg>/)![0];
+      const svg = new DOMParser({
+        onError: (level, message) => {
+          throw new Error(`${level}: ${message}`);
+        },
+      }).parseFromString(svgText, 'image/svg+xml').documentElement!;
+      expect(svg.getAttribute('role')).toBe('img');
+      const [title, desc] = [svg.getElementsByTagName('title')[0], svg.getElementsByTagName('desc')[0]];
+      expect(svg.getAttribute('aria-labelledby')).toBe(`${title?.getAttribute('id')} ${desc?.getAttribute('id')}`);
+      expect(desc?.textContent).toContain(sentence);
+      const methods = Array.from(svg.getElementsByTagName('g')).filter((g) => g.hasAttribute('data-method'));
+      expect(methods.map((g) => [g.getAttribute('data-method'), g.getAttribute('data-passes')])).toEqual([
+        ['perturbation-v1', 'false'],
+        ['perturbation-v2', 'true'],
+      ]);
+      // The text alternative: the sentence, then each method's figures (data-method), and the link to the data.
+      expect(block).toContain(`data-calibration-sentence><strong>${sentence.replace("'", '&#39;')}</strong>`);
+      expect(block).toMatch(
+        /<li data-method="perturbation-v1">perturbation-v1 \(whole-answer distance\): pair AUC 0\.56 \(95 % CI 0\.53–0\.59\), side accuracy 0\.76 \(95 % CI 0\.72–0\.81\); below the floor/,
+      );
+      expect(block).toMatch(
+        /<li data-method="perturbation-v2">perturbation-v2 \(stance on the named claims\): pair AUC 0\.65 \(95 % CI 0\.61–0\.68\), side accuracy 0\.89 \(95 % CI 0\.86–0\.93\); passes the floor/,
+      );
+      expect(block).toContain('href="/certification-calibration.json"');
+    });
+  }
+
+  if (!chromiumAvailable) console.warn(SKIP_MESSAGE);
+
+  describe.skipIf(!chromiumAvailable)('in Chromium', () => {
+    let server: Awaited<ReturnType<typeof listen>>;
+    let browser: Awaited<ReturnType<typeof launchBrowser>>;
+    beforeAll(async () => {
+      server = await listen(createApp({ corpus: built.corpus, siteDir, log: () => {} }));
+      browser = await launchBrowser();
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    it('fits a phone without scrolling sideways, and axe finds nothing serious on the Atlas list and the record page, light and dark', async () => {
+      const axe = readFileSync(path.join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+      for (const [width, colorScheme] of [
+        [375, 'light'],
+        [1280, 'light'],
+        [1280, 'dark'],
+      ] as const) {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+        const page = await context.newPage();
+        for (const pagePath of ['/atlas/', `/${path.dirname(CALIBRATED_RECORD)}/`]) {
+          await page.goto(`${server.origin}${pagePath}`);
+          const where = `${pagePath} at ${width} px, ${colorScheme}`;
+          const chart = page.locator('[data-calibration] svg[role="img"]');
+          expect(await chart.count(), where).toBe(1);
+          const box = (await chart.boundingBox())!;
+          expect(box.x, where).toBeGreaterThanOrEqual(0);
+          expect(box.x + box.width, where).toBeLessThanOrEqual(width);
+          expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), where).toBe(true);
+          await page.addScriptTag({ content: axe });
+          const violations = (await page.evaluate(
+            `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`,
+          )) as string[];
+          expect(violations, where).toEqual([]);
+        }
+        await context.close();
+      }
+    }, 120_000);
   });
 });

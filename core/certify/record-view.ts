@@ -98,9 +98,15 @@ export function isUndecided(certification: { verdict?: string }): boolean {
 
 /** Which method measured the tier, in words a reader can check against the ADR. */
 export function methodLabel(methodVersion: string | undefined): string | undefined {
-  if (methodVersion === 'perturbation-v1') return 'perturbation-v1: whole-answer distance';
-  if (methodVersion === 'perturbation-v2') return 'perturbation-v2: stance on the named claims';
-  return methodVersion;
+  const description = methodVersion === undefined ? undefined : methodDescription(methodVersion);
+  return description ? `${methodVersion}: ${description}` : methodVersion;
+}
+
+/** What each method measures, in a few words (undefined: a method this engine does not know). */
+export function methodDescription(method: string): string | undefined {
+  if (method === 'perturbation-v1') return 'whole-answer distance';
+  if (method === 'perturbation-v2') return 'stance on the named claims';
+  return undefined;
 }
 
 /** A record was put through perturbation when it carries a measurement or an earned tier. */
