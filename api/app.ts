@@ -35,6 +35,7 @@ import { queryRoutes } from './routes/query.ts';
 import { tensionRoutes } from './routes/tensions.ts';
 import { lineageRoutes } from './routes/lineage.ts';
 import { dispositionRoutes } from './routes/dispositions.ts';
+import { CHANGES_PATH, changeRoutes } from './routes/changes.ts';
 import { staticRoutes } from './routes/static.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { requestContext, requestId } from './http/request-id.ts';
@@ -151,8 +152,9 @@ export function createApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
-  // API answers carry no ETag (a conditional request must never skip live work with a 304);
-  // static files keep theirs. Paths are exact: /API/HEALTH and /api/health/ are not routes.
+  // API answers carry no ETag (a conditional request must never skip live work with a 304),
+  // but GET /api/changes, which sets its own; static files keep theirs. Paths are exact:
+  // /API/HEALTH and /api/health/ are not routes.
   app.set('etag', false);
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
@@ -196,6 +198,7 @@ export function createApp(options: AppOptions): Express {
     ...tensionRoutes(context, store),
     ...lineageRoutes(context),
     ...dispositionRoutes(context, store),
+    ...changeRoutes(context),
     ...liveRoutes(context),
     ...contributeRoutes(context, store, limiter, limits),
     ...mcpRoutes(options.mcp),
@@ -235,9 +238,10 @@ function ignoreConditionalHeaders(request: express.Request, _response: express.R
   // Write preconditions have no use on this read API and its files; byte ranges only on media, so players can seek.
   const ignored = isMediaPath(request.path) ? ['if-match', 'if-unmodified-since'] : ['range', 'if-range', 'if-match', 'if-unmodified-since'];
   for (const header of ignored) delete request.headers[header];
-  // API answers are computed per request (and may start live work): never 304. So are the
-  // federation documents (signed per request, no validator), whatever Cache-Control allows.
-  if (request.path.startsWith('/api/') || COMPUTED_PATHS.includes(request.path)) {
+  // API answers are computed per request (and may start live work): never 304, but for the one
+  // that names its answer with an ETag (/api/changes: the build's history, fixed for the process).
+  // So are the federation documents (signed per request, no validator), whatever Cache-Control allows.
+  if ((request.path.startsWith('/api/') && request.path !== CHANGES_PATH) || COMPUTED_PATHS.includes(request.path)) {
     delete request.headers['if-none-match'];
     delete request.headers['if-modified-since'];
   }
@@ -308,7 +312,7 @@ function staticMethodGuard(dirs: readonly string[]): express.RequestHandler {
       next();
       return;
     }
-    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$/.test(relative) || isMediaPath(relative);
+    const template = /^\/(records|concepts)\/[^/]+\.(json|md)$|^\/audio\/[^/]+\.txt$|^\/changes\/page-[^/]+\.json$/.test(relative) || isMediaPath(relative);
     const exists =
       template ||
       dirs.some((dir) => {

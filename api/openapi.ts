@@ -87,6 +87,7 @@ export function createOpenApiDocument(options: OpenApiOptions, routes: readonly 
       { name: 'live panel', description: 'Paths that call live models; 503 while no panel is configured.' },
       { name: 'contribution', description: 'Contributions and proposals (pending until curator review), invitations and play counts.' },
       { name: 'tools', description: 'Tool-calling endpoint; not available in this engine version (501).' },
+      { name: 'changes', description: 'What changed in the content since a revision, read from git by the build (docs/CHANGES.md).' },
       { name: 'static', description: 'Static documents and record twins.' },
       { name: 'federation', description: 'Signed node document and manifest other deployments pull records from (docs/FEDERATION.md).' },
     ],

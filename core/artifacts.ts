@@ -37,6 +37,8 @@ export function artifactPaths(artifactsDir: string) {
     /** Each passage's identity across builds (scripts/lib/previous-search.ts), 32 bytes a passage: the next build matches its passages without hashing them again. */
     searchIdentities: path.join(data, 'search', 'identities.bin'),
     buildInfo: path.join(data, 'build.json'),
+    /** The content's revisions read from git, newest first (scripts/lib/change-history.ts): what GET /api/changes answers from; /changes/ holds the same in pages. */
+    changes: path.join(data, 'changes.json'),
     /** Each work's record twin key (scripts/lib/twin-reuse.ts), so the next build links the twins that did not change. */
     recordTwins: path.join(data, 'record-twins.json'),
   };

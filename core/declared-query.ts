@@ -21,6 +21,7 @@ interface Constraints {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  pattern?: string;
   minItems?: number;
   default?: unknown;
   items?: Constraints;
@@ -250,6 +251,8 @@ export function invalidValues(parameter: QueryParameter): string[] {
     out.push('x', '1.5', '-1', String((constraints.minimum ?? 0) - 1), String((constraints.maximum ?? 1e9) + 1));
   }
   if (constraints.maxLength !== undefined) out.push('a'.repeat(constraints.maxLength + 1));
+  // A value off its pattern: a good one with a character added (a revision one digit too long).
+  if (constraints.pattern !== undefined) out.push(`${validValue(parameter)}~`);
   return out;
 }
 

@@ -63,6 +63,9 @@ export function exampleQuery(corpus: Corpus, path: string): Record<string, strin
       return { identity: sampleIdentity(corpus) };
     case '/api/invite':
       return { for: sampleIdentity(corpus) };
+    case '/api/changes':
+      // The current revision always answers (up to date), with or without history.
+      return { since: corpus.manifest.published_releases.corpus_rev };
     case '/api/lineage': {
       // The concept carried by the most works, so that its lineage has something to show.
       const concept = [...corpus.graph.nodes].sort((a, b) => b.weight - a.weight)[0];

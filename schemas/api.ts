@@ -25,3 +25,4 @@ export * from './api/tensions.ts';
 export * from './api/static.ts';
 export * from './api/contributions.ts';
 export * from './api/requests.ts';
+export * from './api/changes.ts';

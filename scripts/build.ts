@@ -4,7 +4,6 @@
  * Writes into a fresh folder and swaps it in, so a reader never sees half a build. The public
  * files are written by scripts/lib/public-files.ts, the search artifacts by scripts/lib/search-build.ts.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_RELEVANCE_MODEL, RELEVANCE_CALIBRATION_FILE } from '../core/search/relevance.ts';
@@ -40,6 +39,8 @@ import { DEFAULT_TUNING } from '../core/search/search-index.ts';
 import { chooseForCorpus, probeKey } from './lib/retrieval-probe.ts';
 import { RETRIEVAL_CHOICE_FILE } from '../core/search/retrieval-choice.ts';
 import { readRetrievalChoice } from '../api/retrieval-choice-file.ts';
+import { corpusRevision } from '../content-files/revision.ts';
+import { historyLimitFromEnv, readChangeHistory, writeChangeFiles } from './lib/change-history.ts';
 
 export interface BuildOptions extends BuildPaths {
   /** Default: the embedder EMBEDDINGS_CONFIG in `env` describes, else USE-lite (providers/embeddings-config.ts). */
@@ -48,6 +49,8 @@ export interface BuildOptions extends BuildPaths {
   env?: NodeJS.ProcessEnv;
   /** Passages from which the approximate vector index is built (default: the search's own threshold). */
   approximateFrom?: number;
+  /** Commits of the content folder the change history reads at most (CHANGES_HISTORY_LIMIT; default DEFAULT_HISTORY_LIMIT). */
+  historyLimit?: number;
   log?: (line: string) => void;
   now?: () => Date;
 }
@@ -173,6 +176,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     ...(content.calibration ? { calibration: calibrationSummary(content.calibration) } : {}),
   });
   writeJson(out.manifest, manifest);
+  writeHistory(options, manifest.published_releases.corpus_rev, out, log);
   writeFile(path.join(out.public, 'llms.txt'), renderLlmsTxt(content, manifest));
   writeJson(out.buildInfo, {
     built_at: now().toISOString(),
@@ -213,7 +217,19 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   return result;
 }
 
-/** The hash of every content file's name and bytes, in order (streamed: at 250,000 works the files are a gigabyte). */
+/** What changed from one revision of the content to the next, read from git (docs/CHANGES.md); without history, that fact. */
+function writeHistory(options: BuildOptions, currentRev: string, out: ArtifactPaths, log: (line: string) => void): void {
+  const history = readChangeHistory({
+    contentDir: options.contentDir,
+    cacheDir: options.cacheDir,
+    currentRev,
+    ...(options.historyLimit === undefined ? {} : { limit: options.historyLimit }),
+    log,
+  });
+  if (history.history !== 'complete') log(`change history ${history.history}: ${history.reason}`);
+  writeChangeFiles(history, out);
+}
+
 /**
  * The calibration of relevance in effect, and how much this corpus's search trusts the vectors
  * and the feedback (retrieval-choice.ts), written beside the search artifacts and served.
@@ -245,12 +261,6 @@ async function writeRelevanceAndChoice(
   writeJson(path.join(where.out.public, RETRIEVAL_CHOICE_FILE), choice);
 }
 
-function corpusRevision(files: LoadedContent['files']): string {
-  const hash = createHash('sha256');
-  for (const file of files) hash.update(`${file.file}\n`).update(file.bytes);
-  return hash.digest('hex').slice(0, 16);
-}
-
 /** One collator for every comparison: `localeCompare` with options builds one a call, which dominated sorting 250,000 works. */
 const ID_ORDER = new Intl.Collator('en', { numeric: true });
 
@@ -269,7 +279,13 @@ async function main(): Promise<void> {
   const paths = pathsFromEnv();
   try {
     const approximateFrom = approximateFromEnv(process.env);
-    await buildArtifacts({ ...paths, ...(approximateFrom === undefined ? {} : { approximateFrom }), log: (line) => console.log(`[build] ${line}`) });
+    const historyLimit = historyLimitFromEnv(process.env);
+    await buildArtifacts({
+      ...paths,
+      ...(approximateFrom === undefined ? {} : { approximateFrom }),
+      ...(historyLimit === undefined ? {} : { historyLimit }),
+      log: (line) => console.log(`[build] ${line}`),
+    });
   } catch (error) {
     if (error instanceof ContentError) {
       console.error(`[build] ${error.message}`);

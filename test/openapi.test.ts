@@ -26,6 +26,8 @@ import {
   apiSchemas,
   AsyncJobAcceptedSchema,
   AudioManifestSchema,
+  ChangesDeltaSchema,
+  ChangesIndexSchema,
   CouncilPersistedSchema,
   CouncilResponseSchema,
   DeliberationResponseSchema,
@@ -92,6 +94,7 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/api/tensions': ['get'],
   '/api/lineage': ['get'],
   '/api/tensions/dispositions': ['post'],
+  '/api/changes': ['get'],
   '/api/contribute': ['post'],
   '/api/store': ['post'],
   '/api/invite': ['get'],
@@ -124,6 +127,8 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/records/{id}.json': ['get'],
   '/records/{id}.md': ['get'],
   '/retrieval-choice.json': ['get'],
+  '/changes/index.json': ['get'],
+  '/changes/page-{n}.json': ['get'],
 };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -406,6 +411,12 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/kin?identity=Zephyr', status: 200, zod: KinResponseSchema },
   { method: 'GET', url: '/api/kin', status: 400, code: 'PARAM_MISSING', zod: MissingParameterErrorSchema },
   { method: 'GET', url: `/api/kin?identity=${'z'.repeat(201)}`, status: 400, code: 'INVALID_PARAMETER', label: 'GET /api/kin?identity=<201 chars>' },
+  // The fixture is built from a folder outside git: no history, and it says so (test/changes.test.ts builds one with history).
+  { method: 'GET', url: '/api/changes?since=0123456789abcdef', status: 404, code: 'HISTORY_UNAVAILABLE' },
+  { method: 'GET', url: '/api/changes', status: 400, code: 'PARAM_MISSING', zod: MissingParameterErrorSchema },
+  { method: 'GET', url: '/api/changes?since=HEAD', status: 400, code: 'INVALID_PARAMETER' },
+  { method: 'GET', url: '/changes/index.json', status: 200, zod: ChangesIndexSchema },
+  { method: 'GET', url: '/changes/page-1.json', status: 404, code: 'ROUTE_NOT_FOUND' },
   { method: 'GET', url: '/api/tensions', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/tensions?status=Emerging', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/tensions?status=angry', status: 400, code: 'UNKNOWN_STATUS' },
@@ -663,6 +674,17 @@ describe('real responses match the document', () => {
     for (const { path: pathName, method } of operations()) expect(covered, `${method} ${pathName}`).toContain(`${method} ${pathName}`);
     const statuses = new Set(rows.map((row) => row.status));
     for (const status of [200, 202, 400, 403, 404, 405, 413, 414, 503]) expect(statuses).toContain(status);
+  });
+
+  it('GET /api/changes from the current revision: 200 with an ETag, then 304 on it, both as documented', async () => {
+    const url = `/api/changes?since=${corpus.manifest.published_releases.corpus_rev}`;
+    const response = await request(app).get(url);
+    expect(response.status).toBe(200);
+    assertMatchesOpenApi(validator, 'GET', url, response);
+    expect(ChangesDeltaSchema.parse(response.body)).toMatchObject({ up_to_date: true, history: 'unavailable', revisions: [] });
+    const again = await request(app).get(url).set('If-None-Match', String(response.headers.etag));
+    expect(again.status).toBe(304);
+    assertMatchesOpenApi(validator, 'GET', url, again);
   });
 
   it('a client over its write limit gets a documented 429 RATE_LIMITED with Retry-After', async () => {

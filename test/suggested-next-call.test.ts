@@ -30,8 +30,11 @@ const COVERED_STATUSES = new Set([400, 401, 403, 404, 405, 409, 413, 414, 416, 4
  * checked in test/contributions.test.ts.
  */
 const TRANSIENT: ErrorCode[] = ['IDEMPOTENCY_KEY_IN_USE'];
-/** Refused federation offers need a peer key and signed offers: followed in test/federation-offer.test.ts. */
-const COVERED_ELSEWHERE: ErrorCode[] = ['PUSH_DISABLED', 'OFFER_UNAUTHENTICATED', 'OFFER_REFUSED'];
+/**
+ * Refused federation offers need a peer key and signed offers: followed in test/federation-offer.test.ts.
+ * A revision a history does not hold needs a build with git history: followed in test/changes.test.ts.
+ */
+const COVERED_ELSEWHERE: ErrorCode[] = ['PUSH_DISABLED', 'OFFER_UNAUTHENTICATED', 'OFFER_REFUSED', 'REVISION_NOT_FOUND'];
 const ALSO_COVERED: ErrorCode[] = ['PERSISTENCE_UNAVAILABLE'];
 
 interface Case {
@@ -193,6 +196,9 @@ function cases(): Case[] {
       check: (call) => expect(call.headers).toBeUndefined(),
     },
     { code: 'CONCEPT_NOT_FOUND', method: 'GET', url: '/api/lineage?concept=nothing-like-this-at-all' },
+    // The fixture is built outside git: any earlier revision is beyond what it can tell.
+    { code: 'HISTORY_UNAVAILABLE', method: 'GET', url: '/api/changes?since=0123456789abcdef', check: (call) => expect(call.path).toBe('/api/manifest') },
+    { code: 'INVALID_PARAMETER', method: 'GET', url: '/api/changes?since=HEAD', check: (call) => expect(call.path).toBe('/api/changes') },
     {
       code: 'UNKNOWN_DISPOSITION',
       method: 'GET',

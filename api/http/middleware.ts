@@ -26,14 +26,14 @@ export function parseQueryString(queryString: string): Record<string, string | s
 /** On every answer, errors included (also those http-server.ts writes before routing). */
 export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location, Link, X-Request-Id',
+  'Access-Control-Expose-Headers': 'Retry-After, RateLimit, RateLimit-Policy, Allow, Location, Link, X-Request-Id, ETag',
 } as const;
 
 export const cors: RequestHandler = (request, response, next) => {
   for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
   if (request.method === 'OPTIONS') {
     response.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
-    response.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key, Mcp-Session-Id, X-Request-Id');
+    response.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key, Mcp-Session-Id, X-Request-Id, If-None-Match');
     response.setHeader('Access-Control-Max-Age', '600');
     response.status(204).end();
     return;

@@ -81,6 +81,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   RANGE_NOT_SATISFIABLE: 'A Range request on an audio file asks for bytes past its end; Content-Range: bytes */<size> gives the size.',
   TENSION_NOT_FOUND:
     'POST /api/tensions/dispositions with a key that is no tension of this deployment; GET /api/tensions lists the keys (the id of each tension).',
+  REVISION_NOT_FOUND:
+    "GET /api/changes?since=<corpus_rev> with a revision that is not in this deployment's history: older than the oldest it lists (details.oldest_rev; the build reads CHANGES_HISTORY_LIMIT commits, a shallow clone fewer) or from another deployment. Not retryable: read /records.json and GET /api/manifest whole, then follow with since=<current_rev>.",
+  HISTORY_UNAVAILABLE:
+    'GET /api/changes?since=<corpus_rev> on a deployment built without git history of its content (a tarball, a shallow clone of one commit): it cannot tell what changed since an earlier revision, and does not guess. /changes/index.json says the same. Not retryable: read /records.json and GET /api/manifest whole.',
   CONCEPT_NOT_FOUND:
     'GET /api/lineage with a concept that is neither a concept id nor a label; details.nearest and suggested_next_call name the closest concepts.',
   UNKNOWN_DISPOSITION: `disposition is not ${valuesOf(tensionFilters, 'disposition')}.`,

@@ -4,6 +4,8 @@
  */
 import {
   AudioManifestSchema,
+  ChangesIndexSchema,
+  ChangesPageSchema,
   ClaimsDocumentSchema,
   ConceptCardSchema,
   ConceptIndexSchema,
@@ -89,6 +91,22 @@ export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpe
       description:
         "Written by the build: the corpus's own questions (a held-back sentence of a work, the work its answer) ranked under each candidate setting, MRR@10 and hits in the top 10 of each, and the setting chosen (source probe); or the engine's default and why (source default, probe null or too few questions). /api/health shows the choice in corpus.retrieval.",
       responses: { 200: ok('The retrieval choice.', RetrievalChoiceSchema, CACHE_HEADER) },
+    }),
+    file('/changes/index.json', {
+      operationId: 'getChangesIndex',
+      summary: "The content's revisions read from git, and their pages",
+      description:
+        'Written by the build (docs/CHANGES.md): history complete, truncated (CHANGES_HISTORY_LIMIT, a shallow clone) or unavailable (no git history: nothing is listed, nothing guessed), the current and the oldest revision a delta can start from, and the pages, newest first. GET /api/changes?since=<corpus_rev> answers the delta from one of them.',
+      responses: { 200: ok('The changes index.', ChangesIndexSchema, CACHE_HEADER) },
+    }),
+    file('/changes/page-{n}.json', {
+      operationId: 'getChangesPage',
+      summary: 'One page of revisions, newest first',
+      description:
+        'Each revision: the commit (id, author date, author name, subject), the corpus revision before and after, and the records added, changed and removed, each with id, kind, content hash and the fields that changed.',
+      path: [{ name: 'n', description: 'Page number, from 1 (newest); /changes/index.json lists the pages.', example: '1' }],
+      responses: { 200: ok('A page of revisions.', ChangesPageSchema, CACHE_HEADER) },
+      errors: missingFile,
     }),
     file('/llms.txt', { operationId: 'getLlmsTxt', summary: 'Orientation text', responses: { 200: textAnswer('Orientation text.', 'text/plain') } }),
     file(`/${site.siteSlug}.context.md`, {

@@ -7,6 +7,7 @@ import { MCP_ROUTE } from '../mcp/http.ts';
 import { CONTRIBUTE, INVITE, PLAY, STORE } from './contribute.ts';
 import { ROBOTS, SITEMAP, WELL_KNOWN_LLMS } from './crawlers.ts';
 import { DISPOSITIONS } from './dispositions.ts';
+import { CHANGES } from './changes.ts';
 import { DIVERGENCE_SEARCH, DIVERGENCES } from './divergences.ts';
 import { FEDERATION_MANIFEST, FEDERATION_OFFER, FEDERATION_SIGNATURE, KEY_ROTATIONS_ROUTE, NODE_DOCUMENT_ROUTE } from './federation.ts';
 import { KIN } from './kin.ts';
@@ -32,6 +33,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   TENSIONS,
   LINEAGE,
   DISPOSITIONS,
+  CHANGES,
   COUNCIL,
   TRACE,
   CANCEL_JOB,

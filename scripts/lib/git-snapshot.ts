@@ -10,7 +10,7 @@ import type { Snapshot } from '../../content-files/change/report.ts';
 
 export class GitSnapshotError extends Error {}
 
-function git(cwd: string, args: string[], input?: string): Buffer {
+export function git(cwd: string, args: string[], input?: string): Buffer {
   try {
     return execFileSync('git', args, { cwd, input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'] });
   } catch (error) {

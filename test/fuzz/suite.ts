@@ -62,6 +62,9 @@ export function corpusHints(corpus: Corpus): Record<string, readonly unknown[]> 
     'mcp.contribute.id': divergenceIds,
     'getConceptCard.id': conceptIds,
     'lineage.concept': [...conceptIds, ...corpus.graph.nodes.map((node) => node.label), 'nowhere-concept'],
+    // The fixture is built outside git: its own revision answers, any other is HISTORY_UNAVAILABLE.
+    'changes.since': [corpus.manifest.published_releases.corpus_rev, '0123456789abcdef'],
+    'getChangesPage.n': ['1', '2'],
     'getConceptCardMarkdown.id': conceptIds,
     'getRecordJson.id': [...workIds, ...divergenceIds],
     'getRecordMarkdown.id': [...workIds, ...divergenceIds],

@@ -396,7 +396,10 @@ function stringValue(schema: Json, hints: readonly unknown[], mode: Mode): fc.Ar
   const fits = (value: string) => value.length >= min && value.length <= max;
   if (typeof schema.pattern === 'string') {
     const pattern = new RegExp(schema.pattern);
-    const clean = fc.stringMatching(pattern).filter((value) => fits(value) && value.length <= 140);
+    const generated = fc.stringMatching(pattern).filter((value) => fits(value) && value.length <= 140);
+    // Hints that fit the pattern too (a revision the deployment holds), so valid requests also succeed.
+    const fitting = hints.filter((value): value is string => typeof value === 'string' && pattern.test(value) && fits(value));
+    const clean = fitting.length > 0 ? fc.oneof(generated, fc.constantFrom(...fitting)) : generated;
     return mode === 'clean' ? clean : fc.oneof(clean, hostileString(Math.min(max, 80)));
   }
   const hinted = hints.filter((value): value is string => typeof value === 'string' && fits(value));
