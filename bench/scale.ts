@@ -203,7 +203,7 @@ interface SizeOptions {
 }
 
 /** The synthetic corpus of `chunksWanted` passages, built (or the kept build reused): its folder and artifacts. */
-async function builtCorpus(chunksWanted: number, pool: readonly string[], options: SizeOptions) {
+export async function builtCorpus(chunksWanted: number, pool: readonly string[], options: SizeOptions) {
   const root = options.keep ? path.join(options.keep, String(chunksWanted)) : mkdtempSync(path.join(os.tmpdir(), `polyphony-scale-${chunksWanted}-`));
   const artifactsDir = path.join(root, 'artifacts');
   if (options.keep && existsSync(path.join(artifactsDir, 'data', 'manifest.json'))) {
