@@ -83,6 +83,7 @@ export default mergeConfig(
         'test/tension-merge-pages.test.ts',
         'test/federation-site.test.ts',
         'test/certify-evidence.test.ts',
+        'test/record-history-site.test.ts',
       ],
     },
   }),

@@ -191,7 +191,7 @@ export function createApp(options: AppOptions): Express {
 
   const routes: RouteDefinition[] = [
     ...orientationRoutes(context),
-    ...opsRoutes(options.readiness ?? createReadiness({ store })),
+    ...opsRoutes(options.readiness ?? createReadiness({ store }), options.corpus.search.embedder),
     ...queryRoutes(context),
     ...divergenceRoutes(context),
     ...kinRoutes(context),
@@ -343,5 +343,8 @@ function setStaticHeaders(response: express.Response, file: string): void {
   if (file.endsWith('.md')) response.setHeader('Content-Type', 'text/markdown; charset=utf-8');
   else if (file.endsWith('.txt')) response.setHeader('Content-Type', 'text/plain; charset=utf-8');
   else if (file.endsWith('.jsonl')) response.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+  // The feeds (core/feeds.ts): Atom, and JSON Feed's own type for the JSON beside it.
+  else if (file.endsWith('.atom')) response.setHeader('Content-Type', 'application/atom+xml; charset=utf-8');
+  else if (/[\\/]feeds[\\/][^\\/]+\.json$/.test(file)) response.setHeader('Content-Type', 'application/feed+json; charset=utf-8');
   response.setHeader('Cache-Control', 'public, max-age=300');
 }

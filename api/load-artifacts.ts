@@ -219,6 +219,7 @@ export function applyPersistedRecords(corpus: Corpus, records: readonly Persiste
       corpusRev: corpus.manifest.published_releases.corpus_rev,
       generatedAt: now.toISOString(),
       ...(corpus.manifest.certification_calibration ? { calibration: corpus.manifest.certification_calibration } : {}),
+      ...(corpus.manifest.embedder ? { embedder: corpus.manifest.embedder } : {}),
     });
   }
   return added;

@@ -10,8 +10,9 @@ import { DEFAULT_WORKERS, loadConfig, type ServerConfig } from './config.ts';
 import { createLiveService, type LiveService } from './live/service.ts';
 import { applyPersistedRecords, ArtifactsEmbedderMismatchError, ArtifactsMissingError, loadCorpus } from './load-artifacts.ts';
 import { createPanel } from '../providers/chat.ts';
-import { describeEmbedder, withQueryCache } from '../providers/embedder.ts';
+import { describeEmbedder } from '../providers/embedder.ts';
 import { createConfiguredEmbedder, EmbeddingsConfigError } from '../providers/embeddings-config.ts';
+import { createQuestionEmbedder, questionDeadlineOf } from '../providers/question-embedder.ts';
 import { loadPanelConfig } from '../providers/panel-config.ts';
 import { isSharedStore, openStore } from '../storage/open-store.ts';
 import { appendDisposition } from '../content-files/tension-dispositions.ts';
@@ -44,9 +45,13 @@ async function main(): Promise<void> {
     logger.fatal(error.message);
     process.exit(1);
   });
-  if (configured.kind === 'openai-compatible') log(`question embeddings: ${configured.embedder.id} at ${configured.config.base_url} (${configured.source})`);
+  // A question's embedding has a deadline (an endpoint's query_timeout_ms; none for USE-lite):
+  // past it, or on a failure, the question is answered from the words alone and says so.
+  const deadlineMs = questionDeadlineOf(configured);
+  if (configured.kind === 'openai-compatible')
+    log(`question embeddings: ${configured.embedder.id} at ${configured.config.base_url} (${configured.source}), deadline ${deadlineMs} ms`);
   else if (config.embedWorkers > 0) log(`question embeddings: ${describeEmbedder(configured.embedder, config)}`);
-  const embedder = metrics.timedEmbedder(withQueryCache(configured.embedder));
+  const embedder = createQuestionEmbedder(configured, { wrap: metrics.timedEmbedder, log: lineLog(logger, 'warn') });
   let corpus;
   const indexHealth = createIndexHealth(log, (message) => logger.error(message));
   try {
@@ -139,7 +144,7 @@ async function main(): Promise<void> {
   // The first question's model load and first-run code paths are paid here, not by a client;
   // until then GET /api/ready says so (warm-up.ts).
   const searchRecords = corpus.search.records;
-  warmUp(embedder, untimedSearch, searchRecords).then(
+  warmUp(embedder, untimedSearch, searchRecords, undefined, { remote: configured.kind === 'openai-compatible' }).then(
     ({ searches, ms }) => {
       log(`warmed up in ${ms} ms (the question embedder, ${searches} searches)`);
       readiness.mark('embedder');

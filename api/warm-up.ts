@@ -28,20 +28,26 @@ export function warmUpQuestions(records: readonly { title: string }[], count: nu
  * Loads the embedder's model, then runs the searches one after another through `search` (the
  * index's own, not the metrics' timed one: these are not clients' questions). A failure says
  * which step failed: it is the reason GET /api/ready gives.
+ *
+ * `remote` (an embeddings endpoint, EMBEDDINGS_CONFIG): there is no model here to load, and an
+ * endpoint that is slow or down does not make this process unready — its questions are answered
+ * from the words alone meanwhile (core/search/vectors.ts) and GET /api/ready shows how the last
+ * one went — so its embeddings failing or coming late fail no step.
  */
 export async function warmUp(
   embedder: Embedder,
   search: SearchIndex['search'],
   records: readonly { title: string }[],
   count = WARM_UP_SEARCHES,
+  options: { remote?: boolean } = {},
 ): Promise<{ searches: number; ms: number }> {
   const started = performance.now();
   await embedder.embed(['How does the service warm up?']).catch((error: unknown) => {
-    throw new Error(`the question embedder failed: ${(error as Error).message}`);
+    if (!options.remote) throw new Error(`the question embedder failed: ${(error as Error).message}`);
   });
   const questions = warmUpQuestions(records, count);
   for (const question of questions) {
-    await search(question, { limit: 8 }).catch((error: unknown) => {
+    await search(question, { limit: 8, ...(options.remote ? { onVectorsUnavailable: () => {} } : {}) }).catch((error: unknown) => {
       throw new Error(`a warm-up search failed: ${(error as Error).message}`);
     });
   }

@@ -27,6 +27,8 @@ export interface ManifestInput {
   corpusSeed?: string;
   /** How well this Atlas's instrument sees splits, when `npm run certify -- --calibrate` measured it. */
   calibration?: CalibrationSummary;
+  /** The embedding model the search index was built with (its id and length). */
+  embedder?: { id: string; dims: number };
 }
 
 export interface Manifest {
@@ -55,6 +57,7 @@ export interface Manifest {
   consistency_contract: Record<string, string>;
   schemas: Record<string, string>;
   certification_calibration?: CalibrationSummary;
+  embedder?: { id: string; dims: number };
 }
 
 export function buildManifest(input: ManifestInput): Manifest {
@@ -109,5 +112,6 @@ export function buildManifest(input: ManifestInput): Manifest {
       content_format: 'docs/CONTENT.md in the engine repository',
     },
     ...(input.calibration ? { certification_calibration: input.calibration } : {}),
+    ...(input.embedder ? { embedder: input.embedder } : {}),
   };
 }

@@ -3,7 +3,7 @@
  * as the context packet, the brief or the si sections.
  */
 import { LAYERS, RINGS, EVIDENCE_ORDER } from '../schemas/vocab.ts';
-import type { BriefResponse, ContextResponse, CorpusRecord, NoContext, RetrieveResponse, SiResponse } from '../schemas/api/query.ts';
+import type { BriefResponse, ContextResponse, CorpusRecord, NoContext, RetrievalState, RetrieveResponse, SiResponse } from '../schemas/api/query.ts';
 import type { Corpus } from './corpus.ts';
 import { GLYPH_MODES } from './glyphs.ts';
 import { recognizeFamily } from './kin.ts';
@@ -12,6 +12,7 @@ import { conceptsNamed, conceptsTouched } from './query-concepts.ts';
 import { deterministicReceipt, type Receipt } from './receipt.ts';
 import { retrieve, type Retrieval } from './retrieve.ts';
 import type { ScoredRecord } from './search/types.ts';
+import type { VectorsUnavailable } from './search/vectors.ts';
 import { encodeParam } from './url.ts';
 
 /** A retrieved record as the API documents it (CorpusRecordSchema). */
@@ -85,6 +86,7 @@ export async function runFastPath(corpus: Corpus, query: FastQuery, options: { i
     cleanQuery: query.cleanQuery,
     glyphsDetected,
     ...(retrieval.excludeIds ? { retrieval_filters: { exclude_ids: retrieval.excludeIds } } : {}),
+    ...(retrieval.vectors ? { retrieval: retrievalState(retrieval.vectors) } : {}),
     ...(records.length === 0 ? { no_context: noContext(query, retrieval) } : {}),
   };
   if (query.format === 'brief') return { format: 'brief', ...common, brief: renderBrief(query, records, receipt), records, receipt };
@@ -112,6 +114,15 @@ export async function runFastPath(corpus: Corpus, query: FastQuery, options: { i
   return { ...context, receipt } satisfies RetrieveResponse;
 }
 
+/** What the response says when the records came from the words alone (search/vectors.ts); absent when both sides were used. */
+export function retrievalState(unavailable: VectorsUnavailable, note: string = FAST_PATH_BY_WORDS): RetrievalState {
+  return { vectors: 'unavailable', cause: unavailable.cause, reason: unavailable.reason, floors: 'not applied', note };
+}
+
+const FAST_PATH_BY_WORDS =
+  'Ranked by words alone (BM25): semantic matches the words miss are not found, match.semantic reads 0 (not measured) and match.relevance the words alone, ' +
+  'and no relevance floor or question gate was applied (the ∞ wider field). The embedding is kept when it arrives: ask again for both sides.';
+
 function noContext(query: FastQuery, retrieval: Retrieval): NoContext {
   const { closest } = retrieval.relevance;
   const floor = closest?.floor ?? retrieval.relevance.floor;
@@ -120,7 +131,9 @@ function noContext(query: FastQuery, retrieval: Retrieval): NoContext {
   const messages = {
     void_glyph: 'The void glyph (∅) asked for no corpus context.',
     empty_query: 'Nothing was left to search for once the glyphs were read.',
-    no_match: 'No corpus record passed the filters and the similarity floors: the corpus does not cover this question.',
+    no_match: retrieval.vectors
+      ? 'No corpus record the filters allow shares a word with the question, and without its embedding (retrieval.reason) nothing else could be searched: rephrase, or ask again shortly.'
+      : 'No corpus record passed the filters and the similarity floors: the corpus does not cover this question.',
     below_floor: closest?.gate
       ? `The best record reached a calibrated relevance of ${best}, where 98 % of this corpus's own questions find one at ${floor} or more (the build's question gate): the corpus does not cover this question.`
       : `The closest record reached a calibrated relevance of ${best} where this deployment needs ${floor}: the corpus does not cover this question.`,

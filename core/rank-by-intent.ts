@@ -9,6 +9,7 @@ import { DEFAULT_TUNING, diversify } from './search/search-index.ts';
 import { calibratedRelevance, signalsOf } from './search/relevance.ts';
 import { createTermTokenizer } from './search/tokenizer.ts';
 import type { ScoredRecord, SearchFilters } from './search/types.ts';
+import type { VectorsWatch } from './search/vectors.ts';
 
 /**
  * Ranking by the kind of question (query-intent.ts), for callers who set no glyph and no layer.
@@ -89,10 +90,21 @@ export async function rankForIntent(
   corpus: Corpus,
   question: string,
   intent: QuestionIntent,
-  options: { filters: SearchFilters; limit: number; atlasRatio: number; floors: { relevant: number; atlas: number }; similarityFloor?: number },
+  options: {
+    filters: SearchFilters;
+    limit: number;
+    atlasRatio: number;
+    floors: { relevant: number; atlas: number };
+    similarityFloor?: number;
+    /** Given: a search without the question's vector answers by words and is reported here, and the floors are not applied (vectors.ts). */
+    vectors?: VectorsWatch;
+  },
 ): Promise<IntentRankingFound> {
-  const { filters, limit } = options;
-  const floor = options.similarityFloor !== undefined ? { similarityFloor: options.similarityFloor } : {};
+  const { filters, limit, vectors } = options;
+  const floor = {
+    ...(options.similarityFloor !== undefined ? { similarityFloor: options.similarityFloor } : {}),
+    ...(vectors ? { onVectorsUnavailable: vectors.report } : {}),
+  };
   const byTopic = intent.kind === 'contested' && intent.topic !== question.trim();
   // Both searches at once: their two embeddings go to the worker together.
   const [pool, topicPool] = await Promise.all([
@@ -112,7 +124,12 @@ export async function rankForIntent(
     const topical = topicPool.filter((hit) => hit.record.kind === 'divergence');
     // The similarity a hit reports is to the question asked (the receipt reads it), not to the topic.
     const ids = new Set(topical.map((hit) => hit.record.id));
-    const own = new Map((await corpus.search.similar(question, (record) => ids.has(record.id), ids.size)).map((hit) => [hit.record.id, hit.score]));
+    // Without the question's vector there is no similarity to report: read as 0, like every cosine then.
+    const own = new Map<string, number>();
+    if (!vectors?.unavailable) {
+      const similar = await corpus.search.similar(question, (record) => ids.has(record.id), ids.size, vectors ? { onVectorsUnavailable: vectors.report } : {});
+      if (!vectors?.unavailable) for (const hit of similar) own.set(hit.record.id, hit.score);
+    }
     // Calibrated relevance is the question's too: the topic alone is shorter, so the same words
     // cover more of it. A record the whole question's search did not find covers none of it.
     const coverage = new Map(pool.map((hit) => [hit.record.id, hit.coverage]));
@@ -132,7 +149,9 @@ export async function rankForIntent(
       }),
     ];
   }
-  const closest = closestToFloors(candidates, options.floors.relevant, options.floors.atlas);
+  // Calibrated relevance reads the cosine: without it, no floor on it is applied (the ∞ glyph's wider field).
+  const floors = vectors?.unavailable ? { relevant: 0, atlas: 0 } : options.floors;
+  const closest = closestToFloors(candidates, floors.relevant, floors.atlas);
   const splits = new Map<string, TensionEntry[]>();
   if (intent.kind === 'contested' && intent.voices.length >= 2) {
     termTokenizer ??= createTermTokenizer();
@@ -149,10 +168,8 @@ export async function rankForIntent(
   // question worded as a disagreement — but for one where two voices the question names split
   // on its topic: that record answers the question as asked (its tensions lead the receipt),
   // whatever its words share with the question's.
-  const atlasBar = Math.max(options.floors.relevant, options.floors.atlas);
-  candidates = candidates.filter(
-    (hit) => splits.has(hit.record.id) || hit.calibrated >= (hit.record.kind === 'divergence' ? atlasBar : options.floors.relevant),
-  );
+  const atlasBar = Math.max(floors.relevant, floors.atlas);
+  candidates = candidates.filter((hit) => splits.has(hit.record.id) || hit.calibrated >= (hit.record.kind === 'divergence' ? atlasBar : floors.relevant));
   if (intent.kind === 'factual') candidates = candidates.filter((hit) => hit.record.kind !== 'divergence' || hit.similarity >= SURFACE_SIMILARITY);
   // Without Atlas records nothing is re-weighted; the works keep retrieval's order (an Atlas
   // record is its own voice in the diversity re-ranking, so taking one out moves no work).

@@ -9,6 +9,7 @@ import { readQuestion } from './query-intent.ts';
 import { rankForIntent, voiceLexicon, type IntentRanking } from './rank-by-intent.ts';
 import type { RelevanceModel } from './search/relevance.ts';
 import type { SearchFilters } from './search/types.ts';
+import { watchVectors, type VectorsUnavailable } from './search/vectors.ts';
 
 export interface Retrieval extends IntentRanking {
   filters: SearchFilters;
@@ -20,6 +21,11 @@ export interface Retrieval extends IntentRanking {
    * it turned the question away, `closest.floor` is the gate and `closest.gate` is true.
    */
   relevance: { floor: number; atlasFloor: number; gate: number; closest: { relevance: number; floor: number; gate?: true } | null };
+  /**
+   * Present when the question's embedding failed or missed its deadline (search/vectors.ts): the
+   * records come from the words alone, and neither the floors nor the gate were applied (0 above).
+   */
+  vectors?: VectorsUnavailable;
 }
 
 export interface RetrieveOptions {
@@ -33,6 +39,13 @@ export interface RetrieveOptions {
   floors?: Partial<RelevanceModel['floors']>;
   /** The question gate (retrieval-choice.ts `question_gate`) over the build's; 0: none. Benchmarks sweep it. */
   questionGate?: number;
+  /**
+   * `optional` (default, the API's paths): without the question's vector (late or failed), the
+   * records come from the words alone and `Retrieval.vectors` says why. `required`: such a failure
+   * rejects — what measurements (the relevance calibration, BEIR) need, never to measure a
+   * words-only retrieval unawares.
+   */
+  vectors?: 'optional' | 'required';
 }
 
 export async function retrieve(corpus: Corpus, query: FastQuery, options: RetrieveOptions = {}): Promise<Retrieval> {
@@ -75,6 +88,9 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
   // A glyph or a layer scope is the caller choosing the mode; otherwise the question's own
   // words choose it (query-intent.ts).
   const intent = reweight || query.layers ? undefined : readQuestion(query.cleanQuery, voiceLexicon(corpus));
+  // A search without the question's vector answers by words (search/vectors.ts), unless the caller requires vectors.
+  const vectors = watchVectors();
+  const byWords = options.vectors === 'required' ? {} : { onVectorsUnavailable: vectors.report };
   if (intent && intent.kind !== 'open') {
     const { closest, ...ranked } = await rankForIntent(corpus, query.cleanQuery, intent, {
       filters,
@@ -82,10 +98,13 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
       atlasRatio,
       floors: { relevant: floor, atlas: modelFloors.atlas },
       ...(similarityFloor !== undefined ? { similarityFloor } : {}),
+      ...(options.vectors === 'required' ? {} : { vectors }),
     });
-    const turned = belowGate(ranked.hits, gate);
-    if (turned) return { hits: [], filters, relevance: { floor, atlasFloor: modelFloors.atlas, gate, closest: turned }, ...(excludeIds ? { excludeIds } : {}) };
-    return { ...ranked, filters, relevance: { floor, atlasFloor: modelFloors.atlas, gate, closest }, ...(excludeIds ? { excludeIds } : {}) };
+    const applied = appliedFloors({ floor, atlasFloor: modelFloors.atlas, gate }, vectors.unavailable);
+    const state = { ...(vectors.unavailable ? { vectors: vectors.unavailable } : {}), ...(excludeIds ? { excludeIds } : {}) };
+    const turned = belowGate(ranked.hits, applied.gate);
+    if (turned) return { hits: [], filters, relevance: { ...applied, closest: turned }, ...state };
+    return { ...ranked, filters, relevance: { ...applied, closest }, ...state };
   }
   // Retrieval diversifies greedily over one candidate pool, so asking for more places and
   // dropping the records that do not earn theirs leaves the others in the order, and at the
@@ -94,15 +113,18 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
     filters,
     limit: Math.max(limit, Math.min(limit * 3, 100)),
     ...(similarityFloor !== undefined ? { similarityFloor } : {}),
+    ...byWords,
   });
+  const applied = appliedFloors({ floor, atlasFloor: modelFloors.atlas, gate }, vectors.unavailable);
+  const state = { ...(vectors.unavailable ? { vectors: vectors.unavailable } : {}), ...(excludeIds ? { excludeIds } : {}) };
   // The Atlas floor and the relative rule weigh Atlas records against works when the question
   // chose the mode; a caller's glyph or layer scope asked for what it gets.
-  const atlasFloor = intent ? modelFloors.atlas : undefined;
-  let hits = aboveFloors(found, floor, atlasFloor);
+  const atlasFloor = intent ? applied.atlasFloor : undefined;
+  let hits = aboveFloors(found, applied.floor, atlasFloor);
   if (intent) hits = admitAtlasByRelevance(hits, atlasRatio);
   if (!reweight) hits = hits.slice(0, limit);
-  const turned = belowGate(hits, gate);
-  if (turned) return { hits: [], filters, relevance: { floor, atlasFloor: modelFloors.atlas, gate, closest: turned }, ...(excludeIds ? { excludeIds } : {}) };
+  const turned = belowGate(hits, applied.gate);
+  if (turned) return { hits: [], filters, relevance: { ...applied, closest: turned }, ...state };
   if (reweight) {
     const modelVoices = new Set(corpus.registry.families.map((family) => family.name));
     hits = hits
@@ -120,8 +142,16 @@ export async function retrieve(corpus: Corpus, query: FastQuery, options: Retrie
       .sort((a, b) => b.relevanceScore - a.relevanceScore)
       .slice(0, limit);
   }
-  const relevance = { floor, atlasFloor: modelFloors.atlas, gate, closest: closestToFloors(found, floor, atlasFloor) };
-  return { hits, filters, relevance, ...(excludeIds ? { excludeIds } : {}) };
+  const relevance = { ...applied, closest: closestToFloors(found, applied.floor, atlasFloor) };
+  return { hits, filters, relevance, ...state };
+}
+
+/**
+ * The floors and the gate a retrieval applies: without the question's vector none of them, since
+ * calibrated relevance reads its cosine (search/vectors.ts) — the ∞ glyph's wider field.
+ */
+function appliedFloors(floors: { floor: number; atlasFloor: number; gate: number }, unavailable: VectorsUnavailable | undefined) {
+  return unavailable ? { floor: 0, atlasFloor: 0, gate: 0 } : floors;
 }
 
 /**

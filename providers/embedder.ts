@@ -395,28 +395,46 @@ export function describeEmbedder(useLite: UseLiteEmbedder, config: { embedWorker
   return `${config.embedWorkers} worker thread(s), ${kernels} on ${useLite.threadsInUse} CPU thread(s) each${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
-/** Memoises query embeddings: repeated questions skip the model. */
+/**
+ * Memoises query embeddings: repeated questions skip the model. A text being embedded is asked
+ * once: a second ask meanwhile waits for the same answer, and an answer that comes after its
+ * asker stopped waiting (the question's deadline, question-embedder.ts) still fills the cache,
+ * so the next ask is fast. A failure is not kept: the next ask tries again.
+ */
 export function withQueryCache(embedder: Embedder, capacity = 2048): Embedder {
   const cache = new Map<string, Float32Array>();
+  const inFlight = new Map<string, Promise<Float32Array>>();
+  const keep = (text: string, vector: Float32Array) => {
+    cache.delete(text);
+    if (cache.size >= capacity) cache.delete(cache.keys().next().value as string);
+    cache.set(text, vector);
+  };
   return {
     id: embedder.id,
     dims: embedder.dims,
     async embed(texts) {
-      const missing = [...new Set(texts.filter((text) => !cache.has(text)))];
+      const missing = [...new Set(texts.filter((text) => !cache.has(text) && !inFlight.has(text)))];
       if (missing.length > 0) {
-        const vectors = await embedder.embed(missing);
+        const answer = embedder.embed(missing);
         missing.forEach((text, index) => {
-          if (cache.size >= capacity) cache.delete(cache.keys().next().value as string);
-          cache.set(text, vectors[index]!);
+          const one = answer.then((vectors) => {
+            keep(text, vectors[index]!);
+            return vectors[index]!;
+          });
+          inFlight.set(text, one);
+          // Settled whether or not anyone still waits for it (a rejection nobody awaits is no crash).
+          one.then(
+            () => inFlight.delete(text),
+            () => inFlight.delete(text),
+          );
         });
       }
-      return texts.map((text) => {
-        const vector = cache.get(text)!;
-        // refresh recency
-        cache.delete(text);
-        cache.set(text, vector);
-        return vector;
+      const vectors = await Promise.all(texts.map((text) => cache.get(text) ?? inFlight.get(text)!));
+      // refresh recency
+      texts.forEach((text, index) => {
+        if (cache.has(text)) keep(text, vectors[index]!);
       });
+      return vectors;
     },
   };
 }

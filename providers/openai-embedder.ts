@@ -204,6 +204,7 @@ export async function createOpenAIEmbedder({ config, env, source = 'EMBEDDINGS_C
     id,
     dims: dims!,
     model: config.model,
+    roundTexts: config.batch_size * config.concurrency,
     get spend() {
       return { ...spend };
     },

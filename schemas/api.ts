@@ -26,3 +26,5 @@ export * from './api/static.ts';
 export * from './api/contributions.ts';
 export * from './api/requests.ts';
 export * from './api/changes.ts';
+export * from './api/record-history.ts';
+export * from './api/feeds.ts';

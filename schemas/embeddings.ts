@@ -23,6 +23,18 @@ export const EmbeddingsConfigSchema = z.strictObject({
   batch_size: z.number().int().min(1).max(2048).default(64).describe('Texts in one request'),
   concurrency: z.number().int().min(1).max(64).default(2).describe('Requests in flight at once'),
   timeout_ms: z.number().int().positive().default(30_000).describe('Deadline of one request, across all its retries'),
+  // 400 ms: a hosted endpoint embeds one short question in about 100-300 ms when healthy, a local
+  // server (Ollama, TEI) in tens; 400 lets a healthy one answer with room to spare and keeps a
+  // degraded answer (words alone) well inside the fast path's budget of about 2 s (spec §4.2).
+  query_timeout_ms: z
+    .number()
+    .int()
+    .min(10)
+    .max(60_000)
+    .default(400)
+    .describe(
+      "Deadline of a question's embedding on the server's fast path: past it the question is answered from the words alone (and says so), and the late vector is kept for the next ask; a timeout_ms below it comes first",
+    ),
   max_retries: z
     .number()
     .int()

@@ -10,8 +10,9 @@ import { DEFAULT_RELEVANCE_MODEL, RELEVANCE_CALIBRATION_FILE } from '../core/sea
 import { pathToFileURL } from 'node:url';
 import { precisionFromEnv, type Embedder } from '../providers/embedder.ts';
 import { createConfiguredEmbedder, EmbeddingsConfigError } from '../providers/embeddings-config.ts';
+import { planningEmbedder, type EmbeddingPlan } from './lib/embedding-cache.ts';
 import { EmbeddingCeilingError } from '../providers/openai-embedder.ts';
-import { deriveConceptGraph, deriveDivergence, deriveWork, type DivergenceFull } from '../core/records.ts';
+import { deriveConceptGraph, deriveDivergence, deriveWork, type DivergenceFull, type WorkRecord } from '../core/records.ts';
 import { buildManifest } from '../core/build-manifest.ts';
 import { recordConcepts, trackTensions } from '../core/tension-identity.ts';
 import { mergeMap } from '../core/tension-merges.ts';
@@ -41,6 +42,8 @@ import { RETRIEVAL_CHOICE_FILE } from '../core/search/retrieval-choice.ts';
 import { readRetrievalChoice } from '../api/retrieval-choice-file.ts';
 import { corpusRevision } from '../content-files/revision.ts';
 import { historyLimitFromEnv, readChangeHistory, writeChangeFiles } from './lib/change-history.ts';
+import { writeFeeds } from './lib/feeds.ts';
+import type { ChangeHistory } from '../schemas/api/changes.ts';
 
 export interface BuildOptions extends BuildPaths {
   /** Default: the embedder EMBEDDINGS_CONFIG in `env` describes, else USE-lite (providers/embeddings-config.ts). */
@@ -51,6 +54,11 @@ export interface BuildOptions extends BuildPaths {
   approximateFrom?: number;
   /** Commits of the content folder the change history reads at most (CHANGES_HISTORY_LIMIT; default DEFAULT_HISTORY_LIMIT). */
   historyLimit?: number;
+  /**
+   * Plan only (`npm run build -- --plan`): read the content, count what the embedding cache lacks
+   * and what embedding it could cost, send nothing, and leave the artifacts as they were.
+   */
+  plan?: boolean;
   log?: (line: string) => void;
   now?: () => Date;
 }
@@ -64,6 +72,16 @@ export interface BuildResult {
   /** Answers of re-elicitation pairs newly embedded for their longitudinal summary (not from the cache). */
   answersEmbedded: number;
   milliseconds: number;
+  /** Under `plan`: what the build would embed and what it could cost; nothing was built or sent. */
+  plan?: BuildPlan;
+}
+
+export interface BuildPlan extends EmbeddingPlan {
+  embedder: string;
+  passages: number;
+  /** From EMBEDDINGS_CONFIG; null for the embedded model, which costs nothing. */
+  pricePerMillionTokens: number | null;
+  ceilingUsd: number | null;
 }
 
 export async function buildArtifacts(options: BuildOptions): Promise<BuildResult> {
@@ -101,10 +119,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const dispositions = Object.fromEntries(content.tensions.map((entry) => [entry.data.key, entry.data.dispositions]));
   const merges = mergeMap(content.tensionMerges);
 
-  const env = options.env ?? process.env;
-  const configured = options.embedder ? undefined : await createConfiguredEmbedder(env, { precision: precisionFromEnv(env) });
-  const embedder = options.embedder ?? configured!.embedder;
-  if (configured?.kind === 'openai-compatible') log(`embedding with ${embedder.id} (${configured.source})`);
+  const { embedder, configured, planning } = await chooseEmbedder(options, log);
   const answersEmbedded = await attachLongitudinal(
     divergences,
     createEmbeddingCache(options.cacheDir, embedder),
@@ -123,14 +138,10 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   writeJson(out.site, content.site);
   writeJson(out.claims, content.claims);
 
-  // The previous build's twins of works that did not change are linked, not rendered again.
+  // The content's history (docs/CHANGES.md), read before the twins: each record's twin carries its revisions.
+  const history = readHistory(options, corpusRevision(content.files), log);
   const previousPaths = artifactPaths(options.artifactsDir);
-  const twins = await writeRecordTwins(content, works, divergences, out.public, {
-    previousPublic: previousPaths.public,
-    keys: readTwinKeys(previousPaths.recordTwins),
-  });
-  writeJson(out.recordTwins, twinKeysFile(twins.keys));
-  if (twins.reused > 0) log(`record twins of ${twins.reused} unchanged works taken from the previous build, ${works.length - twins.reused} written`);
+  await writeTwins({ content, works, divergences, history }, out, previousPaths, log);
   if (writeCalibration(content, out.public)) log('certification calibration served at /certification-calibration.json');
   const conceptIds = new Set(graph.nodes.map((node) => node.id));
   const byRecord = new Map(divergences.map((record) => [record.id, recordConcepts(record, conceptIds)]));
@@ -143,6 +154,10 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   // The previous build's search artifacts, still in place: passages it indexed are carried over.
   const previous = readPreviousSearch(options.artifactsDir, log);
   const search = await buildSearch(content, works, divergences, { ...options, embedder, previous }, log);
+  if (planning) {
+    rmSync(staging, { recursive: true, force: true });
+    return { works: works.length, divergences: divergences.length, ...plannedResult(planning, configured, search), milliseconds: Date.now() - started };
+  }
   const approximateFrom = options.approximateFrom ?? DEFAULT_TUNING.approximateFrom;
   writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
   const index = await writeVectorIndex(
@@ -174,9 +189,11 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     corpusRev: corpusRevision(content.files),
     generatedAt: now().toISOString(),
     ...(content.calibration ? { calibration: calibrationSummary(content.calibration) } : {}),
+    embedder: search.meta.embedder,
   });
   writeJson(out.manifest, manifest);
-  writeHistory(options, manifest.published_releases.corpus_rev, out, log);
+  writeChangeFiles(history, out);
+  writeFeeds(history, { site: content.site, works, divergences, generatedAt: manifest.generated_at, env: options.env ?? process.env }, out.public, log);
   writeFile(path.join(out.public, 'llms.txt'), renderLlmsTxt(content, manifest));
   writeJson(out.buildInfo, {
     built_at: now().toISOString(),
@@ -217,8 +234,22 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   return result;
 }
 
+/** The record twins with their revisions; the previous build's twins of works that did not change are linked, not rendered again. */
+async function writeTwins(
+  input: { content: LoadedContent; works: WorkRecord[]; divergences: DivergenceFull[]; history: ChangeHistory },
+  out: ArtifactPaths,
+  previous: ArtifactPaths,
+  log: (line: string) => void,
+): Promise<void> {
+  const reuse = { previousPublic: previous.public, keys: readTwinKeys(previous.recordTwins) };
+  const twins = await writeRecordTwins(input.content, input.works, input.divergences, out.public, reuse, input.history);
+  writeJson(out.recordTwins, twinKeysFile(twins.keys));
+  const { works } = input;
+  if (twins.reused > 0) log(`record twins of ${twins.reused} unchanged works taken from the previous build, ${works.length - twins.reused} written`);
+}
+
 /** What changed from one revision of the content to the next, read from git (docs/CHANGES.md); without history, that fact. */
-function writeHistory(options: BuildOptions, currentRev: string, out: ArtifactPaths, log: (line: string) => void): void {
+function readHistory(options: BuildOptions, currentRev: string, log: (line: string) => void): ChangeHistory {
   const history = readChangeHistory({
     contentDir: options.contentDir,
     cacheDir: options.cacheDir,
@@ -227,7 +258,7 @@ function writeHistory(options: BuildOptions, currentRev: string, out: ArtifactPa
     log,
   });
   if (history.history !== 'complete') log(`change history ${history.history}: ${history.reason}`);
-  writeChangeFiles(history, out);
+  return history;
 }
 
 /**
@@ -272,6 +303,55 @@ function byDateThenId(a: DivergenceFull, b: DivergenceFull): number {
   return b.date.localeCompare(a.date) || byId(a, b);
 }
 
+/** The build's embedder: the caller's, else EMBEDDINGS_CONFIG's or USE-lite; under `plan`, one that only counts. */
+async function chooseEmbedder(options: BuildOptions, log: (line: string) => void) {
+  const env = options.env ?? process.env;
+  const configured = options.embedder ? undefined : await createConfiguredEmbedder(env, { precision: precisionFromEnv(env) });
+  const chosen = options.embedder ?? configured!.embedder;
+  const planning = options.plan ? planningEmbedder(chosen) : undefined;
+  if (configured?.kind === 'openai-compatible') log(`embedding with ${chosen.id} (${configured.source})`);
+  return { embedder: planning ?? chosen, configured, planning };
+}
+
+/** What a planned build reports: the search's passages, what the cache lacks, and the price it would be sent at. */
+function plannedResult(
+  planning: ReturnType<typeof planningEmbedder>,
+  configured: Awaited<ReturnType<typeof createConfiguredEmbedder>> | undefined,
+  search: { meta: { chunk_records: readonly number[] }; cached: number },
+): Omit<BuildResult, 'works' | 'divergences' | 'milliseconds'> {
+  const priced = configured?.kind === 'openai-compatible' ? configured.config : undefined;
+  const plan: BuildPlan = {
+    ...planning.plan,
+    embedder: planning.id,
+    passages: search.meta.chunk_records.length,
+    pricePerMillionTokens: priced ? priced.price_per_million_tokens : null,
+    ceilingUsd: priced ? priced.ceiling_usd : null,
+  };
+  return { chunks: plan.passages, embedded: 0, cachedEmbeddings: search.cached, answersEmbedded: 0, plan };
+}
+
+/** The plan in one line: what would be embedded, the most it can cost, and that nothing was sent. */
+export function planLine(plan: BuildPlan): string {
+  const count = (value: number) => value.toLocaleString('en');
+  const head =
+    `${count(plan.passages)} passages; ${count(plan.texts)} texts to embed with ${plan.embedder} (the rest from the previous build or the cache)` +
+    (plan.texts === 0
+      ? ''
+      : `: ${count(plan.characters)} characters, at most ${count(plan.maxTokens)} tokens (about ${count(Math.ceil(plan.characters / 4))} at 4 characters a token)`);
+  if (plan.pricePerMillionTokens === null) return `${head}; the embedded model runs here and costs nothing. Nothing was sent and the artifacts are unchanged.`;
+  const most = (plan.maxTokens * plan.pricePerMillionTokens) / 1_000_000;
+  const over = plan.ceilingUsd !== null && most > plan.ceilingUsd;
+  return (
+    `${head}; at $${plan.pricePerMillionTokens} per million tokens at most $${most.toFixed(4)}` +
+    (plan.ceilingUsd === null
+      ? ''
+      : over
+        ? `, which could pass ceiling_usd $${plan.ceilingUsd}: the build would stop there and a rerun would resume from the cache`
+        : ` (ceiling_usd $${plan.ceilingUsd})`) +
+    '. Nothing was sent and the artifacts are unchanged.'
+  );
+}
+
 /** The exit code of a build stopped by the embeddings' spend ceiling (ceiling_usd of EMBEDDINGS_CONFIG). */
 export const EXIT_EMBEDDING_CEILING = 3;
 
@@ -280,12 +360,15 @@ async function main(): Promise<void> {
   try {
     const approximateFrom = approximateFromEnv(process.env);
     const historyLimit = historyLimitFromEnv(process.env);
-    await buildArtifacts({
+    const plan = process.argv.slice(2).includes('--plan');
+    const result = await buildArtifacts({
       ...paths,
       ...(approximateFrom === undefined ? {} : { approximateFrom }),
       ...(historyLimit === undefined ? {} : { historyLimit }),
+      ...(plan ? { plan } : {}),
       log: (line) => console.log(`[build] ${line}`),
     });
+    if (result.plan) console.log(`[build] plan: ${planLine(result.plan)}`);
   } catch (error) {
     if (error instanceof ContentError) {
       console.error(`[build] ${error.message}`);

@@ -16,7 +16,8 @@ import { loadCorpus } from '../api/load-artifacts.ts';
 import { artifactPaths } from '../core/artifacts.ts';
 import { pathsFromEnv } from '../core/paths.ts';
 import { RELEVANCE_CALIBRATION_FILE } from '../core/search/relevance.ts';
-import { createUseLiteEmbedder, withQueryCache } from '../providers/embedder.ts';
+import { withQueryCache } from '../providers/embedder.ts';
+import { createConfiguredEmbedder, EmbeddingsConfigError } from '../providers/embeddings-config.ts';
 import { buildArtifacts } from './build.ts';
 import { exitWhenFlushed } from './lib/cli-exit.ts';
 import { askAll, familyFigures, fitRelevanceModel, gatherCandidates, loadRelevanceSet, renderFigures } from './lib/relevance-calibration.ts';
@@ -61,7 +62,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   const temporary = values.artifacts === undefined ? mkdtempSync(path.join(os.tmpdir(), 'polyphony-relevance-')) : undefined;
   const artifactsDir = path.resolve(values.artifacts ?? temporary!);
   try {
-    const embedder = withQueryCache(await createUseLiteEmbedder());
+    // The embedder EMBEDDINGS_CONFIG names, else USE-lite: the fit is for the one the server asks with, and records its id.
+    const embedder = withQueryCache((await createConfiguredEmbedder(process.env)).embedder);
+    console.log(`embedding with ${embedder.id}`);
     if (!existsSync(artifactPaths(artifactsDir).manifest)) {
       await buildArtifacts({ contentDir, artifactsDir, cacheDir: pathsFromEnv().cacheDir, embedder });
     }
@@ -96,6 +99,7 @@ if (invokedDirectly) {
   // TensorFlow keeps handles open: exit explicitly, once the report has drained.
   runCli(process.argv.slice(2)).then(exitWhenFlushed, (error: unknown) => {
     console.error(`calibrate-relevance: ${error instanceof Error ? error.message : String(error)}`);
-    return exitWhenFlushed(1);
+    // A configuration the embedder cannot start from is the caller's to fix, as for the build (exit 2).
+    return exitWhenFlushed(error instanceof EmbeddingsConfigError ? 2 : 1);
   });
 }

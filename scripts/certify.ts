@@ -1,5 +1,16 @@
 /** `npm run certify`: earn tiers by perturbation (issue 15). Usage: scripts/lib/certify/cli-args.ts. */
-import { createUseLiteEmbedder } from '../providers/embedder.ts';
+import { createConfiguredEmbedder, EmbeddingsConfigError } from '../providers/embeddings-config.ts';
+import type { Embedder } from '../providers/embedder.ts';
+
+/**
+ * The embedder EMBEDDINGS_CONFIG names, else USE-lite (one worker): the one the build and the
+ * server use, so the measured distances are theirs; the calibration records its id.
+ */
+async function configuredEmbedder(): Promise<Embedder> {
+  const { embedder } = await createConfiguredEmbedder(process.env, { workers: 1 });
+  console.error(`certify: embedding with ${embedder.id}`);
+  return embedder;
+}
 import { loadPanelConfig } from '../providers/panel-config.ts';
 import { certify } from './lib/certify/certify.ts';
 import { CALIBRATION_CALLS_VERSION, calibrateContent, planJudgeCalls, type CalibrateOptions, type CalibrationMethod } from './lib/certify/calibrate.ts';
@@ -50,7 +61,7 @@ async function main(): Promise<number> {
     selection: args.selection,
     settings: args.settings,
     // --plan sends nothing, so it loads no model either.
-    embedder: args.plan ? { id: 'none (--plan)', dims: 0, embed: async () => [] } : await createUseLiteEmbedder({ workers: 1 }),
+    embedder: args.plan ? { id: 'none (--plan)', dims: 0, embed: async () => [] } : await configuredEmbedder(),
     guard: spend.guard,
     concurrency: args.concurrency,
     plan: args.plan,
@@ -100,7 +111,7 @@ async function runCalibration(requested: CalibrationMethod[], args: CertifyArgs)
     );
     return 0;
   }
-  const embedder = await createUseLiteEmbedder({ workers: 1 });
+  const embedder = await configuredEmbedder();
   const cache = createEmbeddingCache(paths.cacheDir, embedder);
   let judges: CalibrateOptions['judges'];
   let close = async () => {};
@@ -146,6 +157,7 @@ main().then(
   (code) => process.stdout.write('', () => process.exit(code)),
   (error: unknown) => {
     console.error(`certify: ${(error as Error).message}`);
-    process.exit(1);
+    // A configuration the embedder cannot start from is the caller's to fix, as for the build (exit 2).
+    process.exit(error instanceof EmbeddingsConfigError ? 2 : 1);
   },
 );

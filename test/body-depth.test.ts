@@ -189,7 +189,7 @@ describe('a real MCP client over Streamable HTTP', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     client = new Client({ name: 'polyphony-depth-test', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`)));
-    expect((await client.listTools()).tools).toHaveLength(9);
+    expect((await client.listTools()).tools).toHaveLength(10);
 
     const deep = await fetch(`${base}/api/mcp`, {
       method: 'POST',

@@ -57,7 +57,7 @@ describe('stdio bin', () => {
   it('serves the local artifacts in-process: list tools and read a record', async () => {
     const client = await spawnClient([], { ARTIFACTS_DIR: built.artifactsDir, STORE_PATH: path.join(tempDir('mcp-stdio'), 'store.db') });
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(9);
+    expect(tools).toHaveLength(10);
     const record = (await client.callTool({ name: 'read_divergences', arguments: { id: 'TST-D1' } })) as CallToolResult;
     expect(record.isError).toBeFalsy();
     expect(structured(record)).toMatchObject({ id: 'TST-D1' });

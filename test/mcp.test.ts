@@ -81,10 +81,10 @@ beforeEach(() => {
 });
 
 describe('tools/list', () => {
-  it('lists the nine tools, each with a described input schema and honest hints', async () => {
+  it('lists the ten tools, each with a described input schema and honest hints', async () => {
     const { tools } = await noPanel.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
-    expect(tools).toHaveLength(9);
+    expect(tools).toHaveLength(10);
     for (const tool of tools) {
       expect(tool.description, tool.name).toMatch(/^.{60,}$/s);
       expect(tool.inputSchema.type).toBe('object');
@@ -495,7 +495,7 @@ describe('HTTP transport', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/application\/json/);
     expect(response.headers['mcp-session-id']).toBeUndefined();
-    expect(response.body.result.tools).toHaveLength(9);
+    expect(response.body.result.tools).toHaveLength(10);
   });
 
   it('a client that accepts JSON, or sends no Accept (plain curl), is answered too; one that accepts neither is 406', async () => {
@@ -503,7 +503,7 @@ describe('HTTP transport', () => {
       const sent = request(noPanel.app).post('/api/mcp').set('Content-Type', 'application/json');
       const response = await (accept ? sent.set('Accept', accept) : sent).send(toolsList);
       expect(response.status, accept).toBe(200);
-      expect(response.body.result.tools).toHaveLength(9);
+      expect(response.body.result.tools).toHaveLength(10);
     }
     const html = await request(noPanel.app).post('/api/mcp').set('Accept', 'text/html').set('Content-Type', 'application/json').send(toolsList);
     expect(html.status).toBe(406);

@@ -6,7 +6,7 @@
  * the server refuses another model's artifacts, the CLI stops at the ceiling with its own code).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from '../devkit/fake-openai.ts';
@@ -17,7 +17,7 @@ import { artifactPaths } from '../core/artifacts.ts';
 import { REPO_ROOT } from '../core/paths.ts';
 import { ProviderError } from '../core/ports/chat.ts';
 import { ArtifactsEmbedderMismatchError, loadCorpus } from '../api/load-artifacts.ts';
-import { buildArtifacts, EXIT_EMBEDDING_CEILING } from '../scripts/build.ts';
+import { buildArtifacts, EXIT_EMBEDDING_CEILING, planLine } from '../scripts/build.ts';
 import {
   createConfiguredEmbedder,
   EmbeddingsConfigError,
@@ -261,6 +261,101 @@ describe('builds keyed to the embedding model', () => {
       server.child.kill('SIGTERM');
       await exited;
     }
+  });
+
+  it('plans before anything is sent: the texts the cache lacks, the most tokens and dollars, the artifacts untouched', async () => {
+    const contentDir = writeFixtureContent();
+    const dir = tempDir('openai-plan');
+    const artifactsDir = path.join(dir, 'artifacts');
+    const cacheDir = path.join(dir, 'cache');
+    const file = writeConfig(dir, 'embed-plan', 'price_per_million_tokens: 0.02\nceiling_usd: 1\n');
+    const plan = (await buildArtifacts({ contentDir, artifactsDir, cacheDir, env: { EMBEDDINGS_CONFIG: file }, plan: true })).plan!;
+    expect(fake.requests).toHaveLength(0);
+    expect(existsSync(artifactsDir)).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.includes('staging'))).toEqual([]);
+    expect(plan).toMatchObject({ embedder: 'openai-compatible:embed-plan@16', pricePerMillionTokens: 0.02, ceilingUsd: 1 });
+    expect(plan.texts).toBeGreaterThan(0);
+    expect(plan.maxTokens).toBeGreaterThanOrEqual(plan.characters);
+
+    // The build then sends exactly what was planned, and never more tokens than the plan's bound.
+    const built = await buildArtifacts({ contentDir, artifactsDir, cacheDir, env: { EMBEDDINGS_CONFIG: file } });
+    expect(built.embedded + built.answersEmbedded).toBe(plan.texts);
+    expect(inputsOf('embed-plan').flat()).toHaveLength(plan.texts);
+    const billed = fake.requestsFor('embed-plan').reduce((sum, request) => sum + maxInputTokens((request.body as { input: string[] }).input), 0);
+    expect(billed).toBe(plan.maxTokens);
+    fake.reset();
+    const again = (await buildArtifacts({ contentDir, artifactsDir, cacheDir, env: { EMBEDDINGS_CONFIG: file }, plan: true })).plan!;
+    expect(again.texts).toBe(0);
+    expect(fake.requests).toHaveLength(0);
+    expect(planLine(again)).toMatch(/0 texts to embed.*Nothing was sent/);
+    expect(planLine({ ...plan, ceilingUsd: 1e-9 })).toMatch(/could pass ceiling_usd .*the build would stop there/);
+    expect(planLine({ ...plan, pricePerMillionTokens: null, ceilingUsd: null })).toMatch(/costs nothing/);
+  });
+
+  it('a build killed mid-way resumes from the cache, sending again only the round it had in flight', async () => {
+    const contentDir = writeFixtureContent();
+    const dir = tempDir('openai-kill');
+    const file = writeConfig(dir, 'embed-kill', 'concurrency: 1\n');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('batch_size: 16', 'batch_size: 2'));
+    const env = {
+      ...process.env,
+      CONTENT_DIR: contentDir,
+      ARTIFACTS_DIR: path.join(dir, 'artifacts'),
+      EMBEDDING_CACHE_DIR: path.join(dir, 'cache'),
+      EMBEDDINGS_CONFIG: file,
+    };
+    const cli = [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, 'scripts/build.ts')];
+    fake.setDefault('embed-kill', { kind: 'answer', content: '', delayMs: 150 });
+    const killed = execFile(process.execPath, cli, { cwd: REPO_ROOT, env });
+    const exited = new Promise((resolve) => killed.once('exit', resolve));
+    await until(() => fake.counts('embed-kill') >= 5);
+    killed.kill('SIGKILL');
+    await exited;
+    const before = inputsOf('embed-kill') as string[][];
+    // One request at a time, each its own round: every request before the last was answered and kept.
+    const paid = before.slice(0, -1).flat();
+    expect(paid.length).toBeGreaterThanOrEqual(4);
+
+    fake.reset();
+    const resumed = await new Promise<number | null>((resolve) => {
+      const child = execFile(process.execPath, cli, { cwd: REPO_ROOT, env }, () => resolve(child.exitCode));
+    });
+    expect(resumed).toBe(0);
+    const after = (inputsOf('embed-kill') as string[][]).flat();
+    expect(after.filter((text) => paid.includes(text))).toEqual([]);
+    expect(after.length).toBeGreaterThan(0);
+    const meta = JSON.parse(readFileSync(artifactPaths(path.join(dir, 'artifacts')).searchMeta, 'utf8')) as {
+      embedder: { id: string };
+      chunk_records: number[];
+    };
+    expect(meta.embedder.id).toBe('openai-compatible:embed-kill@16');
+  });
+
+  it('the calibration commands embed with the configured model and record which', async () => {
+    const contentDir = writeFixtureContent();
+    const dir = tempDir('openai-calibrate');
+    const file = writeConfig(dir, 'embed-calibrate');
+    const env = { ...process.env, CONTENT_DIR: contentDir, EMBEDDING_CACHE_DIR: path.join(dir, 'cache'), EMBEDDINGS_CONFIG: file };
+    const run = (script: string, args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          [path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(REPO_ROOT, script), ...args],
+          { cwd: REPO_ROOT, env },
+          (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+        );
+      });
+    const certified = await run('scripts/certify.ts', ['--calibrate', '--method', 'perturbation-v1']);
+    expect(certified.stderr).toContain('certify: embedding with openai-compatible:embed-calibrate@16');
+    expect(fake.counts('embed-calibrate')).toBeGreaterThan(0);
+    expect(certified.code).toBe(0);
+    const written = JSON.parse(readFileSync(path.join(contentDir, 'certification-calibration.json'), 'utf8')) as { embedder: string };
+    expect(written.embedder).toBe('openai-compatible:embed-calibrate@16');
+    // A configuration that cannot start stops the command as it stops the build: exit 2, the key named.
+    writeFileSync(file, `base_url: ${fake.baseURL}\nmodel: embed-calibrate\nbatch_size: many\n`);
+    const refused = await run('scripts/certify.ts', ['--calibrate', '--method', 'perturbation-v1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/batch_size/);
   });
 
   it('the build CLI stops before overspending, with its own exit code and nothing sent', async () => {

@@ -28,6 +28,7 @@ import {
   AudioManifestSchema,
   ChangesDeltaSchema,
   ChangesIndexSchema,
+  ChangesPageSchema,
   CouncilPersistedSchema,
   CouncilResponseSchema,
   DeliberationResponseSchema,
@@ -43,6 +44,7 @@ import {
   DivergenceRecordSchema,
   DivergenceSearchResultSchema,
   ErrorEnvelopeSchema,
+  JsonFeedSchema,
   HealthSchema,
   ReadinessSchema,
   InfoSchema,
@@ -129,6 +131,10 @@ const EXPECTED_PATHS: Record<string, string[]> = {
   '/retrieval-choice.json': ['get'],
   '/changes/index.json': ['get'],
   '/changes/page-{n}.json': ['get'],
+  '/feeds/atlas.atom': ['get'],
+  '/feeds/atlas.json': ['get'],
+  '/feeds/works.atom': ['get'],
+  '/feeds/works.json': ['get'],
 };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -416,7 +422,8 @@ const rows: Row[] = [
   { method: 'GET', url: '/api/changes', status: 400, code: 'PARAM_MISSING', zod: MissingParameterErrorSchema },
   { method: 'GET', url: '/api/changes?since=HEAD', status: 400, code: 'INVALID_PARAMETER' },
   { method: 'GET', url: '/changes/index.json', status: 200, zod: ChangesIndexSchema },
-  { method: 'GET', url: '/changes/page-1.json', status: 404, code: 'ROUTE_NOT_FOUND' },
+  { method: 'GET', url: '/changes/page-1.json', status: 200, zod: ChangesPageSchema },
+  { method: 'GET', url: '/changes/page-2.json', status: 404, code: 'ROUTE_NOT_FOUND' },
   { method: 'GET', url: '/api/tensions', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/tensions?status=Emerging', status: 200, zod: TensionsResponseSchema },
   { method: 'GET', url: '/api/tensions?status=angry', status: 400, code: 'UNKNOWN_STATUS' },
@@ -631,6 +638,11 @@ const rows: Row[] = [
   { method: 'GET', url: '/records/TST-1.json', status: 200, zod: WorkDocumentSchema },
   { method: 'GET', url: '/records/TST-D1.json', status: 200, zod: DivergenceDocumentSchema },
   { method: 'GET', url: '/records/TST-1.md', status: 200, contentType: 'text/markdown' },
+  // The feeds (issue 45): their own media types; the fixture has no history, so no entries (test/feeds.test.ts builds one with history).
+  { method: 'GET', url: '/feeds/atlas.atom', status: 200, contentType: 'application/atom+xml' },
+  { method: 'GET', url: '/feeds/works.atom', status: 200, contentType: 'application/atom+xml' },
+  { method: 'GET', url: '/feeds/atlas.json', status: 200, contentType: 'application/feed+json', zod: JsonFeedSchema },
+  { method: 'GET', url: '/feeds/works.json', status: 200, contentType: 'application/feed+json', zod: JsonFeedSchema },
   { method: 'GET', url: '/records/TST-99.json', status: 404, code: 'ROUTE_NOT_FOUND' },
   // A path the document does not list
   { method: 'GET', url: '/api/nope', status: 404, code: 'ROUTE_NOT_FOUND' },

@@ -180,6 +180,8 @@ describe('GET /api/ready', () => {
     expect(ready.body).toEqual({
       ready: true,
       checks: { draining: { ok: true }, artifacts: { ok: true }, store: { ok: true }, embedder: { ok: true }, panel: { ok: true } },
+      // A bare embedder (no deadline wrapper, as in these tests) reports no deadline and no question yet.
+      embedder: { id: built.corpus.search.embedder.id, deadline_ms: null, last_question: null },
     });
 
     storeDown = true;

@@ -33,4 +33,19 @@ describe('warm-up', () => {
     const broken = () => Promise.reject(new Error('index gone'));
     await expect(warmUp(embedder, broken, records)).rejects.toThrow('a warm-up search failed: index gone');
   });
+
+  it('with an embeddings endpoint, a slow or failing endpoint fails no step: the searches answer by words', async () => {
+    const down = { embed: () => Promise.reject(new Error('no answer within 400 ms')) } as unknown as Embedder;
+    const asked: { query: string; byWords: boolean }[] = [];
+    const search: Parameters<typeof warmUp>[1] = async (query, options) => {
+      asked.push({ query, byWords: typeof options?.onVectorsUnavailable === 'function' });
+      return [];
+    };
+    const done = await warmUp(down, search, [{ title: 'A' }, { title: 'B' }], 2, { remote: true });
+    expect(done.searches).toBe(2);
+    expect(asked).toEqual([
+      { query: 'A', byWords: true },
+      { query: 'B', byWords: true },
+    ]);
+  });
 });

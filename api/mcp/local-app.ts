@@ -9,8 +9,8 @@ import { loadConfig } from '../config.ts';
 import { createLiveService, type LiveService } from '../live/service.ts';
 import { applyPersistedRecords, loadCorpus } from '../load-artifacts.ts';
 import { createPanel } from '../../providers/chat.ts';
-import { withQueryCache } from '../../providers/embedder.ts';
 import { createConfiguredEmbedder } from '../../providers/embeddings-config.ts';
+import { createQuestionEmbedder } from '../../providers/question-embedder.ts';
 import { loadPanelConfig } from '../../providers/panel-config.ts';
 import { openStore } from '../../storage/open-store.ts';
 import type { Store } from '../../storage/store.ts';
@@ -23,16 +23,14 @@ export interface LocalApp {
 
 export async function createLocalApp(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<LocalApp> {
   const config = loadConfig(env);
-  const embedder = withQueryCache(
-    (
-      await createConfiguredEmbedder(env, {
-        workers: config.embedWorkers,
-        offThread: config.embedWorkers > 0,
-        threads: config.embedThreads,
-        kernels: config.embedKernels,
-      })
-    ).embedder,
-  );
+  const configured = await createConfiguredEmbedder(env, {
+    workers: config.embedWorkers,
+    offThread: config.embedWorkers > 0,
+    threads: config.embedThreads,
+    kernels: config.embedKernels,
+  });
+  // As the server's (api/server.ts): a question's embedding past its deadline is answered by words.
+  const embedder = createQuestionEmbedder(configured, { log });
   const corpus = await loadCorpus(config.artifactsDir, embedder, undefined, { relevanceFloors: config.relevanceFloors });
   const store = await openStore(config.storePath);
   applyPersistedRecords(corpus, await store.listRecords(), new Date());

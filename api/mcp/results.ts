@@ -132,6 +132,8 @@ export function toolForCall(call: unknown): ToolErrorInfo['suggested_tool'] {
       return { name: 'trace', arguments: { q: query.q ?? '<your question>' } };
     case '/api/council':
       return { name: 'council', arguments: { q: query.q ?? '<your question>' } };
+    case '/api/changes':
+      return { name: 'changes', arguments: { since: query.since ?? '<the corpus_rev you hold>' } };
     case '/api/agent-entry':
     case '/api/health':
     case '/api/manifest':

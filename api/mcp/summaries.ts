@@ -3,6 +3,7 @@
  * They name the record ids to cite; the full response is always in structuredContent.
  * Bodies are read defensively: a summary never throws on an unexpected shape.
  */
+import { describeChange } from '../../core/record-history.ts';
 import { CITATION_NOTE, isObject, recordLines, truncate, type JsonObject } from './results.ts';
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
@@ -28,11 +29,17 @@ function join(lines: (string | undefined | false)[]): string {
   return lines.filter((line): line is string => typeof line === 'string' && line !== '').join('\n');
 }
 
+/** A retrieval that went without the question's embedding (retrieval.vectors unavailable) says so first. */
+function byWordsLine(retrieval: unknown): string | false {
+  return isObject(retrieval) && retrieval.vectors === 'unavailable' && `Vectors unavailable (${text(retrieval.reason)}): ${text(retrieval.note)}`;
+}
+
 export function summarizeFastContext(body: JsonObject): string {
   const records = list(body.records);
   const filters = isObject(body.retrieval_filters) && isObject(body.retrieval_filters.exclude_ids) ? body.retrieval_filters.exclude_ids : undefined;
   return join([
     `Fast context for: ${truncate(text(body.question_received), 200)} (format ${text(body.format)}; ${records.length} record${records.length === 1 ? '' : 's'}).`,
+    byWordsLine(body.retrieval),
     ...recordLines(records),
     isObject(body.no_context) && `${text(body.no_context.code)}: ${text(body.no_context.message)} ${text(body.no_context.agent_action)}`,
     filters &&
@@ -145,8 +152,24 @@ export function summarizeDivergenceRecord(body: JsonObject): string {
     ...answers,
     list(body.tensions).length > 0 && 'Tensions:',
     ...tensionLines(body.tensions, 10),
+    ...historyLines(body.history),
     CITATION_NOTE,
   ]);
+}
+
+/** A record's revisions, newest first: "History: 2 revisions, ..." then "- 2026-02-01 abc1234567 tier C3 → C1". */
+function historyLines(history: unknown): string[] {
+  if (!isObject(history)) return [];
+  const revisions = list(history.revisions);
+  return [
+    `History: ${text(history.note)}`,
+    ...revisions
+      .slice(0, 8)
+      .map((revision) =>
+        isObject(revision) ? `- ${text(revision.date).slice(0, 10) || 'uncommitted'} ${text(revision.commit).slice(0, 10)} ${text(revision.what)}` : '',
+      ),
+    ...(revisions.length > 8 ? [`… ${revisions.length - 8} older in structuredContent.history.`] : []),
+  ];
 }
 
 export function summarizeDivergenceIndex(body: JsonObject): string {
@@ -171,6 +194,7 @@ export function summarizeDivergenceSearch(body: JsonObject): string {
   );
   return join([
     `Atlas records nearest in meaning to: ${truncate(text(body.query), 200)} (${text(body.k)} results).`,
+    byWordsLine(body.retrieval),
     ...results,
     'Read one in full with read_divergences {"id": "<id>"}. ' + CITATION_NOTE,
   ]);
@@ -234,5 +258,43 @@ export function summarizeLineage(body: JsonObject): string {
       .slice(0, 6)
       .map((tension) => (isObject(tension) ? `- repaired: ${text(tension.topic)} (${list(tension.voices).map(text).join(' vs ')})` : '')),
     CITATION_NOTE,
+  ]);
+}
+
+/** One line of a delta's record: "- added divergence TST-D9 (2 commits)", "- changed divergence TST-D1: tier C3 → C1". */
+function changeLine(change: unknown, how: 'added' | 'changed' | 'removed'): string {
+  if (!isObject(change)) return `- ${text(change)}`;
+  const described = {
+    tier: isObject(change.tier) ? { from: change.tier.from as string | null, to: change.tier.to as string | null } : null,
+    answers_added: typeof change.answers_added === 'number' ? change.answers_added : 0,
+    annotations_added: typeof change.annotations_added === 'number' ? change.annotations_added : 0,
+    dispositions_added: list(change.dispositions_added).map(text),
+    fields: list(change.fields).map(text),
+  };
+  return `- ${how} ${text(change.kind)} ${text(change.id)}${how === 'changed' ? `: ${describeChange(described, how)}` : ''}`;
+}
+
+export function summarizeChanges(body: JsonObject): string {
+  const revisions = list(body.revisions);
+  const changes = [
+    ...list(body.added).map((change) => changeLine(change, 'added')),
+    ...list(body.changed).map((change) => changeLine(change, 'changed')),
+    ...list(body.removed).map((change) => changeLine(change, 'removed')),
+  ];
+  const history = body.history === 'complete' ? '' : ` (history ${text(body.history)}: ${text(body.reason)})`;
+  return join([
+    body.up_to_date === true
+      ? `Up to date: ${text(body.since)} is the current revision; nothing to apply.`
+      : `Since ${text(body.since)}: ${revisions.length} revision${revisions.length === 1 ? '' : 's'} up to ${text(body.current_rev)}${history}.`,
+    ...revisions
+      .slice(0, 8)
+      .map((revision) =>
+        isObject(revision) ? `- ${text(revision.date) || 'uncommitted'} ${text(revision.commit).slice(0, 10)} ${text(revision.subject)}` : '',
+      ),
+    changes.length > 0 && 'Records:',
+    ...changes.slice(0, 30),
+    changes.length > 30 && `… ${changes.length - 30} more in structuredContent.`,
+    list(body.files).length > 0 && `Other content files: ${list(body.files).length}.`,
+    `Keep current_rev (${text(body.current_rev)}) and call changes with it as since to follow on.`,
   ]);
 }

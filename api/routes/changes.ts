@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { changesSince } from '../../core/changes.ts';
 import { ChangesDeltaSchema, CORPUS_REV_PATTERN, type ChangeHistory } from '../../schemas/api/changes.ts';
 import { apiError } from '../../schemas/errors.ts';
-import { readChangeHistoryFile } from '../changes-file.ts';
+import { changeHistoryOf } from '../changes-file.ts';
 import { ok, queryParameter } from '../openapi/parts.ts';
 import { queryOf, send, type Json, type RouteContext, type RouteDefinition, type RouteSpec } from './types.ts';
 
@@ -83,15 +83,14 @@ function historyUnavailable(since: string, history: ChangeHistory) {
 }
 
 export function changeRoutes(context: RouteContext): RouteDefinition[] {
-  // Read once, on first use: the artifacts, and so the history, are fixed for the process's life.
-  let history: ChangeHistory | undefined;
   return [
     {
       ...CHANGES,
       methods: {
         GET: (request: Request, response: Response, input) => {
           const { since } = queryOf(input, CHANGES_QUERY);
-          history ??= readChangeHistoryFile(context.corpus);
+          // Read once, on first use: the artifacts, and so the history, are fixed for the process's life.
+          const history = changeHistoryOf(context.corpus);
           const outcome = changesSince(history, since);
           if (outcome.kind === 'unknown-revision') throw unknownRevision(since, history);
           if (outcome.kind === 'history-unavailable') throw historyUnavailable(since, history);

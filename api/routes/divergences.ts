@@ -1,5 +1,8 @@
 import { filterRecords, indexEnvelope, nearestIds, searchTerms } from '../../core/atlas.ts';
+import { retrievalState } from '../../core/fast-path.ts';
+import { watchVectors } from '../../core/search/vectors.ts';
 import { apiError } from '../../schemas/errors.ts';
+import { atlasRecordHistory } from '../changes-file.ts';
 import { queryOf, send, type RouteContext, type RouteDefinition } from './types.ts';
 import { z } from 'zod';
 import { CERT_FILTERS } from '../../core/atlas.ts';
@@ -8,6 +11,8 @@ import { ok, queryParameter } from '../openapi/parts.ts';
 import type { RouteSpec } from './types.ts';
 
 export const ATLAS_SEARCH_DEFAULT_K = 5;
+const ATLAS_BY_WORDS =
+  "Ranked by words alone: score is each record's BM25 over the best one's, records sharing no word with q are left out. The embedding is kept when it arrives: ask again for search by meaning.";
 export const ATLAS_SEARCH_MAX_K = 50;
 
 const DIVERGENCES_QUERY = [
@@ -33,7 +38,7 @@ export const DIVERGENCES: RouteSpec = {
       tags: ['atlas'],
       summary: 'Divergence Atlas: index, filtered index, or one full record',
       description:
-        "Without id: the index envelope (filtered by search and cert), with calibration (how well this Atlas's instrument sees splits: per method pair AUC and side accuracy with 95 % intervals, and whether it passes the floor; /certification-calibration.json) when measured; each summary carries certification {tier, dri, split_persistence, method_version}, plus verdict: undecided and tier_interval when the runs could not decide (never read such a tier as a finding). With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, verdict, tier_share, tier_interval, runs_rule, max_runs, delta, judge_agreement, date), per_run (each run's tier, parties and per-model P2/P3 labels; under perturbation-v2 also stance: each named tension's sides per re-roll, per paraphrase and under P2/P3, the measured moves, the judges' agreement and every disagreement) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).",
+        "Without id: the index envelope (filtered by search and cert), with calibration (how well this Atlas's instrument sees splits: per method pair AUC and side accuracy with 95 % intervals, and whether it passes the floor; /certification-calibration.json) when measured; each summary carries certification {tier, dri, split_persistence, method_version}, plus verdict: undecided and tier_interval when the runs could not decide (never read such a tier as a finding). With id: the full record, whose certification is the whole block written by `npm run certify -- --write` (spreads, flips, concedes, k, t, runs, agreement, judges, embedder, method_version, verdict, tier_share, tier_interval, runs_rule, max_runs, delta, judge_agreement, date), per_run (each run's tier, parties and per-model P2/P3 labels; under perturbation-v2 also stance: each named tension's sides per re-roll, per paraphrase and under P2/P3, the measured moves, the judges' agreement and every disagreement) and evidence_url (/records/<id>.certification.jsonl, the evidence log); on both records of a re-elicitation pair, longitudinal (who moved since the earlier date, which tensions still hold); history (its revisions from the content's git history, newest first, each with date, commit and what changed, or history unavailable when the build had none: docs/CHANGES.md); or 404 RECORD_NOT_FOUND with the nearest ids (ids are case-sensitive).",
       query: DIVERGENCES_QUERY,
       responses: { 200: ok('Index envelope (no id) or full record (id).', { oneOf: [DivergenceIndexSchema, DivergenceRecordSchema] }) },
       errors: { 400: ['UNKNOWN_CERT', 'UNKNOWN_PARAMETER', 'PARAM_REPEATED'], 404: ['RECORD_NOT_FOUND'] },
@@ -83,7 +88,7 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
                 },
               );
             }
-            send(response, DivergenceRecordSchema, record);
+            send(response, DivergenceRecordSchema, { ...record, history: atlasRecordHistory(corpus, record.id) });
             return;
           }
           const terms = search !== undefined ? searchTerms(search) : undefined;
@@ -106,7 +111,9 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
       methods: {
         GET: async (_request, response, input) => {
           const { q, k } = queryOf(input, SEARCH_QUERY);
-          const hits = await corpus.search.similar(q, (record) => record.kind === 'divergence', k);
+          // Without the question's embedding (late or failed), the Atlas is searched by its words and the answer says so.
+          const vectors = watchVectors();
+          const hits = await corpus.search.similar(q, (record) => record.kind === 'divergence', k, { onVectorsUnavailable: vectors.report });
           send(response, DivergenceSearchResultSchema, {
             query: q,
             k: hits.length,
@@ -116,7 +123,10 @@ export function divergenceRoutes(context: RouteContext): RouteDefinition[] {
               model: corpus.search.embedder.id,
               dims: corpus.search.embedder.dims,
             },
-            note: 'Search is by meaning (cosine similarity), limited to the Atlas; media and oral records are excluded.',
+            note: vectors.unavailable
+              ? 'Search is by words (BM25, relative to the best match) this time, the embedding model being unavailable (retrieval.reason); limited to the Atlas.'
+              : 'Search is by meaning (cosine similarity), limited to the Atlas; media and oral records are excluded.',
+            ...(vectors.unavailable ? { retrieval: retrievalState(vectors.unavailable, ATLAS_BY_WORDS) } : {}),
             results: hits.map((hit) => {
               const record = corpus.divergenceById.get(hit.record.id)!;
               return {

@@ -10,8 +10,11 @@ import {
   ConceptCardSchema,
   ConceptIndexSchema,
   DivergenceDocumentSchema,
+  JsonFeedSchema,
   WorkDocumentSchema,
 } from '../../schemas/api.ts';
+import { z } from 'zod';
+import { ATOM_TYPE, FEED_PATHS, JSON_FEED_TYPE } from '../../core/feeds.ts';
 import { RetrievalChoiceSchema } from '../../core/search/retrieval-choice.ts';
 import { CACHE_HEADER, missingFile, ok, textAnswer } from '../openapi/parts.ts';
 import type { FileSpec, OperationSpec, ResponseSpec } from './types.ts';
@@ -25,6 +28,31 @@ function file(path: string, get: Omit<OperationSpec, 'tags'>): FileSpec {
 
 const recordId = { name: 'id', description: 'Record id (case-sensitive).', example: '<PFX>-1' };
 const conceptId = { name: 'id', description: 'Concept id (slug).', example: 'refusal' };
+
+/** The feeds of the content's changes (core/feeds.ts, docs/CHANGES.md): Atom and JSON Feed 1.1 of each, the same entries. */
+function feedSpecs(): FileSpec[] {
+  const about = {
+    atlas:
+      'new Atlas records, re-elicitations and answers appended, tier changes with the evidence behind them (the record and its certification evidence log), tension dispositions',
+    works: 'new works in the corpus',
+  };
+  const common =
+    "Written by the build from the content's git history, newest first, at most 50 entries, one per commit and record; entry ids are tag: URIs, stable across builds and the same in both formats; updated is the commit's date, author its author; links are absolute under site.yaml base_url (else PUBLIC_BASE_URL at build time). Without history (a tarball, a shallow clone of one commit) the feed has no entries and its subtitle says why.";
+  return (['atlas', 'works'] as const).flatMap((name) => [
+    file(FEED_PATHS[name].atom, {
+      operationId: name === 'atlas' ? 'getAtlasFeedAtom' : 'getWorksFeedAtom',
+      summary: `Atom feed: ${about[name]}`,
+      description: common,
+      responses: { 200: { description: 'An Atom feed (RFC 4287).', headers: CACHE_HEADER, content: { [ATOM_TYPE]: z.string() } } },
+    }),
+    file(FEED_PATHS[name].json, {
+      operationId: name === 'atlas' ? 'getAtlasFeedJson' : 'getWorksFeedJson',
+      summary: `JSON Feed: ${about[name]}`,
+      description: `${common} The same entries as ${FEED_PATHS[name].atom}.`,
+      responses: { 200: { description: 'A JSON Feed 1.1.', headers: CACHE_HEADER, content: { [JSON_FEED_TYPE]: JsonFeedSchema } } },
+    }),
+  ]);
+}
 
 /** The slug names the context document; the name is in its summary. */
 export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpec[] {
@@ -108,6 +136,7 @@ export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpe
       responses: { 200: ok('A page of revisions.', ChangesPageSchema, CACHE_HEADER) },
       errors: missingFile,
     }),
+    ...feedSpecs(),
     file('/llms.txt', { operationId: 'getLlmsTxt', summary: 'Orientation text', responses: { 200: textAnswer('Orientation text.', 'text/plain') } }),
     file(`/${site.siteSlug}.context.md`, {
       operationId: 'getContextDocument',
@@ -145,6 +174,8 @@ export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpe
     file('/records/{id}.json', {
       operationId: 'getRecordJson',
       summary: 'One corpus work or divergence record as JSON',
+      description:
+        "Carries history: the record's revisions from the content's git history, newest first (date, commit, author, subject, what changed: added, tier C0 → C2, 2 answers appended), or history unavailable when the build had none (docs/CHANGES.md).",
       path: [recordId],
       responses: {
         200: ok(
@@ -158,6 +189,8 @@ export function fileSpecs(site: { siteName: string; siteSlug: string }): FileSpe
     file('/records/{id}.md', {
       operationId: 'getRecordMarkdown',
       summary: 'One record as its Markdown source with frontmatter',
+      description:
+        "The source file byte for byte: its sha256 is the record's content_hash in /changes/ and what a federation peer verifies, so it carries no history; the record's revisions are in /records/{id}.json (history) and on its page.",
       path: [recordId],
       responses: { 200: textAnswer('Record source.', 'text/markdown') },
       errors: missingFile,

@@ -17,6 +17,7 @@ import { createVectorScanner, type ScanKernel, type SharedScan, type VectorSourc
 import { feedbackQuery } from './lexical-feedback.ts';
 import { createAdmission, DEFAULT_SEARCH_SLOTS } from './admission.ts';
 import { bestOf, fuseScope, gatherScope, rankByWords, sparseScope, type FusionScope, type WordRanking } from './fusion.ts';
+import { vectorsUnavailable, type VectorsUnavailable } from './vectors.ts';
 
 export { nthLargest } from './select.ts';
 export { embeddingModel } from './embedding-model.ts';
@@ -26,6 +27,13 @@ export interface SearchOptions {
   limit?: number;
   /** Overrides the tuning's similarity floor for this call (glyphs widen or narrow it). */
   similarityFloor?: number;
+  /**
+   * Called, instead of the search failing, when the question's embedding fails or misses its
+   * deadline: the search then answers from the words alone (`searchByWords`, vectors.ts). Without
+   * it such a failure rejects the search, as it always did: the build's probe and the relevance
+   * calibration must not measure a words-only search unawares.
+   */
+  onVectorsUnavailable?: (unavailable: VectorsUnavailable) => void;
 }
 
 export interface SearchTuning {
@@ -165,8 +173,16 @@ export interface SearchIndex {
   readonly waiting: number;
   byId(id: string): SearchRecord | undefined;
   search(query: string, options?: SearchOptions): Promise<ScoredRecord[]>;
-  /** Cosine scan alone, used by the Atlas search endpoint. */
-  similar(query: string, predicate: (record: SearchRecord) => boolean, k: number): Promise<{ record: SearchRecord; score: number }[]>;
+  /**
+   * Cosine scan alone, used by the Atlas search endpoint. With `onVectorsUnavailable`, a failed
+   * or late question embedding gives the records' BM25 relative to the best one's instead.
+   */
+  similar(
+    query: string,
+    predicate: (record: SearchRecord) => boolean,
+    k: number,
+    options?: Pick<SearchOptions, 'onVectorsUnavailable'>,
+  ): Promise<{ record: SearchRecord; score: number }[]>;
 }
 
 export interface SearchIndexInput {
@@ -373,7 +389,13 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         // The best records by words, for the vector side's shortlist and the first ranking's scope.
         const provisional = lexicalSide.provisional(lexicalStart);
         const words = chunkScan.approximate ? rankByWords(allowed, provisional, wordsRanked) : undefined;
-        const queryVector = await embedding;
+        const queryVector = await embedding.catch((error: unknown) => {
+          if (!options.onVectorsUnavailable) throw error;
+          options.onVectorsUnavailable(vectorsUnavailable(error));
+          return undefined;
+        });
+        if (!queryVector)
+          return searchByWords(records, allowed, provisional, fullText.ceiling(queryTerms, fullTextOptions), { keep, limit, tuning, relevance });
         const cosines = await chunkScan.scan(queryVector, mask, words && bestOf(words, provisional, tuning.approximateWordRecords), shortlist);
         const { best: similarity, bestChunk, population } = cosines;
         const lexical = lexicalSide.finish(lexicalStart, query, similarity);
@@ -409,18 +431,66 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       });
     },
 
-    async similar(query, predicate, k) {
+    async similar(query, predicate, k, options = {}) {
       const mask = new Uint8Array(records.length);
       records.forEach((record, index) => (mask[index] = predicate(record) ? 1 : 0));
-      const { best: similarity } = await chunkScan.scan(await embedQuery(query), mask);
-      const hits: { record: SearchRecord; score: number }[] = [];
-      similarity.forEach((score, index) => {
-        if (mask[index] === 1) hits.push({ record: records[index]!, score });
+      const queryVector = await embedQuery(query).catch((error: unknown) => {
+        if (!options.onVectorsUnavailable) throw error;
+        options.onVectorsUnavailable(vectorsUnavailable(error));
+        return undefined;
       });
-      hits.sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
-      return hits.slice(0, k).map((hit) => ({ ...hit, score: round(hit.score) }));
+      if (!queryVector) return similarByWords(records, mask, fullText.scores(query, fullTextOptions, mask), k);
+      const { best: similarity } = await chunkScan.scan(queryVector, mask);
+      return bestHits(records, mask, similarity, k, () => true);
     },
   };
+}
+
+/** The `k` best of the masked records by `scores` (those `keep` admits), ties by id, rounded. */
+function bestHits(
+  records: readonly SearchRecord[],
+  mask: Uint8Array,
+  scores: ArrayLike<number>,
+  k: number,
+  keep: (score: number) => boolean,
+): { record: SearchRecord; score: number }[] {
+  const hits: { record: SearchRecord; score: number }[] = [];
+  for (let index = 0; index < records.length; index++)
+    if (mask[index] === 1 && keep(scores[index]!)) hits.push({ record: records[index]!, score: scores[index]! });
+  hits.sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
+  return hits.slice(0, k).map((hit) => ({ ...hit, score: round(hit.score) }));
+}
+
+/** `similar` without the question's vector: the records' BM25 over the best one's (1), records no word matches left out. */
+function similarByWords(records: readonly SearchRecord[], mask: Uint8Array, lexical: Float64Array, k: number): { record: SearchRecord; score: number }[] {
+  let best = 0;
+  for (let index = 0; index < lexical.length; index++) if (mask[index] === 1 && lexical[index]! > best) best = lexical[index]!;
+  const relative = lexical.map((score) => (best > 0 ? score / best : 0));
+  return bestHits(records, mask, relative, k, (score) => score > 0);
+}
+
+/**
+ * A search without the question's vector (vectors.ts): the vector side weighted 0, so the ranking
+ * is BM25's (relative to the question's best word match, what z-scores of one side come to), no
+ * feedback (the words' feedback reads the best passages by cosine), no shortlist, every cosine 0
+ * (not measured). A record no word of the question matches is not returned: without a cosine, a
+ * shared word is the only evidence there is. Its calibrated relevance reads the words alone (a
+ * cosine of 0); the floors on it are the caller's to skip (retrieve.ts).
+ */
+function searchByWords(
+  records: readonly SearchRecord[],
+  allowed: Uint32Array,
+  lexical: Float64Array,
+  ceiling: number,
+  options: { keep: number; limit: number; tuning: SearchTuning; relevance: RelevanceModel },
+): ScoredRecord[] {
+  const matching = allowed.filter((record) => lexical[record]! > 0);
+  const scope = gatherScope(matching, new Float32Array(records.length), lexical);
+  let best = 0;
+  for (const score of scope.lexical) if (score > best) best = score;
+  const fused = scope.lexical.map((score) => score / best);
+  const candidates = scoredCandidates(records, scope, fused, ceiling, () => false, options.keep);
+  return returned(candidates, options.keep, options.limit, options.tuning.diversityPenalty, options.relevance);
 }
 
 /** The index's thread's scan of the binary codes, over the scan kernel's memory, where it offers one. */

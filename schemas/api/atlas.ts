@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { AnnotationSchema, AnswerSchema } from '../content.ts';
 import { PRESSURE_LABELS, TIER_SOURCES, TIERS } from '../vocab.ts';
 import { CalendarDateOutSchema, TierSchema, count, exhaustive, named, strings, text } from './common.ts';
-import { TensionEntrySchema } from './query.ts';
+import { RetrievalStateSchema, TensionEntrySchema } from './query.ts';
 import { CalibrationSummarySchema } from './calibration.ts';
+import { RecordHistorySchema } from './record-history.ts';
 
 export { CalibrationSummarySchema, type CalibrationSummaryOut } from './calibration.ts';
 
@@ -408,6 +409,9 @@ export const fullFields = {
     .describe('Where the record came from (import, live council, federation).'),
   markdown_url: text('Markdown twin.'),
   json_url: text('JSON twin.'),
+  history: RecordHistorySchema.optional().describe(
+    "This record's revisions from the content's git history, newest first (issue 45; docs/CHANGES.md): on GET /api/divergences?id= and /records/<id>.json; absent from artifacts built before the history was recorded.",
+  ),
 };
 
 export const DivergenceRecordSchema = named(
@@ -475,11 +479,14 @@ export const DivergenceSearchResultSchema = named(
         })
         .describe('{source, embedded, model, dims}.'),
       note: text('Search is by meaning (cosine similarity), limited to the Atlas; media and oral records are excluded.'),
+      retrieval: RetrievalStateSchema.optional().describe(
+        'Present when the question could not be embedded in time (absent: search by meaning): the records were then searched by their words.',
+      ),
       results: z
         .array(
           z.strictObject({
             id: divergenceId,
-            score: z.number().describe('Cosine similarity.'),
+            score: z.number().describe('Cosine similarity; with retrieval present, BM25 relative to the best match (1).'),
             question: text('Full question.'),
             contributors: strings('Model family names that answered.'),
             excerpt: text('Shortened first answer.'),

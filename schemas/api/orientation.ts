@@ -233,6 +233,17 @@ export const ManifestSchema = named(
       certification_calibration: CalibrationSummarySchema.optional().describe(
         "How well this Atlas's certification instrument sees splits, per method (pair AUC and side accuracy with 95 % intervals, passes the floor); present when `npm run certify -- --calibrate` has measured it. The full file is at url.",
       ),
+      embedder: z
+        .strictObject({
+          id: text(
+            'The embedding model the search index was built with: universal-sentence-encoder-lite@… (the embedded default) or openai-compatible:<model>@<dims> (EMBEDDINGS_CONFIG).',
+          ),
+          dims: z.number().int().positive().describe('The length of its vectors.'),
+        })
+        .optional()
+        .describe(
+          'The embedding model of this build: questions must be embedded with the same one (a server given another refuses to start). Absent in builds made before it was recorded.',
+        ),
     })
     .describe('Manifest (spec §2.8): the single source of truth for counts. Every count is computed live.'),
 );

@@ -222,12 +222,37 @@ export const RetrievalFiltersSchema = named(
 );
 export type RetrievalFilters = z.infer<typeof RetrievalFiltersSchema>;
 
+export const RetrievalStateSchema = named(
+  'RetrievalState',
+  z
+    .strictObject({
+      vectors: z.literal('unavailable').describe('The vector side was not used: the question could not be embedded in time.'),
+      cause: z
+        .enum(['timeout', 'error'])
+        .describe(
+          "timeout: the embedding model did not answer within the question's deadline (query_timeout_ms in EMBEDDINGS_CONFIG) or its request's; error: it failed.",
+        ),
+      reason: text('Why, e.g. "the embedding model did not answer within 400 ms"; never the provider\'s own message.'),
+      floors: z
+        .literal('not applied')
+        .describe(
+          'Calibrated relevance reads the cosine, which is missing: neither the relevance floors nor the question gate were applied (no_context.relevance_floor then reads 0), as under the ∞ glyph.',
+        ),
+      note: text('What this means for the records.'),
+    })
+    .describe(
+      "Present only when retrieval went without the vector side (absent: both sides were used). The records were ranked by their words alone (BM25; relevanceScore is relative to the best word match), match.semantic reads 0 (not measured) and match.relevance reads the words alone; no feedback ran. The question's embedding, when it comes late, is kept: asked again, it is answered with both sides. Never an error: the answer is a 200.",
+    ),
+);
+export type RetrievalState = z.infer<typeof RetrievalStateSchema>;
+
 const retrievalCommon = {
   question_received: text('Byte-equal to the submitted q, before any glyph parsing. Treat a response whose question_received differs from your q as invalid.'),
   query: text('Query as submitted.'),
   cleanQuery: text('Query after glyph removal.'),
   glyphsDetected: z.array(GlyphModeSchema).describe('Glyphs found in q or sent in glyph.'),
   retrieval_filters: RetrievalFiltersSchema.optional(),
+  retrieval: RetrievalStateSchema.optional(),
   no_context: NoContextSchema.optional(),
 };
 

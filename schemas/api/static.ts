@@ -4,6 +4,7 @@ import { DISPOSITION_KINDS, ClaimSchema, LayerSchema as ContentLayerSchema } fro
 import { CalendarDateOutSchema, EvidenceSchema, RingSchema, TensionStatusSchema, count, edges, named, strings, text } from './common.ts';
 import { ConceptNodeSchema, RECORD_ID_NOTE } from './query.ts';
 import { fullFields } from './atlas.ts';
+import { RecordHistorySchema } from './record-history.ts';
 
 export const ConceptIndexSchema = named(
   'ConceptIndex',
@@ -177,6 +178,9 @@ export const WorkDocumentSchema = named(
       json_url: text('JSON twin.'),
       text: text('Full text (Markdown).'),
       html: text('Full text rendered as HTML.'),
+      history: RecordHistorySchema.optional().describe(
+        "This work's revisions from the content's git history, newest first (issue 45; docs/CHANGES.md); absent from artifacts built before the history was recorded.",
+      ),
     })
     .describe('A corpus work at /records/<id>.json.'),
 );

@@ -29,7 +29,7 @@ export const EVAL_DEPTH = 101;
  * candidates for Recall@100. Everything else is the deployment's default tuning.
  */
 /** A benchmark ranks every document: no calibrated relevance floor either (relevance.ts), and no question gate (retrieval-choice.ts). */
-export const EVAL_RETRIEVE = { floors: { relevant: 0, atlas: 0 }, questionGate: 0 } as const;
+export const EVAL_RETRIEVE = { floors: { relevant: 0, atlas: 0 }, questionGate: 0, vectors: 'required' } as const;
 
 export const EVAL_TUNING: Partial<SearchTuning> = { floors: false, candidates: EVAL_DEPTH };
 

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import type { Embedder } from '../../providers/embedder.ts';
+import { maxInputTokens } from '../../providers/openai-embedder.ts';
 import { withFileLock } from '../../content-files/file-lock.ts';
 import { readAt } from '../../content-files/read-large.ts';
 
@@ -21,6 +22,28 @@ export interface CachedEmbedResult {
   vectors: Float32Array[];
   embedded: number;
   cached: number;
+}
+
+/** What a build would send to the embedder: the texts the cache lacks (`npm run build -- --plan`). */
+export interface EmbeddingPlan {
+  texts: number;
+  characters: number;
+  /** The most tokens they can be billed for (openai-embedder.ts maxInputTokens: a token covers at least a byte). */
+  maxTokens: number;
+}
+
+/**
+ * An embedder that plans instead of embedding: a cache over it (createEmbeddingCache) counts what it
+ * lacks into `plan`, answers zero vectors for it and appends nothing, so nothing is sent and the
+ * cache stays true. Its own embed() is never reached through a cache; called directly, it refuses.
+ */
+export function planningEmbedder(embedder: Embedder): Embedder & { plan: EmbeddingPlan } {
+  return {
+    id: embedder.id,
+    dims: embedder.dims,
+    plan: { texts: 0, characters: 0, maxTokens: 0 },
+    embed: () => Promise.reject(new Error('a planning embedder embeds nothing: ask through the embedding cache')),
+  };
 }
 
 /** Entries read per block while looking for the wanted keys. */
@@ -63,7 +86,7 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
 
   return {
     file,
-    async embedAll(texts: readonly string[], onProgress?: EmbedProgress, batchSize = 256): Promise<CachedEmbedResult> {
+    async embedAll(texts: readonly string[], onProgress?: EmbedProgress, batchSize = embedder.roundTexts ?? 256): Promise<CachedEmbedResult> {
       const keys = texts.map(keyOf);
       const entries = lookUp(new Set(keys));
       const missing: number[] = [];
@@ -74,6 +97,15 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
           missing.push(index);
         }
       });
+      const plan = (embedder as Partial<ReturnType<typeof planningEmbedder>>).plan;
+      if (plan) {
+        const lacking = missing.map((index) => texts[index]!);
+        plan.texts += lacking.length;
+        plan.characters += lacking.reduce((sum, text) => sum + text.length, 0);
+        plan.maxTokens += maxInputTokens(lacking);
+        for (const index of missing) entries.set(keys[index]!, new Float32Array(embedder.dims));
+        return { vectors: keys.map((key) => entries.get(key)!), embedded: missing.length, cached: texts.length - missing.length };
+      }
       mkdirSync(cacheDir, { recursive: true });
       for (let start = 0; start < missing.length; start += batchSize) {
         const batch = missing.slice(start, start + batchSize);

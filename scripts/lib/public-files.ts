@@ -6,6 +6,8 @@ import { plainText } from '../../core/excerpt.ts';
 import { conceptLineage } from '../../core/lineage.ts';
 import { renderLineageMarkdown } from '../../core/lineage-markdown.ts';
 import { toSummary, type deriveConceptGraph, type DivergenceFull, type WorkRecord } from '../../core/records.ts';
+import { recordHistory, recordKey, recordRevisions } from '../../core/record-history.ts';
+import type { ChangeHistory } from '../../schemas/api/changes.ts';
 import type { LoadedContent } from '../../content-files/load-content.ts';
 import { writeFile, writeJson } from '../../content-files/write.ts';
 import { CALIBRATION_FILE } from '../../schemas/certification.ts';
@@ -19,14 +21,20 @@ export async function writeRecordTwins(
   divergences: readonly DivergenceFull[],
   publicDir: string,
   reuse?: TwinReuse,
+  changes?: ChangeHistory,
 ): Promise<{ keys: Map<string, string>; reused: number }> {
   const bodies = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, entry]));
+  // Each twin carries its record's revisions (docs/CHANGES.md); without a history given, history unavailable.
+  const history = changes ?? { history: 'unavailable' as const, reason: 'no change history was given to the build', revisions: [] };
+  const revisions = recordRevisions(history, ['work', 'divergence']);
+  const historyOf = (kind: 'work' | 'divergence', id: string) => recordHistory(history, revisions.get(recordKey(kind, id)));
   const keys = new Map<string, string>();
   let reused = 0;
   mkdirSync(path.join(publicDir, 'records'), { recursive: true });
   for (const work of works) {
     const entry = bodies.get(work.id)!;
-    const key = twinKey(work, entry.raw);
+    const workHistory = historyOf('work', work.id);
+    const key = twinKey(work, entry.raw, workHistory);
     keys.set(work.id, key);
     if (reuseTwins(reuse, work.id, key, publicDir)) {
       reused++;
@@ -37,6 +45,7 @@ export async function writeRecordTwins(
       ...work,
       text: entry.body,
       html: await renderMarkdown(entry.body),
+      history: workHistory,
     });
   }
   const raw = new Map(content.divergences.map((entry) => [entry.data.id, entry.raw]));
@@ -47,6 +56,7 @@ export async function writeRecordTwins(
     writeJson(path.join(publicDir, 'records', `${record.id}.json`), {
       ...record,
       ...(record.synthesis ? { synthesis_html: await renderMarkdown(record.synthesis) } : {}),
+      history: historyOf('divergence', record.id),
     });
   }
   publishEvidence(content.dir, content.divergences, publicDir);

@@ -132,7 +132,8 @@ export interface QuestionOutcome {
 export async function askAll(corpus: Corpus, questions: readonly RelevanceQuestion[], options: RetrieveOptions = {}): Promise<QuestionOutcome[]> {
   const outcomes: QuestionOutcome[] = [];
   for (const question of questions) {
-    const retrieval = await retrieve(corpus, parseQueryParameters({ q: question.question }), options);
+    // A question embedding that failed must stop the calibration, not calibrate a words-only retrieval.
+    const retrieval = await retrieve(corpus, parseQueryParameters({ q: question.question }), { ...options, vectors: 'required' });
     const ids = retrieval.hits.map((hit) => hit.record.id);
     outcomes.push({
       question,

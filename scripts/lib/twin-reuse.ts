@@ -1,7 +1,7 @@
 /**
  * Record twins a build can take from the previous one. A work's twins (/records/<id>.md, its
- * source bytes, and /records/<id>.json, its record with the rendered HTML) follow from its file,
- * its derived record and the renderer; their key hashes the three. A build writes each work's key
+ * source bytes, and /records/<id>.json, its record with the rendered HTML and its revisions) follow
+ * from its file, its derived record, the renderer and its history; their key hashes the four. A build writes each work's key
  * to data/record-twins.json, and the next build hard-links (or copies, across file systems) the
  * twins whose key is unchanged instead of rendering and writing them again: at 250,000 works
  * that is most of the data build's time (bench/README.md, issue 30).
@@ -21,8 +21,11 @@ export interface TwinReuse {
   keys: ReadonlyMap<string, string>;
 }
 
-export function twinKey(work: WorkRecord, raw: string): string {
-  return createHash('sha256').update(RENDER_VERSION).update('\u0000').update(JSON.stringify(work)).update('\u0000').update(raw).digest('base64');
+/** `history`: the work's revisions the JSON twin carries (a new commit that touched it is a new key). */
+export function twinKey(work: WorkRecord, raw: string, history?: unknown): string {
+  const hash = createHash('sha256').update(RENDER_VERSION).update('\u0000').update(JSON.stringify(work)).update('\u0000').update(raw);
+  if (history !== undefined) hash.update('\u0000').update(JSON.stringify(history));
+  return hash.digest('base64');
 }
 
 /** The keys a previous build wrote (none when there was no build, or it predates them). */

@@ -14,6 +14,7 @@ export type { ConceptGraph, ConceptNode, DivergenceFull, TensionEntry, WorkRecor
 export type { Manifest } from '../../core/build-manifest.ts';
 // One definition of each artifact shape: the writer's (the build) and the schema's.
 import type { SiteConfig } from '../../schemas/content.ts';
+import type { RecordHistory } from '../../schemas/api/record-history.ts';
 import type { AudioManifest } from '../../core/artifacts.ts';
 export type { SiteConfig } from '../../schemas/content.ts';
 export type { AudioManifest } from '../../core/artifacts.ts';
@@ -31,11 +32,14 @@ export interface StaticPage {
 export interface WorkTwin extends WorkRecord {
   text: string;
   html: string;
+  /** Its revisions from the content's history (absent from artifacts built before the build read it). */
+  history?: RecordHistory;
 }
 
 /** A divergence record as written to public/records/<id>.json. */
 export interface DivergenceTwin extends DivergenceFull {
   synthesis_html?: string;
+  history?: RecordHistory;
 }
 
 export interface ConceptCard {

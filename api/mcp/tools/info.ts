@@ -73,7 +73,7 @@ function summarizeInfo(body: JsonObject): string {
     );
   }
   lines.push(
-    'Tools: fast_context (free retrieval, start here), read_divergences, kin, info; deliberate, trace, council (live panel, cost money); contribute (the only write, lands pending).',
+    'Tools: fast_context (free retrieval, start here), read_divergences, kin, info, changes (what changed since manifest.published_releases.corpus_rev); deliberate, trace, council (live panel, cost money); contribute (the only write, lands pending).',
   );
   return lines.join('\n');
 }

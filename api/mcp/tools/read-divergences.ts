@@ -18,7 +18,9 @@ export const readDivergencesInput = {
     .min(1)
     .max(64)
     .optional()
-    .describe('A record id (case-sensitive, e.g. <PFX>-D12): returns the full record with verbatim answers, model ids and tensions. Use alone.'),
+    .describe(
+      'A record id (case-sensitive, e.g. <PFX>-D12): returns the full record with verbatim answers, model ids, tensions and its history (revisions, newest first). Use alone.',
+    ),
   q: z.string().max(MAX_QUERY_CHARS).optional().describe('A question: returns the Atlas records nearest in meaning (cosine similarity). Combine only with k.'),
   k: z.number().int().min(1).max(ATLAS_SEARCH_MAX_K).optional().describe(`Number of meaning-search results, 1-${ATLAS_SEARCH_MAX_K} (default 5); only with q.`),
   search: z.string().max(500).optional().describe('Terms separated by spaces or +; lists the records where any term appears. Combinable with cert.'),
