@@ -18,12 +18,11 @@ import type { SearchTuning } from '../core/search/search-index.ts';
 import { buildArtifacts } from '../scripts/build.ts';
 import { importBeir } from '../scripts/import-beir.ts';
 import { importOmnarai } from '../scripts/import-omnarai.ts';
-import { parseQueries, readMaybeGzip } from '../scripts/lib/beir.ts';
 import { loadContent } from '../content-files/load-content.ts';
 import { REPO_ROOT } from '../core/paths.ts';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
-import { ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
+import { arguanaClaims, ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
 
 const tmp = (label: string) => mkdtempSync(path.join(os.tmpdir(), `polyphony-bench-${label}-`));
 
@@ -196,16 +195,7 @@ async function main() {
     const contentDir = tmp('arguana-content');
     importBeir({ from: arguana, out: contentDir, force: true });
     // The claim of each query (its first sentence, at most 30 words), as a caller would ask.
-    const questions = parseQueries(readMaybeGzip(path.join(arguana, 'queries.jsonl.gz')))
-      .map((query) =>
-        query.text
-          .split(/(?<=[.!?])\s+/)[0]!
-          .split(/\s+/)
-          .slice(0, 30)
-          .join(' '),
-      )
-      .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
-      .slice(0, 150);
+    const questions = arguanaClaims(arguana, 150);
     await benchContent('BEIR ArguAna', contentDir, questions, embedder, serverEmbedder, {
       cacheDir: path.join(REPO_ROOT, '.cache', 'embeddings'),
       oneFileChange: path.join(contentDir, 'works', 'BEIR-1.md'),

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseQueries, readMaybeGzip } from '../scripts/lib/beir.ts';
 import { artifactPaths } from '../core/artifacts.ts';
 
 /** Small measurement helpers: percentiles and a table printer. */
@@ -48,4 +50,18 @@ export function plainScan(vectors: Float32Array, dims: number, query: Float32Arr
     }
   }
   return bestIndex;
+}
+
+/** ArguAna's queries as a caller would ask them: each one's claim (its first sentence, at most 30 words), distinct, the first `count`. */
+export function arguanaClaims(arguanaDir: string, count: number): string[] {
+  return parseQueries(readMaybeGzip(path.join(arguanaDir, 'queries.jsonl.gz')))
+    .map((query) =>
+      query.text
+        .split(/(?<=[.!?])\s+/)[0]!
+        .split(/\s+/)
+        .slice(0, 30)
+        .join(' '),
+    )
+    .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
+    .slice(0, count);
 }

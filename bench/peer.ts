@@ -33,8 +33,7 @@ import { REPO_ROOT } from '../core/paths.ts';
 import { passagesFromBytes } from '../core/search/passages.ts';
 import type { SearchMeta } from '../core/search/types.ts';
 import { createUseLiteEmbedder, type Embedder } from '../providers/embedder.ts';
-import { parseQueries, readMaybeGzip } from '../scripts/lib/beir.ts';
-import { ms, percentile, ratio, readVectors, time } from './lib.ts';
+import { arguanaClaims, ms, percentile, ratio, readVectors, time } from './lib.ts';
 import { builtCorpus, sentencePool, sentenceVectorEmbedder } from './scale.ts';
 
 const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
@@ -204,7 +203,7 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 async function benchSize(
   size: number,
   questions: Question[],
-  options: { keep: string | undefined; cache: string; pool: string[]; buildEmbedder: Embedder & { misses(): number } },
+  options: { keep: string | undefined; pool: string[]; buildEmbedder: Embedder & { misses(): number } },
 ) {
   const { root, artifactsDir } = await builtCorpus(size, options.pool, { withOrama: false, keep: options.keep, buildEmbedder: options.buildEmbedder });
   const lanceDir = path.join(root, 'lance');
@@ -261,20 +260,11 @@ async function main() {
   }
   mkdirSync(values.cache, { recursive: true });
   const pool = sentencePool();
-  const texts = parseQueries(readMaybeGzip(path.join(ARGUANA, 'queries.jsonl.gz')))
-    .map((query) =>
-      query.text
-        .split(/(?<=[.!?])\s+/)[0]!
-        .split(/\s+/)
-        .slice(0, 30)
-        .join(' '),
-    )
-    .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
-    .slice(0, Number(values.questions));
+  const texts = arguanaClaims(ARGUANA, Number(values.questions));
   const model = await createUseLiteEmbedder({ workers: 2 });
   const questions = (await model.embed(texts)).map((vector, at) => ({ text: texts[at]!, vector: Array.from(vector) }));
   const buildEmbedder = await sentenceVectorEmbedder(model, pool, values.cache, (line) => console.log(`[sentences] ${line}`));
-  for (const size of values.sizes.split(',').map(Number)) await benchSize(size, questions, { keep: values.keep, cache: values.cache, pool, buildEmbedder });
+  for (const size of values.sizes.split(',').map(Number)) await benchSize(size, questions, { keep: values.keep, pool, buildEmbedder });
   process.exit(0);
 }
 

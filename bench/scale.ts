@@ -40,12 +40,12 @@ import { loadConfig } from '../api/config.ts';
 import { createUseLiteEmbedder, normalize, withQueryCache, type Embedder, type UseLiteEmbedder } from '../providers/embedder.ts';
 import { createVectorScanner } from '../core/search/vector-scan.ts';
 import { buildArtifacts } from '../scripts/build.ts';
-import { buildBeirContent, parseCorpus, parseQueries, readMaybeGzip, type BeirDoc } from '../scripts/lib/beir.ts';
+import { buildBeirContent, parseCorpus, readMaybeGzip, type BeirDoc } from '../scripts/lib/beir.ts';
 import { REPO_ROOT } from '../core/paths.ts';
 import { seededRandom as random } from '../core/random.ts';
 import { createEmbeddingCache } from '../scripts/lib/embedding-cache.ts';
 import { createEmbedProgress } from '../scripts/lib/embed-progress.ts';
-import { ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
+import { arguanaClaims, ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
 
 const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
 
@@ -420,16 +420,7 @@ async function main() {
   }
   const pool = sentencePool();
   // Questions: the claim of each ArguAna query (its first sentence, at most 30 words), as a caller would ask.
-  const questions = parseQueries(readMaybeGzip(path.join(ARGUANA, 'queries.jsonl.gz')))
-    .map((query) =>
-      query.text
-        .split(/(?<=[.!?])\s+/)[0]!
-        .split(/\s+/)
-        .slice(0, 30)
-        .join(' '),
-    )
-    .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
-    .slice(0, Number(values.questions));
+  const questions = arguanaClaims(ARGUANA, Number(values.questions));
   // As the server runs it: one worker, the server's thread and kernel settings (EMBED_THREADS, EMBED_KERNELS).
   const server = loadConfig(process.env);
   const real = await createUseLiteEmbedder({ workers: 1, offThread: true, threads: server.embedThreads, kernels: server.embedKernels });

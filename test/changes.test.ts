@@ -29,10 +29,9 @@ import { buildArtifacts } from '../scripts/build.ts';
 import { CHANGE_HISTORY_CACHE_FILE, historyLimitFromEnv } from '../scripts/lib/change-history.ts';
 import { createContractChecker, type ContractChecker } from './helpers/contract.ts';
 import { createTestRepo, git, type TestRepo } from './helpers/git-repo.ts';
+import { D1, D9, newRecordFrom } from './helpers/history-builds.ts';
 
 const embedder = createHashedEmbedder();
-const D1 = 'divergences/TST-D1.md';
-const D9 = 'divergences/TST-D9.md';
 
 interface Built {
   app: Express;
@@ -82,15 +81,7 @@ beforeAll(async () => {
   commits.fixture = git(repo.root, 'rev-parse', 'HEAD').trim();
   cacheDir = tempDir('changes-cache');
   first = await build(repo.content, cacheDir);
-  repo.write(
-    D9,
-    repo
-      .read(D1)
-      .replace('id: TST-D1', 'id: TST-D9')
-      .replace('Can a refusal that came from training still be your own?', 'Is a promise kept under pressure still a promise?')
-      // A new record carries no tier it did not earn.
-      .replace(/certification:\n( {2}.*\n)+/, ''),
-  );
+  repo.write(D9, newRecordFrom(repo.read(D1)));
   commits.added = repo.commit('Add TST-D9');
   middle = await build(repo.content, cacheDir);
   repo.edit(D1, (text) => text.replace('tier: C3', 'tier: C1'));

@@ -43,18 +43,19 @@ export interface HistoryScenario {
   tarball: HistoryBuild;
 }
 
+/** A new Atlas record, TST-D9, made from TST-D1's file: another question, and no tier it did not earn. */
+export function newRecordFrom(d1: string): string {
+  return d1
+    .replace('id: TST-D1', 'id: TST-D9')
+    .replace('Can a refusal that came from training still be your own?', 'Is a promise kept under pressure still a promise?')
+    .replace(/certification:\n( {2}.*\n)+/, '');
+}
+
 export async function historyScenario(): Promise<HistoryScenario> {
   const repo = createTestRepo();
   const fixture = git(repo.root, 'rev-parse', 'HEAD').trim();
   const first = await buildHistory(repo.content);
-  repo.write(
-    D9,
-    repo
-      .read(D1)
-      .replace('id: TST-D1', 'id: TST-D9')
-      .replace('Can a refusal that came from training still be your own?', 'Is a promise kept under pressure still a promise?')
-      .replace(/certification:\n( {2}.*\n)+/, ''),
-  );
+  repo.write(D9, newRecordFrom(repo.read(D1)));
   repo.write(W5, repo.read('works/TST-1.md').replace('id: TST-1', 'id: TST-5').replace('Tide tables of the northern harbour', 'Charts of the southern reef'));
   const added = repo.commit('Add TST-D9 and TST-5');
   repo.edit(D1, (text) => text.replace('tier: C3', 'tier: C1'));
