@@ -35,6 +35,7 @@ import { queryRoutes } from './routes/query.ts';
 import { tensionRoutes } from './routes/tensions.ts';
 import { lineageRoutes } from './routes/lineage.ts';
 import { dispositionRoutes } from './routes/dispositions.ts';
+import { changeHistoryOf } from './changes-file.ts';
 import { CHANGES_PATH, changeRoutes } from './routes/changes.ts';
 import { staticRoutes } from './routes/static.ts';
 import { opsRoutes } from './routes/ops.ts';
@@ -187,6 +188,7 @@ export function createApp(options: AppOptions): Express {
     origin: options.federation?.origin,
     push: options.federation?.push ?? false,
     rotations: () => readRotations(store),
+    history: () => changeHistoryOf(options.corpus),
   });
 
   const routes: RouteDefinition[] = [

@@ -78,10 +78,19 @@ export const FederationManifestSchema = z
     signed_at: isoTime('Start of the signing window; a puller refuses one older than the last it accepted.'),
     expires_at: isoTime('After this the manifest is refused.'),
     corpus_rev: text('Content revision (as /api/manifest).'),
+    since: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/)
+      .optional()
+      .describe(
+        'Present only when the manifest answers ?since=<corpus_rev> and the node holds that revision in its history: records then lists only the records added or changed since it (removed ones are not listed). Absent: records lists every record.',
+      ),
     counts_hash: text('hashes.manifest of /api/manifest.'),
     licence: text('Licence of the records.'),
     attribution: text('Attribution the licence requires.'),
-    records: z.array(ManifestRecordSchema).describe("Every Atlas record built from this deployment's own content."),
+    records: z
+      .array(ManifestRecordSchema)
+      .describe("Every Atlas record built from this deployment's own content; with since, only those added or changed since that revision."),
     imports: z.array(ManifestImportSchema).describe('Records imported from other deployments; never re-offered as its own.'),
   })
   .describe('Signed federation manifest: every record twin hash and record signature.');

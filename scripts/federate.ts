@@ -55,7 +55,7 @@ function describe(report: PullReport): string {
         ]
       : []),
     `${report.origin} (${report.name}, ${report.node_id}): manifest signed ${report.signed_at}, signature and hashes verified`,
-    `${report.listed} records listed, ${report.unchanged} already known, ${verb} ${report.staged.length}; ${report.bytes_fetched} bytes fetched`,
+    `${report.listed} records listed${report.since ? ` (changed since revision ${report.since}; now ${report.corpus_rev})` : ` (every record, revision ${report.corpus_rev})`}, ${report.unchanged} already known, ${verb} ${report.staged.length}; ${report.bytes_fetched} bytes fetched`,
     ...report.staged.map((item) => `  ${item.record_id}  ${item.sha256.slice(0, 16)}…${item.import_id ? `  ${item.import_id}` : ''}`),
     ...(report.staged.length > 0 && !report.plan ? ['Review them: npm run curate -- imports'] : []),
   ].join('\n');

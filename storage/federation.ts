@@ -26,14 +26,19 @@ export interface FederationImport {
 /**
  * What a puller remembers of a peer: the key first seen for its origin (or pinned by the
  * operator before any pull: then `public_key` is '' until the first pull fills it, and
- * `node_id` names the key), and its newest accepted manifest ('' before any).
+ * `node_id` names the key), its newest accepted manifest's signing time and corpus revision
+ * ('' before any; the next pull asks the peer for the records changed since that revision).
  */
 export interface FederationPeer {
   origin: string;
   node_id: string;
   public_key: string;
   last_signed_at: string;
+  last_corpus_rev: string;
 }
+
+/** What staging writes of a peer: without `last_corpus_rev` (a pushed offer, not a manifest) the recorded one is kept. */
+export type PeerUpdate = Omit<FederationPeer, 'last_corpus_rev'> & { last_corpus_rev?: string };
 
 /** Whether a pinned peer's key is this one: the same raw key, or (pinned by key id only) the same node id. */
 export function pinMatches(pinned: Pick<FederationPeer, 'node_id' | 'public_key'>, peer: Pick<FederationPeer, 'node_id' | 'public_key'>): boolean {
@@ -46,12 +51,12 @@ export type NewImport = Omit<FederationImport, 'status' | 'reviewed_at' | 'revie
 export interface FederationStore {
   getPeer(origin: string): Promise<FederationPeer | undefined>;
   /**
-   * Stages the imports of one pull and moves the peer's last accepted manifest to `peer`, in one
+   * Stages the imports of one pull and moves the peer's last accepted manifest (and, when given, its corpus revision) to `peer`, in one
    * transaction. An import already known by (origin node, record id, content hash) is skipped;
    * a new version supersedes a pending older one. Refused (false, nothing written) when the
    * store already holds a newer manifest of that origin, or a different key for it.
    */
-  stageImports(peer: FederationPeer, imports: readonly NewImport[]): Promise<{ accepted: boolean; staged: FederationImport[] }>;
+  stageImports(peer: PeerUpdate, imports: readonly NewImport[]): Promise<{ accepted: boolean; staged: FederationImport[] }>;
   /**
    * Pins a key for an origin before any pull (`npm run federate -- trust`): 'pinned' when new,
    * 'same' when that key is already pinned, 'conflict' (nothing written) when another is.

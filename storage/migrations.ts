@@ -132,6 +132,12 @@ ${CONTRIBUTION_INDEXES}`,
     name: 'job leases',
     sql: 'ALTER TABLE jobs ADD COLUMN lease_expires_at BIGINT;',
   },
+  {
+    version: 5,
+    // The corpus revision of the last manifest a pull accepted from a peer: the next pull asks the peer for what changed since ('' before any).
+    name: 'federation peers remember the corpus revision',
+    sql: "ALTER TABLE federation_peers ADD COLUMN last_corpus_rev TEXT NOT NULL DEFAULT '';",
+  },
 ];
 
 export const SCHEMA_MIGRATIONS_TABLE = 'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)';

@@ -34,11 +34,12 @@ const run = promisify(execFile);
 type Rewrite = (path: string, body: Buffer) => Buffer;
 
 /** A loopback proxy in front of a server that can rewrite any answer on the way. */
-async function startProxy(target: string): Promise<{ base: string; target: string; rewrite: Rewrite | undefined; close(): void }> {
-  const state: { base: string; target: string; rewrite: Rewrite | undefined; close(): void } = {
+async function startProxy(target: string): Promise<{ base: string; target: string; rewrite: Rewrite | undefined; requests: string[]; close(): void }> {
+  const state: { base: string; target: string; rewrite: Rewrite | undefined; requests: string[]; close(): void } = {
     base: '',
     target,
     rewrite: undefined,
+    requests: [],
     close: () => server.close(),
   };
   const server = http.createServer((request, response) => {
@@ -47,7 +48,9 @@ async function startProxy(target: string): Promise<{ base: string; target: strin
       const chunks: Buffer[] = [];
       upstream.on('data', (chunk: Buffer) => chunks.push(chunk));
       upstream.on('end', () => {
-        const body = state.rewrite ? state.rewrite(request.url!, Buffer.concat(chunks)) : Buffer.concat(chunks);
+        state.requests.push(request.url!);
+        // A rewrite sees the path alone (a pull after the first asks the manifest ?since=).
+        const body = state.rewrite ? state.rewrite(new URL(request.url!, state.target).pathname, Buffer.concat(chunks)) : Buffer.concat(chunks);
         response.writeHead(upstream.statusCode!, { 'content-type': upstream.headers['content-type'] ?? 'application/octet-stream' });
         response.end(body);
       });
@@ -203,11 +206,12 @@ describe('federation between two deployments on loopback', () => {
     expect(pending[0]!.markdown).toBe(await (await fetch(`${aServer.base}/records/AAA-D1.md`)).text());
 
     const second = await pull(proxy.base);
-    expect(second).toMatchObject({ listed: 2, unchanged: 2, staged: [] });
+    // asked since the revision the first pull accepted, nothing changed: none listed, none staged
+    expect(second).toMatchObject({ since: second.corpus_rev, listed: 0, unchanged: 0, staged: [] });
     // only the three documents: no record twin is fetched again
     const documents = (
       await Promise.all(
-        ['/.well-known/polyphony-node.json', '/federation/manifest.json', '/federation/manifest.sig'].map(
+        ['/.well-known/polyphony-node.json', `/federation/manifest.json?since=${second.since}`, `/federation/manifest.sig?since=${second.since}`].map(
           async (file) => (await (await fetch(`${proxy.base}${file}`)).arrayBuffer()).byteLength,
         ),
       )
@@ -295,9 +299,17 @@ describe('federation between two deployments on loopback', () => {
             ? twin
             : body;
     };
+    proxy.requests.length = 0;
     const again = await pull(proxy.base, { store });
     proxy.rewrite = undefined;
-    expect(again).toMatchObject({ listed: 2, unchanged: 1 });
+    // The second pull asks what changed since the revision it accepted; A was built without git history, so it lists every record and says so (no since).
+    const rev = (await store.getPeer(new URL(proxy.base).origin))!.last_corpus_rev;
+    expect(rev).toBe(current.corpus_rev);
+    expect(proxy.requests.filter((url) => url.startsWith('/federation/'))).toEqual([
+      `/federation/manifest.json?since=${rev}`,
+      `/federation/manifest.sig?since=${rev}`,
+    ]);
+    expect(again).toMatchObject({ listed: 2, unchanged: 1, since: null, corpus_rev: rev });
     expect(again.staged.map((item) => [item.record_id, item.sha256])).toEqual([['AAA-D2', sha256]]);
     expect(fetched.filter((url) => url.startsWith('/records/'))).toEqual(['/records/AAA-D2.md']);
     expect((await store.listImports()).map((item) => [item.record_id, item.status])).toEqual([
@@ -504,9 +516,13 @@ describe('federation keys: pinned, rotated with a signed statement (issue 29 ite
     expect(JSON.parse(genuine)).toEqual(JSON.parse(await (await fetch(`${proxy.base}/.well-known/polyphony-key-rotations.json`)).text()));
 
     // The signed rotation is accepted: the pin moves, and the records pulled under the old key are not staged again.
+    // (The revision forgotten, the pull reads the whole manifest, so those records are listed and found known.)
+    const forgetting = createSqliteStore(storePath);
+    await forgetting.stageImports({ ...(await forgetting.getPeer(proxy.base))!, last_corpus_rev: '' }, []);
+    await forgetting.close();
     const accepted = await pullInto(storePath);
     expect(accepted.code, accepted.stderr).toBe(0);
-    expect(JSON.parse(accepted.stdout)).toMatchObject({ rotated: { from: previous, to: next, steps: 1 }, unchanged: 2, staged: [] });
+    expect(JSON.parse(accepted.stdout)).toMatchObject({ rotated: { from: previous, to: next, steps: 1 }, since: null, listed: 2, unchanged: 2, staged: [] });
     const store = createSqliteStore(storePath);
     expect((await store.getPeer(proxy.base))?.node_id).toBe(`pn1:${next}`);
     await store.close();

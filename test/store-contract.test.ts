@@ -506,7 +506,7 @@ for (const driver of drivers) {
 
     it('stages federation imports once per content hash, pins the peer key and refuses older manifests', async () => {
       const store = await driver.open();
-      const peer = { origin: 'http://a.test', node_id: 'pn1:aa', public_key: 'keyA', last_signed_at: at(10).toISOString() };
+      const peer = { origin: 'http://a.test', node_id: 'pn1:aa', public_key: 'keyA', last_signed_at: at(10).toISOString(), last_corpus_rev: '' };
       const markdown = '---\nid: AAA-D1\n---\n  verbatim \u{1F600}\n';
       const newImport = (n: number, hash: string) => ({
         id: `imp_${n}`,
@@ -564,15 +564,22 @@ for (const driver of drivers) {
       expect(await store.trustPeer(origin, 'pn1:bb')).toBe('pinned');
       expect(await store.trustPeer(origin, 'pn1:bb')).toBe('same');
       expect(await store.trustPeer(origin, 'pn1:cc')).toBe('conflict');
-      expect(await store.getPeer(origin)).toEqual({ origin, node_id: 'pn1:bb', public_key: '', last_signed_at: '' });
+      expect(await store.getPeer(origin)).toEqual({ origin, node_id: 'pn1:bb', public_key: '', last_signed_at: '', last_corpus_rev: '' });
       // another key on first contact: refused; the pinned one fills in its full key
       expect(await store.stageImports({ origin, node_id: 'pn1:cc', public_key: 'keyC', last_signed_at: at(1).toISOString() }, [])).toEqual({
         accepted: false,
         staged: [],
       });
-      const filled = { origin, node_id: 'pn1:bb', public_key: 'keyB', last_signed_at: at(1).toISOString() };
+      const filled = { origin, node_id: 'pn1:bb', public_key: 'keyB', last_signed_at: at(1).toISOString(), last_corpus_rev: '00000000000000a1' };
       expect((await store.stageImports(filled, [])).accepted).toBe(true);
       expect(await store.getPeer(origin)).toEqual(filled);
+      // a pushed offer (no revision) keeps the revision the last pull recorded; the next pull moves it (issue 45)
+      const { last_corpus_rev: _kept, ...offer } = filled;
+      expect((await store.stageImports(offer, [])).accepted).toBe(true);
+      expect((await store.getPeer(origin))?.last_corpus_rev).toBe('00000000000000a1');
+      expect((await store.stageImports({ ...filled, last_corpus_rev: '00000000000000a2' }, [])).accepted).toBe(true);
+      expect((await store.getPeer(origin))?.last_corpus_rev).toBe('00000000000000a2');
+      await store.stageImports(filled, []);
       // a rotation moves the pin only from the key it holds (compare and set), keeping the manifest clock
       expect(await store.rotatePeer(origin, { node_id: 'pn1:xx', public_key: 'keyX' }, { node_id: 'pn1:dd', public_key: 'keyD' })).toBe(false);
       expect(await store.rotatePeer(origin, filled, { node_id: 'pn1:dd', public_key: 'keyD' })).toBe(true);

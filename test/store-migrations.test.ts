@@ -160,7 +160,7 @@ for (const driver of drivers) {
       expect(await store.secret('client-hash-salt')).toBe('old-salt');
       expect((await store.hit({ key: 'live:x', limit: 2, windowMs: 60_000 }, at(0))).allowed).toBe(false);
       expect((await store.listTensionSightings()).map((item) => item.id)).toEqual(['s_old']);
-      expect(await store.getPeer('http://a.test')).toMatchObject({ node_id: 'pn1:aa' });
+      expect(await store.getPeer('http://a.test')).toMatchObject({ node_id: 'pn1:aa', last_corpus_rev: '' });
       // the old global UNIQUE on the key is gone (migration 2): another client may use "K"
       const limit = { key: 'contribute:client-b', limit: 5, windowMs: 3_600_000 };
       const other = {

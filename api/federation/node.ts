@@ -3,7 +3,9 @@
  * docs/FEDERATION.md, computed from the read model and the record twins. Twin hashes and
  * record signatures are computed once; a manifest is signed once per signing window.
  */
+import { changesSince } from '../../core/changes.ts';
 import { sha256Hex } from '../../core/manifest.ts';
+import type { ChangeHistory } from '../../schemas/api/changes.ts';
 import {
   FEDERATION_PROTOCOL,
   type FederationManifest,
@@ -28,6 +30,8 @@ export interface FederationNodeOptions {
   push?: boolean;
   /** The key rotation statements this node publishes (rotation.ts); none when absent. */
   rotations?: () => Promise<KeyRotationsDocument>;
+  /** The content's history (api/changes-file.ts): a manifest asked `since` a revision it holds lists only what changed. */
+  history?: () => ChangeHistory;
 }
 
 export interface SignedManifest {
@@ -38,7 +42,12 @@ export interface SignedManifest {
 export interface FederationNode {
   origin(requestOrigin: string): string;
   nodeDocument(requestOrigin: string): Promise<NodeDocument>;
-  signedManifest(requestOrigin: string, now: Date): Promise<SignedManifest>;
+  /**
+   * The manifest of the current signing window. With `since` a revision the history holds, it
+   * lists only the records added or changed since then and says so (`since`); with one it does
+   * not hold (or no history), every record, as without.
+   */
+  signedManifest(requestOrigin: string, now: Date, since?: string): Promise<SignedManifest>;
   keyRotations(): Promise<KeyRotationsDocument>;
 }
 
@@ -79,6 +88,16 @@ export function createFederationNode(options: FederationNodeOptions): Federation
 
   const origin = (requestOrigin: string) => configured ?? requestOrigin;
 
+  /** The Atlas records added or changed since a revision the history holds; undefined when it holds none such. */
+  function changedSince(since: string): Set<string> | undefined {
+    const history = options.history?.();
+    if (!history) return undefined;
+    const outcome = changesSince(history, since);
+    if (outcome.kind !== 'delta') return undefined;
+    const { added, changed } = outcome.delta;
+    return new Set([...added, ...changed].filter((change) => change.kind === 'divergence').map((change) => change.id));
+  }
+
   const keyRotations = async (): Promise<KeyRotationsDocument> => (await options.rotations?.()) ?? { protocol: FEDERATION_PROTOCOL, rotations: [] };
 
   return {
@@ -103,13 +122,16 @@ export function createFederationNode(options: FederationNodeOptions): Federation
         ...(rotated ? { key_rotations_url: KEY_ROTATIONS_PATH } : {}),
       };
     },
-    async signedManifest(requestOrigin, now) {
+    async signedManifest(requestOrigin, now, since) {
       const nodeKey = await getKey();
       const { signedAt, expiresAt } = signingWindow(now);
-      const cacheKey = `${signedAt} ${origin(requestOrigin)}`;
+      const changed = since === undefined ? undefined : changedSince(since);
+      const cacheKey = `${signedAt} ${origin(requestOrigin)} ${changed ? since : ''}`;
       const cached = cache.get(cacheKey);
       if (cached) return cached;
-      const { records, imports } = await (entries ??= computeEntries());
+      const all = await (entries ??= computeEntries());
+      const records = changed ? all.records.filter((entry) => changed.has(entry.id)) : all.records;
+      const imports = all.imports;
       const manifest: FederationManifest = {
         protocol: FEDERATION_PROTOCOL,
         node_id: nodeKey.nodeId,
@@ -119,6 +141,7 @@ export function createFederationNode(options: FederationNodeOptions): Federation
         signed_at: signedAt,
         expires_at: expiresAt,
         corpus_rev: corpus.manifest.published_releases.corpus_rev,
+        ...(changed ? { since } : {}),
         counts_hash: corpus.manifest.hashes.manifest,
         licence: corpus.site.license.corpus,
         attribution,

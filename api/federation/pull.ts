@@ -47,6 +47,10 @@ export interface PullReport {
   node_id: string;
   name: string;
   signed_at: string;
+  /** The revision the manifest listed changes since (the one last accepted from this peer), or null when it listed every record. */
+  since: string | null;
+  /** The peer's corpus revision, recorded for the next pull's since. */
+  corpus_rev: string;
   listed: number;
   unchanged: number;
   bytes_fetched: number;
@@ -131,12 +135,14 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
   const pinned = await options.store.getPeer(base.origin);
   const rotation = pinned ? await checkPin(pinned, node, base.origin, fetchCounted) : undefined;
 
-  // 2. The manifest and its signature.
+  // 2. The manifest and its signature; after a first pull, only what changed since the revision then accepted.
   const manifestUrl = new URL(node.manifest_url, base);
   const signatureUrl = new URL(node.signature_url, base);
   for (const documentUrl of [manifestUrl, signatureUrl]) {
     if (documentUrl.origin !== base.origin) throw new FederationError('ORIGIN_MISMATCH', `${nodeUrl} points to ${documentUrl.href}, outside its origin`);
   }
+  const since = pinned?.last_corpus_rev || undefined;
+  if (since) for (const documentUrl of [manifestUrl, signatureUrl]) documentUrl.searchParams.set('since', since);
   const manifestDocument = parseJson<FederationManifest>(
     (await fetchCounted(manifestUrl.href, options.maxBytes)).body,
     manifestUrl.href,
@@ -150,6 +156,13 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     );
   }
   const manifest = manifestDocument.data;
+  // A peer that does not know the revision (or an older engine) answers the whole manifest, without since.
+  if (manifest.since !== undefined && manifest.since !== since) {
+    throw new FederationError(
+      'INVALID_DOCUMENT',
+      `${manifestUrl.href} lists the records changed since ${manifest.since}, but this pull asked ${since ? `since ${since}` : 'for every record'}; nothing was staged`,
+    );
+  }
   const now = options.now();
   const signedAt = checkManifest(manifest, node, { now, pinned, origin: base.origin, maxRecords: options.maxRecords });
 
@@ -225,6 +238,8 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     node_id: node.node_id,
     name: node.name,
     signed_at: signedAt,
+    since: manifest.since ?? null,
+    corpus_rev: manifest.corpus_rev,
     listed: manifest.records.length,
     unchanged: manifest.records.length - wanted.length,
     bytes_fetched: options.maxBytes - budget,
@@ -238,7 +253,7 @@ export async function pullFromPeer(url: string, options: PullOptions): Promise<P
     throw new FederationError('KEY_CHANGED', `the key pinned for ${base.origin} changed meanwhile (another pull); nothing was staged`);
   }
   const outcome = await options.store.stageImports(
-    { origin: node.origin, node_id: node.node_id, public_key: node.public_key.raw, last_signed_at: signedAt },
+    { origin: node.origin, node_id: node.node_id, public_key: node.public_key.raw, last_signed_at: signedAt, last_corpus_rev: manifest.corpus_rev },
     fetched.sort((a, b) => (a.record_id < b.record_id ? -1 : 1)),
   );
   if (!outcome.accepted)

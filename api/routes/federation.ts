@@ -3,7 +3,7 @@
  * and push (POST /api/federation/offer), off unless configured.
  */
 import type { Request } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { apiError } from '../../schemas/errors.ts';
 import { FederationError } from '../federation/errors.ts';
 import type { FederationNode } from '../federation/node.ts';
@@ -11,7 +11,7 @@ import { receiveOffer } from '../federation/offer.ts';
 import type { Window } from '../http/rate-limit.ts';
 import type { FederationStore } from '../../storage/federation.ts';
 import { FederationOfferSchema } from '../../schemas/federation.ts';
-import { bodyOf, send, type RouteContext, type RouteDefinition } from './types.ts';
+import { bodyOf, queryOf, send, type RouteContext, type RouteDefinition, type RouteInput } from './types.ts';
 import {
   OfferAcceptedSchema,
   NodeDocumentSchema,
@@ -19,7 +19,8 @@ import {
   KeyRotationsDocumentSchema,
   ManifestSignatureSchema,
 } from '../../schemas/federation.ts';
-import { CACHE_HEADER, noParameters, ok, storeDown } from '../openapi/parts.ts';
+import { CACHE_HEADER, noParameters, ok, queryParameter, storeDown } from '../openapi/parts.ts';
+import { CORPUS_REV_PATTERN } from '../../schemas/api/changes.ts';
 import type { OperationSpec, RouteSpec } from './types.ts';
 
 export interface PushOptions {
@@ -35,7 +36,7 @@ export const DEFAULT_OFFER_LIMIT: Window = { limit: 30, windowMs: 3_600_000 };
 const NODE_DOCUMENT = { method: 'GET', path: '/.well-known/polyphony-node.json' } as const;
 
 const tags = ['federation'];
-const document = (operation: Omit<OperationSpec, 'tags' | 'errors'>): { GET: OperationSpec } => ({
+const document = (operation: Omit<OperationSpec, 'tags' | 'errors'> & Partial<Pick<OperationSpec, 'errors'>>): { GET: OperationSpec } => ({
   GET: { tags, query: [], errors: noParameters, ...operation },
 });
 
@@ -49,12 +50,26 @@ export const NODE_DOCUMENT_ROUTE: RouteSpec = {
   }),
 };
 
+/** ?since= on the manifest and its signature: the revision a puller last accepted (docs/FEDERATION.md). */
+const SINCE_QUERY = [
+  queryParameter(
+    'since',
+    z.string().regex(CORPUS_REV_PATTERN),
+    "The corpus_rev of the manifest you last accepted from this node (16 lower-case hex digits). When the node's history holds it, the manifest lists only the records added or changed since then and carries since; otherwise it lists every record and carries no since. Send the same value to manifest.json and manifest.sig.",
+    { trim: true, example: '0123456789abcdef' },
+  ),
+] as const;
+const SINCE_ERRORS = { 400: ['UNKNOWN_PARAMETER', 'INVALID_PARAMETER', 'PARAM_REPEATED'] } as const;
+
 export const FEDERATION_MANIFEST: RouteSpec = {
   path: '/federation/manifest.json',
   operations: document({
     operationId: 'getFederationManifest',
     summary: "Signed list of this deployment's Atlas records with their twin hashes and record signatures",
-    description: 'Signed for a 10-minute window, valid one hour; its signature is at /federation/manifest.sig. Check it with npm run verify -- <url>.',
+    description:
+      'Signed for a 10-minute window, valid one hour; its signature is at /federation/manifest.sig (with the same since). Check it with npm run verify -- <url>. With since, a delta a puller can verify the same way: only the records added or changed since that revision.',
+    query: SINCE_QUERY,
+    errors: SINCE_ERRORS,
     responses: { 200: ok('Federation manifest.', FederationManifestSchema, CACHE_HEADER) },
   }),
 };
@@ -64,6 +79,9 @@ export const FEDERATION_SIGNATURE: RouteSpec = {
   operations: document({
     operationId: 'getFederationManifestSignature',
     summary: 'Ed25519 signature of the federation manifest',
+    description: 'The signature of /federation/manifest.json asked with the same since (or none).',
+    query: SINCE_QUERY,
+    errors: SINCE_ERRORS,
     responses: { 200: ok('Signature document.', ManifestSignatureSchema, CACHE_HEADER) },
   }),
 };
@@ -97,19 +115,20 @@ export const FEDERATION_OFFER: RouteSpec = {
 
 export function federationRoutes(context: RouteContext, node: FederationNode, push: PushOptions): RouteDefinition[] {
   const requestOrigin = (request: Request) => `${request.protocol}://${request.get('host') ?? 'localhost'}`;
-  const route = <S extends z.ZodType>(spec: RouteSpec, schema: S, body: (request: Request) => Promise<z.output<S>>): RouteDefinition => ({
+  const route = <S extends z.ZodType>(spec: RouteSpec, schema: S, body: (request: Request, input: RouteInput) => Promise<z.output<S>>): RouteDefinition => ({
     ...spec,
     methods: {
-      GET: async (request, response) => {
+      GET: async (request, response, input) => {
         response.setHeader('Cache-Control', 'public, max-age=60');
-        send(response, schema, await body(request));
+        send(response, schema, await body(request, input));
       },
     },
   });
+  const signed = (request: Request, input: RouteInput) => node.signedManifest(requestOrigin(request), context.now(), queryOf(input, SINCE_QUERY).since);
   return [
     route(NODE_DOCUMENT_ROUTE, NodeDocumentSchema, (request) => node.nodeDocument(requestOrigin(request))),
-    route(FEDERATION_MANIFEST, FederationManifestSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).manifest),
-    route(FEDERATION_SIGNATURE, ManifestSignatureSchema, async (request) => (await node.signedManifest(requestOrigin(request), context.now())).signature),
+    route(FEDERATION_MANIFEST, FederationManifestSchema, async (request, input) => (await signed(request, input)).manifest),
+    route(FEDERATION_SIGNATURE, ManifestSignatureSchema, async (request, input) => (await signed(request, input)).signature),
     route(KEY_ROTATIONS_ROUTE, KeyRotationsDocumentSchema, () => node.keyRotations()),
     {
       ...FEDERATION_OFFER,

@@ -9,7 +9,10 @@ export function createPostgresFederation(pool: Queryable, transaction: Transacti
   }
   return {
     async getPeer(origin) {
-      const { rows } = await pool.query<FederationPeer>('SELECT origin, node_id, public_key, last_signed_at FROM federation_peers WHERE origin = $1', [origin]);
+      const { rows } = await pool.query<FederationPeer>(
+        'SELECT origin, node_id, public_key, last_signed_at, last_corpus_rev FROM federation_peers WHERE origin = $1',
+        [origin],
+      );
       return rows[0];
     },
     async trustPeer(origin, nodeId) {
@@ -41,9 +44,10 @@ export function createPostgresFederation(pool: Queryable, transaction: Transacti
         const known = rows[0];
         if (known && (!pinMatches(known, peer) || known.last_signed_at > peer.last_signed_at)) return { accepted: false, staged: [] };
         await client.query(
-          `INSERT INTO federation_peers (origin, node_id, public_key, last_signed_at) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (origin) DO UPDATE SET last_signed_at = EXCLUDED.last_signed_at, public_key = EXCLUDED.public_key`,
-          [peer.origin, peer.node_id, peer.public_key, peer.last_signed_at],
+          `INSERT INTO federation_peers (origin, node_id, public_key, last_signed_at, last_corpus_rev) VALUES ($1, $2, $3, $4, COALESCE($5, ''))
+           ON CONFLICT (origin) DO UPDATE SET last_signed_at = EXCLUDED.last_signed_at, public_key = EXCLUDED.public_key,
+             last_corpus_rev = COALESCE($5, federation_peers.last_corpus_rev)`,
+          [peer.origin, peer.node_id, peer.public_key, peer.last_signed_at, peer.last_corpus_rev ?? null],
         );
         const staged: FederationImport[] = [];
         for (const item of imports) {

@@ -14,9 +14,10 @@ const toImport = (row: Record<string, unknown>) => fromRow(row, parseJson);
 
 export function createSqliteFederation(db: Database, transaction: Transaction): FederationStore {
   const statements = {
-    getPeer: db.prepare('SELECT origin, node_id, public_key, last_signed_at FROM federation_peers WHERE origin = ?'),
-    putPeer: db.prepare(`INSERT INTO federation_peers (origin, node_id, public_key, last_signed_at) VALUES (?, ?, ?, ?)
-      ON CONFLICT(origin) DO UPDATE SET last_signed_at = excluded.last_signed_at, public_key = excluded.public_key`),
+    getPeer: db.prepare('SELECT origin, node_id, public_key, last_signed_at, last_corpus_rev FROM federation_peers WHERE origin = ?'),
+    putPeer: db.prepare(`INSERT INTO federation_peers (origin, node_id, public_key, last_signed_at, last_corpus_rev) VALUES (?, ?, ?, ?, COALESCE(?, ''))
+      ON CONFLICT(origin) DO UPDATE SET last_signed_at = excluded.last_signed_at, public_key = excluded.public_key,
+        last_corpus_rev = COALESCE(?, federation_peers.last_corpus_rev)`),
     trust: db.prepare("INSERT OR IGNORE INTO federation_peers (origin, node_id, public_key, last_signed_at) VALUES (?, ?, '', '')"),
     rotate: db.prepare('UPDATE federation_peers SET node_id = ?, public_key = ? WHERE origin = ? AND node_id = ? AND public_key = ?'),
     known: db.prepare('SELECT 1 FROM federation_imports WHERE origin_node = ? AND record_id = ? AND content_hash = ?'),
@@ -31,13 +32,16 @@ export function createSqliteFederation(db: Database, transaction: Transaction): 
   return {
     async getPeer(origin) {
       const row = statements.getPeer.get(origin) as FederationPeer | undefined;
-      return row ? { origin: row.origin, node_id: row.node_id, public_key: row.public_key, last_signed_at: row.last_signed_at } : undefined;
+      return row
+        ? { origin: row.origin, node_id: row.node_id, public_key: row.public_key, last_signed_at: row.last_signed_at, last_corpus_rev: row.last_corpus_rev }
+        : undefined;
     },
     async stageImports(peer, imports) {
       return transaction(() => {
         const known = statements.getPeer.get(peer.origin) as FederationPeer | undefined;
         if (known && (!pinMatches(known, peer) || known.last_signed_at > peer.last_signed_at)) return { accepted: false, staged: [] };
-        statements.putPeer.run(peer.origin, peer.node_id, peer.public_key, peer.last_signed_at);
+        const rev = peer.last_corpus_rev ?? null;
+        statements.putPeer.run(peer.origin, peer.node_id, peer.public_key, peer.last_signed_at, rev, rev);
         const staged: FederationImport[] = [];
         for (const item of imports) {
           if (statements.known.get(item.origin_node, item.record_id, item.content_hash)) continue;
