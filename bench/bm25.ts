@@ -1,7 +1,8 @@
 /**
  * The lexical side at scale (issue 30): BM25 over 100k and 1M synthetic passages, the
- * exhaustive `scores()` (every posting of the query's terms) beside MaxScore's top k
- * (`top()`) and the exact scores of a shortlist (`scoresOf()`), timed in the same run.
+ * exhaustive `scores()` (every posting of the query's terms) beside the exact scores of a
+ * shortlist (`scoresOf()`, the feedback's pool), timed in the same run. (A MaxScore top k was
+ * measured here beside them until issue 44 removed it: slower than the exhaustive scores.)
  *
  * The passages are made of sentences of the real ArguAna arguments in ../shared (read at run
  * time), drawn seeded until about 160 words, as the build's passages; four passages a record.
@@ -14,9 +15,8 @@
  * indexed: the default tuning gives them no weight (titleBoost 0).
  *
  * Queries: ArguAna's arguments (long, ~200 words) and their first 5-10 words (short questions).
- * Per query: the exhaustive scores, the top 100 (the default candidates) and top 2000 (the
- * default feedback pool: the wiring's k), and scoresOf 2000 records (the vector side's
- * shortlist); median and p95 ms, each as a ratio of the exhaustive one; postings read.
+ * Per query: the exhaustive scores and scoresOf 2000 records (the size of the default
+ * feedback pool); median and p95 ms, each as a ratio of the exhaustive one.
  *
  *   npx tsx bench/bm25.ts [--sizes 10000,100000,1000000] [--queries 60]
  */
@@ -145,17 +145,12 @@ const bytesOf = (packed: PackedFullText) =>
 
 interface Timings {
   exhaustive: number[];
-  top100: number[];
-  top2000: number[];
   scoresOf: number[];
-  read100: number;
-  read2000: number;
-  total: number;
 }
 
 function timeQueries(index: FullTextIndex, queries: readonly string[], records: number, seed: number): Timings {
   const next = seededRandom(seed);
-  const timings: Timings = { exhaustive: [], top100: [], top2000: [], scoresOf: [], read100: 0, read2000: 0, total: 0 };
+  const timings: Timings = { exhaustive: [], scoresOf: [] };
   const clock = <T>(work: () => T, into: number[]): T => {
     const started = performance.now();
     const result = work();
@@ -166,15 +161,8 @@ function timeQueries(index: FullTextIndex, queries: readonly string[], records: 
     const shortlist = Uint32Array.from({ length: 2000 }, () => Math.floor(next() * records));
     // The order rotates so neither path always runs on a cache the other warmed.
     const scores = clock(() => index.scores(query, OPTIONS), timings.exhaustive);
-    const top100 = clock(() => index.top(query, OPTIONS, 100), timings.top100);
-    const top2000 = clock(() => index.top(query, OPTIONS, 2000), timings.top2000);
     const exact = clock(() => index.scoresOf(query, OPTIONS, shortlist), timings.scoresOf);
-    if (top100.records.length > 0 && top100.scores[0] !== scores.reduce((max, score) => Math.max(max, score), 0))
-      throw new Error(`top and scores disagree on "${query.slice(0, 40)}"`);
     if (exact.some((score, i) => score !== scores[shortlist[i]!])) throw new Error(`scoresOf and scores disagree on "${query.slice(0, 40)}"`);
-    timings.read100 += top100.postingsRead;
-    timings.read2000 += top2000.postingsRead;
-    timings.total += top100.postingsTotal;
   }
   return timings;
 }
@@ -183,13 +171,10 @@ function report(label: string, timings: Timings): void {
   const median = (values: number[]) => percentile(values, 50);
   const p95 = (values: number[]) => percentile(values, 95);
   const reference = { median: median(timings.exhaustive), p95: p95(timings.exhaustive) };
-  const row = (name: string, values: number[], read?: number) =>
-    `  ${name.padEnd(22)} median ${ms(median(values)).padStart(9)} (${ratio(median(values), reference.median)})  p95 ${ms(p95(values)).padStart(9)} (${ratio(p95(values), reference.p95)})` +
-    (read === undefined ? '' : `  postings read ${((100 * read) / timings.total).toFixed(1)}% of the exhaustive`);
-  console.log(`${label} (${timings.exhaustive.length} queries, ${Math.round(timings.total / timings.exhaustive.length)} postings a query)`);
-  console.log(row('exhaustive scores()', timings.exhaustive, timings.total));
-  console.log(row('top(100)', timings.top100, timings.read100));
-  console.log(row('top(2000)', timings.top2000, timings.read2000));
+  const row = (name: string, values: number[]) =>
+    `  ${name.padEnd(22)} median ${ms(median(values)).padStart(9)} (${ratio(median(values), reference.median)})  p95 ${ms(p95(values)).padStart(9)} (${ratio(p95(values), reference.p95)})`;
+  console.log(`${label} (${timings.exhaustive.length} queries)`);
+  console.log(row('exhaustive scores()', timings.exhaustive));
   console.log(row('scoresOf(2000 records)', timings.scoresOf));
 }
 
@@ -219,10 +204,10 @@ async function main(): Promise<void> {
     console.log(
       `\n${size} passages: index ${(bytesOf(packed) / 2 ** 20).toFixed(0)} MiB of typed arrays (${(packed.text.postings.length / 2 / size).toFixed(1)} postings a passage), built in ${((performance.now() - started) / 1000).toFixed(1)} s; record → passages table for scoresOf ${(((size + size / PASSAGES_PER_RECORD) * 4) / 2 ** 20).toFixed(1)} MiB`,
     );
-    timeQueries(index, long.slice(0, 5), packed.title.lengths.length, 1); // warm-up: JIT and the per-term bounds
+    timeQueries(index, long.slice(0, 5), packed.title.lengths.length, 1); // warm-up: JIT
     report('  long queries (ArguAna arguments)', timeQueries(index, long, packed.title.lengths.length, 2));
     report('  short questions (5-10 words)', timeQueries(index, short, packed.title.lengths.length, 3));
-    console.log(`  heap growth over the queries (bounds cache and garbage): ${((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20).toFixed(0)} MiB`);
+    console.log(`  heap growth over the queries (garbage): ${((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20).toFixed(0)} MiB`);
   }
 }
 

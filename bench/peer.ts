@@ -19,9 +19,11 @@
  *     best passage's cosine, a plain scan of the same vectors).
  * Every figure is printed beside the other engine's as a ratio from the same run.
  *
- *   npx tsx bench/peer.ts [--sizes 100000] [--questions 100] [--keep <dir>] [--cache <dir>]
+ *   npx tsx bench/peer.ts [--sizes 100000] [--questions 100] [--keep <dir>] [--cache <dir>] [--cold]
+ *
+ * --cold drops the page cache (as root) before each engine's start, so start-up reads from disk.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,7 +94,27 @@ function recallAt(exact: readonly string[][], found: readonly string[][]): numbe
 }
 
 /** LanceDB's table of the build's passages: text, record id and vector; then its two indexes. */
-async function buildLance(artifactsDir: string, lanceDir: string): Promise<{ tableMs: number; vectorIndexMs: number; ftsMs: number }> {
+interface LanceBuild {
+  tableMs: number;
+  vectorIndexMs: number;
+  ftsMs: number;
+  /** Peak RSS of the building process (VmHWM). */
+  rssPeak: number;
+}
+
+/**
+ * LanceDB sizes its CPU pool at the cores less two (LANCE_IO_CORE_RESERVATION): on 2 cores that
+ * leaves one thread, on which 0.31.0's full-text index build deadlocks once it writes more than
+ * one batch of posting lists (from about 50k passages here: lancedb/lancedb#3568, lance#7350).
+ * Both engines' processes get the machine's cores, at least 2, as LanceDB's issue advises.
+ */
+export const LANCE_ENV = {
+  RUST_LOG: 'error',
+  LANCE_LOG: 'error',
+  LANCE_CPU_THREADS: process.env.LANCE_CPU_THREADS ?? String(Math.max(2, os.availableParallelism())),
+};
+
+async function buildLance(artifactsDir: string, lanceDir: string): Promise<LanceBuild> {
   const lancedb = await import('@lancedb/lancedb');
   const paths = artifactPaths(artifactsDir);
   const meta = JSON.parse(readFileSync(paths.searchMeta, 'utf8')) as SearchMeta;
@@ -118,7 +140,7 @@ async function buildLance(artifactsDir: string, lanceDir: string): Promise<{ tab
   });
   const [, vectorIndexMs] = await time(() => table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine' }) }));
   const [, ftsMs] = await time(() => table.createIndex('text', { config: lancedb.Index.fts() }));
-  return { tableMs, vectorIndexMs, ftsMs };
+  return { tableMs, vectorIndexMs, ftsMs, rssPeak: memory().peak };
 }
 
 /** The serving side, in its own process: `--serve polyphony|lance --dir <dir> --questions-file <file>`. */
@@ -128,7 +150,7 @@ async function serve(engine: string, dir: string, questionsFile: string): Promis
   const vectorOf = new Map(questions.map((question) => [question.text, Float32Array.from(question.vector)]));
   let vectorSide: (question: Question) => Promise<string[]>;
   let hybrid: (question: Question) => Promise<string[]>;
-  if (engine === 'polyphony') {
+  if (engine === 'polyphony' || engine === 'polyphony-vector') {
     const dims = questions[0]!.vector.length;
     // The questions' vectors as the real model gave them: neither engine pays for the embedding here.
     const given: Embedder = {
@@ -136,10 +158,10 @@ async function serve(engine: string, dir: string, questionsFile: string): Promis
       dims,
       embed: async (texts) => texts.map((text) => vectorOf.get(text) ?? new Float32Array(dims)),
     };
-    const corpus = await loadCorpus(dir, given);
-    const vectorsAlone = await loadCorpus(dir, given, { vectorWeight: 1, feedbackDocs: 0 });
-    vectorSide = async (question) => (await vectorsAlone.search.search(question.text, { limit: TOP })).map((hit) => hit.record.id);
+    // One corpus per process, as a deployment loads it: the hybrid as deployed, or (polyphony-vector) the vector side alone.
+    const corpus = await loadCorpus(dir, given, engine === 'polyphony' ? {} : { vectorWeight: 1, feedbackDocs: 0 });
     hybrid = async (question) => (await corpus.search.search(question.text, { limit: TOP })).map((hit) => hit.record.id);
+    vectorSide = hybrid;
   } else {
     const lancedb = await import('@lancedb/lancedb');
     const table = await (await lancedb.connect(dir)).openTable('passages');
@@ -180,41 +202,72 @@ async function serve(engine: string, dir: string, questionsFile: string): Promis
   return { readyMs, rssAfterLoad, rssPeak: memory().peak, vector, hybrid: mixed };
 }
 
-async function inProcess(engine: string, dir: string, questionsFile: string): Promise<Served> {
-  const child = spawn(
-    process.execPath,
-    [...process.execArgv, path.join(REPO_ROOT, 'bench', 'peer.ts'), '--serve', engine, '--dir', dir, '--questions-file', questionsFile],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      // LanceDB's Rust side logs deprecation notices per query otherwise.
-      env: { ...process.env, RUST_LOG: 'error' },
-    },
-  );
+/** Runs this file in a child process with `args` and parses the JSON line it prints last. */
+async function inChild<T>(what: string, args: string[]): Promise<T> {
+  const child = spawn(process.execPath, [...process.execArgv, path.join(REPO_ROOT, 'bench', 'peer.ts'), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...LANCE_ENV },
+  });
+  // LanceDB's scanner warns of a future change in every query's output columns, whatever its log level: those lines are dropped.
+  child.stderr.on('data', (chunk: Buffer) => {
+    const kept = chunk
+      .toString('utf8')
+      .split('\n')
+      .filter((text) => text !== '' && !text.includes('Deprecation warning'));
+    if (kept.length > 0) process.stderr.write(`${kept.join('\n')}\n`);
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const line = out.split('\n').find((text) => text.startsWith('{"readyMs"'));
-  if (code !== 0 || !line) throw new Error(`the ${engine} process failed (exit ${code}): ${out.slice(-2000)}`);
-  return JSON.parse(line) as Served;
+  const line = out
+    .split('\n')
+    .filter((text) => text.startsWith('{'))
+    .at(-1);
+  if (code !== 0 || !line) throw new Error(`${what} failed (exit ${code}): ${out.slice(-2000)}`);
+  return JSON.parse(line) as T;
 }
+
+/** Drops the page cache (root only): the next start reads its files from disk. Throws where the kernel refuses. */
+function dropPageCache(): void {
+  execFileSync('sync');
+  writeFileSync('/proc/sys/vm/drop_caches', '3');
+}
+
+/** LanceDB's table and indexes over a build's passages and vectors, built in a process of its own. */
+export const buildLanceInChild = (artifactsDir: string, lanceDir: string) =>
+  inChild<LanceBuild>('the LanceDB build', ['--build-lance', artifactsDir, '--dir', lanceDir]);
+
+const inProcess = (engine: string, dir: string, questionsFile: string, cold: boolean) => {
+  if (cold) dropPageCache();
+  return inChild<Served>(`the ${engine} process`, ['--serve', engine, '--dir', dir, '--questions-file', questionsFile]);
+};
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 
 async function benchSize(
   size: number,
   questions: Question[],
-  options: { keep: string | undefined; pool: string[]; buildEmbedder: Embedder & { misses(): number } },
+  options: { keep: string | undefined; cold: boolean; pool: string[]; buildEmbedder: Embedder & { misses(): number } },
 ) {
   const { root, artifactsDir } = await builtCorpus(size, options.pool, { withOrama: false, keep: options.keep, buildEmbedder: options.buildEmbedder });
   const lanceDir = path.join(root, 'lance');
-  const built = await buildLance(artifactsDir, lanceDir);
+  // In a process of its own too: its memory is its own, and a build that never finishes cannot leave this one waiting.
+  // With --keep, a table built by an earlier run is reused with the figures that run measured.
+  const record = path.join(root, 'lance-build.json');
+  const built =
+    options.keep && existsSync(record) && existsSync(lanceDir)
+      ? (JSON.parse(readFileSync(record, 'utf8')) as LanceBuild)
+      : await buildLanceInChild(artifactsDir, lanceDir);
+  writeFileSync(record, JSON.stringify(built));
   const questionsFile = path.join(root, 'peer-questions.json');
   writeFileSync(questionsFile, JSON.stringify(questions));
   const meta = JSON.parse(readFileSync(artifactPaths(artifactsDir).searchMeta, 'utf8')) as SearchMeta;
   const vectors = readVectors(artifactsDir);
   const exact = questions.map((question) => exactRecords(vectors, meta.embedder.dims, meta, Float32Array.from(question.vector)));
-  const ours = await inProcess('polyphony', artifactsDir, questionsFile);
-  const theirs = await inProcess('lance', lanceDir, questionsFile);
+  const ours = await inProcess('polyphony', artifactsDir, questionsFile, options.cold);
+  // Our vector side alone is another tuning: its own process, its times and rankings only (start-up and memory are the deployment's, above).
+  ours.vector = (await inProcess('polyphony-vector', artifactsDir, questionsFile, false)).vector;
+  const theirs = await inProcess('lance', lanceDir, questionsFile, options.cold);
   const ourBytes = bytesUnder(path.join(artifactsDir, 'data', 'search'));
   const theirBytes = bytesUnder(lanceDir);
   const row = (label: string, a: number, b: number, show: (value: number) => string) => console.log(`| ${label} | ${show(a)} | ${show(b)} | ${ratio(b, a)} |`);
@@ -222,10 +275,10 @@ async function benchSize(
   console.log('| figure | Polyphony | LanceDB 0.31.0 | LanceDB ÷ Polyphony |');
   console.log('|---|---|---|---|');
   console.log(
-    `| build of the index | (bench/scale.ts's build; search artifacts only) | table ${ms(built.tableMs)}, HNSW-SQ ${ms(built.vectorIndexMs)}, full text ${ms(built.ftsMs)} | |`,
+    `| build of the index | (bench/scale.ts's build; search artifacts only) | table ${ms(built.tableMs)}, HNSW-SQ ${ms(built.vectorIndexMs)}, full text ${ms(built.ftsMs)}; RSS peak ${mb(built.rssPeak)} | |`,
   );
   row('bytes on disk (search)', ourBytes, theirBytes, mb);
-  row('start-up to the first answer (warm page cache)', ours.readyMs, theirs.readyMs, ms);
+  row(`start-up to the first answer (${options.cold ? 'page cache dropped before each start' : 'warm page cache'})`, ours.readyMs, theirs.readyMs, ms);
   row('RSS after load', ours.rssAfterLoad, theirs.rssAfterLoad, mb);
   row('RSS peak', ours.rssPeak, theirs.rssPeak, mb);
   for (const side of ['vector', 'hybrid'] as const) {
@@ -243,12 +296,18 @@ async function main() {
       sizes: { type: 'string', default: '100000' },
       questions: { type: 'string', default: '100' },
       keep: { type: 'string' },
+      cold: { type: 'boolean', default: false },
       cache: { type: 'string', default: path.join(os.tmpdir(), 'polyphony-scale-cache') },
       serve: { type: 'string' },
+      'build-lance': { type: 'string' },
       dir: { type: 'string' },
       'questions-file': { type: 'string' },
     },
   });
+  if (values['build-lance']) {
+    process.stdout.write(`${JSON.stringify(await buildLance(values['build-lance'], values.dir!))}\n`);
+    process.exit(0);
+  }
   if (values.serve) {
     const served = await serve(values.serve, values.dir!, values['questions-file']!);
     process.stdout.write(`${JSON.stringify(served)}\n`);
@@ -264,7 +323,8 @@ async function main() {
   const model = await createUseLiteEmbedder({ workers: 2 });
   const questions = (await model.embed(texts)).map((vector, at) => ({ text: texts[at]!, vector: Array.from(vector) }));
   const buildEmbedder = await sentenceVectorEmbedder(model, pool, values.cache, (line) => console.log(`[sentences] ${line}`));
-  for (const size of values.sizes.split(',').map(Number)) await benchSize(size, questions, { keep: values.keep, pool, buildEmbedder });
+  if (values.cold) dropPageCache(); // refused here (not root, a read-only /proc/sys): say so before building anything
+  for (const size of values.sizes.split(',').map(Number)) await benchSize(size, questions, { keep: values.keep, cold: values.cold, pool, buildEmbedder });
   process.exit(0);
 }
 

@@ -6,7 +6,7 @@
  * grown index), with a word repeated past what the forward index's counts hold.
  */
 import { describe, expect, it } from 'vitest';
-import { bm25Idf } from '../core/search/bm25-pruned.ts';
+import { bm25Idf } from '../core/search/bm25-given.ts';
 import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, packFullText, PAUSE_PASSAGES, type FullTextQueryOptions } from '../core/search/bm25.ts';
 import { createPassageKernel, kernelBytes, POOL_PASSAGES } from '../core/search/passage-kernel.ts';
 import { compactForwardIndex, COUNT_ESCAPE } from '../core/search/forward-index.ts';

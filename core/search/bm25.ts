@@ -13,13 +13,11 @@
  * list [doc, tf, doc, tf, ...]) and stored as the binary file described below
  * (fulltext.bin), which loads as views of its bytes.
  */
-import { bm25Idf, createPrunedSearch, fieldCacheOf, fieldTerms, normsKey, type FieldCache, type LexicalTop, type LoadedField } from './bm25-pruned.ts';
+import { bm25Idf, createGivenRecordScores, fieldCacheOf, fieldTerms, normsKey, type FieldCache, type LoadedField } from './bm25-given.ts';
 import { compactForwardIndex, forEachPassageTerm } from './forward-index.ts';
 import { createPassageKernel } from './passage-kernel.ts';
 import { createForwardKernel } from './forward-kernel.ts';
 import { createTermTokenizer } from './tokenizer.ts';
-
-export type { LexicalTop } from './bm25-pruned.ts';
 
 export const FULL_TEXT_FORMAT = 'polyphony-bm25@1';
 
@@ -81,12 +79,6 @@ export interface FullTextIndex {
     allowed: Uint8Array | undefined,
     pause: () => Promise<void>,
   ): Promise<Float64Array>;
-  /**
-   * The k records of highest `scores()` (those above 0), best first, ties by lower record
-   * index, with the same scores, found by MaxScore (bm25-pruned.ts) without scoring every
-   * posting of the query's terms.
-   */
-  top(query: string, options: FullTextQueryOptions, k: number, allowed?: Uint8Array): LexicalTop;
   /**
    * `scores()` of the given records only, in their order (the filter is the caller's): each
    * term's postings galloped through, not read whole, so a few thousand records cost little
@@ -307,12 +299,12 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   const kernel = createForwardKernel(data.text);
   const forward = { index: kernel?.index ?? compactForwardIndex(data.text), termIds: new Map(data.text.terms.map((term, id) => [term, id])), kernel };
   let passageScratch: Float64Array | undefined;
-  // Length norms per field and parameters, shared by the exhaustive and the pruned scoring.
+  // Length norms per field and parameters, shared by the exhaustive scores and those of given records.
   const caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() };
   // The exhaustive scores, and the listed passages' through the postings, in the WebAssembly
   // kernel where it runs (passage-kernel.ts): the same sums.
   const passageKernel = createPassageKernel({ postings: data.text.postings, chunkRecords, recordCount, block: PASSAGE_BLOCK });
-  const pruned = createPrunedSearch(text, title, chunkRecords, caches, forward, passageKernel);
+  const given = createGivenRecordScores(text, title, chunkRecords, caches, forward, passageKernel);
 
   /**
    * Each allowed record's best passage score into `best`: the passages' sums (each term's
@@ -327,7 +319,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     best: Float64Array,
     allowed: Uint8Array | undefined,
   ): Generator<void, void> {
-    const lists = fieldTerms(text, terms, parameters, caches.text, false);
+    const lists = fieldTerms(text, terms, parameters, caches.text);
     const norms = fieldCacheOf(text, parameters, caches.text).norms;
     const run = passageKernel?.begin(
       lists.map((term) => term.list),
@@ -399,8 +391,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
 
   return {
     passages: chunkRecords.length,
-    top: (query, options, k, allowed) => pruned.top(queryTerms(query, options), options, k, allowed),
-    scoresOf: (query, options, records) => pruned.scoresOf(typeof query === 'string' ? queryTerms(query, options) : query, options, records),
+    scoresOf: (query, options, records) => given.scoresOf(typeof query === 'string' ? queryTerms(query, options) : query, options, records),
     ceiling(terms, options) {
       let total = 0;
       for (const [term, weight] of terms) total += weight * bm25Idf(text.lengths.length, (text.postings.get(term)?.length ?? 0) / 2) * (options.text.k1 + 1);
@@ -453,7 +444,7 @@ function addTitleScores(
     const recordCount = title.lengths.length;
     // Σ_t w_t · idf_t · BM25 saturation per title (one a record), for the allowed records.
     const titleScores = new Float64Array(recordCount);
-    for (const { list, factor, norms } of fieldTerms(title, terms, options.title, cache, false)) {
+    for (const { list, factor, norms } of fieldTerms(title, terms, options.title, cache)) {
       for (let i = 0; i < list.length; i += 2) {
         const doc = list[i]!;
         if (allowed && allowed[doc] !== 1) continue;

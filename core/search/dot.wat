@@ -274,7 +274,7 @@
         (local.set $start (local.get $end))
         (br $blocks))))
 
-  ;; The BM25 of the listed passages only (bm25-pruned.ts's scoreTerms, passage-kernel.ts; its
+  ;; The BM25 of the listed passages only (bm25-given.ts's scoreTerms, passage-kernel.ts; its
   ;; sums bit for bit): out[i] (f64, 0 before) gets each term's share in passage docs[i] ($count
   ;; ascending u32 at $docs), terms in query order. A list with fewer than $gallop pairs per
   ;; passage is walked whole, each pair's passage looked up in $positions (u16 per passage: its

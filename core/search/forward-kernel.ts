@@ -1,7 +1,7 @@
 /**
  * The forward index (forward-index.ts) laid out in a WebAssembly memory of its own, and the
  * feedback's BM25 of a pool's passages computed there by dot.wat's `forwardScores`: the same
- * sums as bm25-pruned.ts's JavaScript loop, bit for bit, in well under half its time (at 1M
+ * sums as bm25-given.ts's JavaScript loop, bit for bit, in well under half its time (at 1M
  * passages, the pool's 8,000 passages and 560,000 pairs: bench/README.md, "The feedback's words
  * in the kernel"). Where WebAssembly does not run, the index is built in ordinary arrays and the
  * JavaScript loop scores.

@@ -11,7 +11,7 @@
  * length norm (for the parameters last asked), a block's sums, each record's best, the query's
  * terms and a record mask.
  *
- * `scoresOf` scores the listed passages only (the feedback's pool: bm25-pruned.ts) at once, in
+ * `scoresOf` scores the listed passages only (the feedback's pool: bm25-given.ts) at once, in
  * regions of its own but the norms, so a run paused between its steps does not keep it from the
  * kernel unless it asks for other norms.
  *
@@ -62,7 +62,7 @@ export interface PassageKernel {
   /** Resolves when the run that holds the kernel ends (at once when none does). */
   released(): Promise<void>;
   /**
-   * The listed passages' scores (`docs` ascending and distinct; bm25-pruned.ts's scoreTerms, the
+   * The listed passages' scores (`docs` ascending and distinct; bm25-given.ts's scoreTerms, the
    * same sums): each list merged with the passages, walked where it has fewer than `gallop` pairs
    * per passage, else galloped through. Undefined where it cannot run (a list not the field's,
    * more than POOL_PASSAGES passages or KERNEL_TERMS terms, other norms while a run is paused):

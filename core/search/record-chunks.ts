@@ -1,6 +1,6 @@
 /**
  * Each record's chunks (passages), as offsets into one list, built once per index: what the
- * vector side (chunk-scan.ts) and BM25 of given records (bm25-pruned.ts) both read to go from
+ * vector side (chunk-scan.ts) and BM25 of given records (bm25-given.ts) both read to go from
  * records to their passages.
  */
 

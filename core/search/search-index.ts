@@ -7,7 +7,6 @@ import type { Embedder } from '../ports/embedder.ts';
 import type { ApproximateVectorIndex, RemoteCodes } from '../ports/vector-index.ts';
 import type { SharedCodes } from './binary-scan.ts';
 import type { Bm25Parameters, FullTextIndex, FullTextQueryOptions } from './bm25.ts';
-import { createLexicalSide } from './lexical-side.ts';
 import { APPROXIMATE_FROM, CODES_BELOW, createChunkScan, type ChunkScan, type CosinePopulation } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { gather, nthLargest } from './select.ts';
@@ -101,13 +100,6 @@ export interface SearchTuning {
   diversityPenalty: number;
   candidates: number;
   /**
-   * Passages above which BM25 is the pruned top k plus the exact scores of the vector side's
-   * best records (lexical-side.ts), k = max(candidates, feedbackPool); up to it, every record's
-   * exhaustive score. Off by default: the exhaustive scores measured faster up to 1M passages
-   * (bench/README.md, "Lexical side at scale"); 0 turns the pruned path on.
-   */
-  lexicalTopAbove: number;
-  /**
    * On the approximate path under z-scores, fuse only the records either side ranks (the
    * index's shortlist and BM25's best k) and the rest through their totals, when that gives the
    * same ranking (fusion.ts); off fuses every allowed record, the reference it is tested against.
@@ -152,7 +144,6 @@ export const DEFAULT_TUNING: SearchTuning = {
   lexicalFloor: 0.5,
   diversityPenalty: 0.85,
   candidates: 100,
-  lexicalTopAbove: Number.POSITIVE_INFINITY,
   sparseFusion: true,
   floors: true,
 };
@@ -332,15 +323,12 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     shareCodes: sharedCodes(input.approximate, scanner.shared),
   });
 
-  const lexicalSide = createLexicalSide({
-    fullText,
-    options: fullTextOptions,
-    recordCount: records.length,
-    topAbove: tuning.lexicalTopAbove,
-    pool: Math.max(tuning.candidates, tuning.feedbackPool),
-    // Only where the approximate index serves (it may answer from another thread) is there something to pause for.
-    ...(chunkScan.approximate ? { pause: nextTurn } : {}),
-  });
+  // Every allowed record's BM25 (bm25.ts `scores()`). Only where the approximate index serves (it
+  // may answer from another thread) is there something to pause for while the passages are scored.
+  const scoreWords = (query: string, allowed: Uint8Array | undefined) =>
+    chunkScan.approximate
+      ? fullText.scoresPausing(query, fullTextOptions, allowed, nextTurn)
+      : Promise.resolve(fullText.scores(query, fullTextOptions, allowed));
 
   const allowedRecords = allowedRecordsOf(records);
   const feedbackContext: FeedbackContext = { records, tuning, chunkScan, vectors, dims, fullText, fullTextOptions };
@@ -385,23 +373,18 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
         const shortlist = chunkScan.approximate ? embedding.then((vector) => chunkScan.shortlist(vector, mask)) : undefined;
         shortlist?.catch(() => undefined);
         const queryTerms = fullText.queryTerms(query, fullTextOptions);
-        const lexicalStart = await lexicalSide.start(query, every ? undefined : mask);
+        const lexical = await scoreWords(query, every ? undefined : mask);
         // The best records by words, for the vector side's shortlist and the first ranking's scope.
-        const provisional = lexicalSide.provisional(lexicalStart);
-        const words = chunkScan.approximate ? rankByWords(allowed, provisional, wordsRanked) : undefined;
+        const words = chunkScan.approximate ? rankByWords(allowed, lexical, wordsRanked) : undefined;
         const queryVector = await embedding.catch((error: unknown) => {
           if (!options.onVectorsUnavailable) throw error;
           options.onVectorsUnavailable(vectorsUnavailable(error));
           return undefined;
         });
-        if (!queryVector)
-          return searchByWords(records, allowed, provisional, fullText.ceiling(queryTerms, fullTextOptions), { keep, limit, tuning, relevance });
-        const cosines = await chunkScan.scan(queryVector, mask, words && bestOf(words, provisional, tuning.approximateWordRecords), shortlist);
+        if (!queryVector) return searchByWords(records, allowed, lexical, fullText.ceiling(queryTerms, fullTextOptions), { keep, limit, tuning, relevance });
+        const cosines = await chunkScan.scan(queryVector, mask, words && bestOf(words, lexical, tuning.approximateWordRecords), shortlist);
         const { best: similarity, bestChunk, population } = cosines;
-        const lexical = lexicalSide.finish(lexicalStart, query, similarity);
         const feedback = tuning.feedbackDocs > 0 && (tuning.feedbackWeight > 0 || tuning.lexicalFeedbackTerms > 0);
-        // The pruned BM25 path adds exact scores after the scan: the ranking by words is read again.
-        const ranked = words && lexical !== provisional ? rankByWords(allowed, lexical, wordsRanked) : words;
         const first: FirstRanking = {
           queryVector,
           queryTerms,
@@ -412,7 +395,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
           allowed,
           population,
           scored: cosines.scored,
-          words: ranked,
+          words,
         };
         const sparse = sparseApplies(tuning, { allowed: allowed.length, keep, floor, feedback });
         const { scope, fused: firstFused } = firstRanking(tuning, first, sparse, feedback ? tuning.feedbackPool : keep);
