@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseQueries, readMaybeGzip } from '../scripts/lib/beir.ts';
 import { artifactPaths } from '../core/artifacts.ts';
@@ -64,4 +65,10 @@ export function arguanaClaims(arguanaDir: string, count: number): string[] {
     )
     .filter((question, index, all) => question.length > 20 && all.indexOf(question) === index)
     .slice(0, count);
+}
+
+/** Drops the page cache (as root): the next start reads its files from disk. Throws where the kernel refuses (not root, a read-only /proc/sys). */
+export function dropPageCache(): void {
+  execFileSync('sync');
+  writeFileSync('/proc/sys/vm/drop_caches', '3');
 }

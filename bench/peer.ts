@@ -23,7 +23,7 @@
  *
  * --cold drops the page cache (as root) before each engine's start, so start-up reads from disk.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,7 @@ import { REPO_ROOT } from '../core/paths.ts';
 import { passagesFromBytes } from '../core/search/passages.ts';
 import type { SearchMeta } from '../core/search/types.ts';
 import { createUseLiteEmbedder, type Embedder } from '../providers/embedder.ts';
-import { arguanaClaims, ms, percentile, ratio, readVectors, time } from './lib.ts';
+import { arguanaClaims, dropPageCache, ms, percentile, ratio, readVectors, time } from './lib.ts';
 import { builtCorpus, sentencePool, sentenceVectorEmbedder } from './scale.ts';
 
 const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
@@ -225,12 +225,6 @@ async function inChild<T>(what: string, args: string[]): Promise<T> {
     .at(-1);
   if (code !== 0 || !line) throw new Error(`${what} failed (exit ${code}): ${out.slice(-2000)}`);
   return JSON.parse(line) as T;
-}
-
-/** Drops the page cache (root only): the next start reads its files from disk. Throws where the kernel refuses. */
-function dropPageCache(): void {
-  execFileSync('sync');
-  writeFileSync('/proc/sys/vm/drop_caches', '3');
 }
 
 /** LanceDB's table and indexes over a build's passages and vectors, built in a process of its own. */

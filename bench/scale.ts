@@ -24,7 +24,9 @@
  * builds into <dir>/<size> and leaves it, and a later run with the same --keep reuses it.
  * Run with a larger heap for 1M (the build holds the corpus): node --max-old-space-size=16384.
  *
- *   npx tsx bench/scale.ts [--sizes 10000,100000] [--questions 150] [--no-orama] [--keep <dir>] [--cache <dir>]
+ *   npx tsx bench/scale.ts [--sizes 10000,100000] [--questions 150] [--no-orama] [--keep <dir>] [--cache <dir>] [--cold]
+ *
+ * --cold drops the page cache (as root) before each server start: the ready time printed is then a start from disk.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,7 +47,7 @@ import { REPO_ROOT } from '../core/paths.ts';
 import { seededRandom as random } from '../core/random.ts';
 import { createEmbeddingCache } from '../scripts/lib/embedding-cache.ts';
 import { createEmbedProgress } from '../scripts/lib/embed-progress.ts';
-import { arguanaClaims, ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
+import { arguanaClaims, dropPageCache, ms, plainScan, ratio, readVectors, summarize, time } from './lib.ts';
 
 const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
 
@@ -200,6 +202,8 @@ interface SizeOptions {
   keep?: string | undefined;
   /** The build's stand-in for USE-lite: vectors derived from real sentence embeddings. */
   buildEmbedder: Embedder & { misses(): number };
+  /** Drop the page cache before the server starts (--cold). */
+  cold?: boolean;
 }
 
 /** The synthetic corpus of `chunksWanted` passages, built (or the kept build reused): its folder and artifacts. */
@@ -342,7 +346,8 @@ async function benchSize(
     );
   }
 
-  // The real server: HTTP, question embedding on its worker thread, memory.
+  // The real server: HTTP, question embedding on its worker thread, memory. With --cold, it starts on an empty page cache.
+  if (options.cold) dropPageCache();
   const server = await startServer(artifactsDir, root);
   const afterLoad = memoryOf(server.child.pid!);
   /** Each answer's records and their match, to compare answers given alone and together. */
@@ -388,7 +393,7 @@ async function benchSize(
   const e = summarize(embedTimes);
   const ew = summarize(wasmTimes);
   console.log(
-    `server listening in ${ms(server.listeningMs)}, ready (GET /api/ready 200, warmed up) in ${ms(server.readyMs)}; memory (RSS) after load ${afterLoad.rss.toFixed(0)} MB, after the questions ${afterQueries.rss.toFixed(0)} MB, peak ${afterQueries.peak.toFixed(0)} MB`,
+    `server listening in ${ms(server.listeningMs)}, ready (GET /api/ready 200, warmed up) in ${ms(server.readyMs)}${options.cold ? ' (page cache dropped before the start)' : ' (warm page cache)'}; memory (RSS) after load ${afterLoad.rss.toFixed(0)} MB, after the questions ${afterQueries.rss.toFixed(0)} MB, peak ${afterQueries.peak.toFixed(0)} MB`,
   );
   console.log(
     `fast path over HTTP, ${d.n} distinct questions: median ${ms(d.median)}, p95 ${ms(d.p95)} (query embedding alone as the server runs it, ${real.kernelsInUse} kernels on ${real.threadsInUse} threads: median ${ms(e.median)}, p95 ${ms(e.p95)}; on WebAssembly kernels, ${wasmKernels.threadsInUse} threads: median ${ms(ew.median)}, p95 ${ms(ew.p95)}, ${ratio(ew.median, e.median)} slower)`,
@@ -412,12 +417,14 @@ async function main() {
       'no-orama': { type: 'boolean', default: false },
       keep: { type: 'string' },
       cache: { type: 'string', default: path.join(os.tmpdir(), 'polyphony-scale-cache') },
+      cold: { type: 'boolean', default: false },
     },
   });
   if (!existsSync(path.join(ARGUANA, 'corpus.jsonl.gz'))) {
     console.log(`(${ARGUANA} not found: the scale benchmark composes its corpus from ArguAna and is skipped)`);
     return;
   }
+  if (values.cold) dropPageCache(); // refused here (not root, a read-only /proc/sys): say so before building anything
   const pool = sentencePool();
   // Questions: the claim of each ArguAna query (its first sentence, at most 30 words), as a caller would ask.
   const questions = arguanaClaims(ARGUANA, Number(values.questions));
@@ -430,7 +437,12 @@ async function main() {
   const buildEmbedder = await sentenceVectorEmbedder(sentenceModel, pool, values.cache, (line) => console.log(`[sentences] ${line}`));
   for (const size of values.sizes.split(',').map(Number)) {
     // Orama's vector search is the reference up to 100k passages: inserting a million takes longer than the rest of the run.
-    await benchSize(size, pool, questions, real, wasmKernels, { withOrama: !values['no-orama'] && size <= 100_000, keep: values.keep, buildEmbedder });
+    await benchSize(size, pool, questions, real, wasmKernels, {
+      withOrama: !values['no-orama'] && size <= 100_000,
+      keep: values.keep,
+      cold: values.cold,
+      buildEmbedder,
+    });
   }
 }
 

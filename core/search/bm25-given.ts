@@ -60,8 +60,6 @@ const KERNEL_FORWARD_PAIR_COST = 3;
 
 interface FieldTerm {
   term: string;
-  /** Position among the field's query terms in query order: the order the exact sum adds in. */
-  order: number;
   list: Uint32Array;
   factor: number;
   /** Per document, bm25.ts's k1 · (1 - b + b · length / average): the same number, computed once. */
@@ -99,7 +97,7 @@ export function fieldTerms(field: LoadedField, terms: ReadonlyMap<string, number
     const df = list.length / 2;
     const idf = bm25Idf(n, df);
     const factor = weight * idf * (k1 + 1);
-    out.push({ term, order: out.length, list, factor, norms });
+    out.push({ term, list, factor, norms });
   }
   return out;
 }
