@@ -60,7 +60,7 @@ function bestByRecord(rows: readonly Row[], value: (row: Row) => number): Map<st
 }
 
 /** Z-scores of both lists over the records either holds, mixed with the vector side's weight (a record missing from a list: that list's lowest). */
-export function fuseLists(vector: Map<string, number>, words: Map<string, number>, vectorWeight: number): string[] {
+function fuseLists(vector: Map<string, number>, words: Map<string, number>, vectorWeight: number): string[] {
   const records = [...new Set([...vector.keys(), ...words.keys()])];
   const standardised = (side: Map<string, number>) => {
     const floor = Math.min(...side.values());
@@ -103,7 +103,7 @@ async function qualityOf(spec: string, workDir: string) {
   const vectors = await cachedEmbedder(model, cacheDir).embed(asked.map((entry) => entry.q));
 
   const lanceDir = path.join(workDir, set.name, 'lance');
-  const built = await buildLanceInChild(artifactsDir, lanceDir);
+  await buildLanceInChild(artifactsDir, lanceDir);
   Object.assign(process.env, LANCE_ENV);
   const lancedb = await import('@lancedb/lancedb');
   const table = await (await lancedb.connect(lanceDir)).openTable('passages');
@@ -152,7 +152,6 @@ async function qualityOf(spec: string, workDir: string) {
     weight,
     ours: ours.halves.B.ndcg10,
     lance: { vector: b(lists.vector), words: b(lists.words), hybrid: b(lists.hybrid), fused: b(lists.fused) },
-    built,
   };
 }
 

@@ -93,7 +93,7 @@ function recallAt(exact: readonly string[][], found: readonly string[][]): numbe
   return total / Math.max(1, exact.length);
 }
 
-/** LanceDB's table of the build's passages: text, record id and vector; then its two indexes. */
+/** What building LanceDB's table and indexes took. */
 interface LanceBuild {
   tableMs: number;
   vectorIndexMs: number;
@@ -114,6 +114,7 @@ export const LANCE_ENV = {
   LANCE_CPU_THREADS: process.env.LANCE_CPU_THREADS ?? String(Math.max(2, os.availableParallelism())),
 };
 
+/** LanceDB's table of the build's passages: text, record id and vector; then its two indexes. */
 async function buildLance(artifactsDir: string, lanceDir: string): Promise<LanceBuild> {
   const lancedb = await import('@lancedb/lancedb');
   const paths = artifactPaths(artifactsDir);

@@ -80,6 +80,7 @@ export const FederationManifestSchema = z
     corpus_rev: text('Content revision (as /api/manifest).'),
     since: z
       .string()
+      // CORPUS_REV_PATTERN of schemas/api/changes.ts, written out: importing it here closes an import cycle through schemas/api/common.ts.
       .regex(/^[0-9a-f]{16}$/)
       .optional()
       .describe(

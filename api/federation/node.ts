@@ -131,7 +131,6 @@ export function createFederationNode(options: FederationNodeOptions): Federation
       if (cached) return cached;
       const all = await (entries ??= computeEntries());
       const records = changed ? all.records.filter((entry) => changed.has(entry.id)) : all.records;
-      const imports = all.imports;
       const manifest: FederationManifest = {
         protocol: FEDERATION_PROTOCOL,
         node_id: nodeKey.nodeId,
@@ -146,7 +145,7 @@ export function createFederationNode(options: FederationNodeOptions): Federation
         licence: corpus.site.license.corpus,
         attribution,
         records,
-        imports,
+        imports: all.imports,
       };
       const signed = { manifest, signature: signManifest(nodeKey, manifest) };
       // One window at a time, a few origins at most (Host headers are the client's to choose).
