@@ -13,9 +13,9 @@ import { loadFullTextIndex } from '../core/search/fulltext.ts';
 import { kernelBytes } from '../core/search/passage-kernel.ts';
 import { createSearchIndex, DEFAULT_TUNING, type SearchTuning } from '../core/search/search-index.ts';
 import { approximatePathApplies } from '../core/search/chunk-scan.ts';
-import type { VectorSource } from '../core/search/vector-scan.ts';
+import { quantizedCodesAt, quantizedFileBytes, type VectorSource } from '../core/search/vector-scan.ts';
 import { DEFAULT_RELEVANCE_MODEL, relevanceFor, RelevanceModelSchema, withFloors, type RelevanceModel } from '../core/search/relevance.ts';
-import type { SearchMeta } from '../core/search/types.ts';
+import type { SearchMeta, SearchRecord } from '../core/search/types.ts';
 import { engineDefaultChoice, tuningOf } from '../core/search/retrieval-choice.ts';
 import { embeddingModel } from '../core/search/embedding-model.ts';
 import { readRetrievalChoice } from './retrieval-choice-file.ts';
@@ -53,8 +53,10 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     throw new ArtifactsMissingError(`no build artifacts in ${artifactsDir}: run \`npm run build\` first`);
   }
   const works = readJson<WorkRecord[]>(paths.works);
+  const workById = new Map(works.map((work) => [work.id, work]));
   const divergences = readJson<DivergenceFull[]>(paths.divergences);
   const meta = readJson<SearchMeta>(paths.searchMeta);
+  shareWithWorks(works, meta.records, workById);
   // Checked before the vectors are read: another model's cosines mean nothing to these questions.
   if (embeddingModel(meta.embedder.id) !== embeddingModel(embedder.id) || meta.embedder.dims !== embedder.dims) {
     throw new ArtifactsEmbedderMismatchError(
@@ -64,7 +66,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     );
   }
   if (statSync(paths.searchMeta).size > LARGE_META) collectGarbage();
-  const vectors = fileVectorSource(paths.searchVectors);
+  const vectors = fileVectorSource(paths.searchVectors, paths.searchQuantized, meta);
   // The passages' text (passages.bin) is not read here: the index's forward index gives their words.
   const fullText = await loadFullTextIndex(readFullText(paths.searchFullText));
   // Artifacts built before calibrated relevance carry none: the engine's default applies.
@@ -88,7 +90,7 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
     site: readJson(paths.site),
     registry: readJson(paths.models),
     works,
-    workById: new Map(works.map((work) => [work.id, work])),
+    workById,
     divergences,
     divergenceById: new Map(divergences.map((record) => [record.id, record])),
     tensions: readJson(paths.tensions),
@@ -118,6 +120,49 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   };
 }
 
+/**
+ * A work's search record repeats its title, excerpt, date, contributors and lineage, read twice
+ * (works.json and meta.json) into two copies of each: the record takes the work's. And the short
+ * values every record repeats (ring, layer, type, evidence, origin, dates, contributors) are kept
+ * once, not once a record. At 250,000 works (a million passages) the server's memory after
+ * loading fell by MEASURED MB (bench/README.md).
+ */
+function shareWithWorks(works: WorkRecord[], records: SearchRecord[], workById: ReadonlyMap<string, WorkRecord>): void {
+  const kept = new Map<string, string>();
+  const once = <T extends string>(value: T): T => {
+    const known = kept.get(value);
+    if (known !== undefined) return known as T;
+    kept.set(value, value);
+    return value;
+  };
+  for (const work of works) {
+    work.ring = once(work.ring);
+    work.layer = once(work.layer);
+    work.type = once(work.type);
+    work.evidence = once(work.evidence);
+    work.origin = once(work.origin);
+    work.date = once(work.date);
+    work.contributors = work.contributors.map(once);
+  }
+  for (const record of records) {
+    const work = workById.get(record.id);
+    if (work && sameStrings(record.contributors, work.contributors)) record.contributors = work.contributors;
+    else record.contributors = record.contributors.map(once);
+    if (work && sameStrings(record.lineage, work.lineage)) record.lineage = work.lineage;
+    if (work && record.title === work.title) record.title = work.title;
+    if (work && record.excerpt === work.excerpt) record.excerpt = work.excerpt;
+    record.ring = once(record.ring);
+    record.layer = once(record.layer);
+    record.type = once(record.type);
+    record.evidence = once(record.evidence);
+    record.date = once(record.date);
+  }
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, at) => value === b[at]);
+}
+
 /** From this size of meta.json on, its text is collected before the large arrays are read (collectGarbage). */
 const LARGE_META = 32 * 1024 * 1024;
 
@@ -134,20 +179,35 @@ function collectGarbage(): void {
   (runInNewContext('gc') as () => void)();
 }
 
-/** The vector file, read straight into the scanner's memory in blocks (read-large.ts). */
-function fileVectorSource(file: string): VectorSource {
+/**
+ * The vector file, read straight into the scanner's memory in blocks (read-large.ts), or a block
+ * at a time to be quantized; or, where the build wrote them (from QUANTIZE_FROM passages on) and
+ * the scanner holds int8, the quantized rows read as they are (vector-scan.ts).
+ */
+function fileVectorSource(file: string, quantizedFile: string, meta: SearchMeta): VectorSource {
   const bytes = statSync(file).size;
   if (bytes % 4 !== 0) throw new Error(`${file} is not whole float32 values: rebuild`);
+  const count = meta.chunk_records.length;
+  const quantized = existsSync(quantizedFile) && statSync(quantizedFile).size === quantizedFileBytes(count, meta.embedder.dims);
+  const readFrom = (from: string, target: Uint8Array, fromByte: number) => {
+    const fd = openSync(from, 'r');
+    try {
+      readExactly(fd, target, fromByte, `${from} ended early: rebuild`);
+    } finally {
+      closeSync(fd);
+    }
+  };
   return {
     floats: bytes / 4,
-    readInto(target) {
-      const fd = openSync(file, 'r');
-      try {
-        readExactly(fd, target, 0, `${file} ended early: rebuild`);
-      } finally {
-        closeSync(fd);
-      }
-    },
+    readInto: (target, fromByte = 0) => readFrom(file, target, fromByte),
+    ...(quantized
+      ? {
+          readQuantized(codes: Uint8Array, scales: Uint8Array) {
+            readFrom(quantizedFile, scales, 0);
+            readFrom(quantizedFile, codes, quantizedCodesAt(count));
+          },
+        }
+      : {}),
   };
 }
 

@@ -196,11 +196,11 @@ function writeDerived(real: RealEmbeddings, size: number, file: string): void {
 
 /** nearestNeighbourCosines through the exact scan kernel: the plain loop is too slow at a million rows. */
 function nearestNeighbourCosinesFast(scanner: VectorScanner, probes: number): number[] {
-  const { vectors, count } = scanner;
+  const { count } = scanner;
   const step = Math.floor(count / probes);
   const cosines: number[] = [];
   for (let probe = 0; cosines.length < probes; probe += step) {
-    const dots = scanner.dots(vectors.subarray(probe * DIMS, (probe + 1) * DIMS));
+    const dots = scanner.dots(scanner.rowsOf([probe]));
     dots[probe] = -2;
     let best = -2;
     for (let row = 0; row < count; row++) if (dots[row]! > best) best = dots[row]!;

@@ -28,6 +28,8 @@ export function artifactPaths(artifactsDir: string) {
     searchVectors: path.join(data, 'search', 'vectors.f32'),
     /** The approximate index over vectors.f32 (USearch), present only above the size threshold (ADR 0018). */
     searchVectorIndex: path.join(data, 'search', 'vectors.usearch'),
+    /** The same vectors as int8 with a scale a row (core/search/vector-scan.ts), present from QUANTIZE_FROM passages on: the server reads these, not vectors.f32. */
+    searchQuantized: path.join(data, 'search', 'vectors.i8'),
     searchFullText: path.join(data, 'search', 'fulltext.bin'),
     /** The passages' text as indexed, read one passage at a time (core/search/passages.ts). */
     searchPassages: path.join(data, 'search', 'passages.bin'),

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ApproximateVectorIndex, NearestCodes, RemoteCodes } from '../core/ports/vector-index.ts';
 import type { SharedCodes } from '../core/search/binary-scan.ts';
-import { checkQuery, checkRows, type SharedScan } from '../core/search/vector-scan.ts';
+import { checkQuery, checkRows, quantizeQuery, type SharedScan } from '../core/search/vector-scan.ts';
 import { checkIndexFile, DEFAULT_INDEX_PARAMETERS, nativeConfig, oversampled, type VectorIndexParameters } from './vector-index.ts';
 
 export interface VectorIndexWorker extends ApproximateVectorIndex {
@@ -35,15 +35,18 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 // Each shared scan's products by its number, or why it could not be shared.
 const scans = new Map();
+// int8 rows take the question already quantized (an Int16Array) and its scale.
 function shareScan(shared) {
   const kernel = new WebAssembly.Instance(shared.module, { env: { memory: shared.memory } }).exports;
-  const query = new Float32Array(shared.memory.buffer, shared.queryAt, shared.dims);
+  const int8 = shared.precision === 'i8';
+  const query = new (int8 ? Int16Array : Float32Array)(shared.memory.buffer, shared.queryAt, shared.dims);
   const rowList = new Uint32Array(shared.memory.buffer, shared.rowsAt, shared.count);
   const out = new Float32Array(shared.memory.buffer, shared.outAt, shared.count);
-  return (vector, rows) => {
+  return (vector, rows, qscale) => {
     query.set(vector);
     rowList.set(rows);
-    kernel.dotsOf(shared.vectorsAt, shared.dims, shared.queryAt, shared.rowsAt, rows.length, shared.outAt);
+    if (int8) kernel.dotsOf8(shared.vectorsAt, shared.scalesAt, shared.dims, shared.queryAt, qscale, shared.rowsAt, rows.length, shared.outAt);
+    else kernel.dotsOf(shared.vectorsAt, shared.dims, shared.queryAt, shared.rowsAt, rows.length, shared.outAt);
     return out.slice(0, rows.length);
   };
 }
@@ -79,7 +82,7 @@ try {
 } catch (error) {
   parentPort.postMessage({ fatal: String((error && error.message) || error) });
 }
-parentPort.on('message', ({ id, query, k, shared, scan, rows, sharedCodes, codes, code, mask }) => {
+parentPort.on('message', ({ id, query, qscale, k, shared, scan, rows, sharedCodes, codes, code, mask }) => {
   if (shared) return keep(scans, scan, () => shareScan(shared));
   if (sharedCodes) return keep(codeScans, codes, () => shareCodes(sharedCodes));
   try {
@@ -89,14 +92,14 @@ parentPort.on('message', ({ id, query, k, shared, scan, rows, sharedCodes, codes
       const products = scans.get(scan);
       if (typeof products !== 'function') throw new Error('the scan kernel could not be shared: ' + products);
       const near = nearestOf(code, k, mask);
-      const dots = products(query, near);
+      const dots = products(query, near, qscale);
       parentPort.postMessage({ id, near, dots }, [near.buffer, dots.buffer]);
       return;
     }
     if (rows) {
       const products = scans.get(scan);
       if (typeof products !== 'function') throw new Error('the scan kernel could not be shared: ' + products);
-      const dots = products(query, rows);
+      const dots = products(query, rows, qscale);
       parentPort.postMessage({ id, dots }, [dots.buffer]);
       return;
     }
@@ -172,6 +175,13 @@ function settle(pending: Map<number, Pending>, reply: Exclude<Reply, { ready: un
   pending.delete(reply.id);
   if ('error' in reply) job?.reject(new Error(`the vector index worker failed to answer: ${reply.error}`));
   else job?.resolve('keys' in reply ? reply.keys : 'near' in reply ? { near: reply.near, dots: reply.dots } : reply.dots);
+}
+
+/** The question as the shared scan's rows take it: as it is for float32, quantized with its scale for int8 (vector-scan.ts). */
+function scanQuery(shared: SharedScan, query: Float32Array): { query: Float32Array | Int16Array; qscale?: number } {
+  if (shared.precision !== 'i8') return { query };
+  const quantized = new Int16Array(query.length);
+  return { query: quantized, qscale: quantizeQuery(query, quantized) };
 }
 
 /** The file as opened: a new thread opens it again only if it is still the same file. */
@@ -272,7 +282,8 @@ export async function openVectorIndexWorker(
 
   /** Sends a question to the worker; its answer resolves the promise. */
   function ask<T extends Uint32Array | Float32Array | NearestCodes>(message: {
-    query: Float32Array;
+    query: Float32Array | Int16Array;
+    qscale?: number;
     k?: number;
     scan?: number;
     rows?: Uint32Array;
@@ -307,7 +318,7 @@ export async function openVectorIndexWorker(
       return async (query, rows) => {
         checkQuery(query, shared.dims);
         checkRows(rows, shared.count);
-        return ask<Float32Array>({ query, scan, rows });
+        return ask<Float32Array>({ ...scanQuery(shared, query), scan, rows });
       };
     },
     shareCodes(codes, shared) {
@@ -319,7 +330,7 @@ export async function openVectorIndexWorker(
         checkQuery(query, shared.dims);
         if (code.length !== codes.words * 8) throw new Error(`a code of ${code.length} bytes for codes of ${codes.words * 8}`);
         if (chunkMask && chunkMask.length !== codes.count) throw new Error(`a mask of ${chunkMask.length} chunks for ${codes.count}`);
-        return ask<NearestCodes>({ query, code, k, codes: codeScan, scan, ...(chunkMask ? { mask: chunkMask } : {}) });
+        return ask<NearestCodes>({ ...scanQuery(shared, query), code, k, codes: codeScan, scan, ...(chunkMask ? { mask: chunkMask } : {}) });
       };
     },
     async close() {

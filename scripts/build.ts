@@ -32,10 +32,10 @@ import { attachLongitudinal } from './lib/longitudinal.ts';
 import { writeAudio, writeCalibration, writeConcepts, writePages, writeRecordTwins } from './lib/public-files.ts';
 import { calibrationSummary } from '../core/certify/calibration-summary.ts';
 import { buildSearch } from './lib/search-build.ts';
-import { approximateFromEnv, writeVectorIndex } from './lib/vector-index-build.ts';
+import { approximateFromEnv, writeQuantizedVectors, writeVectorIndex } from './lib/vector-index-build.ts';
 import { encodeIdentities, readPreviousSearch } from './lib/previous-search.ts';
 import { readTwinKeys, twinKeysFile } from './lib/twin-reuse.ts';
-import { approximatePathApplies } from '../core/search/chunk-scan.ts';
+import { approximatePathApplies, QUANTIZE_FROM } from '../core/search/chunk-scan.ts';
 import { DEFAULT_TUNING } from '../core/search/search-index.ts';
 import { chooseForCorpus, probeKey } from './lib/retrieval-probe.ts';
 import { RETRIEVAL_CHOICE_FILE } from '../core/search/retrieval-choice.ts';
@@ -158,20 +158,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     rmSync(staging, { recursive: true, force: true });
     return { works: works.length, divergences: divergences.length, ...plannedResult(planning, configured, search), milliseconds: Date.now() - started };
   }
-  const approximateFrom = options.approximateFrom ?? DEFAULT_TUNING.approximateFrom;
-  writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
-  const index = await writeVectorIndex(
-    out.searchVectorIndex,
-    search.vectors,
-    search.meta.embedder.dims,
-    approximateFrom,
-    log,
-    // Over a previous build with an index, grow it rather than build it again.
-    approximatePathApplies(search.meta.chunk_records.length, approximateFrom)
-      ? { previous: previous?.index, embedderId: search.meta.embedder.id, identities: search.identities, matched: search.matched }
-      : undefined,
-  );
-  if (index?.chunkKeys) search.meta.chunk_keys = Array.from(index.chunkKeys);
+  await writeVectors(search, out, { approximateFrom: options.approximateFrom ?? DEFAULT_TUNING.approximateFrom, previous }, log);
   log('writing the search artifacts');
   writeJson(out.searchMeta, search.meta);
   writeFile(out.searchFullText, encodeFullText(search.fullText));
@@ -232,6 +219,36 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
       `(${result.embedded} embedded, ${result.cachedEmbeddings} from the previous build or the cache) in ${result.milliseconds} ms`,
   );
   return result;
+}
+
+/**
+ * The passages' vectors: vectors.f32; from the approximate path's threshold the index over them
+ * (grown from the previous build's where it can be), and from QUANTIZE_FROM passages their int8
+ * rows (vectors.i8), as the server holds them there.
+ */
+async function writeVectors(
+  search: Awaited<ReturnType<typeof buildSearch>>,
+  out: ReturnType<typeof artifactPaths>,
+  options: { approximateFrom: number; previous: ReturnType<typeof readPreviousSearch> },
+  log: (line: string) => void,
+): Promise<void> {
+  const { approximateFrom, previous } = options;
+  const approximate = approximatePathApplies(search.meta.chunk_records.length, approximateFrom);
+  writeFile(out.searchVectors, new Uint8Array(search.vectors.buffer, search.vectors.byteOffset, search.vectors.byteLength));
+  const index = await writeVectorIndex(
+    out.searchVectorIndex,
+    search.vectors,
+    search.meta.embedder.dims,
+    approximateFrom,
+    log,
+    // Over a previous build with an index, grow it rather than build it again.
+    approximate ? { previous: previous?.index, embedderId: search.meta.embedder.id, identities: search.identities, matched: search.matched } : undefined,
+  );
+  if (index?.chunkKeys) search.meta.chunk_keys = Array.from(index.chunkKeys);
+  if (approximate && search.meta.chunk_records.length >= QUANTIZE_FROM) {
+    log('writing the vectors as int8');
+    writeQuantizedVectors(out.searchQuantized, search.vectors, search.meta.embedder.dims);
+  }
 }
 
 /** The record twins with their revisions; the previous build's twins of works that did not change are linked, not rendered again. */

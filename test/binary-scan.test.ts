@@ -52,7 +52,7 @@ describe('the nearest binary codes (binary-scan.ts)', () => {
     expect(binaryScanSupported(DIMS)).toBe(true);
     expect(binaryScanSupported(512)).toBe(true);
     expect(binaryScanSupported(96)).toBe(false);
-    expect(() => createBinaryScan(new Float32Array(96 * 3), 96)).toThrow(/96 dimensions/);
+    expect(() => createBinaryScan(createVectorScanner(new Float32Array(96 * 3), 96))).toThrow(/96 dimensions/);
   });
 
   it('packs one sign bit a dimension, the first dimension the lowest bit', () => {
@@ -65,7 +65,7 @@ describe('the nearest binary codes (binary-scan.ts)', () => {
   it('finds the k nearest codes as the reference does, filtered or not, ties at the cut in chunk order', () => {
     const count = 1500;
     const vectors = unitRows(count, DIMS, 5);
-    const scan = createBinaryScan(vectors, DIMS);
+    const scan = createBinaryScan(createVectorScanner(vectors, DIMS));
     expect(scan.count).toBe(count);
     const next = seededRandom(9);
     const sparse = Uint8Array.from({ length: count }, () => (next() < 0.1 ? 1 : 0));
@@ -112,7 +112,7 @@ describe('the approximate chunk scan over binary codes (chunk-scan.ts)', () => {
     const shortlist = 120;
     const codes = createChunkScan({ ...common, shortlist });
     const exact = createChunkScan({ ...common, approximate: undefined, shortlist });
-    const reference = createBinaryScan(vectors, DIMS);
+    const reference = createBinaryScan(createVectorScanner(vectors, DIMS));
     expect(codes.approximate).toBe(true);
     expect(codes.shortlistFrom).toBe('codes');
     const filter = Uint8Array.from({ length: recordCount }, (_, record) => (record % 3 === 0 ? 0 : 1));
@@ -178,7 +178,7 @@ describe('the approximate chunk scan over binary codes (chunk-scan.ts)', () => {
           const own = new Uint8Array(DIMS / 8);
           signCode(query, 0, DIMS, own, 0);
           expect([...code]).toEqual([...own]);
-          const near = createBinaryScan(vectors, DIMS).nearest(query, k, chunkMask);
+          const near = createBinaryScan(createVectorScanner(vectors, DIMS)).nearest(query, k, chunkMask);
           return { near, dots: scanner.dotsOf(query, near).slice() };
         };
       },

@@ -191,47 +191,52 @@ describe('the vector index in a worker thread', () => {
     await expect(worker.search(vectors.slice(0, DIMS), 3)).rejects.toThrow(/closed/);
   });
 
-  it("takes the products of listed rows over the scan kernel's shared memory, the scanner's own values bit for bit", async () => {
-    const { file, vectors, count, parameters } = await saved();
-    const scanner = createVectorScanner(vectors, DIMS);
-    expect(scanner.kernel).toBe('wasm-simd');
-    const worker = await openVectorIndexWorker(file, DIMS, parameters);
-    try {
-      const products = worker.shareScan(scanner.shared!);
-      const next = seededRandom(9);
-      const questions = Array.from({ length: 6 }, (_, q) => {
-        const query = vectors.slice(q * DIMS, (q + 1) * DIMS);
-        const rows = Uint32Array.from({ length: 1 + Math.floor(next() * count) }, () => Math.floor(next() * count)).sort();
-        return { query, rows };
-      });
-      // Asked together, and while this thread uses the scanner itself: each answer its own.
-      const answers = await Promise.all(questions.map(({ query, rows }) => products(query, rows)));
-      answers.forEach((dots, q) => expect([...dots]).toEqual([...scanner.dotsOf(questions[q]!.query, questions[q]!.rows)]));
-      await expect(products(vectors.slice(0, DIMS), Uint32Array.of(count))).rejects.toThrow(/no row/);
-      await expect(products(new Float32Array(DIMS + 1), Uint32Array.of(0))).rejects.toThrow(/dimensions/);
-      // A second scanner shared with the same worker: each gets its own memory's products.
-      const other = createVectorScanner(
-        vectors.map((value) => -value),
-        DIMS,
-      );
-      const otherProducts = worker.shareScan(other.shared!);
-      const { query, rows } = questions[0]!;
-      expect([...(await otherProducts(query, rows))]).toEqual([...other.dotsOf(query, rows)]);
-      expect([...(await products(query, rows))]).toEqual([...scanner.dotsOf(query, rows)]);
-      // One that cannot be shared says so when asked, and the others still answer.
-      const broken = worker.shareScan({ ...scanner.shared!, module: {} as WebAssembly.Module });
-      await expect(broken(query, rows)).rejects.toThrow(/could not be shared/);
-      expect([...(await products(query, rows))]).toEqual([...scanner.dotsOf(query, rows)]);
-    } finally {
-      await worker.close();
-    }
-  });
+  it.each(['f32', 'i8'] as const)(
+    "takes the products of listed rows over the scan kernel's shared memory, the scanner's own values bit for bit (%s rows)",
+    async (precision) => {
+      const { file, vectors, count, parameters } = await saved();
+      const scanner = createVectorScanner(vectors, DIMS, { precision });
+      expect(scanner.precision).toBe(precision);
+      expect(scanner.kernel).toBe('wasm-simd');
+      const worker = await openVectorIndexWorker(file, DIMS, parameters);
+      try {
+        const products = worker.shareScan(scanner.shared!);
+        const next = seededRandom(9);
+        const questions = Array.from({ length: 6 }, (_, q) => {
+          const query = vectors.slice(q * DIMS, (q + 1) * DIMS);
+          const rows = Uint32Array.from({ length: 1 + Math.floor(next() * count) }, () => Math.floor(next() * count)).sort();
+          return { query, rows };
+        });
+        // Asked together, and while this thread uses the scanner itself: each answer its own.
+        const answers = await Promise.all(questions.map(({ query, rows }) => products(query, rows)));
+        answers.forEach((dots, q) => expect([...dots]).toEqual([...scanner.dotsOf(questions[q]!.query, questions[q]!.rows)]));
+        await expect(products(vectors.slice(0, DIMS), Uint32Array.of(count))).rejects.toThrow(/no row/);
+        await expect(products(new Float32Array(DIMS + 1), Uint32Array.of(0))).rejects.toThrow(/dimensions/);
+        // A second scanner shared with the same worker: each gets its own memory's products.
+        const other = createVectorScanner(
+          vectors.map((value) => -value),
+          DIMS,
+          { precision },
+        );
+        const otherProducts = worker.shareScan(other.shared!);
+        const { query, rows } = questions[0]!;
+        expect([...(await otherProducts(query, rows))]).toEqual([...other.dotsOf(query, rows)]);
+        expect([...(await products(query, rows))]).toEqual([...scanner.dotsOf(query, rows)]);
+        // One that cannot be shared says so when asked, and the others still answer.
+        const broken = worker.shareScan({ ...scanner.shared!, module: {} as WebAssembly.Module });
+        await expect(broken(query, rows)).rejects.toThrow(/could not be shared/);
+        expect([...(await products(query, rows))]).toEqual([...scanner.dotsOf(query, rows)]);
+      } finally {
+        await worker.close();
+      }
+    },
+  );
 
   it('scans the binary codes and takes their products in one answer, the rows and values of this thread’s scan bit for bit', async () => {
     const dims = 64;
     const { file, vectors, count, parameters } = await saved(dims);
     const scanner = createVectorScanner(vectors, dims);
-    const codes = createBinaryScan(scanner.vectors, dims);
+    const codes = createBinaryScan(scanner);
     const worker = await openVectorIndexWorker(file, dims, parameters);
     try {
       const remote = worker.shareCodes(codes.shared, scanner.shared!);

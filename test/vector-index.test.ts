@@ -3,7 +3,7 @@
  * the exact scan finds on text-structured vectors, filters hold, a saved index reopens the
  * same, and the search answers the same through the approximate path as through the exact one.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCorpus, type Corpus } from '../api/load-artifacts.ts';
@@ -15,8 +15,9 @@ import { createHashedEmbedder, hashedVector } from '../devkit/hashed-embedder.ts
 import { tempDir } from '../devkit/app.ts';
 import { createVectorIndex, viewVectorIndex } from '../providers/vector-index.ts';
 import { buildArtifacts } from '../scripts/build.ts';
-import { planKeys, writeVectorIndex } from '../scripts/lib/vector-index-build.ts';
+import { planKeys, writeQuantizedVectors, writeVectorIndex } from '../scripts/lib/vector-index-build.ts';
 import { repeatedBuilds } from './helpers/build-twice.ts';
+import { expectCloseResults } from './helpers/search-record.ts';
 
 const DIMS = 128;
 
@@ -343,6 +344,45 @@ describe('search through the approximate path', () => {
           }
         }
       }
+    }
+  });
+
+  it('holds the rows as int8 from quantizeFrom on: the records float32 rows give, each figure within a few thousandths', async () => {
+    const dir = approximate.publicDir.replace(/[/\\]public$/, '');
+    // Floors off: a record whose cosine sits on a floor may fall either side of it.
+    const options = { fusion: 'max' as const, floors: false, approximateFrom: 0, approximateShortlist: shortlist };
+    const int8 = await loadCorpus(dir, approximate.search.embedder, { ...options, quantizeFrom: 0 });
+    const float32 = await loadCorpus(dir, approximate.search.embedder, options);
+    for (const question of questions) {
+      expectCloseResults(await int8.search.search(question, { limit: 5 }), await float32.search.search(question, { limit: 5 }));
+      expectCloseResults(await int8.search.similar(question, () => true, 5), await float32.search.similar(question, () => true, 5));
+    }
+  });
+
+  it("reads the build's int8 rows (vectors.i8) where it holds int8: the rows it would have quantized itself", async () => {
+    const dir = approximate.publicDir.replace(/[/\\]public$/, '');
+    const paths = artifactPaths(dir);
+    const options = { fusion: 'max' as const, approximateFrom: 0, approximateShortlist: shortlist, quantizeFrom: 0 };
+    const quantizedHere = await loadCorpus(dir, approximate.search.embedder, options);
+    const floats = new Float32Array(new Uint8Array(readFileSync(paths.searchVectors)).buffer);
+    const dims = approximate.search.embedder.dims;
+    writeQuantizedVectors(paths.searchQuantized, floats, dims);
+    try {
+      expect(statSync(paths.searchQuantized).size).toBe((floats.length / dims) * (4 + dims));
+      const fromFile = await loadCorpus(dir, approximate.search.embedder, options);
+      for (const question of questions.slice(0, 3)) {
+        expect(await fromFile.search.search(question, { limit: 5 })).toEqual(await quantizedHere.search.search(question, { limit: 5 }));
+      }
+      // It is the file that is read: rows of zeros there give every cosine 0.
+      writeFileSync(paths.searchQuantized, new Uint8Array(statSync(paths.searchQuantized).size));
+      const zeros = await loadCorpus(dir, approximate.search.embedder, { ...options, floors: false });
+      expect((await zeros.search.similar(questions[0]!, () => true, 3)).map((hit) => hit.score)).toEqual([0, 0, 0]);
+      // A file of another size (another build's) is not read: the floats are quantized instead.
+      writeFileSync(paths.searchQuantized, new Uint8Array(10));
+      const resized = await loadCorpus(dir, approximate.search.embedder, options);
+      expect(await resized.search.search(questions[0]!, { limit: 5 })).toEqual(await quantizedHere.search.search(questions[0]!, { limit: 5 }));
+    } finally {
+      rmSync(paths.searchQuantized, { force: true });
     }
   });
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nthLargest } from '../core/search/search-index.ts';
-import { createVectorScanner } from '../core/search/vector-scan.ts';
+import { createVectorScanner, quantizeQuery, quantizeRow, type VectorSource } from '../core/search/vector-scan.ts';
 import { seededRandom as random } from '../core/random.ts';
 import { compileDotWat, renderDotWasmModule, WASM_TS_PATH } from '../scripts/gen-wasm.ts';
 
@@ -46,7 +46,7 @@ describe('vector scan', () => {
     const query = vectors(1, dims, 2);
     const scanner = createVectorScanner(data, dims);
     expect(scanner.kernel).toBe('wasm-simd');
-    expect(Array.from(scanner.vectors)).toEqual(Array.from(data));
+    expect(Array.from(scanner.rowsOf([0, 299, 7]))).toEqual([0, 299, 7].flatMap((row) => Array.from(data.subarray(row * dims, (row + 1) * dims))));
     const dots = scanner.dots(query);
     const expected = naiveDots(data, dims, query);
     expect(dots).toHaveLength(300);
@@ -104,6 +104,64 @@ describe('vector scan', () => {
 });
 
 describe('nthLargest (the feedback pool threshold)', () => {
+  it('holds int8 rows (a scale each) whose products stay within a few thousandths of the exact ones, dotsOf and dots bit for bit', () => {
+    const dims = 512;
+    const data = vectors(1200, dims, 3);
+    const query = vectors(1, dims, 4);
+    const exact = naiveDots(data, dims, query);
+    const scanner = createVectorScanner(data, dims, { precision: 'i8' });
+    expect(scanner.precision).toBe('i8');
+    expect(scanner.kernel).toBe('wasm-simd');
+    const dots = Array.from(scanner.dots(query));
+    let worst = 0;
+    dots.forEach((value, row) => (worst = Math.max(worst, Math.abs(value - exact[row]!))));
+    expect(worst).toBeLessThan(0.003);
+    expect(worst).toBeGreaterThan(0); // quantized, not the float32 rows
+    // A row with itself is still about 1; masked rows -2; the listed rows as the whole scan gives them.
+    expect(scanner.dots(data.subarray(7 * dims, 8 * dims))[7]).toBeCloseTo(1, 2);
+    const mask = new Uint8Array(1200).fill(1);
+    mask[5] = 0;
+    expect(scanner.dots(query, mask)[5]).toBe(-2);
+    const rows = Uint32Array.of(0, 17, 5, 1199);
+    const whole = scanner.dots(query).slice();
+    expect(Array.from(scanner.dotsOf(query, rows))).toEqual(Array.from(rows, (row) => whole[row]));
+    // Rows read back are the codes times their scale; a subset scores as the whole does.
+    const back = scanner.rowsOf([17]);
+    back.forEach((value, d) => expect(Math.abs(value - data[17 * dims + d]!)).toBeLessThan(0.01));
+    expect(Array.from(scanner.subset(rows).dots(query))).toEqual(Array.from(rows, (row) => whole[row]));
+    // The JavaScript kernel holds float32 whatever is asked.
+    expect(createVectorScanner(data, dims, { kernel: 'js', precision: 'i8' }).precision).toBe('f32');
+  });
+
+  it('quantizes from a file in blocks as from the floats in memory, zero rows and questions included', () => {
+    const dims = 16;
+    const count = 9000; // more than two of the loader's blocks
+    const data = vectors(count, dims, 5);
+    data.fill(0, 4096 * dims, 4097 * dims);
+    const bytes = new Uint8Array(data.buffer);
+    const reads: number[] = [];
+    const source: VectorSource = {
+      floats: data.length,
+      readInto(target, fromByte = 0) {
+        reads.push(fromByte);
+        target.set(bytes.subarray(fromByte, fromByte + target.length));
+      },
+    };
+    const query = vectors(1, dims, 6);
+    const fromFile = createVectorScanner(source, dims, { precision: 'i8' });
+    const fromMemory = createVectorScanner(data, dims, { precision: 'i8' });
+    expect(reads.length).toBeGreaterThan(2);
+    expect(Array.from(fromFile.dots(query))).toEqual(Array.from(fromMemory.dots(query)));
+    expect(fromFile.dots(query)[4096]).toBe(0);
+    expect(Array.from(fromFile.dots(new Float32Array(dims))).every((value) => value === 0)).toBe(true);
+    const codes = new Int8Array(dims);
+    expect(quantizeRow(data, 1, dims, codes, 0)).toBeGreaterThan(0);
+    expect(Math.max(...Array.from(codes, Math.abs))).toBe(127);
+    const quantized = new Int16Array(dims);
+    expect(quantizeQuery(query, quantized)).toBeGreaterThan(0);
+    expect(Math.max(...Array.from(quantized, Math.abs))).toBe(16383);
+  });
+
   it('agrees with sorting, ties and all', () => {
     const next = random(11);
     for (let round = 0; round < 200; round++) {

@@ -11,7 +11,7 @@
  * `nearestRows`, which also pick the nearest), and per thread that scans them 9 bytes a chunk of
  * regions (the mask, the distances, the rows picked).
  */
-import { dotModule } from './vector-scan.ts';
+import { dotModule, type VectorScanner } from './vector-scan.ts';
 
 export interface BinaryScan {
   readonly count: number;
@@ -76,11 +76,14 @@ function regions(at: number, count: number, dims: number) {
   return { queryAt, maskAt, outAt, histogramAt, nearestAt, end: nearestAt + align16(count * 4) };
 }
 
-/** The codes of `count` rows of `dims` floats, computed once here. */
-export function createBinaryScan(vectors: Float32Array, dims: number): BinaryScan {
+/** Rows whose codes are computed together (their floats asked of the scanner at once). */
+const CODE_BLOCK = 4096;
+
+/** The codes of the scanner's rows (float32, or int8 read back: the same signs), computed once here. */
+export function createBinaryScan(rows: Pick<VectorScanner, 'count' | 'dims' | 'rowsOf'>): BinaryScan {
+  const { count, dims } = rows;
   const module = dotModule();
   if (!binaryScanSupported(dims) || !module) throw new Error(`no binary scan over ${dims} dimensions here`);
-  const count = vectors.length / dims;
   const codeBytes = dims / 8;
   // Layout: [codes], then this thread's regions and another thread's (pages it never touches take no memory).
   const codesAt = 0;
@@ -89,7 +92,10 @@ export function createBinaryScan(vectors: Float32Array, dims: number): BinarySca
   const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(second.end / PAGE)), maximum: 65536, shared: true });
   const kernel = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as HammingExports;
   const bytes = new Uint8Array(memory.buffer);
-  for (let row = 0; row < count; row++) signCode(vectors, row * dims, dims, bytes, codesAt + row * codeBytes);
+  for (let first = 0; first < count; first += CODE_BLOCK) {
+    const block = rows.rowsOf(Array.from({ length: Math.min(CODE_BLOCK, count - first) }, (_, at) => first + at));
+    for (let at = 0; at < block.length / dims; at++) signCode(block, at * dims, dims, bytes, codesAt + (first + at) * codeBytes);
+  }
   const mask = new Uint8Array(memory.buffer, own.maskAt, count);
   const nearest = new Uint32Array(memory.buffer, own.nearestAt, count);
   const words = dims / 64;

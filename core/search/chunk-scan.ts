@@ -4,14 +4,15 @@
  *   - exact: every allowed chunk's dot product (vector-scan.ts), the reference and the
  *     default below `approximateFrom` chunks;
  *   - approximate: a shortlist of chunks from the approximate index plus the chunks of the
- *     records that words rank best, all re-scored exactly on the stored float vectors. A
+ *     records that words rank best, all re-scored on the stored vectors (float32, bit for bit the
+ *     exact scan's cosines; int8 from QUANTIZE_FROM chunks, within a few thousandths). A
  *     record outside the shortlist has no cosine (-2), as a record outside the filters does.
  *     A filter so selective that the index cannot find enough allowed chunks falls back to
  *     the exact scan, as does an index that fails; a filter that leaves few chunks is scanned
  *     exactly at once.
  */
 import type { ApproximateVectorIndex, RemoteCodes } from '../ports/vector-index.ts';
-import { createVectorScanner, type VectorScanner } from './vector-scan.ts';
+import type { VectorScanner } from './vector-scan.ts';
 import { binaryScanSupported, createBinaryScan, signCode, type SharedCodes } from './binary-scan.ts';
 import { chunksOfRecords, passagesOf, recordChunks, type RecordChunks } from './record-chunks.ts';
 
@@ -24,6 +25,13 @@ export const APPROXIMATE_FROM = 50_000;
  * (64 bytes a chunk at 512 dimensions) small beside the vectors (bench/README.md).
  */
 export const CODES_BELOW = 400_000;
+
+/**
+ * From this many chunks on, the approximate path's rows are int8 (vector-scan.ts): at 400,000
+ * passages of 512 dimensions float32 would hold 800 MB, int8 200 MB; at a million 2 GB against
+ * 512 MB, the difference between the server's memory and half of it (bench/README.md).
+ */
+export const QUANTIZE_FROM = 400_000;
 
 /** The approximate index is built and used only from `approximateFrom` chunks on. */
 export function approximatePathApplies(chunkCount: number, approximateFrom: number): boolean {
@@ -188,7 +196,7 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   const keys = keyMap(input.chunkKeys);
   /** All 0 between calls of recordsOf (which runs without a pause): the records already listed. */
   const scoredMarks = new Uint8Array(recordCount);
-  const codes = chunkCount < (input.codesBelow ?? CODES_BELOW) && binaryScanSupported(dims) ? createBinaryScan(scanner.vectors, dims) : undefined;
+  const codes = chunkCount < (input.codesBelow ?? CODES_BELOW) && binaryScanSupported(dims) ? createBinaryScan(scanner) : undefined;
   const remoteCodes = codes && input.shareCodes?.(codes.shared);
 
   /**
@@ -298,20 +306,17 @@ function createPopulation(
   chunksOf: RecordChunks,
 ): (query: Float32Array, mask: Uint8Array, known: RecordCosines | undefined) => CosinePopulation {
   const sampleOf = (mask: Uint8Array) => populationSample(chunksOf, mask);
-  const dims = scanner.dims;
 
   /**
    * Without filters, the sample's chunk vectors copied together once (at 4 passages a record,
-   * 16,384 rows: 32 MB at 512 dimensions), scanned whole by the same kernel: the same cosines
+   * 16,384 rows: 8 MB of int8 at 512 dimensions), scanned whole by the same kernel: the same cosines
    * as gathering them row by row, in a fraction of the time.
    */
   let unfiltered: { records: number[]; scanner: VectorScanner } | undefined;
   function unfilteredSample(mask: Uint8Array): { records: number[]; scanner: VectorScanner } {
     if (unfiltered) return unfiltered;
     const { records, chunks } = sampleOf(mask);
-    const copy = new Float32Array(chunks.length * dims);
-    chunks.forEach((chunk, row) => copy.set(scanner.vectors.subarray(chunk * dims, (chunk + 1) * dims), row * dims));
-    return (unfiltered = { records, scanner: createVectorScanner(copy, dims, { kernel: scanner.kernel }) });
+    return (unfiltered = { records, scanner: scanner.subset(chunks) });
   }
 
   /**

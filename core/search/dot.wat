@@ -144,6 +144,64 @@
         (local.set $row (i32.add (local.get $row) (i32.const 1)))
         (br $rows)))
     (local.get $n))
+  ;; One int8 row's products with an int16 query (vector-scan.ts, quantized rows): 16 components a
+  ;; step, widened to i16 and multiplied pairwise into two i32x4 sums (exact integers: at most
+  ;; dims / 16 steps of 2 * 127 * 16383 in each lane), returned as their total.
+  (func $dot8 (param $row i32) (param $query i32) (param $dims i32) (result i32)
+    (local $k i32) (local $codes v128)
+    (local $a0 v128) (local $a1 v128)
+    (local.set $a0 (v128.const i32x4 0 0 0 0))
+    (local.set $a1 (v128.const i32x4 0 0 0 0))
+    (loop $lanes
+      (local.set $codes (v128.load (i32.add (local.get $row) (local.get $k))))
+      (local.set $a0 (i32x4.add (local.get $a0)
+        (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $codes))
+                           (v128.load (i32.add (local.get $query) (i32.shl (local.get $k) (i32.const 1)))))))
+      (local.set $a1 (i32x4.add (local.get $a1)
+        (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $codes))
+                           (v128.load offset=16 (i32.add (local.get $query) (i32.shl (local.get $k) (i32.const 1)))))))
+      (local.set $k (i32.add (local.get $k) (i32.const 16)))
+      (br_if $lanes (i32.lt_u (local.get $k) (local.get $dims))))
+    (local.set $a0 (i32x4.add (local.get $a0) (local.get $a1)))
+    (i32.add
+      (i32.add (i32x4.extract_lane 0 (local.get $a0)) (i32x4.extract_lane 1 (local.get $a0)))
+      (i32.add (i32x4.extract_lane 2 (local.get $a0)) (i32x4.extract_lane 3 (local.get $a0)))))
+  ;; One int8 row's cosine: its integer product times the row's scale (f32 at scales + 4 * row) and the query's.
+  (func $cosine8 (param $codes i32) (param $scales i32) (param $dims i32) (param $r i32) (param $query i32) (param $qscale f32) (result f32)
+    (f32.mul
+      (f32.mul (f32.convert_i32_s
+                 (call $dot8 (i32.add (local.get $codes) (i32.mul (local.get $r) (local.get $dims))) (local.get $query) (local.get $dims)))
+               (f32.load (i32.add (local.get $scales) (i32.shl (local.get $r) (i32.const 2)))))
+      (local.get $qscale)))
+  ;; dots over int8 rows (codes: count * dims bytes; scales: f32 per row; query: dims i16 with
+  ;; its scale qscale): out[c] the cosine of row c where mask[c] != 0, -2 where mask[c] == 0.
+  (func (export "dots8")
+    (param $codes i32) (param $scales i32) (param $count i32) (param $dims i32)
+    (param $query i32) (param $qscale f32) (param $mask i32) (param $out i32)
+    (local $c i32)
+    (block $done
+      (loop $chunks
+        (br_if $done (i32.ge_u (local.get $c) (local.get $count)))
+        (f32.store (i32.add (local.get $out) (i32.shl (local.get $c) (i32.const 2)))
+          (if (result f32) (i32.eqz (i32.load8_u (i32.add (local.get $mask) (local.get $c))))
+            (then (f32.const -2))
+            (else (call $cosine8 (local.get $codes) (local.get $scales) (local.get $dims) (local.get $c) (local.get $query) (local.get $qscale)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $chunks))))
+  ;; dotsOf over int8 rows: out[i] the cosine of row rows[i] for i < n.
+  (func (export "dotsOf8")
+    (param $codes i32) (param $scales i32) (param $dims i32)
+    (param $query i32) (param $qscale f32) (param $rows i32) (param $n i32) (param $out i32)
+    (local $i i32)
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (f32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
+          (call $cosine8 (local.get $codes) (local.get $scales) (local.get $dims)
+            (i32.load (i32.add (local.get $rows) (i32.shl (local.get $i) (i32.const 2))))
+            (local.get $query) (local.get $qscale)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each))))
   ;; BM25 of listed passages through the forward index (forward-kernel.ts): for i < n, passage
   ;; docs[i]'s pairs offsets[doc] .. offsets[doc + 1] (term ids, u16 or with $wide u32, and u8
   ;; counts) looked up in slots (term id -> query position + 1, 0 elsewhere); each match's

@@ -7,12 +7,12 @@ import type { Embedder } from '../ports/embedder.ts';
 import type { ApproximateVectorIndex, RemoteCodes } from '../ports/vector-index.ts';
 import type { SharedCodes } from './binary-scan.ts';
 import type { Bm25Parameters, FullTextIndex, FullTextQueryOptions } from './bm25.ts';
-import { APPROXIMATE_FROM, CODES_BELOW, createChunkScan, type ChunkScan, type CosinePopulation } from './chunk-scan.ts';
+import { APPROXIMATE_FROM, approximatePathApplies, CODES_BELOW, createChunkScan, QUANTIZE_FROM, type ChunkScan, type CosinePopulation } from './chunk-scan.ts';
 import type { ScoredRecord, SearchFilters, SearchMeta, SearchRecord } from './types.ts';
 import { gather, nthLargest } from './select.ts';
 import { embeddingModel } from './embedding-model.ts';
 import { calibratedRelevance, DEFAULT_RELEVANCE_MODEL, signalsOf, type RelevanceModel } from './relevance.ts';
-import { createVectorScanner, type ScanKernel, type SharedScan, type VectorSource } from './vector-scan.ts';
+import { createVectorScanner, type ScanKernel, type SharedScan, type VectorScanner, type VectorSource } from './vector-scan.ts';
 import { feedbackQuery } from './lexical-feedback.ts';
 import { createAdmission, DEFAULT_SEARCH_SLOTS } from './admission.ts';
 import { bestOf, fuseScope, gatherScope, rankByWords, sparseScope, type FusionScope, type WordRanking } from './fusion.ts';
@@ -77,6 +77,12 @@ export interface SearchTuning {
    */
   approximateFrom: number;
   /**
+   * From this many chunks on, where the approximate path applies, the rows are held as int8 with a
+   * scale each (vector-scan.ts): a quarter of float32's memory; cosines within a few thousandths,
+   * recall@10 measured (bench/README.md). Below, float32: the exact scan's cosines bit for bit.
+   */
+  quantizeFrom: number;
+  /**
    * Chunks asked of the approximate index per scan. Deep enough for the feedback pool: the
    * first ranking's best `feedbackPool` records are chosen by their cosines too, and with the
    * cosines of fewer chunks the pool (and so the ranking) drifts from the exact scan's; ArguAna
@@ -137,6 +143,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   feedbackPool: 2000,
   approximateWordRecords: 256,
   approximateFrom: APPROXIMATE_FROM,
+  quantizeFrom: QUANTIZE_FROM,
   approximateShortlist: 4000,
   approximateCodesBelow: CODES_BELOW,
   similarityFloor: 0.3,
@@ -303,8 +310,10 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   const indexById = new Map(records.map((record, index) => [record.id, index]));
   checkInputs(input, chunkRecords.length);
   const admission = createAdmission(input.searchSlots ?? DEFAULT_SEARCH_SLOTS);
-  const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel });
-  const vectors = scanner.vectors;
+  // From quantizeFrom on, the approximate path holds its rows as int8 (vector-scan.ts): a quarter of the memory.
+  const quantized =
+    input.approximate !== undefined && approximatePathApplies(chunkRecords.length, tuning.approximateFrom) && chunkRecords.length >= tuning.quantizeFrom;
+  const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel, precision: quantized ? 'i8' : 'f32' });
   const fullTextOptions = { text: tuning.bm25, title: tuning.titleBm25, titleBoost: tuning.titleBoost, queryTermWeight: tuning.queryTermWeight };
   // Records the ranking by words keeps: the first ranking's pool and candidates, the shortlist's word records.
   const wordsRanked = Math.max(tuning.candidates, tuning.feedbackPool, tuning.approximateWordRecords);
@@ -331,7 +340,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
       : Promise.resolve(fullText.scores(query, fullTextOptions, allowed));
 
   const allowedRecords = allowedRecordsOf(records);
-  const feedbackContext: FeedbackContext = { records, tuning, chunkScan, vectors, dims, fullText, fullTextOptions };
+  const feedbackContext: FeedbackContext = { records, tuning, chunkScan, scanner, fullText, fullTextOptions };
 
   async function embedQuery(query: string): Promise<Float32Array> {
     const [vector] = await embedder.embed([query]);
@@ -487,8 +496,7 @@ interface FeedbackContext {
   records: readonly SearchRecord[];
   tuning: SearchTuning;
   chunkScan: ChunkScan;
-  vectors: Float32Array;
-  dims: number;
+  scanner: VectorScanner;
   fullText: FullTextIndex;
   fullTextOptions: FullTextQueryOptions;
 }
@@ -502,7 +510,7 @@ interface FeedbackContext {
  * scanning. Scores per member of the scope.
  */
 async function rankWithFeedback(index: FeedbackContext, first: FirstRanking, scope: FusionScope, fused: Float64Array): Promise<Float64Array> {
-  const { records, tuning, chunkScan, vectors, dims, fullText, fullTextOptions } = index;
+  const { records, tuning, chunkScan, scanner, fullText, fullTextOptions } = index;
   const { members } = scope;
   const top = topIndices(records, members, fused, tuning.feedbackDocs).filter((at) => first.bestChunk[members[at]!]! >= 0);
   const chunks = top.map((at) => first.bestChunk[members[at]!]!);
@@ -511,7 +519,7 @@ async function rankWithFeedback(index: FeedbackContext, first: FirstRanking, sco
   // The vectors' side asked first: where the index's thread takes it, the words are scored meanwhile.
   const vectorSide =
     tuning.feedbackWeight > 0
-      ? chunkScan.scanPool(feedbackVector(first.queryVector, vectors, dims, chunks, tuning.feedbackWeight), pool, poolRecords)
+      ? chunkScan.scanPool(feedbackVector(first.queryVector, scanner.rowsOf(chunks), chunks.length, tuning.feedbackWeight), pool, poolRecords)
       : undefined;
   vectorSide?.catch(() => undefined); // awaited below; this only keeps a failure from being reported twice
   const lexical = feedbackLexical(fullText, tuning, fullTextOptions, { chunks, queryTerms: first.queryTerms, whole, pool, poolRecords });
@@ -632,12 +640,13 @@ function topIndices(records: readonly SearchRecord[], members: Uint32Array, scor
   return top;
 }
 
-/** The query vector moved towards the given chunks by `weight` (shared among them), unit length again. */
-function feedbackVector(queryVector: Float32Array, vectors: Float32Array, dims: number, chunks: readonly number[], weight: number): Float32Array {
+/** The query vector moved towards the `count` given chunk vectors (one after another) by `weight` (shared among them), unit length again. */
+function feedbackVector(queryVector: Float32Array, vectors: Float32Array, count: number, weight: number): Float32Array {
   const expanded = Float32Array.from(queryVector);
-  for (const chunk of chunks) {
+  const dims = queryVector.length;
+  for (let chunk = 0; chunk < count; chunk++) {
     const offset = chunk * dims;
-    for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! + (weight / chunks.length) * vectors[offset + d]!;
+    for (let d = 0; d < dims; d++) expanded[d] = expanded[d]! + (weight / count) * vectors[offset + d]!;
   }
   let norm = 0;
   for (let d = 0; d < dims; d++) norm += expanded[d]! * expanded[d]!;

@@ -7,8 +7,12 @@
  * passages changed: a passage the previous build had (the same record, the same text, so the
  * same vector from the embedding cache) keeps its key in the index, a new one is added under a
  * new key, a gone one is removed; meta.json's `chunk_keys` then says which key each chunk has.
+ *
+ * From QUANTIZE_FROM passages on, the vectors are written as int8 too (vectors.i8), as the server holds them there.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { approximatePathApplies } from '../../core/search/chunk-scan.ts';
+import { quantizedCodesAt, quantizeRow } from '../../core/search/vector-scan.ts';
 import { createVectorIndex, loadVectorIndex } from '../../providers/vector-index.ts';
 import { matchPassages } from './passage-match.ts';
 
@@ -108,4 +112,33 @@ export function approximateFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`SEARCH_APPROXIMATE_FROM must be a whole number of passages, not ${JSON.stringify(value)}`);
   return parsed;
+}
+
+/** Rows quantized and written together. */
+const QUANTIZED_BLOCK = 4096;
+
+/**
+ * The vectors as the approximate path holds them from QUANTIZE_FROM passages on (vector-scan.ts):
+ * each row's scale (float32, all rows first), then each row's int8 codes. The server reads this
+ * quarter of vectors.f32 straight into its scan memory, quantizing nothing.
+ */
+export function writeQuantizedVectors(file: string, vectors: Float32Array, dims: number): void {
+  const count = vectors.length / dims;
+  const scales = new Float32Array(count);
+  const codes = new Int8Array(Math.min(count, QUANTIZED_BLOCK) * dims);
+  const fd = openSync(file, 'w');
+  try {
+    for (let first = 0; first < count; first += QUANTIZED_BLOCK) {
+      const rows = Math.min(QUANTIZED_BLOCK, count - first);
+      for (let row = 0; row < rows; row++) scales[first + row] = quantizeRow(vectors, first + row, dims, codes, row * dims);
+      writeAll(fd, new Uint8Array(codes.buffer, 0, rows * dims), quantizedCodesAt(count) + first * dims);
+    }
+    writeAll(fd, new Uint8Array(scales.buffer), 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written, position + written);
 }
