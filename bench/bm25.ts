@@ -36,7 +36,6 @@ const OPTIONS: FullTextQueryOptions = {
   text: DEFAULT_TUNING.bm25,
   title: DEFAULT_TUNING.titleBm25,
   titleBoost: 0,
-  queryTermWeight: DEFAULT_TUNING.queryTermWeight,
 };
 const PASSAGE_WORDS = 160;
 const PASSAGES_PER_RECORD = 4;

@@ -13,14 +13,13 @@ import { parseCorpus, parseQrels, parseQueries, readMaybeGzip, selectSubset } fr
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 import { readFileSync } from 'node:fs';
 
-const BASE: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
+const BASE: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0 };
 
 const OPTION_VARIANTS: FullTextQueryOptions[] = [
   BASE,
-  { ...BASE, queryTermWeight: 'log' },
-  { ...BASE, queryTermWeight: 'once', text: { k1: 1.2, b: 0.75 } },
+  { ...BASE, text: { k1: 1.2, b: 0.75 } },
   { ...BASE, titleBoost: 0.5 },
-  { ...BASE, titleBoost: 2, queryTermWeight: 'log', text: { k1: 0.9, b: 0.4 } },
+  { ...BASE, titleBoost: 2, text: { k1: 0.9, b: 0.4 } },
 ];
 
 function randomMask(next: () => number, records: number, share: number): Uint8Array {

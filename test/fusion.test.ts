@@ -9,7 +9,7 @@ import { seededRandom } from '../core/random.ts';
 import { bestOf, fuseScope, gatherScope, rankByWords, sparseScope, union } from '../core/search/fusion.ts';
 import { scaleToUnit, standardScores } from '../core/search/score-normalisation.ts';
 
-const ZSCORE = { fusion: 'zscore' as const, vectorWeight: 0.6, rrfK: 60 };
+const ZSCORE = { fusion: 'zscore' as const, vectorWeight: 0.6 };
 
 /** A corpus's first-ranking inputs: `scored` records with a cosine, BM25 with many zeros and ties. */
 function sample(seed: number, records: number, scored: number) {

@@ -21,7 +21,7 @@ import { searchRecord } from './helpers/search-record.ts';
 import { createVectorIndex } from '../providers/vector-index.ts';
 import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
 
-const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0, queryTermWeight: 'count' };
+const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0 };
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 

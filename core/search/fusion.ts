@@ -16,8 +16,7 @@ import { scaleToUnit, standardScores } from './score-normalisation.ts';
 
 export interface FusionTuning {
   vectorWeight: number;
-  fusion: 'max' | 'minmax' | 'rrf' | 'zscore';
-  rrfK: number;
+  fusion: 'max' | 'zscore';
 }
 
 export interface FusionScope {
@@ -139,31 +138,6 @@ export function fuseScope(tuning: FusionTuning, scope: FusionScope, population?:
   }
   const n = cosine.length;
   const fused = new Float64Array(n);
-  if (tuning.fusion === 'rrf') {
-    const ranks = (score: (at: number) => number, present: (at: number) => boolean) => {
-      const order = Array.from({ length: n }, (_, at) => at)
-        .filter(present)
-        .sort((a, b) => score(b) - score(a) || a - b);
-      const rank = new Float64Array(n);
-      order.forEach((at, position) => (rank[at] = position + 1));
-      return rank;
-    };
-    const vectorRanks = ranks(
-      (at) => cosine[at]!,
-      () => true,
-    );
-    const lexicalRanks = ranks(
-      (at) => lexical[at]!,
-      (at) => lexical[at]! > 0,
-    );
-    const top = 1 / (tuning.rrfK + 1);
-    for (let at = 0; at < n; at++) {
-      const v = 1 / (tuning.rrfK + vectorRanks[at]!);
-      const l = lexicalRanks[at]! > 0 ? 1 / (tuning.rrfK + lexicalRanks[at]!) : 0;
-      fused[at] = (w * v + (1 - w) * l) / top;
-    }
-    return { scores: fused, restBound: -Infinity };
-  }
   const maxLexical = maxOf(lexical);
   if (tuning.fusion === 'zscore') {
     const every = new Uint32Array(n);
@@ -172,17 +146,6 @@ export function fuseScope(tuning: FusionTuning, scope: FusionScope, population?:
     const l = standardScores(lexical, every);
     for (let at = 0; at < n; at++) fused[at] = w * v[at]! + (1 - w) * l[at]!;
     return { scores: scaleToUnit(fused, every), restBound: -Infinity };
-  }
-  if (tuning.fusion === 'minmax') {
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (let at = 0; at < n; at++) {
-      lo = Math.min(lo, cosine[at]!);
-      hi = Math.max(hi, cosine[at]!);
-    }
-    const span = hi - lo || 1;
-    for (let at = 0; at < n; at++) fused[at] = w * ((cosine[at]! - lo) / span) + (1 - w) * (maxLexical > 0 ? lexical[at]! / maxLexical : 0);
-    return { scores: fused, restBound: -Infinity };
   }
   for (let at = 0; at < n; at++) fused[at] = w * Math.max(0, cosine[at]!) + (1 - w) * (maxLexical > 0 ? lexical[at]! / maxLexical : 0);
   return { scores: fused, restBound: -Infinity };
