@@ -67,8 +67,26 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   }
   if (statSync(paths.searchMeta).size > LARGE_META) collectGarbage();
   const vectors = fileVectorSource(paths.searchVectors, paths.searchQuantized, meta);
+  // Memory-mapped in a worker thread of its own (its file read through into the page cache first,
+  // while this thread reads the words' index), not read into this process.
+  const opening =
+    existsSync(paths.searchVectorIndex) && approximatePathApplies(meta.chunk_records.length, tuning?.approximateFrom ?? DEFAULT_TUNING.approximateFrom)
+      ? openVectorIndexWorker(paths.searchVectorIndex, meta.embedder.dims, undefined, {
+          ...(options.onSearchFailure ? { onFailure: options.onSearchFailure } : {}),
+          ...(options.onSearchRecovery ? { onRecovery: options.onSearchRecovery } : {}),
+        })
+      : undefined;
+  opening?.catch(() => undefined); // awaited below; this only keeps its failure from being reported before then
   // The passages' text (passages.bin) is not read here: the index's forward index gives their words.
-  const fullText = await loadFullTextIndex(readFullText(paths.searchFullText));
+  const fullText = await (async () => loadFullTextIndex(readFullText(paths.searchFullText)))().catch(async (error: unknown) => {
+    // The index's thread is not left running behind a load that failed.
+    await opening?.then(
+      (worker) => worker.close(),
+      () => undefined,
+    );
+    throw error;
+  });
+  const approximate = await opening;
   // Artifacts built before calibrated relevance carry none: the engine's default applies.
   const fitted =
     options.relevance ?? (existsSync(paths.searchRelevance) ? RelevanceModelSchema.parse(readJson(paths.searchRelevance)) : DEFAULT_RELEVANCE_MODEL);
@@ -78,14 +96,6 @@ export async function loadCorpus(artifactsDir: string, embedder: Embedder, tunin
   const retrieval = options.relevanceFloors?.relevant === undefined ? built : { ...built, question_gate: null };
   const relevance = withFloors(relevanceFor(fitted, embedder.id).model, options.relevanceFloors ?? {});
   const searchTuning = { ...tuningOf(retrieval), ...tuning };
-  // Memory-mapped in a worker thread of its own, not read: the pages load as searches reach them.
-  const approximate =
-    existsSync(paths.searchVectorIndex) && approximatePathApplies(meta.chunk_records.length, tuning?.approximateFrom ?? DEFAULT_TUNING.approximateFrom)
-      ? await openVectorIndexWorker(paths.searchVectorIndex, meta.embedder.dims, undefined, {
-          ...(options.onSearchFailure ? { onFailure: options.onSearchFailure } : {}),
-          ...(options.onSearchRecovery ? { onRecovery: options.onSearchRecovery } : {}),
-        })
-      : undefined;
   return {
     site: readJson(paths.site),
     registry: readJson(paths.models),

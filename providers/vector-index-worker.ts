@@ -13,7 +13,7 @@
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { ApproximateVectorIndex, NearestCodes, RemoteCodes } from '../core/ports/vector-index.ts';
+import type { ApproximateVectorIndex, NearestCodes, RemoteCodes, RemoteNear } from '../core/ports/vector-index.ts';
 import type { SharedCodes } from '../core/search/binary-scan.ts';
 import { checkQuery, checkRows, quantizeQuery, type SharedScan } from '../core/search/vector-scan.ts';
 import { checkIndexFile, DEFAULT_INDEX_PARAMETERS, nativeConfig, oversampled, type VectorIndexParameters } from './vector-index.ts';
@@ -22,6 +22,7 @@ export interface VectorIndexWorker extends ApproximateVectorIndex {
   search(query: Float32Array, k: number, allowed?: Uint8Array): Promise<Uint32Array>;
   shareScan(shared: SharedScan): (query: Float32Array, rows: Uint32Array) => Promise<Float32Array>;
   shareCodes(codes: SharedCodes, shared: SharedScan): RemoteCodes;
+  shareNear(shared: SharedScan): RemoteNear;
   /** Ends the worker (and its mapping); searches asked after this fail. */
   close(): Promise<void>;
 }
@@ -73,16 +74,30 @@ function keep(map, key, make) {
     map.set(key, String((error && error.message) || error));
   }
 }
+// The file read through once into the page cache, not into this process: a search then finds the
+// graph's pages there, where from a cold cache the first questions each waited on the disk for
+// the pages they reached (at 1M passages, p95 56 ms over HTTP against 46 warm; bench/README.md).
+function warm(file) {
+  const fs = require('node:fs');
+  const fd = fs.openSync(file, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 22);
+    for (let at = 0, read; (read = fs.readSync(fd, chunk, 0, chunk.length, at)) > 0; at += read);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 let index;
 try {
   const { Index } = require(workerData.usearch);
   index = new Index(workerData.config);
+  warm(workerData.file);
   index.view(workerData.file);
   parentPort.postMessage({ ready: { size: Number(index.size()), dims: index.dimensions() } });
 } catch (error) {
   parentPort.postMessage({ fatal: String((error && error.message) || error) });
 }
-parentPort.on('message', ({ id, query, qscale, k, shared, scan, rows, sharedCodes, codes, code, mask }) => {
+parentPort.on('message', ({ id, query, scanned, qscale, k, shared, scan, rows, sharedCodes, codes, code, mask, near: graphNear }) => {
   if (shared) return keep(scans, scan, () => shareScan(shared));
   if (sharedCodes) return keep(codeScans, codes, () => shareCodes(sharedCodes));
   try {
@@ -93,6 +108,15 @@ parentPort.on('message', ({ id, query, qscale, k, shared, scan, rows, sharedCode
       if (typeof products !== 'function') throw new Error('the scan kernel could not be shared: ' + products);
       const near = nearestOf(code, k, mask);
       const dots = products(query, near, qscale);
+      parentPort.postMessage({ id, near, dots }, [near.buffer, dots.buffer]);
+      return;
+    }
+    if (graphNear) {
+      // The graph's nearest (keys are rows here) and their products, in one answer.
+      const products = scans.get(scan);
+      if (typeof products !== 'function') throw new Error('the scan kernel could not be shared: ' + products);
+      const near = Uint32Array.from(index.search(query, k, 1).keys, Number).sort();
+      const dots = products(scanned, near, qscale);
       parentPort.postMessage({ id, near, dots }, [near.buffer, dots.buffer]);
       return;
     }
@@ -209,7 +233,6 @@ export async function openVectorIndexWorker(
   /** What each new thread is told before any question: the memories shared with the threads before it. */
   const registrations: object[] = [];
   let nextId = 0;
-  let nextScan = 0;
   let failed: Error | undefined;
   let closing = false;
   let attempts = 0;
@@ -281,16 +304,7 @@ export async function openVectorIndexWorker(
   }
 
   /** Sends a question to the worker; its answer resolves the promise. */
-  function ask<T extends Uint32Array | Float32Array | NearestCodes>(message: {
-    query: Float32Array | Int16Array;
-    qscale?: number;
-    k?: number;
-    scan?: number;
-    rows?: Uint32Array;
-    codes?: number;
-    code?: Uint8Array;
-    mask?: Uint8Array;
-  }): Promise<T> {
+  function ask<T extends Answer>(message: Question): Promise<T> {
     if (failed) return Promise.reject(failed);
     return new Promise<T>((resolve, reject) => {
       const id = nextId++;
@@ -312,6 +326,45 @@ export async function openVectorIndexWorker(
       while (!step.done) step = steps.next(await nearest(query, step.value));
       return step.value;
     },
+    ...sharing(register, ask, size, dims),
+    async close() {
+      closing = true;
+      clearTimeout(restartTimer);
+      const closed = new Error('the vector index worker was closed');
+      lost(closed); // its questions in flight fail (no failure is told: it was closed on purpose)
+      failed = closed; // and so does every later one, even where a thread was already down
+      await serving().terminate();
+    },
+  };
+}
+
+/** A question to the worker's thread (see WORKER_SOURCE), and what it answers. */
+interface Question {
+  query: Float32Array | Int16Array;
+  scanned?: Float32Array | Int16Array;
+  near?: boolean;
+  qscale?: number;
+  k?: number;
+  scan?: number;
+  rows?: Uint32Array;
+  codes?: number;
+  code?: Uint8Array;
+  mask?: Uint8Array;
+}
+type Answer = Uint32Array | Float32Array | NearestCodes;
+
+/**
+ * What the worker's thread answers over memories shared with it: each memory told to it (and to
+ * every thread after it) under a number, then asked by that number.
+ */
+function sharing(
+  register: (message: object) => void,
+  ask: <T extends Answer>(message: Question) => Promise<T>,
+  size: number,
+  dims: number,
+): Pick<VectorIndexWorker, 'shareScan' | 'shareNear' | 'shareCodes'> {
+  let nextScan = 0;
+  return {
     shareScan(shared) {
       const scan = nextScan++;
       register({ shared, scan });
@@ -319,6 +372,16 @@ export async function openVectorIndexWorker(
         checkQuery(query, shared.dims);
         checkRows(rows, shared.count);
         return ask<Float32Array>({ ...scanQuery(shared, query), scan, rows });
+      };
+    },
+    shareNear(shared) {
+      const scan = nextScan++;
+      register({ shared, scan });
+      return async (query, k) => {
+        checkQuery(query, dims);
+        if (size === 0 || k <= 0) return { near: new Uint32Array(0), dots: new Float32Array(0) };
+        const { query: scanned, qscale } = scanQuery(shared, query);
+        return ask<NearestCodes>({ query, scanned, ...(qscale === undefined ? {} : { qscale }), k: Math.min(k, size), scan, near: true });
       };
     },
     shareCodes(codes, shared) {
@@ -332,14 +395,6 @@ export async function openVectorIndexWorker(
         if (chunkMask && chunkMask.length !== codes.count) throw new Error(`a mask of ${chunkMask.length} chunks for ${codes.count}`);
         return ask<NearestCodes>({ ...scanQuery(shared, query), code, k, codes: codeScan, scan, ...(chunkMask ? { mask: chunkMask } : {}) });
       };
-    },
-    async close() {
-      closing = true;
-      clearTimeout(restartTimer);
-      const closed = new Error('the vector index worker was closed');
-      lost(closed); // its questions in flight fail (no failure is told: it was closed on purpose)
-      failed = closed; // and so does every later one, even where a thread was already down
-      await serving().terminate();
     },
   };
 }

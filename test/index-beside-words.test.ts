@@ -232,6 +232,34 @@ describe('the vector index in a worker thread', () => {
     },
   );
 
+  it.each(['f32', 'i8'] as const)(
+    "searches the graph and takes the nearest rows' products in one answer, as a search then the products would (%s rows)",
+    async (precision) => {
+      const { file, vectors, count, index, parameters } = await saved();
+      const scanner = createVectorScanner(vectors, DIMS, { precision });
+      const worker = await openVectorIndexWorker(file, DIMS, parameters);
+      try {
+        const near = worker.shareNear(scanner.shared!);
+        const questions = [0, 3, 7, 11].map((row, q) => ({ query: vectors.slice(row * DIMS, (row + 1) * DIMS), k: [1, 10, 60, count + 5][q]! }));
+        // Asked together, and while this thread uses the scanner itself: each answer its own.
+        const answers = await Promise.all(questions.map(({ query, k }) => near(query, k)));
+        answers.forEach((answer, q) => {
+          const { query, k } = questions[q]!;
+          const expected = Uint32Array.from(index.search(query, k)).sort();
+          expect(answer.near.length).toBe(Math.min(k, count));
+          expect([...answer.near]).toEqual([...expected]);
+          expect([...answer.dots]).toEqual([...scanner.dotsOf(query, expected)]);
+        });
+        expect((await near(questions[0]!.query, 0)).near.length).toBe(0);
+        await expect(near(new Float32Array(DIMS + 1), 3)).rejects.toThrow(/dimensions/);
+        const broken = worker.shareNear({ ...scanner.shared!, module: {} as WebAssembly.Module });
+        await expect(broken(questions[0]!.query, 3)).rejects.toThrow(/could not be shared/);
+      } finally {
+        await worker.close();
+      }
+    },
+  );
+
   it('scans the binary codes and takes their products in one answer, the rows and values of this thread’s scan bit for bit', async () => {
     const dims = 64;
     const { file, vectors, count, parameters } = await saved(dims);

@@ -40,4 +40,13 @@ export interface ApproximateVectorIndex {
    * products over the scan kernel's memory, in one answer.
    */
   shareCodes?(codes: SharedCodes, shared: SharedScan): RemoteCodes;
+  /**
+   * From that thread too, the graph's `k` nearest (no filter) and their exact products over the
+   * scan kernel's memory, in one answer: one message there and back, not two (the rows are the
+   * keys, so only for an index whose keys are the chunks' numbers).
+   */
+  shareNear?(shared: SharedScan): RemoteNear;
 }
+
+/** The graph's `k` nearest rows to `query` (ascending) and their products with it. */
+export type RemoteNear = (query: Float32Array, k: number) => Promise<NearestCodes>;

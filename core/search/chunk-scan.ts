@@ -11,7 +11,7 @@
  *     the exact scan, as does an index that fails; a filter that leaves few chunks is scanned
  *     exactly at once.
  */
-import type { ApproximateVectorIndex, RemoteCodes } from '../ports/vector-index.ts';
+import type { ApproximateVectorIndex, NearestCodes, RemoteCodes, RemoteNear } from '../ports/vector-index.ts';
 import type { VectorScanner } from './vector-scan.ts';
 import { binaryScanSupported, createBinaryScan, signCode, type SharedCodes } from './binary-scan.ts';
 import { chunksOfRecords, passagesOf, recordChunks, type RecordChunks } from './record-chunks.ts';
@@ -121,6 +121,8 @@ export interface ChunkScanInput {
   remoteDots?: ((query: Float32Array, rows: Uint32Array) => Promise<Float32Array>) | undefined;
   /** The codes' scan and the shortlist's products, run in another thread (ApproximateVectorIndex.shareCodes): the same rows and values. */
   shareCodes?: ((codes: SharedCodes) => RemoteCodes) | undefined;
+  /** The graph's nearest and their products in one answer from another thread (ApproximateVectorIndex.shareNear): the same rows and values. */
+  shareNear?: (() => RemoteNear) | undefined;
 }
 
 /** Chunk numbers and the index's keys, both ways (identity when the build numbered keys as chunks). */
@@ -198,6 +200,8 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
   const scoredMarks = new Uint8Array(recordCount);
   const codes = chunkCount < (input.codesBelow ?? CODES_BELOW) && binaryScanSupported(dims) ? createBinaryScan(scanner) : undefined;
   const remoteCodes = codes && input.shareCodes?.(codes.shared);
+  // Where the graph gives the shortlist and its keys are the chunks' numbers.
+  const remoteNear = codes || input.chunkKeys ? undefined : input.shareNear?.();
 
   /**
    * Exact cosines of the given chunks (the allowed records'), in ascending order: the scan's
@@ -244,11 +248,12 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       const code = new Uint8Array(dims / 8);
       signCode(query, 0, dims, code, 0);
       const answer = await remoteCodes(query, code, shortlist, chunkMask).catch(() => undefined);
-      if (answer) {
-        if (answer.near.length < Math.min(shortlist, allowedChunks)) return { kind: 'exact' };
-        return { kind: 'near', chunks: answer.near, products: { rows: answer.near, dots: Promise.resolve(answer.dots) } };
-      }
+      if (answer) return nearFrom(answer, Math.min(shortlist, allowedChunks));
     }
+    // Without a filter, the index's thread searches and takes the products in one answer: the
+    // same rows (the nearest, ascending) and values as the two messages below, a round trip sooner.
+    const answered = remoteNear && !chunkMask ? await remoteNear(query, shortlist).catch(() => undefined) : undefined;
+    if (answered) return nearFrom(answered, Math.min(shortlist, allowedChunks));
     const near = codes ? codes.nearest(query, shortlist, chunkMask) : keys.toChunks(await index.search(query, shortlist, chunkMask && keys.keyMask(chunkMask)));
     if (near.length < Math.min(shortlist, allowedChunks)) return { kind: 'exact' };
     if (!input.remoteDots) return { kind: 'near', chunks: near };
@@ -297,6 +302,12 @@ export function createChunkScan(input: ChunkScanInput): ChunkScan {
       return keepAll(empty(), { rows, dots });
     },
   };
+}
+
+/** A shortlist answered with its products by another thread; fewer rows than `wanted`: the exact scan's turn. */
+function nearFrom(answer: NearestCodes, wanted: number): Shortlist {
+  if (answer.near.length < wanted) return { kind: 'exact' };
+  return { kind: 'near', chunks: answer.near, products: { rows: answer.near, dots: Promise.resolve(answer.dots) } };
 }
 
 /** The population's estimate (CosinePopulation) for one question, from its fixed sample of allowed records. */

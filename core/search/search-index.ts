@@ -4,7 +4,7 @@
  * for diversity of voices. Pure given its inputs (vectors, index, query embedder).
  */
 import type { Embedder } from '../ports/embedder.ts';
-import type { ApproximateVectorIndex, RemoteCodes } from '../ports/vector-index.ts';
+import type { ApproximateVectorIndex, RemoteCodes, RemoteNear } from '../ports/vector-index.ts';
 import type { SharedCodes } from './binary-scan.ts';
 import type { Bm25Parameters, FullTextIndex, FullTextQueryOptions } from './bm25.ts';
 import { APPROXIMATE_FROM, approximatePathApplies, CODES_BELOW, createChunkScan, QUANTIZE_FROM, type ChunkScan, type CosinePopulation } from './chunk-scan.ts';
@@ -326,6 +326,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
     // Where the index answers from another thread, that thread scores the feedback's vectors too.
     remoteDots: scanner.shared && input.approximate?.shareScan?.(scanner.shared),
     shareCodes: sharedCodes(input.approximate, scanner.shared),
+    shareNear: sharedNear(input.approximate, scanner.shared),
   });
 
   // Every allowed record's BM25 (bm25.ts `scores()`). Only where the approximate index serves (it
@@ -485,6 +486,11 @@ function searchByWords(
 function sharedCodes(approximate: ApproximateVectorIndex | undefined, shared: SharedScan | undefined): ((codes: SharedCodes) => RemoteCodes) | undefined {
   const share = approximate?.shareCodes?.bind(approximate);
   return share && shared ? (codes) => share(codes, shared) : undefined;
+}
+
+function sharedNear(approximate: ApproximateVectorIndex | undefined, shared: SharedScan | undefined): (() => RemoteNear) | undefined {
+  const share = approximate?.shareNear?.bind(approximate);
+  return share && shared ? () => share(shared) : undefined;
 }
 
 /** What the feedback ranking reads of its search index. */
