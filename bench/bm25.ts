@@ -11,8 +11,8 @@
  * alike to a query, which flatters no method but is not what a search meets.
  * Each distinct sentence is tokenized once and the postings are packed straight into typed
  * arrays (the in-memory FullTextData of a million passages would not fit in a JavaScript
- * heap), so the index is the one `loadBm25Index` serves from fulltext.bin. Titles are not
- * indexed: the default tuning gives them no weight (titleBoost 0).
+ * heap), so the index is the one `loadBm25Index` serves from fulltext.bin (passages only,
+ * as the build's).
  *
  * Queries: ArguAna's arguments (long, ~200 words) and their first 5-10 words (short questions).
  * Per query: the exhaustive scores and scoresOf 2000 records (the size of the default
@@ -32,11 +32,7 @@ import { DEFAULT_TUNING } from '../core/search/search-index.ts';
 import { ms, percentile, ratio } from './lib.ts';
 
 const ARGUANA = process.env.BEIR_ARGUANA_DIR ?? path.resolve(REPO_ROOT, '../shared/benchmarks/arguana');
-const OPTIONS: FullTextQueryOptions = {
-  text: DEFAULT_TUNING.bm25,
-  title: DEFAULT_TUNING.titleBm25,
-  titleBoost: 0,
-};
+const OPTIONS: FullTextQueryOptions = { text: DEFAULT_TUNING.bm25 };
 const PASSAGE_WORDS = 160;
 const PASSAGES_PER_RECORD = 4;
 
@@ -133,14 +129,14 @@ function syntheticIndex({ pool, terms, starts }: Pool, passages: number, seed: n
   return {
     stemming: true,
     stopWords: true,
+    recordCount: records,
     chunkRecords: Uint32Array.from({ length: passages }, (_, passage) => Math.floor(passage / PASSAGES_PER_RECORD)),
     text: { lengths, terms, offsets, postings },
-    title: { lengths: new Uint32Array(records), terms: [], offsets: new Uint32Array(1), postings: new Uint32Array(0) },
   };
 }
 
 const bytesOf = (packed: PackedFullText) =>
-  [packed.chunkRecords, packed.text.lengths, packed.text.offsets, packed.text.postings, packed.title.lengths].reduce((sum, array) => sum + array.byteLength, 0);
+  [packed.chunkRecords, packed.text.lengths, packed.text.offsets, packed.text.postings].reduce((sum, array) => sum + array.byteLength, 0);
 
 interface Timings {
   exhaustive: number[];
@@ -203,9 +199,9 @@ async function main(): Promise<void> {
     console.log(
       `\n${size} passages: index ${(bytesOf(packed) / 2 ** 20).toFixed(0)} MiB of typed arrays (${(packed.text.postings.length / 2 / size).toFixed(1)} postings a passage), built in ${((performance.now() - started) / 1000).toFixed(1)} s; record → passages table for scoresOf ${(((size + size / PASSAGES_PER_RECORD) * 4) / 2 ** 20).toFixed(1)} MiB`,
     );
-    timeQueries(index, long.slice(0, 5), packed.title.lengths.length, 1); // warm-up: JIT
-    report('  long queries (ArguAna arguments)', timeQueries(index, long, packed.title.lengths.length, 2));
-    report('  short questions (5-10 words)', timeQueries(index, short, packed.title.lengths.length, 3));
+    timeQueries(index, long.slice(0, 5), packed.recordCount, 1); // warm-up: JIT
+    report('  long queries (ArguAna arguments)', timeQueries(index, long, packed.recordCount, 2));
+    report('  short questions (5-10 words)', timeQueries(index, short, packed.recordCount, 3));
     console.log(`  heap growth over the queries (garbage): ${((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20).toFixed(0)} MiB`);
   }
 }

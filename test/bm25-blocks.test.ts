@@ -12,7 +12,7 @@ import { createPassageKernel, kernelBytes, POOL_PASSAGES } from '../core/search/
 import { compactForwardIndex, COUNT_ESCAPE } from '../core/search/forward-index.ts';
 import { seededRandom } from '../core/random.ts';
 
-const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0 };
+const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 } };
 
 async function corpus(records = 9_000) {
   const next = seededRandom(91);
@@ -26,7 +26,7 @@ async function corpus(records = 9_000) {
   for (let i = 0; i < 400; i++) chunks.push({ record: Math.floor(next() * 200), text: Array.from({ length: 6 }, word).join(' ') });
   // One word repeated more times than a forward count holds.
   chunks.push({ record: 17, text: `${'trebled '.repeat(COUNT_ESCAPE + 45)} t0x` });
-  const data = await buildBm25Data({ titles: Array.from({ length: records }, (_, i) => `title ${i}`), chunks });
+  const data = await buildBm25Data({ recordCount: records, chunks });
   return { data, chunks, records };
 }
 

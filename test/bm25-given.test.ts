@@ -13,14 +13,9 @@ import { parseCorpus, parseQrels, parseQueries, readMaybeGzip, selectSubset } fr
 import { haveFixtures, sharedPath } from './helpers/shared-fixtures.ts';
 import { readFileSync } from 'node:fs';
 
-const BASE: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0 };
+const BASE: FullTextQueryOptions = { text: { k1: 1.5, b: 1 } };
 
-const OPTION_VARIANTS: FullTextQueryOptions[] = [
-  BASE,
-  { ...BASE, text: { k1: 1.2, b: 0.75 } },
-  { ...BASE, titleBoost: 0.5 },
-  { ...BASE, titleBoost: 2, text: { k1: 0.9, b: 0.4 } },
-];
+const OPTION_VARIANTS: FullTextQueryOptions[] = [BASE, { text: { k1: 1.2, b: 0.75 } }, { text: { k1: 0.9, b: 0.4 } }];
 
 function randomMask(next: () => number, records: number, share: number): Uint8Array {
   return Uint8Array.from({ length: records }, () => (next() < share ? 1 : 0));
@@ -84,8 +79,7 @@ describe('BM25 of given records equals the exhaustive BM25', () => {
     const chunks = Array.from({ length: 1500 }, () => ({ record: Math.floor(next() * records), text: sentence(3 + Math.floor(next() * 40)) }));
     // Exact ties: copies of passages in other records.
     for (let i = 0; i < 60; i++) chunks.push({ record: Math.floor(next() * records), text: chunks[i]!.text });
-    const titles = Array.from({ length: records }, () => sentence(1 + Math.floor(next() * 5)));
-    const index = await loadBm25Index(await buildBm25Data({ titles, chunks }));
+    const index = await loadBm25Index(await buildBm25Data({ recordCount: records, chunks }));
     const queries = Array.from({ length: 40 }, (_, i) => sentence(i % 4 === 0 ? 1 + (i % 3) : 5 + Math.floor(next() * 80)));
     const { cases } = compareAll(index, records, queries, 7);
     expect(cases).toBe(40 * 3);
@@ -107,7 +101,7 @@ describe.skipIf(!haveArguana)('BM25 of given records on 300 ArguAna documents', 
     const chosen = new Set(subset.docIds);
     const docs = corpus.filter((doc) => chosen.has(doc._id));
     const index = await loadBm25Index(
-      await buildBm25Data({ titles: docs.map((doc) => doc.title), chunks: docs.map((doc, record) => ({ record, text: `${doc.title}. ${doc.text}` })) }),
+      await buildBm25Data({ recordCount: docs.length, chunks: docs.map((doc, record) => ({ record, text: `${doc.title}. ${doc.text}` })) }),
     );
     const wanted = new Set(subset.queryIds);
     const arguments_ = parseQueries(readMaybeGzip(path.join(ARGUANA, 'queries.jsonl.gz')))

@@ -7,7 +7,7 @@ import { openPassageFile } from '../api/passage-file.ts';
 import { encodePassages, passagesFromBytes } from '../core/search/passages.ts';
 import { buildBm25Data, decodeFullText, encodeFullText, loadBm25Index, type FullTextQueryOptions } from '../core/search/bm25.ts';
 
-const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0 };
+const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 } };
 
 const CHUNKS = [
   { record: 0, text: 'Models forget between conversations; memory is carried by the corpus.' },
@@ -17,7 +17,7 @@ const CHUNKS = [
 ];
 
 async function fixture() {
-  return buildBm25Data({ titles: ['Memory of models', 'Bread recipes', 'Alignment and dissent'], chunks: CHUNKS });
+  return buildBm25Data({ recordCount: 3, chunks: CHUNKS });
 }
 
 describe('BM25', () => {
@@ -56,7 +56,7 @@ describe('BM25', () => {
     const inMemory = await loadBm25Index(data);
     expect(fromFile.passages).toBe(4);
     for (const query of ['memory', 'models disagree', 'bread dough bake', 'alignment memory models', 'nothing here']) {
-      expect(Array.from(fromFile.scores(query, { ...OPTIONS, titleBoost: 0.5 }))).toEqual(Array.from(inMemory.scores(query, { ...OPTIONS, titleBoost: 0.5 })));
+      expect(Array.from(fromFile.scores(query, OPTIONS))).toEqual(Array.from(inMemory.scores(query, OPTIONS)));
     }
     // unaligned bytes (a slice at an odd offset) load too
     const shifted = new Uint8Array(bytes.length + 1);
@@ -117,5 +117,19 @@ describe('BM25', () => {
     const bytes = encodeFullText(await fixture());
     expect(() => decodeFullText(new TextEncoder().encode('{"format":"orama"}'))).toThrow(/rebuild/);
     expect(() => decodeFullText(bytes.subarray(0, bytes.length - 4))).toThrow(/truncated|rebuild/);
+    // Version 1, which held a title field beside the passages, is refused: rebuild.
+    const first = Uint8Array.from(bytes);
+    first[7] = 1;
+    expect(() => decodeFullText(first)).toThrow(/not in the current format: rebuild/);
+  });
+
+  it('scores every record, one without passages too (0)', async () => {
+    const index = await loadBm25Index(await buildBm25Data({ recordCount: 5, chunks: CHUNKS }));
+    const fromFile = await loadBm25Index(decodeFullText(encodeFullText(await buildBm25Data({ recordCount: 5, chunks: CHUNKS }))));
+    for (const scores of [index.scores('memory models', OPTIONS), fromFile.scores('memory models', OPTIONS)]) {
+      expect(scores.length).toBe(5);
+      expect(scores[4]).toBe(0);
+    }
+    expect(Array.from(index.scoresOf('memory models', OPTIONS, [4, 0]))).toEqual([0, index.scores('memory models', OPTIONS)[0]]);
   });
 });

@@ -31,7 +31,7 @@ describe('the embedding beside the words', () => {
     const chunks = records.map((record, i) => ({ record: i, text: `${record.title}: a passage about ${record.title}` }));
     const vectors = new Float32Array(chunks.length * 32);
     (await hashed.embed(chunks.map((chunk) => chunk.text))).forEach((vector, i) => vectors.set(vector, i * 32));
-    const index = await loadBm25Index(await buildBm25Data({ titles: records.map((record) => record.title), chunks }));
+    const index = await loadBm25Index(await buildBm25Data({ recordCount: records.length, chunks }));
     const fullText: FullTextIndex = {
       ...index,
       passages: index.passages,

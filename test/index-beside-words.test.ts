@@ -21,7 +21,7 @@ import { searchRecord } from './helpers/search-record.ts';
 import { createVectorIndex } from '../providers/vector-index.ts';
 import { openVectorIndexWorker } from '../providers/vector-index-worker.ts';
 
-const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 }, title: { k1: 1.2, b: 0.75 }, titleBoost: 0 };
+const OPTIONS: FullTextQueryOptions = { text: { k1: 1.5, b: 1 } };
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -33,7 +33,7 @@ describe('the index beside the words', () => {
     const records = 24_000;
     const chunks = Array.from({ length: 3 * records }, (_, i) => ({ record: i % records, text: Array.from({ length: 2 + (i % 7) }, word).join(' ') }));
     expect(chunks.length).toBeGreaterThan(PAUSE_PASSAGES);
-    const index = await loadBm25Index(await buildBm25Data({ titles: Array.from({ length: records }, (_, i) => `title ${i}`), chunks }));
+    const index = await loadBm25Index(await buildBm25Data({ recordCount: records, chunks }));
     const allowed = Uint8Array.from({ length: records }, () => (next() < 0.4 ? 1 : 0));
     for (const question of ['w0q w1q w7q', 'w2q w2q wzq nothing', 'absent words only', '']) {
       for (const mask of [undefined, allowed]) {
@@ -69,7 +69,7 @@ describe('the index beside the words', () => {
     const chunks = records.flatMap((item, i) => [0, 1].map((j) => ({ record: i, text: `${item.title}: passage ${j} about ${item.title}` })));
     const vectors = new Float32Array(chunks.length * dims);
     (await hashed.embed(chunks.map((chunk) => chunk.text))).forEach((vector, i) => vectors.set(vector, i * dims));
-    const index = await loadBm25Index(await buildBm25Data({ titles, chunks }));
+    const index = await loadBm25Index(await buildBm25Data({ recordCount: titles.length, chunks }));
     const fullText: FullTextIndex = {
       ...index,
       passages: index.passages,

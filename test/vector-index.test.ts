@@ -415,6 +415,24 @@ describe('passages read in place', () => {
 });
 
 describe('an index that grows with the corpus (incremental builds)', () => {
+  it('tokenises every passage again over a full-text index of an older format, and writes the current one', async () => {
+    const { artifactsDir, lines, build } = repeatedBuilds('older-fulltext');
+    await build();
+    const file = artifactPaths(artifactsDir).searchFullText;
+    const current = readFileSync(file);
+    // Version 1 of the file (a title field beside the passages) as an older build left it.
+    const older = Buffer.from(current);
+    older[7] = 1;
+    writeFileSync(file, older);
+    lines.length = 0;
+    await build();
+    expect(
+      lines.some((line) => /^the previous build's full-text index cannot be reused \(.*not in the current format.*\): tokenising every passage$/.test(line)),
+    ).toBe(true);
+    expect(lines.some((line) => /carried over from the previous build's full-text index/.test(line))).toBe(false);
+    expect(readFileSync(file).equals(current)).toBe(true);
+  }, 120_000);
+
   it('keeps the passages a build already had, adds the new, removes the changed: the same results as a new index', async () => {
     const { contentDir, artifactsDir, cacheDir, embedder, lines, build } = repeatedBuilds('grow', { approximateFrom: 0 });
     await build();

@@ -102,13 +102,12 @@ export class FieldBuilder {
 }
 
 export interface PackedBuildInput {
-  /** Record titles, by record index. */
-  titles: readonly string[];
+  /** Records, whose indices chunkRecords names. */
+  recordCount: number;
   /** Record index of each passage. */
   chunkRecords: Uint32Array;
   /** Adds passage `chunk` to the text field: its tokens, or its terms carried over from a previous index. */
   passage(chunk: number, text: FieldBuilder): void;
-  tokenize: (text: string) => string[];
   stemming: boolean;
   stopWords: boolean;
 }
@@ -119,17 +118,10 @@ export function buildPackedFullText(input: PackedBuildInput): PackedFullText {
   return {
     stemming: input.stemming,
     stopWords: input.stopWords,
+    recordCount: input.recordCount,
     chunkRecords: input.chunkRecords,
     text: text.finish(),
-    title: titleField(input.titles, input.tokenize),
   };
-}
-
-/** The title field: one document per record. */
-export function titleField(titles: readonly string[], tokenize: (text: string) => string[]): PackedField {
-  const title = new FieldBuilder();
-  for (const value of titles) title.addTokens(tokenize(value));
-  return title.finish();
 }
 
 /** Passages of a previous index, added to a new text field without tokenising them again. */

@@ -6,8 +6,7 @@
  * walked where the passages are many beside them, or the passages' own terms read through the
  * forward index, whichever reads least (in the WebAssembly kernels where they run).
  *
- * A record's value is its best passage plus `titleBoost` times its title's score (only when
- * the title matches).
+ * A record's value is its best passage's.
  *
  * A term-at-a-time MaxScore top k lived here until issue 44: it read 38-70% of the exhaustive
  * path's postings at 1M passages yet measured slower in time at 100k and 1M, so it was never
@@ -39,8 +38,6 @@ export interface FieldParameters {
 
 export interface GivenQueryOptions {
   text: FieldParameters;
-  title: FieldParameters;
-  titleBoost: number;
 }
 
 /**
@@ -234,34 +231,21 @@ export interface GivenRecordScores {
 
 export function createGivenRecordScores(
   text: LoadedField,
-  title: LoadedField,
   chunkRecords: Uint32Array,
-  caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() },
+  recordCount: number,
+  textCache: FieldCache = new Map(),
   forward?: TextForward,
   kernel?: PassageKernel,
 ): GivenRecordScores {
-  const { text: textCache, title: titleCache } = caches;
   let chunksOf: RecordChunks | undefined;
   /** Passage → position among the passages being scored, for scoresOf (-1 between calls). */
   let slots: Int32Array | undefined;
   /** Term id → position among the query's terms, for scoring through the forward index (-1 between calls). */
   let termSlots: Int32Array | undefined;
 
-  /** A record's title score, summed in query order (bm25.ts's titleScores[record]). */
-  function titleScore(terms: readonly FieldTerm[], record: number): number {
-    let score = 0;
-    for (const term of terms) {
-      const at = seek(term.list, 0, record);
-      if (term.list[at] !== record) continue;
-      const tf = term.list[at + 1]!;
-      score = score + (term.factor * tf) / (tf + term.norms[record]!);
-    }
-    return score;
-  }
-
   return {
     scoresOf(terms, options, records) {
-      chunksOf ??= recordChunks(chunkRecords, title.lengths.length);
+      chunksOf ??= recordChunks(chunkRecords, recordCount);
       const textTerms = fieldTerms(text, terms, options.text, textCache);
       const { chunks: sortedChunks, owners } = passagesOf(chunksOf, records);
       const pairCost = kernel ? KERNEL_FORWARD_PAIR_COST : 1;
@@ -283,14 +267,10 @@ export function createGivenRecordScores(
         );
         chunkScores = inKernel ?? exactScores(textTerms, sortedChunks, (slots ??= new Int32Array(chunkRecords.length).fill(-1)));
       }
-      const best = bestPerRecord(chunkScores, sortedChunks, owners, chunkRecords, records);
-      const titleTerms = options.titleBoost > 0 ? fieldTerms(title, terms, options.title, titleCache) : [];
-      return best.map((score, i) => recordValue(score, titleTerms.length > 0 ? titleScore(titleTerms, records[i]!) : undefined, options.titleBoost));
+      return bestPerRecord(chunkScores, sortedChunks, owners, chunkRecords, records);
     },
   };
 }
-
-const recordValue = (best: number, title: number | undefined, boost: number) => (title !== undefined && title > 0 ? best + boost * title : best);
 
 /**
  * Each listed record's best passage score (0 where none scores): through the passages' positions

@@ -1,7 +1,10 @@
 /**
- * The full-text side of retrieval: Okapi BM25 (Lucene's formula) over two fields, the
- * passages (chunks) and the record titles, with whole-word stemmed terms from Orama's
- * English tokenizer (tokenizer.ts).
+ * The full-text side of retrieval: Okapi BM25 (Lucene's formula) over the passages (chunks), a
+ * record scoring its best passage's, with whole-word stemmed terms from Orama's English
+ * tokenizer (tokenizer.ts). A work's passages begin with its title ("<title>. ", for the
+ * embedder); a second field of titles alone, added to the record's score by a weight, was never
+ * the default at any size measured (bench/README.md, "BM25 (alone, default passages)") and
+ * left the index in issue 44 (its postings, its parameters and the title weight).
  *
  * Why not Orama's own search: Orama 3.1 deduplicates a document's tokens before counting,
  * so every term of a document gets the same frequency (1 / distinct terms), counts a
@@ -19,7 +22,7 @@ import { createPassageKernel } from './passage-kernel.ts';
 import { createForwardKernel } from './forward-kernel.ts';
 import { createTermTokenizer } from './tokenizer.ts';
 
-export const FULL_TEXT_FORMAT = 'polyphony-bm25@1';
+export const FULL_TEXT_FORMAT = 'polyphony-bm25@2';
 
 export interface FieldData {
   /** Terms per document of this field (after stop words). */
@@ -33,12 +36,11 @@ export interface FullTextData {
   format: typeof FULL_TEXT_FORMAT;
   stemming: boolean;
   stopWords: boolean;
-  /** Documents are chunks; chunkRecords[chunk] is the record index. */
+  /** Records scored (a record may have no passage); chunkRecords[chunk] is the record index. */
+  recordCount: number;
   chunkRecords: number[];
   /** One document per chunk. */
   text: FieldData;
-  /** One document per record. */
-  title: FieldData;
 }
 
 export interface Bm25Parameters {
@@ -47,12 +49,8 @@ export interface Bm25Parameters {
 }
 
 export interface FullTextQueryOptions {
-  /** BM25 parameters of the passage field. */
+  /** BM25 parameters of the passages. */
   text: Bm25Parameters;
-  /** BM25 parameters of the title field. */
-  title: Bm25Parameters;
-  /** Weight of the title field's score; 0 ignores titles. */
-  titleBoost: number;
 }
 
 export interface FullTextIndex {
@@ -61,8 +59,8 @@ export interface FullTextIndex {
   /** A query's terms and their weights (how often the query says each): what `scores` sums over. */
   queryTerms(query: string): Map<string, number>;
   /**
-   * BM25 per record, indexed by record: its best passage plus the weighted title score;
-   * 0 where no term matches or the record is not allowed. Weighted terms (`queryTerms`, or
+   * BM25 per record, indexed by record: its best passage's; 0 where no term matches or the
+   * record is not allowed. Weighted terms (`queryTerms`, or
    * an expanded query) are scored with the weights given.
    */
   scores(query: string | ReadonlyMap<string, number>, options: FullTextQueryOptions, allowed?: Uint8Array): Float64Array;
@@ -111,8 +109,8 @@ function buildField(documents: readonly string[][]): FieldData {
 }
 
 export interface FullTextBuildInput {
-  /** Record titles, by record index. */
-  titles: readonly string[];
+  /** Records, whose indices the passages name. */
+  recordCount: number;
   /** Passages: record index and text. */
   chunks: readonly { record: number; text: string }[];
   stemming?: boolean;
@@ -127,9 +125,9 @@ export async function buildBm25Data(input: FullTextBuildInput): Promise<FullText
     format: FULL_TEXT_FORMAT,
     stemming,
     stopWords,
+    recordCount: input.recordCount,
     chunkRecords: input.chunks.map((chunk) => chunk.record),
     text: buildField(input.chunks.map((chunk) => tokenize(chunk.text))),
-    title: buildField(input.titles.map((title) => tokenize(title))),
   };
 }
 
@@ -145,9 +143,9 @@ export interface PackedField {
 export interface PackedFullText {
   stemming: boolean;
   stopWords: boolean;
+  recordCount: number;
   chunkRecords: Uint32Array;
   text: PackedField;
-  title: PackedField;
 }
 
 function packField(field: FieldData): PackedField {
@@ -162,50 +160,43 @@ export function packFullText(data: FullTextData): PackedFullText {
   return {
     stemming: data.stemming,
     stopWords: data.stopWords,
+    recordCount: data.recordCount,
     chunkRecords: Uint32Array.from(data.chunkRecords),
     text: packField(data.text),
-    title: packField(data.title),
   };
 }
 
 /**
- * The artifact file (data/search/fulltext.bin): "PBM25\0\0\1", a little-endian u32 header
- * length, the header as JSON (format, flags, terms of each field, array lengths), zero
- * padding to a multiple of 4, then the u32 arrays one after the other: chunkRecords, and for
- * the text field then the title field: lengths, offsets, postings. Loading makes views of
- * the file's bytes: no JSON arrays of numbers, no copies.
+ * The artifact file (data/search/fulltext.bin): "PBM25\0\0\2", a little-endian u32 header
+ * length, the header as JSON (format, flags, records, terms, array lengths), zero padding to a
+ * multiple of 4, then the u32 arrays one after the other: chunkRecords, and the passages'
+ * lengths, offsets, postings. Loading makes views of the file's bytes: no JSON arrays of
+ * numbers, no copies. Version 1 also held a title field: it is refused (rebuild), and a build
+ * over it indexes every passage again.
  */
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-const MAGIC = Buffer.from('PBM25\0\0\u0001', 'latin1');
-export const FULL_TEXT_BINARY_FORMAT = 'polyphony-bm25-bin@1';
+const MAGIC = Buffer.from('PBM25\0\0\u0002', 'latin1');
+export const FULL_TEXT_BINARY_FORMAT = 'polyphony-bm25-bin@2';
 
 interface BinaryHeader {
   format: typeof FULL_TEXT_BINARY_FORMAT;
   stemming: boolean;
   stopWords: boolean;
+  recordCount: number;
   textTerms: string[];
-  titleTerms: string[];
   /** Element counts of the u32 arrays, in file order. */
   arrays: number[];
 }
 
 export function encodeFullText(data: FullTextData | PackedFullText): Uint8Array {
   const packed = isFullTextData(data) ? packFullText(data) : data;
-  const arrays = [
-    packed.chunkRecords,
-    packed.text.lengths,
-    packed.text.offsets,
-    packed.text.postings,
-    packed.title.lengths,
-    packed.title.offsets,
-    packed.title.postings,
-  ];
+  const arrays = [packed.chunkRecords, packed.text.lengths, packed.text.offsets, packed.text.postings];
   const header: BinaryHeader = {
     format: FULL_TEXT_BINARY_FORMAT,
     stemming: packed.stemming,
     stopWords: packed.stopWords,
+    recordCount: packed.recordCount,
     textTerms: packed.text.terms,
-    titleTerms: packed.title.terms,
     arrays: arrays.map((array) => array.length),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -243,21 +234,13 @@ export function decodeFullText(bytes: Uint8Array): PackedFullText {
     at += count * 4;
     return view;
   });
-  const [chunkRecords, textLengths, textOffsets, textPostings, titleLengths, titleOffsets, titlePostings] = views as [
-    Uint32Array,
-    Uint32Array,
-    Uint32Array,
-    Uint32Array,
-    Uint32Array,
-    Uint32Array,
-    Uint32Array,
-  ];
+  const [chunkRecords, textLengths, textOffsets, textPostings] = views as [Uint32Array, Uint32Array, Uint32Array, Uint32Array];
   return {
     stemming: header.stemming,
     stopWords: header.stopWords,
+    recordCount: header.recordCount,
     chunkRecords,
     text: { lengths: textLengths, terms: header.textTerms, offsets: textOffsets, postings: textPostings },
-    title: { lengths: titleLengths, terms: header.titleTerms, offsets: titleOffsets, postings: titlePostings },
   };
 }
 
@@ -288,21 +271,20 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
   const data = isFullTextData(source) ? packFullText(source) : source;
   const tokenize = await createTermTokenizer({ stemming: data.stemming, stopWords: data.stopWords });
   const text = loadField(data.text);
-  const title = loadField(data.title);
   const chunkRecords = data.chunkRecords;
-  const recordCount = title.lengths.length;
+  const recordCount = data.recordCount;
   // What each passage holds, for the feedback: its likeliest words and the expanded query's
   // scores over a pool of passages (forward-index.ts).
   // Built in the WebAssembly kernel's memory where it runs, which then scores it (forward-kernel.ts).
   const kernel = createForwardKernel(data.text);
   const forward = { index: kernel?.index ?? compactForwardIndex(data.text), termIds: new Map(data.text.terms.map((term, id) => [term, id])), kernel };
   let passageScratch: Float64Array | undefined;
-  // Length norms per field and parameters, shared by the exhaustive scores and those of given records.
-  const caches: { text: FieldCache; title: FieldCache } = { text: new Map(), title: new Map() };
+  // Length norms per parameters, shared by the exhaustive scores and those of given records.
+  const norms: FieldCache = new Map();
   // The exhaustive scores, and the listed passages' through the postings, in the WebAssembly
   // kernel where it runs (passage-kernel.ts): the same sums.
   const passageKernel = createPassageKernel({ postings: data.text.postings, chunkRecords, recordCount, block: PASSAGE_BLOCK });
-  const given = createGivenRecordScores(text, title, chunkRecords, caches, forward, passageKernel);
+  const given = createGivenRecordScores(text, chunkRecords, recordCount, norms, forward, passageKernel);
 
   /**
    * Each allowed record's best passage score into `best`: the passages' sums (each term's
@@ -317,12 +299,12 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     best: Float64Array,
     allowed: Uint8Array | undefined,
   ): Generator<void, void> {
-    const lists = fieldTerms(text, terms, parameters, caches.text);
-    const norms = fieldCacheOf(text, parameters, caches.text).norms;
+    const lists = fieldTerms(text, terms, parameters, norms);
+    const passageNorms = fieldCacheOf(text, parameters, norms).norms;
     const run = passageKernel?.begin(
       lists.map((term) => term.list),
       lists.map((term) => term.factor),
-      norms,
+      passageNorms,
       normsKey(parameters),
       allowed,
     );
@@ -352,13 +334,13 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
             const doc = list[i]!;
             if (allowed[chunkRecords[doc]!] !== 1) continue;
             const tf = list[i + 1]!;
-            chunkScores[doc] = chunkScores[doc]! + (factor * tf) / (tf + norms[doc]!);
+            chunkScores[doc] = chunkScores[doc]! + (factor * tf) / (tf + passageNorms[doc]!);
           }
         } else {
           for (; i < list.length && list[i]! < end; i += 2) {
             const doc = list[i]!;
             const tf = list[i + 1]!;
-            chunkScores[doc] = chunkScores[doc]! + (factor * tf) / (tf + norms[doc]!);
+            chunkScores[doc] = chunkScores[doc]! + (factor * tf) / (tf + passageNorms[doc]!);
           }
         }
         cursor[j] = i;
@@ -382,9 +364,6 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
     }
   }
 
-  const addTitles = (terms: ReadonlyMap<string, number>, options: FullTextQueryOptions, best: Float64Array, allowed: Uint8Array | undefined) =>
-    addTitleScores(title, caches.title, terms, options, best, allowed);
-
   const queryTerms = (query: string) => weightedQueryTerms(tokenize(query));
 
   return {
@@ -407,7 +386,7 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       if (terms.size === 0) return best;
       const blocks = bestPassages(terms, options.text, best, allowed);
       while (!blocks.next().done);
-      return addTitles(terms, options, best, allowed);
+      return best;
     },
     async scoresPausing(query, options, allowed, pause) {
       const terms = typeof query === 'string' ? queryTerms(query) : query;
@@ -424,37 +403,9 @@ export async function loadBm25Index(source: FullTextData | PackedFullText): Prom
       } finally {
         blocks.return(); // a pause that failed leaves no run holding the kernel
       }
-      return addTitles(terms, options, best, allowed);
+      return best;
     },
   };
-}
-
-/** The title scores added (titleBoost) to each allowed record's, once the passages' are in `best`. */
-function addTitleScores(
-  title: LoadedField,
-  cache: FieldCache,
-  terms: ReadonlyMap<string, number>,
-  options: FullTextQueryOptions,
-  best: Float64Array,
-  allowed: Uint8Array | undefined,
-): Float64Array {
-  if (options.titleBoost > 0) {
-    const recordCount = title.lengths.length;
-    // Σ_t w_t · idf_t · BM25 saturation per title (one a record), for the allowed records.
-    const titleScores = new Float64Array(recordCount);
-    for (const { list, factor, norms } of fieldTerms(title, terms, options.title, cache)) {
-      for (let i = 0; i < list.length; i += 2) {
-        const doc = list[i]!;
-        if (allowed && allowed[doc] !== 1) continue;
-        const tf = list[i + 1]!;
-        titleScores[doc] = titleScores[doc]! + (factor * tf) / (tf + norms[doc]!);
-      }
-    }
-    for (let record = 0; record < recordCount; record++) {
-      if (titleScores[record]! > 0) best[record] = best[record]! + options.titleBoost * titleScores[record]!;
-    }
-  }
-  return best;
 }
 
 /**

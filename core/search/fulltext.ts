@@ -11,9 +11,9 @@ export type { FullTextData, FullTextIndex } from './bm25.ts';
 
 /**
  * Builds the serialisable index. The build prefixes each work passage with "<title>. " (for
- * the embedder); BM25 keeps that prefix by default, which scored better on ArguAna than
- * indexing titles only as their own field (bench/README.md). `titleInPassages: false`
- * strips it, leaving titles to the title field (SearchTuning.titleBoost).
+ * the embedder); BM25 keeps that prefix, which scored better on ArguAna than indexing titles
+ * as a field of their own (bench/README.md). `titleInPassages: false` strips it, leaving the
+ * titles unindexed (an experiment, `eval:beir --experiments`).
  */
 export async function buildFullTextIndex(
   records: readonly SearchRecord[],
@@ -22,7 +22,7 @@ export async function buildFullTextIndex(
 ): Promise<FullTextData> {
   const { titleInPassages = true, ...tokenizer } = options;
   return buildBm25Data({
-    titles: records.map((record) => record.title),
+    recordCount: records.length,
     chunks: chunks.map((chunk) => {
       const prefix = `${records[chunk.record]!.title}. `;
       const strip = !titleInPassages && chunk.text.startsWith(prefix);

@@ -48,11 +48,11 @@ export interface SearchTuning {
    *   fusion, measured below z-scores on ArguAna (bench/README.md), left the tree (issue 44).
    */
   fusion: 'max' | 'zscore';
-  /** BM25 of passages. */
+  /**
+   * BM25 of passages (a work's begin with its title). A field of titles alone, weighted into the
+   * record's score, was 0 at every size measured and left the tree (issue 44).
+   */
   bm25: Bm25Parameters;
-  /** BM25 of titles, and the title score's weight (0 ignores titles). */
-  titleBm25: Bm25Parameters;
-  titleBoost: number;
   /**
    * Pseudo-relevance feedback on the vector side (Rocchio): the query vector plus `weight`
    * times the mean vector of the first `docs` records of a first fused ranking; 0 docs = off.
@@ -130,8 +130,6 @@ export const DEFAULT_TUNING: SearchTuning = {
   vectorWeight: 0.6,
   fusion: 'zscore',
   bm25: { k1: 1.5, b: 1 },
-  titleBm25: { k1: 1.2, b: 0.75 },
-  titleBoost: 0,
   feedbackDocs: 3,
   feedbackWeight: 1,
   lexicalFeedbackTerms: 80,
@@ -310,7 +308,7 @@ export function createSearchIndex(input: SearchIndexInput): SearchIndex {
   const quantized =
     input.approximate !== undefined && approximatePathApplies(chunkRecords.length, tuning.approximateFrom) && chunkRecords.length >= tuning.quantizeFrom;
   const scanner = createVectorScanner(input.vectors, dims, { kernel: input.kernel, precision: quantized ? 'i8' : 'f32' });
-  const fullTextOptions = { text: tuning.bm25, title: tuning.titleBm25, titleBoost: tuning.titleBoost };
+  const fullTextOptions = { text: tuning.bm25 };
   // Records the ranking by words keeps: the first ranking's pool and candidates, the shortlist's word records.
   const wordsRanked = Math.max(tuning.candidates, tuning.feedbackPool, tuning.approximateWordRecords);
   const chunkScan = createChunkScan({

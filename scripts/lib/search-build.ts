@@ -2,7 +2,7 @@
 import { bodyText, type DivergenceFull, type WorkRecord } from '../../core/records.ts';
 import { passageIdentity, type PreviousSearch } from './previous-search.ts';
 import { matchPassages } from './passage-match.ts';
-import { buildPackedFullText, carryOver, FieldBuilder, growField, keepsOrder, titleField } from '../../core/search/bm25-build.ts';
+import { buildPackedFullText, carryOver, FieldBuilder, growField, keepsOrder } from '../../core/search/bm25-build.ts';
 import type { PackedField, PackedFullText } from '../../core/search/bm25.ts';
 import { createTermTokenizer } from '../../core/search/tokenizer.ts';
 import { encodePassages } from '../../core/search/passages.ts';
@@ -85,7 +85,7 @@ export async function buildSearch(
   const previousChunk = options.previous ? matchPassages(identities, options.previous.identities) : undefined;
   const vectors = await passageVectors(chunks, embedder, options, previousChunk, log);
   log(`indexing ${chunks.length} passages for full-text search`);
-  const { fullText, carried } = await indexFullText(records, chunks, options.previous, previousChunk);
+  const { fullText, carried } = await indexFullText(records, chunks, options.previous, previousChunk, log);
   if (carried > 0) log(`${carried} of them carried over from the previous build's full-text index, ${chunks.length - carried} tokenised`);
   return {
     meta: {
@@ -152,21 +152,22 @@ async function indexFullText(
   chunks: readonly SearchChunk[],
   previous: PreviousSearch | undefined,
   previousChunk: Int32Array | undefined,
+  log: (line: string) => void,
 ): Promise<{ fullText: PackedFullText; carried: number }> {
   const flags = { stemming: true, stopWords: true };
   const tokenize = await createTermTokenizer(flags);
-  const old = previous?.fullText();
+  const old = readPrevious(previous, log);
   const reusable = old && previousChunk && old.stemming === flags.stemming && old.stopWords === flags.stopWords ? old : undefined;
   const chunkRecords = Uint32Array.from(chunks, (chunk) => chunk.record);
-  const titles = records.map((record) => record.title);
+  const recordCount = records.length;
   if (reusable) {
     const grown = growText(reusable, previousChunk!, chunks, tokenize);
-    if (grown) return { fullText: { ...flags, chunkRecords, text: grown.text, title: titleField(titles, tokenize) }, carried: grown.carried };
+    if (grown) return { fullText: { ...flags, recordCount, chunkRecords, text: grown.text }, carried: grown.carried };
   }
   const carry = reusable ? carryOver(reusable) : undefined;
   let carried = 0;
   const fullText = buildPackedFullText({
-    titles,
+    recordCount,
     chunkRecords,
     passage(chunk, text) {
       const from = previousChunk?.[chunk] ?? -1;
@@ -175,10 +176,19 @@ async function indexFullText(
         carry(from, text);
       } else text.addTokens(tokenize(chunks[chunk]!.text));
     },
-    tokenize,
     ...flags,
   });
   return { fullText, carried };
+}
+
+/** The previous build's full-text index, or undefined (said) where it cannot be read: one in an older format is not carried over. */
+function readPrevious(previous: PreviousSearch | undefined, log: (line: string) => void): PackedFullText | undefined {
+  try {
+    return previous?.fullText();
+  } catch (error) {
+    log(`the previous build's full-text index cannot be reused (${(error as Error).message}): tokenising every passage`);
+    return undefined;
+  }
 }
 
 /** The previous index's passage field grown by the passages it did not have (growField), or undefined when it cannot be. */
