@@ -100,12 +100,13 @@ export function openContentMemo(file: string): ContentMemo {
       known.clear();
     }
   }
-  // Lines of the entries this build took from the file, and the entries it made (serialised when saved).
+  // Lines of the entries this build took from the file, and the lines of those it made, as UTF-8
+  // bytes: outside the heap, where a million passages' text as strings would not fit (lazy-text.ts).
   const kept: { start: number; end: number }[] = [];
-  const made: { key: string; data: string; entry: Omit<Entry, 'd'> }[] = [];
+  const made: Buffer[] = [];
   const stats = { reused: 0, made: 0 };
 
-  const lineOf = (item: (typeof made)[number]) => `${item.key}\t{"d":${item.data},${JSON.stringify(item.entry).slice(1)}\n`;
+  const lineOf = (key: string, data: string, entry: Omit<Entry, 'd'>) => Buffer.from(`${key}\t{"d":${data},${JSON.stringify(entry).slice(1)}\n`);
 
   return {
     stats,
@@ -126,7 +127,7 @@ export function openContentMemo(file: string): ContentMemo {
       if (survivesJson(parsed.data)) {
         // The front matter serialised now (the caller owns the object); the body text is only read.
         const body = text.endsWith(parsed.body) ? text.length - parsed.body.length : parsed.body;
-        made.push({ key, data: JSON.stringify(parsed.data), entry: { b: body, ...(derived ? { t: derived } : {}) } });
+        made.push(lineOf(key, JSON.stringify(parsed.data), { b: body, ...(derived ? { t: derived } : {}) }));
       }
       return derived ? { ...parsed, bodyText: derived } : parsed;
     },
@@ -137,7 +138,7 @@ export function openContentMemo(file: string): ContentMemo {
       if (appendable && bytes && known.size <= kept.length + made.length) {
         const fd = openSync(file, 'a');
         try {
-          writeLines(fd, made.map(lineOf));
+          writeLines(fd, made);
         } finally {
           closeSync(fd);
         }
@@ -145,9 +146,9 @@ export function openContentMemo(file: string): ContentMemo {
         const temporary = `${file}.${process.pid}.tmp`;
         const fd = openSync(temporary, 'w');
         try {
-          writeLines(fd, [`${header}\n`]);
+          writeLines(fd, [Buffer.from(`${header}\n`)]);
           for (const { start, end } of kept) for (let at = start; at <= end;) at += writeSync(fd, bytes!, at, end + 1 - at);
-          writeLines(fd, made.map(lineOf));
+          writeLines(fd, made);
         } finally {
           closeSync(fd);
         }
@@ -162,9 +163,9 @@ export function openContentMemo(file: string): ContentMemo {
 }
 
 /** Lines in batches, each batch written whole (a short write continued): another build appending at once never splits a line of ours. */
-function writeLines(fd: number, lines: readonly string[]): void {
+function writeLines(fd: number, lines: readonly Buffer[]): void {
   for (let at = 0; at < lines.length; at += 1000) {
-    const bytes = Buffer.from(lines.slice(at, at + 1000).join(''));
+    const bytes = Buffer.concat(lines.slice(at, at + 1000));
     for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
   }
 }

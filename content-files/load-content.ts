@@ -33,6 +33,7 @@ import { checkEvidenceFile, NEGATIVE_CONTROLS } from './evidence-log.ts';
 import { checkTensionFiles, checkTensionMerges, TENSION_MERGES_FILE } from './tension-files.ts';
 import { parseMarkdown, parseYaml, type ParsedMarkdown } from './frontmatter.ts';
 import type { ContentMemo } from './content-memo.ts';
+import { detachStrings, packBodyText, withFileText } from './lazy-text.ts';
 import type { BodyText } from '../core/records.ts';
 import { ContentError, issuesFromZod, type ContentIssue } from './issues.ts';
 
@@ -45,8 +46,9 @@ export interface SourceFile {
 export interface MarkdownEntry<T> {
   file: string;
   data: T;
-  body: string;
-  raw: string;
+  /** Read from the file's bytes when asked (lazy-text.ts): read it once where it is used more than once. */
+  readonly body: string;
+  readonly raw: string;
   /** For works and proposals read through a memo: what the body gives (records.ts's bodyText). */
   bodyText?: BodyText;
 }
@@ -94,7 +96,7 @@ export function loadContent(contentDir: string, options: LoadOptions = {}): Load
   const issues: ContentIssue[] = [];
   const files: SourceFile[] = [];
 
-  const readText = (relative: string): string | undefined => {
+  const readBytes = (relative: string): Buffer | undefined => {
     const absolute = path.join(dir, relative);
     if (!existsSync(absolute)) {
       issues.push({ file: relative, field: '(file)', message: 'is missing' });
@@ -102,8 +104,9 @@ export function loadContent(contentDir: string, options: LoadOptions = {}): Load
     }
     const bytes = readFileSync(absolute);
     files.push({ file: relative, bytes });
-    return bytes.toString('utf8');
+    return bytes;
   };
+  const readText = (relative: string): string | undefined => readBytes(relative)?.toString('utf8');
 
   function parseWith<S extends z.ZodType>(relative: string, schema: S, value: unknown): z.infer<S> | undefined {
     const result = schema.safeParse(value);
@@ -131,8 +134,9 @@ export function loadContent(contentDir: string, options: LoadOptions = {}): Load
     const entries: MarkdownEntry<z.infer<S>>[] = [];
     for (const name of listMarkdown(path.join(dir, folder))) {
       const relative = `${folder}/${name}`;
-      const text = readText(relative);
-      if (text === undefined) continue;
+      const bytes = readBytes(relative);
+      if (bytes === undefined) continue;
+      const text = bytes.toString('utf8');
       let parsed: ParsedMarkdown & { bodyText?: BodyText };
       try {
         parsed = memo ? memo.read(text, parseMarkdown, folder === 'works' || folder === 'proposals') : parseMarkdown(text);
@@ -140,9 +144,14 @@ export function loadContent(contentDir: string, options: LoadOptions = {}): Load
         issues.push({ file: relative, field: '(frontmatter)', message: `is not valid YAML: ${(error as Error).message}` });
         continue;
       }
+      // Its strings copied out of the file's text, which a slice of it would otherwise keep whole (lazy-text.ts).
+      detachStrings(parsed.data);
       raw.push({ folder, file: relative, data: parsed.data });
       const data = parseWith(relative, schema, parsed.data);
-      if (data !== undefined) entries.push({ file: relative, data, body: parsed.body, raw: text, ...(parsed.bodyText ? { bodyText: parsed.bodyText } : {}) });
+      // The file's text, its body and a work's passages are kept as bytes until read (lazy-text.ts).
+      if (data !== undefined) {
+        entries.push(withFileText({ file: relative, data, ...(parsed.bodyText ? { bodyText: packBodyText(parsed.bodyText) } : {}) }, bytes, text, parsed.body));
+      }
     }
     return entries;
   }
@@ -162,7 +171,7 @@ export function loadContent(contentDir: string, options: LoadOptions = {}): Load
         issues.push({ file: entry.file, field: 'stream_url', message: `names "${stream}", which is not a file in content/audio/` });
         return entry;
       }
-      return { ...entry, audioFile: audioPath };
+      return Object.assign(entry, { audioFile: audioPath });
     }
     return entry;
   });

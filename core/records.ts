@@ -114,7 +114,9 @@ export function bodyText(body: string): BodyText {
   return { excerpt: shorten(text, EXCERPT_CHARS), words: countWords(text), passages: chunkText(text) };
 }
 
-export function deriveWork(data: WorkFrontmatter, body: string, origin: WorkRecord['origin'], derived: BodyText = bodyText(body)): WorkRecord {
+/** A work's record from its front matter and its body, or what its body gives (bodyText) where that is known. */
+export function deriveWork(data: WorkFrontmatter, body: string | BodyText, origin: WorkRecord['origin']): WorkRecord {
+  const derived = typeof body === 'string' ? bodyText(body) : body;
   return {
     id: data.id,
     title: data.title,

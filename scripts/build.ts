@@ -99,8 +99,9 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   const out = artifactPaths(staging);
 
   const works = [
-    ...content.works.map((entry) => deriveWork(entry.data, entry.body, 'seed', entry.bodyText)),
-    ...content.proposals.map((entry) => deriveWork(entry.data, entry.body, 'proposal', entry.bodyText)),
+    // The body is read from the file's bytes only where the memo did not give what it gives (lazy-text.ts).
+    ...content.works.map((entry) => deriveWork(entry.data, entry.bodyText ?? entry.body, 'seed')),
+    ...content.proposals.map((entry) => deriveWork(entry.data, entry.bodyText ?? entry.body, 'proposal')),
   ].sort(byId);
   const reElicitedBy = new Map<string, string[]>();
   for (const entry of content.divergences) {

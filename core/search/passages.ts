@@ -17,34 +17,51 @@ export interface PassageText {
 }
 
 export function encodePassages(texts: readonly string[]): Uint8Array {
-  const encoder = new TextEncoder();
-  const offsetsAt = HEADER_BYTES + 4; // offsets aligned to 8 from the file's start
-  const textAt = offsetsAt + (texts.length + 1) * 8;
-  // Encoded in place, into a buffer sized for one byte a character and grown when the text needs
-  // more: a million passages are not a million arrays first (bench/README.md, issue 30).
   let chars = 0;
   for (const text of texts) chars += text.length;
-  let out = new Uint8Array(textAt + chars + 1024);
-  const offsets = new Float64Array(texts.length + 1);
+  const writer = createPassagesWriter(texts.length, chars);
+  for (const text of texts) writer.add(text);
+  return writer.finish();
+}
+
+/**
+ * The passages file written a passage at a time, for `count` passages (so the build never holds
+ * them all as strings: bench/README.md, issue 44). Encoded in place, into a buffer sized by
+ * `bytesHint` (one byte a character is a good guess) and grown when the text needs more: a million
+ * passages are not a million arrays first (issue 30).
+ */
+export function createPassagesWriter(count: number, bytesHint: number): { add(text: string): void; finish(): Uint8Array } {
+  const encoder = new TextEncoder();
+  const offsetsAt = HEADER_BYTES + 4; // offsets aligned to 8 from the file's start
+  const textAt = offsetsAt + (count + 1) * 8;
+  let out = new Uint8Array(textAt + bytesHint + 1024);
+  const offsets = new Float64Array(count + 1);
   let at = 0;
-  texts.forEach((text, passage) => {
-    offsets[passage] = at;
-    for (let read = 0; ;) {
-      const done = encoder.encodeInto(read === 0 ? text : text.slice(read), out.subarray(textAt + at));
-      at += done.written;
-      read += done.read;
-      if (read >= text.length) break;
-      const grown = new Uint8Array(out.length * 2);
-      grown.set(out.subarray(0, textAt + at));
-      out = grown;
-    }
-  });
-  offsets[texts.length] = at;
-  const view = new DataView(out.buffer);
-  out.set(encoder.encode(PASSAGES_MAGIC), 0);
-  view.setUint32(8, texts.length, true);
-  offsets.forEach((offset, passage) => view.setFloat64(offsetsAt + passage * 8, offset, true));
-  return out.subarray(0, textAt + at);
+  let added = 0;
+  return {
+    add(text) {
+      if (added >= count) throw new RangeError(`more than the ${count} passages the writer was made for`);
+      offsets[added++] = at;
+      for (let read = 0; ;) {
+        const done = encoder.encodeInto(read === 0 ? text : text.slice(read), out.subarray(textAt + at));
+        at += done.written;
+        read += done.read;
+        if (read >= text.length) break;
+        const grown = new Uint8Array(Math.ceil(out.length * 1.5));
+        grown.set(out.subarray(0, textAt + at));
+        out = grown;
+      }
+    },
+    finish() {
+      if (added !== count) throw new RangeError(`${added} passages written of the ${count} the writer was made for`);
+      offsets[count] = at;
+      const view = new DataView(out.buffer);
+      out.set(encoder.encode(PASSAGES_MAGIC), 0);
+      view.setUint32(8, count, true);
+      offsets.forEach((offset, passage) => view.setFloat64(offsetsAt + passage * 8, offset, true));
+      return out.subarray(0, textAt + at);
+    },
+  };
 }
 
 /** Where the header says the offsets and the text are; throws on a file that is not one. */

@@ -14,6 +14,12 @@ import { maxInputTokens } from '../../providers/openai-embedder.ts';
 import { withFileLock } from '../../content-files/file-lock.ts';
 import { readAt } from '../../content-files/read-large.ts';
 
+/** Texts by number: an array, or a list that reads each when asked. */
+export interface TextList {
+  readonly length: number;
+  at(index: number): string | undefined;
+}
+
 export interface EmbedProgress {
   (done: number, total: number): void;
 }
@@ -86,8 +92,13 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
 
   return {
     file,
-    async embedAll(texts: readonly string[], onProgress?: EmbedProgress, batchSize = embedder.roundTexts ?? 256): Promise<CachedEmbedResult> {
-      const keys = texts.map(keyOf);
+    /**
+     * Every text's vector: the cache's, else embedded now (in batches, each appended as it comes).
+     * `texts` may be a list that reads each text when asked (`at`), so a million passages are not
+     * held as strings at once (issue 44); a text is asked for once to key it, and once more if embedded.
+     */
+    async embedAll(texts: TextList, onProgress?: EmbedProgress, batchSize = embedder.roundTexts ?? 256): Promise<CachedEmbedResult> {
+      const keys = Array.from({ length: texts.length }, (_, index) => keyOf(texts.at(index)!));
       const entries = lookUp(new Set(keys));
       const missing: number[] = [];
       const wanted = new Set<string>();
@@ -99,17 +110,19 @@ export function createEmbeddingCache(cacheDir: string, embedder: Embedder) {
       });
       const plan = (embedder as Partial<ReturnType<typeof planningEmbedder>>).plan;
       if (plan) {
-        const lacking = missing.map((index) => texts[index]!);
-        plan.texts += lacking.length;
-        plan.characters += lacking.reduce((sum, text) => sum + text.length, 0);
-        plan.maxTokens += maxInputTokens(lacking);
+        for (const index of missing) {
+          const text = texts.at(index)!;
+          plan.texts++;
+          plan.characters += text.length;
+          plan.maxTokens += maxInputTokens([text]);
+        }
         for (const index of missing) entries.set(keys[index]!, new Float32Array(embedder.dims));
         return { vectors: keys.map((key) => entries.get(key)!), embedded: missing.length, cached: texts.length - missing.length };
       }
       mkdirSync(cacheDir, { recursive: true });
       for (let start = 0; start < missing.length; start += batchSize) {
         const batch = missing.slice(start, start + batchSize);
-        const vectors = await embedder.embed(batch.map((index) => texts[index]!));
+        const vectors = await embedder.embed(batch.map((index) => texts.at(index)!));
         const out = Buffer.alloc(batch.length * entryBytes);
         batch.forEach((textIndex, i) => {
           const key = keys[textIndex]!;

@@ -34,17 +34,19 @@ export async function writeRecordTwins(
   for (const work of works) {
     const entry = bodies.get(work.id)!;
     const workHistory = historyOf('work', work.id);
-    const key = twinKey(work, entry.raw, workHistory);
+    const raw = entry.raw; // read from the file's bytes at each ask (lazy-text.ts)
+    const key = twinKey(work, raw, workHistory);
     keys.set(work.id, key);
     if (reuseTwins(reuse, work.id, key, publicDir)) {
       reused++;
       continue;
     }
-    writeFile(path.join(publicDir, 'records', `${work.id}.md`), entry.raw);
+    writeFile(path.join(publicDir, 'records', `${work.id}.md`), raw);
+    const body = entry.body;
     writeJson(path.join(publicDir, 'records', `${work.id}.json`), {
       ...work,
-      text: entry.body,
-      html: await renderMarkdown(entry.body),
+      text: body,
+      html: await renderMarkdown(body),
       history: workHistory,
     });
   }

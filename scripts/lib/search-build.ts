@@ -5,7 +5,7 @@ import { matchPassages } from './passage-match.ts';
 import { buildPackedFullText, carryOver, FieldBuilder, growField, keepsOrder } from '../../core/search/bm25-build.ts';
 import type { PackedField, PackedFullText } from '../../core/search/bm25.ts';
 import { createTermTokenizer } from '../../core/search/tokenizer.ts';
-import { encodePassages } from '../../core/search/passages.ts';
+import { createPassagesWriter, passagesFromBytes, type PassageText } from '../../core/search/passages.ts';
 import type { SearchChunk, SearchMeta, SearchRecord } from '../../core/search/types.ts';
 import type { LoadedContent } from '../../content-files/load-content.ts';
 import { createUseLiteEmbedder, precisionFromEnv, type Embedder } from '../../providers/embedder.ts';
@@ -35,49 +35,7 @@ export async function buildSearch(
   options: { cacheDir: string; embedder?: Embedder; now?: () => Date; previous?: PreviousSearch | undefined },
   log: (line: string) => void,
 ): Promise<SearchBuild> {
-  // Each work's passages, as the content memo kept them or derived now (records.ts's bodyText).
-  const passagesOf = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, (entry.bodyText ?? bodyText(entry.body)).passages]));
-  const records: SearchRecord[] = [];
-  const chunks: SearchChunk[] = [];
-  for (const work of works) {
-    const index =
-      records.push({
-        id: work.id,
-        kind: 'work',
-        title: work.title,
-        ring: work.ring,
-        type: work.type,
-        layer: work.layer,
-        evidence: work.evidence,
-        contributors: work.contributors,
-        date: work.date,
-        excerpt: work.excerpt,
-        lineage: work.lineage,
-      }) - 1;
-    for (const passage of passagesOf.get(work.id) ?? []) {
-      chunks.push({ record: index, text: `${work.title}. ${passage}` });
-    }
-  }
-  for (const record of divergences) {
-    const index =
-      records.push({
-        id: record.id,
-        kind: 'divergence',
-        title: record.title,
-        ring: 'core',
-        type: 'divergence',
-        layer: 'divergence',
-        evidence: 'empirical',
-        contributors: record.contributors,
-        date: record.date,
-        excerpt: record.excerpt,
-        lineage: [],
-      }) - 1;
-    chunks.push({ record: index, text: record.question });
-    const topics = record.tensions.map((tension) => `${tension.topic}: ${tension.claim_a} / ${tension.claim_b}`);
-    if (topics.length > 0) chunks.push({ record: index, text: `${record.question} ${topics.join(' ')}` });
-  }
-
+  const { records, chunks, passages } = searchPassages(content, works, divergences);
   // int8 where the CPU has AVX-512 VNNI unless EMBED_PRECISION says otherwise (ADR 0021).
   const embedder = options.embedder ?? (await createUseLiteEmbedder({ precision: precisionFromEnv(process.env) }));
   const identities = chunks.map((chunk) => passageIdentity(records[chunk.record]!.id, chunk.text));
@@ -97,11 +55,91 @@ export async function buildSearch(
     chunks,
     vectors: vectors.all,
     fullText,
-    passages: encodePassages(chunks.map((chunk) => chunk.text)),
+    passages,
     identities,
     matched: previousChunk,
     embedded: vectors.embedded,
     cached: vectors.cached,
+  };
+}
+
+/**
+ * The search's records (works, then Atlas records) and their passages as indexed: a work's
+ * passages each led by its title, an Atlas record's question and its question with its tensions.
+ * The passages are written to the passages file as they are made and read back from it when
+ * asked (`chunks[n].text`), so the build holds no copy of the corpus's text as strings (issue 44).
+ */
+function searchPassages(
+  content: LoadedContent,
+  works: readonly WorkRecord[],
+  divergences: readonly DivergenceFull[],
+): { records: SearchRecord[]; chunks: SearchChunk[]; passages: Uint8Array } {
+  const entries = new Map([...content.works, ...content.proposals].map((entry) => [entry.data.id, entry]));
+  // As the content memo kept them or derived now (records.ts's bodyText); read from their bytes at each ask (lazy-text.ts).
+  const passagesOf = (id: string): readonly string[] => {
+    const entry = entries.get(id);
+    return entry ? (entry.bodyText ?? bodyText(entry.body)).passages : [];
+  };
+  const records: SearchRecord[] = [];
+  const chunkRecords: number[] = [];
+  let chars = 0;
+  for (const work of works) {
+    const index = records.push(workRecord(work)) - 1;
+    for (const passage of passagesOf(work.id)) {
+      chunkRecords.push(index);
+      chars += work.title.length + 2 + passage.length;
+    }
+  }
+  const atlasTexts: string[] = [];
+  for (const record of divergences) {
+    const index = records.push(atlasRecord(record)) - 1;
+    const topics = record.tensions.map((tension) => `${tension.topic}: ${tension.claim_a} / ${tension.claim_b}`);
+    for (const text of topics.length > 0 ? [record.question, `${record.question} ${topics.join(' ')}`] : [record.question]) {
+      chunkRecords.push(index);
+      atlasTexts.push(text);
+      chars += text.length;
+    }
+  }
+  const writer = createPassagesWriter(chunkRecords.length, chars);
+  for (const work of works) for (const passage of passagesOf(work.id)) writer.add(`${work.title}. ${passage}`);
+  for (const text of atlasTexts) writer.add(text);
+  const passages = writer.finish();
+  const text = passagesFromBytes(passages);
+  return { records, chunks: chunkRecords.map((record, at) => new WrittenPassage(record, text, at)), passages };
+}
+
+/** A passage as the passages file holds it: its text read from the file's bytes at each ask. */
+class WrittenPassage implements SearchChunk {
+  constructor(
+    readonly record: number,
+    private readonly file: PassageText,
+    private readonly at: number,
+  ) {}
+
+  get text(): string {
+    return this.file.text(this.at);
+  }
+}
+
+function workRecord(work: WorkRecord): SearchRecord {
+  const { id, title, ring, type, layer, evidence, contributors, date, excerpt, lineage } = work;
+  return { id, kind: 'work', title, ring, type, layer, evidence, contributors, date, excerpt, lineage };
+}
+
+function atlasRecord(record: DivergenceFull): SearchRecord {
+  const { id, title, contributors, date, excerpt } = record;
+  return {
+    id,
+    kind: 'divergence',
+    title,
+    ring: 'core',
+    type: 'divergence',
+    layer: 'divergence',
+    evidence: 'empirical',
+    contributors,
+    date,
+    excerpt,
+    lineage: [],
   };
 }
 
@@ -135,7 +173,7 @@ async function passageVectors(
   });
   const cache = createEmbeddingCache(options.cacheDir, embedder);
   const result = await cache.embedAll(
-    rest.map((chunk) => chunks[chunk]!.text),
+    { length: rest.length, at: (index) => chunks[rest[index]!]?.text },
     createEmbedProgress({ log, rewrite: terminalRewrite(process.stdout) }),
   );
   result.vectors.forEach((vector, at) => all.set(vector, rest[at]! * dims));
