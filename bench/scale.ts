@@ -22,7 +22,9 @@
  *
  * A million passages take a while to build (the data build, not embedding): --keep <dir>
  * builds into <dir>/<size> and leaves it, and a later run with the same --keep reuses it.
- * Run with a larger heap for 1M (the build holds the corpus): node --max-old-space-size=16384.
+ * Run with a larger heap for 1M: node --max-old-space-size=16384. The build itself fits Node's
+ * default heap (bench/build-heap.ts); this script writes the synthetic corpus from its strings
+ * held at once, and searches the 1M build in process beside its server.
  *
  *   npx tsx bench/scale.ts [--sizes 10000,100000] [--questions 150] [--no-orama] [--keep <dir>] [--cache <dir>] [--cold]
  *
