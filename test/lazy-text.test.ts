@@ -29,6 +29,11 @@ describe('text kept as bytes until read', () => {
     expect(Object.keys(entry)).toEqual(['file', 'raw', 'body']);
     // A body that is not the text's end is kept as given.
     expect(withFileText({}, bytes, file, 'elsewhere').body).toBe('elsewhere');
+    // A byte-order mark and CRLF line ends: the text and its body as parsing gives them.
+    const windows = `\ufeff${file.replaceAll('\n', '\r\n')}`;
+    const fromWindows = withFileText({}, Buffer.from(windows), windows, parseMarkdown(windows).body);
+    expect(fromWindows.raw).toBe(windows);
+    expect(fromWindows.body).toBe(parseMarkdown(windows).body);
   });
 
   it('keeps the strings when the bytes are not UTF-8 (offsets in the decoded text would not match)', () => {
